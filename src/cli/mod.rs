@@ -1,0 +1,151 @@
+//! Headless commands over the same model: report, check, plan, catalog.
+//! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
+
+mod catalog_cmd;
+mod check;
+mod plan_cmd;
+pub mod report;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::config::catalog::{LoadedCatalog, load_user};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::plan_file::{default_plan, read_plan};
+use crate::model::catalog::Catalog;
+use crate::model::plan::Plan;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "gpuplan",
+    version,
+    about = "GPU capacity planning by workload type: training, inference and burst economics",
+    long_about = "GPU capacity planning by workload type.\n\nWith no command, gpuplan shows the report of the plan (the built-in seed examples unless --plan is given).\n\nExit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.",
+    after_help = "Catalogs (accelerators, prices, thresholds) are built in; files of the same name in the config folder's catalogs/ override them (see `gpuplan catalog`)."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Plan file (TOML); the built-in seed examples when absent.
+    #[arg(long, global = true, value_name = "FILE")]
+    plan: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Every number the engine computes for the plan.
+    Report {
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Run every policy and threshold rule; exit 1 when any fails.
+    Check {
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Treat warnings as failures too.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Create or inspect plan files.
+    #[command(subcommand)]
+    Plan(PlanCommand),
+    /// Show the accelerators and price sets in use, and any problem with override files.
+    Catalog,
+}
+
+#[derive(Debug, Subcommand)]
+enum PlanCommand {
+    /// Write the default plan (the seeds' worked examples, every field commented).
+    New {
+        /// Where to write it; standard output when absent.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Replace an existing file.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Read a plan and report every problem with file, line and column.
+    Validate {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// What stops a command, mapped to its exit code.
+#[derive(Debug)]
+pub enum Failure {
+    /// Bad input or usage: exit 2.
+    Input(Vec<Diagnostic>),
+    /// A policy or threshold check failed: exit 1.
+    ChecksFailed,
+}
+
+impl From<Diagnostic> for Failure {
+    fn from(d: Diagnostic) -> Failure {
+        Failure::Input(vec![d])
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::ChecksFailed) => ExitCode::from(1),
+        Err(Failure::Input(diagnostics)) => {
+            for d in diagnostics {
+                eprintln!("error: {d}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let plan_path = cli.plan.as_deref();
+    match cli.command {
+        None => report::run(&load_catalog(), plan_path, Format::Table),
+        Some(Command::Report { format }) => report::run(&load_catalog(), plan_path, format),
+        Some(Command::Check { format, strict }) => check::run(&load_catalog(), plan_path, format, strict),
+        Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
+        Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
+        Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
+    }
+}
+
+/// The user's catalogs; problems in override files are warnings on stderr.
+fn load_catalog() -> Catalog {
+    let LoadedCatalog { catalog, warnings } = load_user();
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    catalog
+}
+
+/// The plan at `path`, or the built-in default plan.
+fn load_plan(catalog: &Catalog, path: Option<&Path>) -> Result<(Plan, String), Failure> {
+    match path {
+        Some(path) => Ok((
+            read_plan(path, catalog).map_err(Failure::Input)?,
+            path.display().to_string(),
+        )),
+        None => Ok((
+            default_plan(catalog).map_err(Failure::Input)?,
+            crate::config::plan_file::DEFAULT_PLAN_NAME.to_string(),
+        )),
+    }
+}

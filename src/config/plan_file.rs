@@ -1,0 +1,93 @@
+//! Plan files: reading with located errors, the commented default plan, atomic saving.
+
+use std::path::Path;
+
+use super::atomic::write_atomically;
+use super::diagnostic::Diagnostic;
+use super::locate::{backticked_name, locate_key_path};
+use crate::model::catalog::Catalog;
+use crate::model::plan::Plan;
+
+/// The default plan: the seeds' worked examples, with a comment on every field.
+pub const DEFAULT_PLAN_TOML: &str = include_str!("../../sample-data/plans/default.toml");
+pub const DEFAULT_PLAN_NAME: &str = "(built-in) sample-data/plans/default.toml";
+
+/// Parses plan text. The first error is returned with its line, column and key: a plan
+/// with an unknown key or a wrong type is refused, never half-read.
+pub fn parse_plan(file: &str, text: &str) -> Result<Plan, Diagnostic> {
+    toml::from_str::<Plan>(text).map_err(|e| {
+        let message = e.message().trim().to_string();
+        let span = e.span();
+        // Unknown and missing fields name the field; a wrong value sits after its `key =`.
+        let named = backticked_name(&message)
+            .filter(|_| message.contains("unknown field") || message.contains("missing field"))
+            .map(str::to_string);
+        let key = named.or_else(|| span.clone().and_then(|s| key_before(text, s.start)));
+        Diagnostic::at(file, text, span, key, message)
+    })
+}
+
+/// The bare key of a `key = value` line whose value starts at `value_offset`.
+fn key_before(text: &str, value_offset: usize) -> Option<String> {
+    let line_start = text.get(..value_offset)?.rfind('\n').map_or(0, |i| i + 1);
+    let (key, _) = text.get(line_start..value_offset)?.split_once('=')?;
+    let key = key.trim();
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_string())
+}
+
+/// Parses and validates: every problem of the plan's values, each located.
+pub fn read_plan_text(file: &str, text: &str, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
+    let plan = parse_plan(file, text).map_err(|d| vec![d])?;
+    let problems = plan.problems(catalog);
+    if problems.is_empty() {
+        return Ok(plan);
+    }
+    Err(problems
+        .into_iter()
+        .map(|p| {
+            Diagnostic::at(
+                file,
+                text,
+                locate_key_path(text, &p.key_path),
+                Some(p.key_path),
+                p.message,
+            )
+        })
+        .collect())
+}
+
+/// Reads a plan file; errors name the file and, where they have one, the place in it.
+pub fn read_plan(path: &Path, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
+    let shown = path.display().to_string();
+    let bytes =
+        std::fs::read(path).map_err(|e| vec![Diagnostic::file(&shown, format!("cannot read the plan: {e}"))])?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let valid = String::from_utf8_lossy(&e.as_bytes()[..offset]).into_owned();
+        vec![Diagnostic::at(
+            &shown,
+            &valid,
+            Some(offset..offset),
+            None,
+            "expected UTF-8 text (TOML files are UTF-8)",
+        )]
+    })?;
+    read_plan_text(&shown, &text, catalog)
+}
+
+/// The built-in default plan.
+pub fn default_plan(catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
+    read_plan_text(DEFAULT_PLAN_NAME, DEFAULT_PLAN_TOML, catalog)
+}
+
+/// Plan as TOML text (comments are not kept by this path).
+pub fn plan_to_toml(plan: &Plan) -> Result<String, String> {
+    toml::to_string(plan).map_err(|e| format!("cannot write the plan as TOML: {e}"))
+}
+
+/// Saves a plan atomically: the old file or the new one, never half of each.
+pub fn save_plan(path: &Path, plan: &Plan) -> Result<(), Diagnostic> {
+    let shown = path.display().to_string();
+    let text = plan_to_toml(plan).map_err(|m| Diagnostic::file(&shown, m))?;
+    write_atomically(path, text.as_bytes()).map_err(|e| Diagnostic::file(&shown, format!("cannot save the plan: {e}")))
+}

@@ -1,0 +1,9 @@
+//! gpuplan: GPU capacity planning by workload type. See README.md.
+
+// Diagnostics travel only on the error path, where a 128-byte value costs nothing.
+#![allow(clippy::result_large_err)]
+
+pub mod cli;
+pub mod config;
+pub mod model;
+pub mod present;

@@ -1,0 +1,104 @@
+//! Quantities as the domain writes them: dollars with separators or M/B suffixes, percentages,
+//! token volumes.
+
+/// 1234567.8 → "1,234,568".
+pub fn thousands(value: f64) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let rounded = value.abs().round();
+    let digits = format!("{rounded:.0}");
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if value < 0.0 && rounded > 0.0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// Dollars, exact to the dollar: "$1,234,568"; cents below $100.
+pub fn usd(value: f64) -> String {
+    let sign = if value < 0.0 { "-" } else { "" };
+    if value.abs() < 100.0 {
+        format!("{sign}${:.2}", value.abs())
+    } else {
+        format!("{sign}${}", thousands(value.abs()))
+    }
+}
+
+/// Dollars, compact for tables: "$4.21M", "$812k", "$12.50".
+pub fn usd_compact(value: f64) -> String {
+    let sign = if value < 0.0 { "-" } else { "" };
+    let v = value.abs();
+    let body = if v >= 1e9 {
+        format!("${:.2}B", v / 1e9)
+    } else if v >= 1e6 {
+        format!("${:.2}M", v / 1e6)
+    } else if v >= 1e4 {
+        format!("${:.0}k", v / 1e3)
+    } else if v >= 100.0 {
+        format!("${}", thousands(v))
+    } else {
+        format!("${v:.2}")
+    };
+    format!("{sign}{body}")
+}
+
+/// 0.4512 → "45.1 %".
+pub fn pct(frac: f64) -> String {
+    format!("{:.1} %", frac * 100.0)
+}
+
+/// A count with an SI suffix: 12.5e9 → "12.5B", 90e6 → "90.0M".
+pub fn si(value: f64) -> String {
+    let v = value.abs();
+    let sign = if value < 0.0 { "-" } else { "" };
+    let body = if v >= 1e12 {
+        format!("{:.1}T", v / 1e12)
+    } else if v >= 1e9 {
+        format!("{:.1}B", v / 1e9)
+    } else if v >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if v >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else {
+        format!("{v:.0}")
+    };
+    format!("{sign}{body}")
+}
+
+/// A signed relative difference: "+0.3 %".
+pub fn delta_pct(actual: f64, reference: f64) -> String {
+    format!("{:+.1} %", (actual / reference - 1.0) * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_read_as_a_planner_writes_them() {
+        assert_eq!(usd(4_212_345.4), "$4,212,345");
+        assert_eq!(usd(12.5), "$12.50");
+        assert_eq!(usd(-1500.0), "-$1,500");
+        assert_eq!(usd_compact(4_212_345.0), "$4.21M");
+        assert_eq!(usd_compact(29_700.0), "$30k");
+        assert_eq!(usd_compact(1_433.0), "$1,433");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1000.0), "1,000");
+    }
+
+    #[test]
+    fn percentages_volumes_and_deltas() {
+        assert_eq!(pct(0.0625), "6.2 %");
+        assert_eq!(si(12.5e9), "12.5B");
+        assert_eq!(si(90e6), "90.0M");
+        assert_eq!(delta_pct(4.21, 4.2), "+0.2 %");
+    }
+}

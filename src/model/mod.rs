@@ -1,0 +1,17 @@
+//! The economics: pure functions and plain data. No I/O, no Polars, no terminal.
+
+pub mod board;
+pub mod catalog;
+pub mod checkpoint;
+pub mod checks;
+pub mod deployment;
+pub mod evaluate;
+pub mod format;
+pub mod inference;
+pub mod migration;
+pub mod plan;
+pub mod references;
+pub mod risk;
+pub mod rules;
+pub mod thresholds;
+pub mod training;

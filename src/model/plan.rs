@@ -1,0 +1,532 @@
+//! A plan: one saved scenario. Plain data that round-trips through TOML; every field is
+//! documented in README.md ("Plan files"). Validation returns key paths, which the loader
+//! turns into file:line:column.
+
+use serde::{Deserialize, Serialize};
+
+use super::catalog::{Catalog, Price, Term};
+use super::deployment::Deployment;
+use super::risk::RiskScenario;
+use super::thresholds::ThresholdOverrides;
+
+pub const PLAN_SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plan {
+    pub schema_version: u32,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "default_hours_per_month")]
+    pub hours_per_month: f64,
+    pub training: TrainingPlan,
+    #[serde(default)]
+    pub accelerators: Vec<AcceleratorChoice>,
+    pub inference: InferencePlan,
+    pub reliability: ReliabilityPlan,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub migration: Option<MigrationPlan>,
+    pub board: BoardPlan,
+    #[serde(default)]
+    pub risks: Vec<RiskScenario>,
+    #[serde(default)]
+    pub clusters: Vec<ClusterCost>,
+    #[serde(default)]
+    pub thresholds: ThresholdOverrides,
+    #[serde(default)]
+    pub logs: Vec<LogSource>,
+}
+
+fn default_hours_per_month() -> f64 {
+    730.0
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingPlan {
+    pub model_params: f64,
+    pub tokens: f64,
+    #[serde(default)]
+    pub activation_recomputation: bool,
+    pub chips: u32,
+    #[serde(default)]
+    pub network_usd_per_chip_hour: f64,
+    #[serde(default)]
+    pub failure_overhead_frac: f64,
+    pub mfu_points: Vec<f64>,
+}
+
+/// One accelerator under consideration, with its MFU slider and price choice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcceleratorChoice {
+    pub id: String,
+    /// The slider: the MFU the planner expects on this chip.
+    pub mfu: f64,
+    pub price_set: String,
+    pub term: Term,
+    /// Pick this provider within the price set; the cheapest one otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Overrides the catalog: a negotiated price per chip-hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_chip_hour: Option<f64>,
+    /// MFU measured in a 5 %-scale bake-off, when one was run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bakeoff_mfu: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InferencePlan {
+    pub accelerator: String,
+    pub nodes: u32,
+    pub node_usd_per_month: f64,
+    pub sre_usd_per_month: f64,
+    pub energy_usd_per_month: f64,
+    pub throughput_tokens_per_hour: f64,
+    pub mem_fragmentation_frac: f64,
+    pub api_usd_per_1k_tokens: f64,
+    /// Marginal cost of a token on our own cluster (the fixed cost is counted separately).
+    pub internal_usd_per_1k_tokens: f64,
+    /// Today's generated volume.
+    pub tokens_per_month: f64,
+    pub model_class: String,
+    pub transit_ms: f64,
+    pub requests_per_s: f64,
+    pub deployment: Deployment,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReliabilityPlan {
+    pub checkpoint_size_gb: f64,
+    pub checkpoint_write_gb_per_s: f64,
+    /// Measured checkpoint time; when absent it is size / write throughput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checkpoint_minutes: Option<f64>,
+    pub checkpoint_interval_minutes: f64,
+    /// Time to restore after an interruption; the checkpoint time when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore_minutes: Option<f64>,
+    pub mtbi_hours: f64,
+    /// Share of the training fleet on spot or preemptible capacity.
+    pub spot_frac: f64,
+    /// Measured network wait as a share of compute time.
+    pub network_wait_frac: f64,
+}
+
+impl ReliabilityPlan {
+    pub fn effective_checkpoint_minutes(&self) -> f64 {
+        self.checkpoint_minutes.unwrap_or_else(|| {
+            super::checkpoint::checkpoint_write_seconds(self.checkpoint_size_gb, self.checkpoint_write_gb_per_s) / 60.0
+        })
+    }
+
+    pub fn effective_restore_minutes(&self) -> f64 {
+        self.restore_minutes
+            .unwrap_or_else(|| self.effective_checkpoint_minutes())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MigrationPlan {
+    pub from: String,
+    pub to: String,
+    pub engineering_hours: f64,
+    pub engineering_usd_per_hour: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BoardPlan {
+    pub annual_gpu_spend_usd: f64,
+    pub mfu_from_frac: f64,
+    pub mfu_to_frac: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roi: Option<RoiInputs>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoiInputs {
+    pub model_value_usd: f64,
+    pub hardware_tco_usd: f64,
+    pub migration_cost_usd: f64,
+    pub lockin_capital_risk_usd: f64,
+}
+
+/// A cluster the organisation pays for today; audits cost idle time against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterCost {
+    pub name: String,
+    pub accelerator: String,
+    pub gpus: u32,
+    pub usd_per_gpu_hour: f64,
+    pub term: Term,
+    pub deployment: Deployment,
+    /// Mean utilization when known (an audit measures it from the logs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilization_frac: Option<f64>,
+}
+
+impl ClusterCost {
+    pub fn usd_per_month(&self, hours_per_month: f64) -> f64 {
+        f64::from(self.gpus) * self.usd_per_gpu_hour * hours_per_month
+    }
+}
+
+/// A job log the plan is audited against.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogSource {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+}
+
+/// A value a plan field must not hold, at a key path like `accelerators[1].mfu`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanProblem {
+    pub key_path: String,
+    pub message: String,
+}
+
+/// The price a plan's accelerator choice resolves to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResolvedPrice<'a> {
+    Catalog(&'a Price),
+    Override { usd_per_chip_hour: f64 },
+}
+
+impl ResolvedPrice<'_> {
+    pub fn usd_per_chip_hour(&self) -> f64 {
+        match self {
+            ResolvedPrice::Catalog(price) => price.usd_per_chip_hour(),
+            ResolvedPrice::Override { usd_per_chip_hour } => *usd_per_chip_hour,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            ResolvedPrice::Catalog(p) => format!("{} ({}, {}, {})", p.provider, p.price_set, p.term.label(), p.as_of),
+            ResolvedPrice::Override { .. } => "plan override".to_string(),
+        }
+    }
+}
+
+impl AcceleratorChoice {
+    /// The price this choice uses: the override, else the named provider or the cheapest
+    /// offer of its price set and term.
+    pub fn resolve_price<'a>(&self, catalog: &'a Catalog) -> Result<ResolvedPrice<'a>, String> {
+        if let Some(usd_per_chip_hour) = self.usd_per_chip_hour {
+            return Ok(ResolvedPrice::Override { usd_per_chip_hour });
+        }
+        let id = catalog
+            .accelerator(&self.id)
+            .map_or(self.id.as_str(), |a| a.id.as_str());
+        let offers = catalog.prices_for(id, &self.price_set, self.term);
+        let chosen = match &self.provider {
+            Some(provider) => offers.into_iter().find(|p| p.provider.eq_ignore_ascii_case(provider)),
+            None => offers.into_iter().next(),
+        };
+        chosen.map(ResolvedPrice::Catalog).ok_or_else(|| {
+            let mut available: Vec<String> = catalog
+                .prices
+                .iter()
+                .filter(|p| p.accelerator == id)
+                .map(|p| format!("{}/{}", p.price_set, p.term.label()))
+                .collect();
+            available.sort();
+            available.dedup();
+            let provider = self
+                .provider
+                .as_deref()
+                .map(|p| format!(" from provider '{p}'"))
+                .unwrap_or_default();
+            format!(
+                "no price for '{}' in price set '{}' on term '{}'{provider}; the catalog has: {}",
+                self.id,
+                self.price_set,
+                self.term.label(),
+                if available.is_empty() {
+                    "none".to_string()
+                } else {
+                    available.join(", ")
+                }
+            )
+        })
+    }
+}
+
+impl Plan {
+    /// Everything wrong with the plan's values against the catalog; empty when it is usable.
+    pub fn problems(&self, catalog: &Catalog) -> Vec<PlanProblem> {
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, key_path: String, message: &str| {
+            if !ok {
+                problems.push(PlanProblem {
+                    key_path,
+                    message: message.to_string(),
+                });
+            }
+        };
+        let positive = "expected a number above 0";
+        let non_negative = "expected a number of 0 or more";
+        let fraction = "expected a fraction from 0 to 1 (write 45 % as 0.45)";
+        let mfu = "expected an MFU above 0 and at most 1 (write 45 % as 0.45)";
+        let is_frac = |v: f64| (0.0..=1.0).contains(&v);
+        let is_mfu = |v: f64| v > 0.0 && v <= 1.0;
+
+        for key_path in non_finite_numbers(self) {
+            check(
+                false,
+                key_path,
+                "expected a finite number (nan and inf are not amounts)",
+            );
+        }
+        check(
+            self.schema_version == PLAN_SCHEMA_VERSION,
+            "schema_version".into(),
+            &format!("expected {PLAN_SCHEMA_VERSION}, the only schema this version of gpuplan reads"),
+        );
+        check(self.hours_per_month > 0.0, "hours_per_month".into(), positive);
+
+        let t = &self.training;
+        check(t.model_params > 0.0, "training.model_params".into(), positive);
+        check(t.tokens > 0.0, "training.tokens".into(), positive);
+        check(t.chips > 0, "training.chips".into(), positive);
+        check(
+            t.network_usd_per_chip_hour >= 0.0,
+            "training.network_usd_per_chip_hour".into(),
+            non_negative,
+        );
+        check(
+            t.failure_overhead_frac >= 0.0,
+            "training.failure_overhead_frac".into(),
+            non_negative,
+        );
+        check(
+            !t.mfu_points.is_empty(),
+            "training.mfu_points".into(),
+            "expected at least one MFU point",
+        );
+        for (i, &point) in t.mfu_points.iter().enumerate() {
+            check(is_mfu(point), format!("training.mfu_points[{i}]"), mfu);
+        }
+
+        for (i, choice) in self.accelerators.iter().enumerate() {
+            let at = |key: &str| format!("accelerators[{i}].{key}");
+            if catalog.accelerator(&choice.id).is_none() {
+                let known: Vec<&str> = catalog.accelerators.iter().map(|a| a.id.as_str()).collect();
+                check(
+                    false,
+                    at("id"),
+                    &format!(
+                        "unknown accelerator '{}'; the catalog has: {}",
+                        choice.id,
+                        known.join(", ")
+                    ),
+                );
+                continue;
+            }
+            check(is_mfu(choice.mfu), at("mfu"), mfu);
+            if let Some(bakeoff) = choice.bakeoff_mfu {
+                check(is_mfu(bakeoff), at("bakeoff_mfu"), mfu);
+            }
+            if let Some(price) = choice.usd_per_chip_hour {
+                check(price > 0.0, at("usd_per_chip_hour"), positive);
+            } else if let Err(message) = choice.resolve_price(catalog) {
+                let key = if choice.provider.is_some() {
+                    "provider"
+                } else {
+                    "price_set"
+                };
+                check(false, at(key), &message);
+            }
+        }
+
+        let inf = &self.inference;
+        check(
+            catalog.accelerator(&inf.accelerator).is_some(),
+            "inference.accelerator".into(),
+            "expected an accelerator id of the catalog",
+        );
+        check(inf.nodes > 0, "inference.nodes".into(), positive);
+        check(
+            inf.node_usd_per_month >= 0.0,
+            "inference.node_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.sre_usd_per_month >= 0.0,
+            "inference.sre_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.energy_usd_per_month >= 0.0,
+            "inference.energy_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.throughput_tokens_per_hour > 0.0,
+            "inference.throughput_tokens_per_hour".into(),
+            positive,
+        );
+        check(
+            (0.0..1.0).contains(&inf.mem_fragmentation_frac),
+            "inference.mem_fragmentation_frac".into(),
+            "expected a fraction from 0 up to (not including) 1; typical serving engines lose 0.10-0.20",
+        );
+        check(
+            inf.api_usd_per_1k_tokens >= 0.0,
+            "inference.api_usd_per_1k_tokens".into(),
+            non_negative,
+        );
+        check(
+            inf.internal_usd_per_1k_tokens >= 0.0,
+            "inference.internal_usd_per_1k_tokens".into(),
+            non_negative,
+        );
+        check(
+            inf.tokens_per_month >= 0.0,
+            "inference.tokens_per_month".into(),
+            non_negative,
+        );
+        check(inf.transit_ms >= 0.0, "inference.transit_ms".into(), non_negative);
+        check(
+            inf.requests_per_s >= 0.0,
+            "inference.requests_per_s".into(),
+            non_negative,
+        );
+
+        let rel = &self.reliability;
+        check(
+            rel.checkpoint_size_gb > 0.0,
+            "reliability.checkpoint_size_gb".into(),
+            positive,
+        );
+        check(
+            rel.checkpoint_write_gb_per_s > 0.0,
+            "reliability.checkpoint_write_gb_per_s".into(),
+            positive,
+        );
+        if let Some(minutes) = rel.checkpoint_minutes {
+            check(minutes > 0.0, "reliability.checkpoint_minutes".into(), positive);
+        }
+        if let Some(minutes) = rel.restore_minutes {
+            check(minutes >= 0.0, "reliability.restore_minutes".into(), non_negative);
+        }
+        check(
+            rel.checkpoint_interval_minutes > 0.0,
+            "reliability.checkpoint_interval_minutes".into(),
+            positive,
+        );
+        check(rel.mtbi_hours > 0.0, "reliability.mtbi_hours".into(), positive);
+        check(is_frac(rel.spot_frac), "reliability.spot_frac".into(), fraction);
+        check(
+            is_frac(rel.network_wait_frac),
+            "reliability.network_wait_frac".into(),
+            fraction,
+        );
+
+        if let Some(migration) = &self.migration {
+            for (key, id) in [("from", &migration.from), ("to", &migration.to)] {
+                check(
+                    catalog.accelerator(id).is_some(),
+                    format!("migration.{key}"),
+                    "expected an accelerator id of the catalog",
+                );
+                check(
+                    self.accelerators.iter().any(|c| c.id.eq_ignore_ascii_case(id)),
+                    format!("migration.{key}"),
+                    "expected one of the plan's [[accelerators]] (its MFU and price give the run cost)",
+                );
+            }
+            check(
+                migration.engineering_hours >= 0.0,
+                "migration.engineering_hours".into(),
+                non_negative,
+            );
+            check(
+                migration.engineering_usd_per_hour >= 0.0,
+                "migration.engineering_usd_per_hour".into(),
+                non_negative,
+            );
+        }
+
+        let board = &self.board;
+        check(
+            board.annual_gpu_spend_usd >= 0.0,
+            "board.annual_gpu_spend_usd".into(),
+            non_negative,
+        );
+        check(is_mfu(board.mfu_from_frac), "board.mfu_from_frac".into(), mfu);
+        check(is_mfu(board.mfu_to_frac), "board.mfu_to_frac".into(), mfu);
+
+        for (i, risk) in self.risks.iter().enumerate() {
+            check(is_frac(risk.probability), format!("risks[{i}].probability"), fraction);
+            check(risk.impact_usd >= 0.0, format!("risks[{i}].impact_usd"), non_negative);
+            check(
+                risk.expected_count >= 0.0,
+                format!("risks[{i}].expected_count"),
+                non_negative,
+            );
+        }
+
+        for (i, cluster) in self.clusters.iter().enumerate() {
+            check(
+                catalog.accelerator(&cluster.accelerator).is_some(),
+                format!("clusters[{i}].accelerator"),
+                "expected an accelerator id of the catalog",
+            );
+            check(cluster.gpus > 0, format!("clusters[{i}].gpus"), positive);
+            check(
+                cluster.usd_per_gpu_hour >= 0.0,
+                format!("clusters[{i}].usd_per_gpu_hour"),
+                non_negative,
+            );
+            if let Some(util) = cluster.utilization_frac {
+                check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);
+            }
+        }
+        problems
+    }
+}
+
+/// Key paths of every NaN or infinite number in the plan (TOML allows `nan` and `inf`).
+fn non_finite_numbers(plan: &Plan) -> Vec<String> {
+    fn walk(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    let child = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    walk(v, &child, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &format!("{path}[{i}]"), out);
+                }
+            }
+            // serde_json writes non-finite floats as null; a plan has no other nulls
+            // because absent options are skipped.
+            serde_json::Value::Null => out.push(path.to_string()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(value) = serde_json::to_value(plan) {
+        walk(&value, "", &mut out);
+    }
+    out
+}

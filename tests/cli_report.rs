@@ -1,0 +1,179 @@
+//! The headless commands as a script or a person uses them: output, JSON shape, exit codes.
+
+mod common;
+
+use common::{default_plan_text, gpuplan, gpuplan_in};
+use serde_json::Value;
+
+fn json_report(args: &[&str]) -> Value {
+    let run = gpuplan(args);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("report is JSON")
+}
+
+#[test]
+fn json_report_of_the_default_plan_has_the_documented_fields() {
+    let report = json_report(&["report", "--format", "json"]);
+    let runs = report["training"]["runs"].as_array().expect("training.runs");
+    // Three accelerators × (three MFU points + the slider).
+    assert_eq!(runs.len(), 12);
+    for run in runs {
+        for key in ["accelerator", "mfu", "hours", "gpu_hours", "cost_usd"] {
+            assert!(run.get(key).is_some(), "run lacks {key}: {run}");
+        }
+    }
+    let h100_at_25 = runs
+        .iter()
+        .find(|r| r["accelerator"] == "h100-sxm" && r["mfu"] == 0.25)
+        .expect("H100 at 25 %");
+    let cost = h100_at_25["cost_usd"].as_f64().expect("cost");
+    assert!((cost / 4.2e6 - 1.0).abs() < 0.05, "{cost}");
+
+    assert_eq!(report["inference"]["breakeven_tokens_per_month"], 12.5e9);
+    assert!(report["inference"]["cost_per_billion_tokens_usd"].as_f64().is_some());
+    assert!(report["inference"]["etic_usd_per_million_tokens"].as_f64().is_some());
+    assert_eq!(report["risk"]["rows"].as_array().map(Vec::len), Some(4));
+    assert!((report["risk"]["weighted_exposure_usd"].as_f64().expect("exposure") - 29_700.0).abs() < 1e-6);
+    let checks = report["checks"].as_array().expect("checks");
+    assert!(!checks.is_empty());
+    for check in checks {
+        for key in ["rule", "status", "value", "threshold", "message"] {
+            assert!(check.get(key).is_some(), "check lacks {key}: {check}");
+        }
+        assert!(
+            ["pass", "warn", "fail"].contains(&check["status"].as_str().unwrap_or("")),
+            "{check}"
+        );
+    }
+}
+
+#[test]
+fn no_breakeven_is_null_in_json_and_said_in_the_table() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan = home.path().join("cheap-api.toml");
+    let text = default_plan_text().replace("api_usd_per_1k_tokens = 0.01 ", "api_usd_per_1k_tokens = 0.001 ");
+    std::fs::write(&plan, text).expect("write plan");
+    let plan = plan.to_str().expect("utf-8 path");
+    let run = gpuplan_in(home.path(), &["report", "--plan", plan, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(report["inference"]["breakeven_tokens_per_month"].is_null());
+    assert_eq!(report["inference"]["breakeven"]["kind"], "api_not_dearer");
+    let table = gpuplan_in(home.path(), &["report", "--plan", plan]);
+    assert!(
+        table.stdout.contains("break-even volume        none: the API"),
+        "{}",
+        table.stdout
+    );
+}
+
+#[test]
+fn table_and_markdown_show_the_sensitivity_rows_against_the_seed() {
+    let table = gpuplan(&["report"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(
+        table.stdout.contains("h100-sxm       25.0 %    $12.50"),
+        "{}",
+        table.stdout
+    );
+    assert!(table.stdout.contains("$4.21M     $4.20M    +0.3 %"), "{}", table.stdout);
+    let markdown = gpuplan(&["report", "--format", "markdown"]);
+    assert!(markdown.stdout.starts_with("# gpuplan report: Seed worked examples"));
+    assert!(markdown.stdout.contains("| accelerator | MFU |"), "{}", markdown.stdout);
+}
+
+#[test]
+fn running_with_no_command_prints_the_report_of_the_default_plan() {
+    let run = gpuplan(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("gpuplan report: Seed worked examples"));
+}
+
+#[test]
+fn exit_codes_distinguish_ok_failed_checks_and_bad_input() {
+    assert_eq!(gpuplan(&["--version"]).code, 0);
+    assert_eq!(gpuplan(&["--help"]).code, 0);
+    assert_eq!(gpuplan(&["report", "--format", "yaml"]).code, 2);
+    assert_eq!(gpuplan(&["no-such-command"]).code, 2);
+    // The default plan's 15-minute checkpoints against a 4-hour MTBI fail the spot rule.
+    let failing = gpuplan(&["check"]);
+    assert_eq!(failing.code, 1, "{}", failing.stdout);
+    assert!(failing.stdout.contains("FAIL  spot_checkpoint"), "{}", failing.stdout);
+
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan = home.path().join("fast-checkpoints.toml");
+    let text = default_plan_text().replace("checkpoint_minutes = 15.0 ", "checkpoint_minutes = 5.0 ");
+    std::fs::write(&plan, text).expect("write plan");
+    let passing = gpuplan_in(home.path(), &["check", "--plan", plan.to_str().expect("utf-8")]);
+    assert_eq!(passing.code, 0, "{}", passing.stdout);
+    let strict = gpuplan_in(
+        home.path(),
+        &["check", "--strict", "--plan", plan.to_str().expect("utf-8")],
+    );
+    assert_eq!(strict.code, 1, "warnings fail under --strict: {}", strict.stdout);
+}
+
+#[test]
+fn a_bad_plan_is_refused_with_file_line_and_column() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan = home.path().join("typo.toml");
+    std::fs::write(
+        &plan,
+        default_plan_text().replace(
+            "mfu = 0.45\nprice_set = \"seed-002\"           # the seed's $45/h",
+            "mfu = \"high\"\nprice_set = \"seed-002\"           # the seed's $45/h",
+        ),
+    )
+    .expect("write plan");
+    let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("utf-8")]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("typo.toml:30:7"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("invalid type: string \"high\", expected f64"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+
+    let missing = gpuplan_in(home.path(), &["report", "--plan", "/nonexistent/plan.toml"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("/nonexistent/plan.toml: cannot read the plan"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn plan_new_writes_the_default_and_refuses_to_overwrite() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let path = home.path().join("mine.toml");
+    let path_str = path.to_str().expect("utf-8");
+    assert_eq!(gpuplan_in(home.path(), &["plan", "new", "--output", path_str]).code, 0);
+    assert_eq!(std::fs::read_to_string(&path).expect("written"), default_plan_text());
+    let again = gpuplan_in(home.path(), &["plan", "new", "--output", path_str]);
+    assert_eq!(again.code, 2);
+    assert!(again.stderr.contains("already exists"), "{}", again.stderr);
+    assert_eq!(
+        gpuplan_in(home.path(), &["plan", "new", "--output", path_str, "--force"]).code,
+        0
+    );
+    let validated = gpuplan_in(home.path(), &["plan", "validate", path_str]);
+    assert_eq!(validated.code, 0, "{}", validated.stderr);
+    assert_eq!(gpuplan(&["plan", "new"]).stdout, default_plan_text());
+}
+
+#[test]
+fn catalog_lists_accelerators_and_prices_with_dates() {
+    let run = gpuplan(&["catalog"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for id in ["h100-sxm", "h200-sxm", "b200", "tpu-v5e", "trainium2"] {
+        assert!(run.stdout.contains(id), "{id} missing");
+    }
+    assert!(run.stdout.contains("seed-002"));
+    assert!(
+        run.stderr.is_empty(),
+        "the built-in catalogs load cleanly: {}",
+        run.stderr
+    );
+}
