@@ -50,9 +50,10 @@ pub fn usd_compact(value: f64) -> String {
     format!("{sign}{body}")
 }
 
-/// 0.4512 → "45.1 %".
+/// 0.4512 → "45.1 %"; halves round away from zero, as a planner rounds (0.0625 → "6.3 %").
 pub fn pct(frac: f64) -> String {
-    format!("{:.1} %", frac * 100.0)
+    let tenths_of_pct = (frac * 1000.0).round();
+    format!("{:.1} %", tenths_of_pct / 10.0)
 }
 
 /// A count with an SI suffix: 12.5e9 → "12.5B", 90e6 → "90.0M".
@@ -96,7 +97,8 @@ mod tests {
 
     #[test]
     fn percentages_volumes_and_deltas() {
-        assert_eq!(pct(0.0625), "6.2 %");
+        assert_eq!(pct(0.0625), "6.3 %");
+        assert_eq!(pct(0.45), "45.0 %");
         assert_eq!(si(12.5e9), "12.5B");
         assert_eq!(si(90e6), "90.0M");
         assert_eq!(delta_pct(4.21, 4.2), "+0.2 %");
