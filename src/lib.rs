@@ -5,5 +5,6 @@
 
 pub mod cli;
 pub mod config;
+pub mod data;
 pub mod model;
 pub mod present;

@@ -1,10 +1,14 @@
 //! Headless commands over the same model: report, check, plan, catalog.
 //! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
 
+pub mod audit;
 mod catalog_cmd;
 mod check;
+mod mapping_cmd;
 mod plan_cmd;
+mod progress;
 pub mod report;
+mod sample_cmd;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -53,6 +57,66 @@ enum Command {
     Plan(PlanCommand),
     /// Show the accelerators and price sets in use, and any problem with override files.
     Catalog,
+    /// Classify the jobs of logs and show the stranded spend (the shipped sample without LOGS).
+    Audit {
+        /// Job logs: CSV/TSV, Parquet (file, folder or glob), NDJSON/JSON, Slurm sacct -P, Philly JSON, DCGM.
+        #[arg(value_name = "LOGS")]
+        logs: Vec<PathBuf>,
+        /// Column mapping (TOML); see `gpuplan mapping init`.
+        #[arg(long, value_name = "FILE")]
+        mapping: Option<PathBuf>,
+        /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide.
+        #[arg(long, value_name = "LAYOUT")]
+        input_format: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Audit the last N days of the data (default 90).
+        #[arg(long, value_name = "N", conflicts_with = "all_time")]
+        days: Option<f64>,
+        /// Audit the whole log.
+        #[arg(long)]
+        all_time: bool,
+        /// Window start, YYYY-MM-DD or RFC 3339.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Window end, YYYY-MM-DD or RFC 3339.
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// Price of a GPU-hour for clusters the plan does not list (default: the seed's $12.29 H100 rate).
+        #[arg(long, value_name = "USD")]
+        cost_per_gpu_hour: Option<f64>,
+    },
+    /// Column mappings for logs gpuplan cannot map alone.
+    #[command(subcommand)]
+    Mapping(MappingCommand),
+    /// Generate a realistic, deterministic job log (CSV).
+    Sample {
+        #[arg(long, default_value_t = 20_000)]
+        jobs: usize,
+        #[arg(long, default_value_t = 90)]
+        days: u32,
+        #[arg(long, default_value_t = 4)]
+        clusters: u32,
+        #[arg(long, default_value_t = 7)]
+        seed: u64,
+        /// Where to write; standard output when absent.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum MappingCommand {
+    /// Write a commented mapping guessed from a log's header, to edit.
+    Init {
+        #[arg(value_name = "LOG")]
+        log: PathBuf,
+        /// Where to write it; standard output when absent.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[arg(long, value_name = "LAYOUT")]
+        input_format: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -116,7 +180,8 @@ pub fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
-    let plan_path = cli.plan.as_deref();
+    let plan_path = cli.plan.clone();
+    let plan_path = plan_path.as_deref();
     match cli.command {
         None => report::run(&load_catalog(), plan_path, Format::Table),
         Some(Command::Report { format }) => report::run(&load_catalog(), plan_path, format),
@@ -124,6 +189,43 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
+        Some(Command::Audit {
+            logs,
+            mapping,
+            input_format,
+            format,
+            days,
+            all_time,
+            since,
+            until,
+            cost_per_gpu_hour,
+        }) => {
+            let args = audit::AuditArgs {
+                logs,
+                mapping,
+                input_format,
+                plan: cli.plan,
+                format,
+                days,
+                all_time,
+                since,
+                until,
+                cost_per_gpu_hour,
+            };
+            audit::run(&load_catalog(), args)
+        }
+        Some(Command::Mapping(MappingCommand::Init {
+            log,
+            output,
+            input_format,
+        })) => mapping_cmd::init(&log, output.as_deref(), input_format.as_deref()),
+        Some(Command::Sample {
+            jobs,
+            days,
+            clusters,
+            seed,
+            output,
+        }) => sample_cmd::run(jobs, days, clusters, seed, output.as_deref()),
     }
 }
 
@@ -134,6 +236,11 @@ fn load_catalog() -> Catalog {
         eprintln!("warning: {w}");
     }
     catalog
+}
+
+/// The plan at `path` when one is given.
+fn load_plan_if_given(catalog: &Catalog, path: Option<&Path>) -> Result<Option<Plan>, Failure> {
+    path.map(|p| read_plan(p, catalog).map_err(Failure::Input)).transpose()
 }
 
 /// The plan at `path`, or the built-in default plan.

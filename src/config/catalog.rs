@@ -12,14 +12,17 @@ use super::locate::{backticked_name, locate_key_path};
 use crate::model::catalog::{Accelerator, Catalog, Price, ThresholdSource};
 use crate::model::references::SensitivityReference;
 use crate::model::thresholds::Thresholds;
+use crate::model::workload::ClassificationRules;
 
 pub const ACCELERATORS_FILE: &str = "accelerators.toml";
 pub const THRESHOLDS_FILE: &str = "thresholds.toml";
 pub const REFERENCES_FILE: &str = "references.toml";
+pub const CLASSIFICATION_FILE: &str = "classification.toml";
 
 const BUILTIN_ACCELERATORS: &str = include_str!("../../catalogs/accelerators.toml");
 const BUILTIN_THRESHOLDS: &str = include_str!("../../catalogs/thresholds.toml");
 const BUILTIN_REFERENCES: &str = include_str!("../../catalogs/references.toml");
+const BUILTIN_CLASSIFICATION: &str = include_str!("../../catalogs/classification.toml");
 
 /// The catalog with what was said about the files it came from.
 #[derive(Debug, Clone)]
@@ -243,6 +246,31 @@ fn apply_references(catalog: &mut Catalog, file: &str, text: &str, warnings: &mu
     });
 }
 
+/// Classification rules are ordered, so a user's file replaces the built-in list whole; a
+/// file that does not parse leaves the built-in rules in force.
+fn apply_classification(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut Vec<Diagnostic>) {
+    match toml::from_str::<ClassificationRules>(text) {
+        Ok(rules) if rules.schema_version == 1 => catalog.classification = Some(rules),
+        Ok(_) => warnings.push(Diagnostic::at(
+            file,
+            text,
+            locate_key_path(text, "schema_version"),
+            Some("schema_version".into()),
+            "expected schema_version = 1; file ignored",
+        )),
+        Err(e) => {
+            let message = e.message().trim().to_string();
+            warnings.push(Diagnostic::at(
+                file,
+                text,
+                e.span(),
+                None,
+                format!("{message}; file ignored, built-in rules kept"),
+            ));
+        }
+    }
+}
+
 fn empty_catalog() -> Catalog {
     Catalog {
         accelerators: Vec::new(),
@@ -250,6 +278,7 @@ fn empty_catalog() -> Catalog {
         thresholds: Thresholds::unset(),
         threshold_sources: Vec::new(),
         references: Vec::new(),
+        classification: None,
     }
 }
 
@@ -276,6 +305,12 @@ pub fn builtin() -> LoadedCatalog {
         BUILTIN_REFERENCES,
         &mut warnings,
     );
+    apply_classification(
+        &mut catalog,
+        "(built-in) catalogs/classification.toml",
+        BUILTIN_CLASSIFICATION,
+        &mut warnings,
+    );
     for key in catalog.thresholds.missing_keys() {
         warnings.push(Diagnostic::file(
             "(built-in) catalogs/thresholds.toml",
@@ -290,10 +325,11 @@ pub fn load(override_dir: Option<&Path>) -> LoadedCatalog {
     let mut loaded = builtin();
     let Some(dir) = override_dir else { return loaded };
     type Apply = fn(&mut Catalog, &str, &str, &mut Vec<Diagnostic>);
-    let files: [(&str, Apply); 3] = [
+    let files: [(&str, Apply); 4] = [
         (ACCELERATORS_FILE, apply_accelerators),
         (THRESHOLDS_FILE, apply_thresholds),
         (REFERENCES_FILE, apply_references),
+        (CLASSIFICATION_FILE, apply_classification),
     ];
     for (name, apply) in files {
         let path = dir.join(name);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::deployment::Deployment;
 use super::references::SensitivityReference;
 use super::thresholds::Thresholds;
+use super::workload::ClassificationRules;
 
 /// One accelerator model with its dense peaks (never 2:4-sparse figures).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,6 +130,8 @@ pub struct Catalog {
     pub thresholds: Thresholds,
     pub threshold_sources: Vec<ThresholdSource>,
     pub references: Vec<SensitivityReference>,
+    /// Ordered rules that classify jobs; `None` only while a catalog is being assembled.
+    pub classification: Option<ClassificationRules>,
 }
 
 impl Catalog {

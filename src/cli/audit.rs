@@ -1,0 +1,413 @@
+//! `gpuplan audit`: classify the logs' jobs and show the stranded spend (DOMAIN.md section 3).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::progress::{LARGE_INPUT_BYTES, Progress};
+use super::{Failure, Format, load_plan_if_given};
+use crate::config::diagnostic::Diagnostic;
+use crate::data::audit::{AuditReport, AuditSettings, ClusterPricing, WindowSpec, audit};
+use crate::data::load::{FileSummary, expand_inputs, load_logs};
+use crate::data::mapping::Mapping;
+use crate::data::tabular::Detail;
+use crate::model::catalog::{Catalog, Term};
+use crate::model::format::{pct, thousands, usd};
+use crate::model::workload::WorkloadClass;
+use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
+
+/// The shipped sample the audit reads when given no log.
+pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+
+pub struct AuditArgs {
+    pub logs: Vec<PathBuf>,
+    pub mapping: Option<PathBuf>,
+    pub input_format: Option<String>,
+    pub plan: Option<PathBuf>,
+    pub format: Format,
+    pub days: Option<f64>,
+    pub all_time: bool,
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub cost_per_gpu_hour: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct JsonAudit<'a> {
+    inputs: Vec<JsonInput<'a>>,
+    #[serde(flatten)]
+    report: &'a AuditReport,
+}
+
+#[derive(Serialize)]
+struct JsonInput<'a> {
+    path: &'a str,
+    format: &'a str,
+    rows: usize,
+    rejected: u64,
+    warnings: &'a [String],
+}
+
+fn parse_instant(flag: &str, text: &str) -> Result<i64, Failure> {
+    let parsed = chrono::DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .or_else(|_| {
+            chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+                .map(|d| d.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp_millis()))
+        });
+    parsed.map_err(|_| {
+        Diagnostic::file(
+            flag,
+            format!("'{text}' is not a date: expected YYYY-MM-DD or RFC 3339 (2024-03-01T00:00:00Z)"),
+        )
+        .into()
+    })
+}
+
+pub fn read_mapping(path: &Path) -> Result<Mapping, Failure> {
+    let shown = path.display().to_string();
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Diagnostic::file(&shown, format!("cannot read the mapping: {e}")))?;
+    let mapping: Mapping = toml::from_str(&text).map_err(|e| {
+        let message = e.message().trim().to_string();
+        Diagnostic::at(&shown, &text, e.span(), None, message)
+    })?;
+    let problems = mapping.problems();
+    if problems.is_empty() {
+        return Ok(mapping);
+    }
+    Err(Failure::Input(
+        problems
+            .into_iter()
+            .map(|(key, message)| {
+                let span = crate::config::locate::locate_key_path(&text, &key);
+                Diagnostic::at(&shown, &text, span, Some(key), message)
+            })
+            .collect(),
+    ))
+}
+
+fn settings(
+    args: &AuditArgs,
+    catalog: &Catalog,
+    plan: Option<&crate::model::plan::Plan>,
+) -> Result<AuditSettings, Failure> {
+    let window = WindowSpec {
+        days: if args.all_time {
+            None
+        } else {
+            Some(args.days.unwrap_or(90.0))
+        },
+        since_ms: args.since.as_deref().map(|s| parse_instant("--since", s)).transpose()?,
+        until_ms: args.until.as_deref().map(|s| parse_instant("--until", s)).transpose()?,
+    };
+    let hours_per_month = plan.map_or(730.0, |p| p.hours_per_month);
+    let clusters = plan
+        .map(|p| {
+            p.clusters
+                .iter()
+                .map(|c| ClusterPricing {
+                    name: c.name.clone(),
+                    capacity_gpus: Some(f64::from(c.gpus)),
+                    usd_per_gpu_hour: args.cost_per_gpu_hour.unwrap_or(c.usd_per_gpu_hour),
+                    source: "plan".to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let seed_rate = catalog
+        .prices_for("h100-sxm", "seed-001", Term::OnDemand)
+        .first()
+        .map(|p| (p.usd_per_chip_hour(), format!("{} ({})", p.provider, p.source)));
+    let (default_usd_per_gpu_hour, default_price_source) = match (args.cost_per_gpu_hour, seed_rate) {
+        (Some(rate), _) => (rate, "--cost-per-gpu-hour".to_string()),
+        (None, Some(seed)) => seed,
+        (None, None) => (12.29, "seed 001 H100 hyperscaler rate".to_string()),
+    };
+    let thresholds = match plan {
+        Some(p) => catalog.thresholds.with_overrides(&p.thresholds),
+        None => catalog.thresholds,
+    };
+    Ok(AuditSettings {
+        window,
+        hours_per_month,
+        clusters,
+        default_usd_per_gpu_hour,
+        default_price_source,
+        min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
+    })
+}
+
+pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
+    let plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+    let mapping = args.mapping.as_deref().map(read_mapping).transpose()?;
+    let mut logs = args.logs.clone();
+    if logs.is_empty() {
+        logs = plan
+            .as_ref()
+            .map(|p| p.logs.iter().map(|l| PathBuf::from(&l.path)).collect())
+            .unwrap_or_default();
+    }
+    if logs.is_empty() {
+        eprintln!("no log given: auditing the shipped sample {SAMPLE_LOG}");
+        logs.push(PathBuf::from(SAMPLE_LOG));
+    }
+    let rules = catalog
+        .classification
+        .as_ref()
+        .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
+    let settings = settings(&args, catalog, plan.as_ref())?;
+    let inputs = expand_inputs(&logs).map_err(|e| Diagnostic::file("input", e))?;
+    let bytes: u64 = inputs
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum();
+    let progress = Progress::start(bytes > LARGE_INPUT_BYTES, &format!("reading {} MB", bytes / 1_000_000));
+    let loaded = load_logs(&inputs, args.input_format.as_deref(), mapping.as_ref(), Detail::Audit)
+        .map_err(|e| Diagnostic::file("input", e))?;
+    let rows = loaded.jobs.height();
+    progress.phase(format!(
+        "read {} rows ({:.0} rows/s); classifying and aggregating",
+        thousands(rows as f64),
+        rows as f64 / progress.elapsed().as_secs_f64().max(1e-9)
+    ));
+    let report = audit(&loaded.jobs, &loaded.quarantine, rules, &settings).map_err(|e| Diagnostic::file("audit", e))?;
+    let elapsed = progress.elapsed().as_secs_f64();
+    progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
+    for file in &loaded.files {
+        for warning in &file.warnings {
+            eprintln!("warning: {}: {warning}", file.path);
+        }
+    }
+    let out = match args.format {
+        Format::Json => {
+            let inputs = loaded
+                .files
+                .iter()
+                .map(|f| JsonInput {
+                    path: &f.path,
+                    format: f.format,
+                    rows: f.rows,
+                    rejected: f.rejected,
+                    warnings: &f.warnings,
+                })
+                .collect();
+            serde_json::to_string_pretty(&JsonAudit {
+                inputs,
+                report: &report,
+            })
+            .unwrap_or_default()
+                + "\n"
+        }
+        Format::Table => render_text(&document(&report, &loaded.files)),
+        Format::Markdown => render_markdown(&document(&report, &loaded.files)),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+/// Daily means as a sparkline: one character a day, full block at capacity.
+pub fn sparkline(hourly: &[f64], capacity: f64) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    hourly
+        .chunks(24)
+        .map(|day| {
+            let mean = day.iter().sum::<f64>() / day.len().max(1) as f64;
+            let level = if capacity > 0.0 {
+                (mean / capacity).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            BARS[((level * 7.0).round() as usize).min(7)]
+        })
+        .collect()
+}
+
+fn util_text(u: Option<f64>) -> String {
+    u.map_or("-".to_string(), pct)
+}
+
+pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
+    let mut inputs = Table::new(&[
+        ("input", Align::Left),
+        ("format", Align::Left),
+        ("rows", Align::Right),
+        ("rejected", Align::Right),
+    ]);
+    for f in files {
+        inputs.row(vec![
+            f.path.clone(),
+            f.format.to_string(),
+            thousands(f.rows as f64),
+            thousands(f.rejected as f64),
+        ]);
+    }
+    let overview = vec![
+        Block::Table(inputs),
+        Block::Facts(vec![
+            (
+                "window".into(),
+                format!("{} to {} ({:.1} days)", r.window.start, r.window.end, r.window.days),
+            ),
+            (
+                "jobs".into(),
+                format!(
+                    "{} ({} runs)",
+                    thousands(r.jobs_total as f64),
+                    thousands(r.runs_total as f64)
+                ),
+            ),
+            (
+                "GPU-hours".into(),
+                format!("{} ({})", thousands(r.gpu_hours_total), r.gpu_hours_counting),
+            ),
+        ]),
+    ];
+    let mut classes = Table::new(&[
+        ("class", Align::Left),
+        ("jobs", Align::Right),
+        ("GPU-hours", Align::Right),
+        ("share", Align::Right),
+        ("mean util", Align::Right),
+    ]);
+    for class in WorkloadClass::ALL {
+        let s = r.classes.get(class);
+        classes.row(vec![
+            class.label().into(),
+            thousands(s.jobs as f64),
+            thousands(s.gpu_hours),
+            pct(s.gpu_hours_share),
+            util_text(s.mean_util_frac),
+        ]);
+    }
+    let mut clusters = Table::new(&[
+        ("cluster", Align::Left),
+        ("GPUs", Align::Right),
+        ("train/infer/burst", Align::Left),
+        ("alloc", Align::Right),
+        ("util", Align::Right),
+        ("peak", Align::Right),
+        ("p95", Align::Right),
+        ("cost/month", Align::Right),
+        ("stranded/month", Align::Right),
+    ]);
+    let mut series = Vec::new();
+    let mut flags = Vec::new();
+    for c in &r.clusters {
+        let mix: Vec<String> = WorkloadClass::ALL
+            .iter()
+            .map(|&k| format!("{:.0}", c.classes.get(k).gpu_hours_share * 100.0))
+            .collect();
+        clusters.row(vec![
+            c.name.clone(),
+            format!(
+                "{}{}",
+                thousands(c.capacity_gpus),
+                if c.capacity_source == "plan" { "" } else { "*" }
+            ),
+            format!("{} %", mix.join("/")),
+            pct(c.allocation_frac),
+            pct(c.utilization_frac),
+            thousands(c.peak_concurrent_gpus),
+            thousands(c.p95_concurrent_gpus),
+            usd(c.monthly_cost_usd),
+            usd(c.stranded_usd_per_month),
+        ]);
+        series.push((c.name.clone(), sparkline(&c.hourly.utilized_gpus, c.capacity_gpus)));
+        for flag in &c.flags {
+            flags.push((c.name.clone(), flag.clone()));
+        }
+    }
+    let stranded: f64 = r.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
+    let mut cluster_blocks = vec![
+        Block::Table(clusters),
+        Block::Note("* capacity not in the plan: the observed peak is used. Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time).".into()),
+        Block::Facts(vec![("stranded spend".into(), format!("{} per month across clusters", usd(stranded)))]),
+    ];
+    if !flags.is_empty() {
+        cluster_blocks.push(Block::Facts(flags));
+    }
+    let mut sections = vec![
+        Section {
+            title: "Inputs".into(),
+            blocks: overview,
+        },
+        Section {
+            title: "Classes".into(),
+            blocks: vec![Block::Table(classes)],
+        },
+        Section {
+            title: "Clusters".into(),
+            blocks: cluster_blocks,
+        },
+        Section {
+            title: "Utilization by day (▁ idle … █ at capacity)".into(),
+            blocks: vec![Block::Facts(series)],
+        },
+    ];
+    let mut rules = Table::new(&[
+        ("rule", Align::Left),
+        ("class", Align::Left),
+        ("jobs", Align::Right),
+        ("GPU-hours", Align::Right),
+    ]);
+    for u in &r.rules {
+        rules.row(vec![
+            u.rule.clone(),
+            u.class.clone(),
+            thousands(u.jobs as f64),
+            thousands(u.gpu_hours),
+        ]);
+    }
+    let mut rule_blocks = vec![Block::Table(rules)];
+    if let Some(a) = &r.label_agreement {
+        let mut matrix = Table::new(&[
+            ("label \\ rules", Align::Left),
+            ("training", Align::Right),
+            ("inference", Align::Right),
+            ("burst", Align::Right),
+        ]);
+        for class in WorkloadClass::ALL {
+            let row = a.matrix[class as usize];
+            matrix.row(vec![
+                class.label().into(),
+                thousands(row[0] as f64),
+                thousands(row[1] as f64),
+                thousands(row[2] as f64),
+            ]);
+        }
+        rule_blocks.push(Block::Note(format!(
+            "Rules agree with the log's labels on {} of {} labeled jobs:",
+            pct(a.agreement_frac),
+            thousands(a.labeled_jobs as f64)
+        )));
+        rule_blocks.push(Block::Table(matrix));
+    }
+    sections.push(Section {
+        title: "Classification rules".into(),
+        blocks: rule_blocks,
+    });
+    if r.rows_rejected_total > 0 {
+        let mut counts = Table::new(&[("reason", Align::Left), ("rows", Align::Right)]);
+        for (reason, count) in &r.rows_rejected {
+            counts.row(vec![reason.label().into(), thousands(*count as f64)]);
+        }
+        let mut samples = Table::new(&[("where", Align::Left), ("reason", Align::Left), ("row", Align::Left)]);
+        for s in &r.rejected_samples {
+            samples.row(vec![
+                format!("{}:{}", s.file, s.line),
+                s.reason.label().into(),
+                s.detail.clone(),
+            ]);
+        }
+        sections.push(Section {
+            title: format!("Rejected rows ({})", thousands(r.rows_rejected_total as f64)),
+            blocks: vec![Block::Table(counts), Block::Table(samples)],
+        });
+    }
+    Document {
+        title: "gpuplan audit".into(),
+        sections,
+    }
+}

@@ -1,0 +1,105 @@
+//! The canonical job frame every reader produces: one row per run of a job (a job with
+//! several attempts has several rows with the same `job_id`), times as UTC milliseconds.
+
+use polars::prelude::*;
+
+pub const JOB_ID: &str = "job_id";
+pub const CLUSTER: &str = "cluster";
+pub const NAME: &str = "name";
+pub const USER: &str = "user";
+pub const QUEUE: &str = "queue";
+pub const STATE: &str = "state";
+/// Run start, UTC, `Datetime(ms)`.
+pub const START: &str = "start";
+/// Run end, UTC, `Datetime(ms)`; null while running or when the log does not know
+/// (censored: clipped to the observation window, never dropped).
+pub const END: &str = "end";
+/// GPUs held; fractional for shared GPUs (Kubernetes milli-GPUs become fractions).
+pub const GPUS: &str = "gpus";
+pub const GPU_TYPE: &str = "gpu_type";
+/// Mean GPU utilization of the run, 0–1, when the log has it.
+pub const GPU_UTIL_FRAC: &str = "gpu_util_frac";
+/// An explicit class (training, inference, burst) from the log; wins over the rules.
+pub const LABEL: &str = "label";
+/// 1-based line of the source file the row came from, for messages.
+pub const SOURCE_LINE: &str = "source_line";
+
+/// Canonical columns in order, with their types.
+pub fn schema() -> Schema {
+    let datetime = DataType::Datetime(TimeUnit::Milliseconds, None);
+    Schema::from_iter([
+        Field::new(JOB_ID.into(), DataType::String),
+        Field::new(CLUSTER.into(), DataType::String),
+        Field::new(NAME.into(), DataType::String),
+        Field::new(USER.into(), DataType::String),
+        Field::new(QUEUE.into(), DataType::String),
+        Field::new(STATE.into(), DataType::String),
+        Field::new(START.into(), datetime.clone()),
+        Field::new(END.into(), datetime),
+        Field::new(GPUS.into(), DataType::Float64),
+        Field::new(GPU_TYPE.into(), DataType::String),
+        Field::new(GPU_UTIL_FRAC.into(), DataType::Float64),
+        Field::new(LABEL.into(), DataType::String),
+        Field::new(SOURCE_LINE.into(), DataType::UInt64),
+    ])
+}
+
+/// One run, as a reader written in plain Rust (Slurm, Philly, the sample generator)
+/// collects it before the frame is built.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JobRun {
+    pub job_id: String,
+    pub cluster: String,
+    pub name: Option<String>,
+    pub user: Option<String>,
+    pub queue: Option<String>,
+    pub state: Option<String>,
+    pub start_ms: i64,
+    pub end_ms: Option<i64>,
+    pub gpus: f64,
+    pub gpu_type: Option<String>,
+    pub gpu_util_frac: Option<f64>,
+    pub label: Option<String>,
+    pub source_line: u64,
+}
+
+/// Builds the canonical frame from runs collected in Rust.
+pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
+    let height = runs.len();
+    let text = |name: &str, f: &dyn Fn(&JobRun) -> Option<&str>| {
+        Column::new(name.into(), runs.iter().map(f).collect::<Vec<Option<&str>>>())
+    };
+    let time = |name: &str, values: Vec<Option<i64>>| -> PolarsResult<Column> {
+        Column::new(name.into(), values).cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+    };
+    DataFrame::new(
+        height,
+        vec![
+            Column::new(
+                JOB_ID.into(),
+                runs.iter().map(|r| r.job_id.as_str()).collect::<Vec<&str>>(),
+            ),
+            Column::new(
+                CLUSTER.into(),
+                runs.iter().map(|r| r.cluster.as_str()).collect::<Vec<&str>>(),
+            ),
+            text(NAME, &|r| r.name.as_deref()),
+            text(USER, &|r| r.user.as_deref()),
+            text(QUEUE, &|r| r.queue.as_deref()),
+            text(STATE, &|r| r.state.as_deref()),
+            time(START, runs.iter().map(|r| Some(r.start_ms)).collect())?,
+            time(END, runs.iter().map(|r| r.end_ms).collect())?,
+            Column::new(GPUS.into(), runs.iter().map(|r| r.gpus).collect::<Vec<f64>>()),
+            text(GPU_TYPE, &|r| r.gpu_type.as_deref()),
+            Column::new(
+                GPU_UTIL_FRAC.into(),
+                runs.iter().map(|r| r.gpu_util_frac).collect::<Vec<Option<f64>>>(),
+            ),
+            text(LABEL, &|r| r.label.as_deref()),
+            Column::new(
+                SOURCE_LINE.into(),
+                runs.iter().map(|r| r.source_line).collect::<Vec<u64>>(),
+            ),
+        ],
+    )
+}

@@ -1,0 +1,185 @@
+//! Loading logs of any supported layout into one canonical job frame (and, for DCGM
+//! exports, a utilization frame), with every file's problems attached to it.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use super::canonical::{frame_from_runs, schema};
+use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
+use super::mapping::Mapping;
+use super::reject::Quarantine;
+use super::tabular::Detail;
+use super::{dcgm, philly, slurm, tabular};
+
+/// What one input gave.
+#[derive(Debug, Clone)]
+pub struct FileSummary {
+    pub path: String,
+    pub format: &'static str,
+    pub rows: usize,
+    pub rejected: u64,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadedLogs {
+    pub jobs: DataFrame,
+    /// DCGM utilization samples: time, host, gpu, util_frac, source_line.
+    pub utilization: Option<DataFrame>,
+    pub quarantine: Quarantine,
+    pub files: Vec<FileSummary>,
+}
+
+fn has_glob(path: &str) -> bool {
+    path.contains(['*', '?', '['])
+}
+
+/// Expands globs (a Parquet glob or a hive folder stays one input Polars scans whole).
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let text = input.to_string_lossy();
+        let parquet_glob = text.ends_with(".parquet") || text.ends_with(".pq");
+        if has_glob(&text) && !parquet_glob {
+            let matches = glob::glob(&text).map_err(|e| format!("{text}: bad pattern: {e}"))?;
+            let mut found: Vec<PathBuf> = matches.filter_map(Result::ok).filter(|p| p.is_file()).collect();
+            if found.is_empty() {
+                return Err(format!("{text}: no file matches"));
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Err(format!(
+            "not UTF-8 text: invalid byte at offset {} (convert it with iconv -f LATIN1 -t UTF-8)",
+            e.utf8_error().valid_up_to()
+        )),
+    }
+}
+
+fn cluster_default(path: &Path, mapping: Option<&Mapping>) -> String {
+    mapping
+        .and_then(|m| m.constants.get("cluster").cloned())
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("cluster")
+                .to_string()
+        })
+}
+
+/// The format of one input: forced, from the mapping, or detected.
+pub fn format_of(path: &Path, forced: Option<&str>, mapping: Option<&Mapping>) -> Result<LogFormat, String> {
+    let delimiter = mapping
+        .and_then(|m| m.delimiter.as_ref())
+        .and_then(|d| d.bytes().next());
+    if let Some(name) = forced.or_else(|| mapping.and_then(|m| m.format.as_deref())) {
+        return parse_format_name(name, delimiter);
+    }
+    let text = path.to_string_lossy();
+    if path.is_dir() || (has_glob(&text) && (text.ends_with(".parquet") || text.ends_with(".pq"))) {
+        return Ok(LogFormat::Parquet);
+    }
+    let head = sniff(path)?;
+    let detected = detect_format(path, &head)?;
+    Ok(match (detected, delimiter) {
+        (LogFormat::Csv { .. }, Some(d)) => LogFormat::Csv { delimiter: d },
+        (other, _) => other,
+    })
+}
+
+/// Loads every input; the first file that cannot be read at all stops the load with one
+/// message naming it and why.
+pub fn load_logs(
+    inputs: &[PathBuf],
+    forced_format: Option<&str>,
+    mapping: Option<&Mapping>,
+    detail: Detail,
+) -> Result<LoadedLogs, String> {
+    let mut frames = Vec::new();
+    let mut utilization: Vec<DataFrame> = Vec::new();
+    let mut quarantine = Quarantine::default();
+    let mut files = Vec::new();
+    for path in expand_inputs(inputs)? {
+        let shown = path.display().to_string();
+        let fail = |message: String| format!("{shown}: {message}");
+        let format = format_of(&path, forced_format, mapping).map_err(fail)?;
+        let default_mapping = Mapping::default();
+        let (rows, file_quarantine, warnings) = match format {
+            LogFormat::Sacct => {
+                let text = read_text(&path).map_err(fail)?;
+                let (runs, q) = slurm::read_sacct(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
+                frames.push(frame_from_runs(&runs).map_err(|e| fail(e.to_string()))?);
+                (runs.len(), q, Vec::new())
+            }
+            LogFormat::Philly => {
+                let text = read_text(&path).map_err(fail)?;
+                let (runs, q) = philly::read_philly(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
+                frames.push(frame_from_runs(&runs).map_err(|e| fail(e.to_string()))?);
+                (runs.len(), q, Vec::new())
+            }
+            LogFormat::DcgmLong | LogFormat::DcgmWide => {
+                let text = read_text(&path).map_err(fail)?;
+                let (samples, q) = if format == LogFormat::DcgmLong {
+                    dcgm::read_dcgm_long(&path, &text)
+                } else {
+                    dcgm::read_dcgm_wide(&path, &text, None)
+                }
+                .map_err(fail)?;
+                let rows = samples.height();
+                utilization.push(samples);
+                (rows, q, Vec::new())
+            }
+            tabular_format => {
+                let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
+                    .map_err(fail)?;
+                let rows = read.jobs.height();
+                frames.push(read.jobs);
+                (rows, read.quarantine, read.warnings)
+            }
+        };
+        files.push(FileSummary {
+            path: shown,
+            format: format.name(),
+            rows,
+            rejected: file_quarantine.total(),
+            warnings,
+        });
+        quarantine.merge(file_quarantine);
+    }
+    let jobs = concat_frames(frames)?;
+    let utilization = match utilization.len() {
+        0 => None,
+        _ => Some(concat_any(utilization)?),
+    };
+    Ok(LoadedLogs {
+        jobs,
+        utilization,
+        quarantine,
+        files,
+    })
+}
+
+fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+    let lazy: Vec<LazyFrame> = frames.into_iter().map(IntoLazy::lazy).collect();
+    concat(lazy, UnionArgs::default())
+        .and_then(LazyFrame::collect)
+        .map_err(|e| e.to_string())
+}
+
+fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+    if frames.is_empty() {
+        return Ok(DataFrame::empty_with_schema(&schema()));
+    }
+    concat_any(frames)
+}

@@ -1,0 +1,16 @@
+//! Job logs into Polars: readers per format, column mapping, validation, classification and
+//! the audit's aggregates. No terminal.
+
+pub mod audit;
+pub mod canonical;
+pub mod classify;
+pub mod dcgm;
+pub mod detect;
+pub mod load;
+pub mod mapping;
+pub mod philly;
+pub mod reject;
+pub mod sample;
+pub mod slurm;
+pub mod tabular;
+pub mod timefmt;

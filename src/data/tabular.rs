@@ -1,0 +1,660 @@
+//! Delimited text, Parquet (a file, a folder or a glob, hive-partitioned) and JSON logs into
+//! the canonical job frame, through a column mapping. Parsing is vectorized in Polars; rows
+//! that do not parse are counted by reason and a few kept with their line for the user.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::canonical::{self as c};
+use super::detect::{LogFormat, split_header};
+use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
+use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
+use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
+
+const ROW: &str = "__row";
+const REASON: &str = "__reject";
+const END_PRESENT: &str = "__end_present";
+const UTIL_PRESENT: &str = "__util_present";
+/// Values read to recognise a time column's layout.
+const TIME_SAMPLE_ROWS: u32 = 500;
+
+/// Which canonical columns a reader fills. An audit of a big log does not need who ran a job,
+/// its state or GPU model; leaving them out keeps ten million rows in well under 2 GiB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Every canonical column (the workbench's drill-down).
+    #[default]
+    Full,
+    /// What the audit reads: ids, cluster, name, queue, label, times, GPUs, utilization.
+    Audit,
+}
+
+/// What reading one file gave.
+#[derive(Debug, Clone)]
+pub struct TabularRead {
+    pub jobs: DataFrame,
+    pub quarantine: Quarantine,
+    /// The mapping as applied, after completing it from the header.
+    pub mapping: Mapping,
+    pub warnings: Vec<String>,
+}
+
+fn err(e: PolarsError) -> String {
+    e.to_string()
+}
+
+fn path_string(path: &Path) -> Result<String, String> {
+    path.to_str()
+        .map(str::to_string)
+        .ok_or_else(|| "the path is not valid UTF-8".to_string())
+}
+
+/// Column names of a headerless file: the mapping's list, or its `.header` file.
+fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, String> {
+    if !mapping.column_names.is_empty() {
+        return Ok(mapping.column_names.clone());
+    }
+    let header_path = match &mapping.header_file {
+        Some(file) => path.parent().unwrap_or(Path::new(".")).join(file),
+        None => path.with_extension("header"),
+    };
+    let text = std::fs::read_to_string(&header_path).map_err(|e| {
+        format!(
+            "headerless file: cannot read its header file {}: {e}",
+            header_path.display()
+        )
+    })?;
+    let line = text.lines().next().unwrap_or("");
+    Ok(split_header(line, super::detect::sniff_delimiter(line)))
+}
+
+/// A lazy scan of the file, every CSV column read as text (types come from the mapping, so
+/// columns empty for the first thousand rows cannot be mistyped), with a row index.
+fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<LazyFrame, String> {
+    let row_index = Some(RowIndex {
+        name: ROW.into(),
+        offset: 0,
+    });
+    let location = path_string(path)?;
+    match format {
+        LogFormat::Csv { delimiter } => {
+            let nulls: Vec<PlSmallStr> = mapping.null_values.iter().map(|s| s.as_str().into()).collect();
+            let mut reader = LazyCsvReader::new(PlRefPath::from(location.as_str()))
+                .with_separator(delimiter)
+                .with_has_header(mapping.has_header)
+                .with_infer_schema_length(Some(0))
+                .with_null_values(Some(NullValues::AllColumns(nulls)))
+                .with_missing_is_null(true)
+                .with_truncate_ragged_lines(true)
+                .with_encoding(CsvEncoding::LossyUtf8)
+                .with_row_index(row_index);
+            if !mapping.has_header {
+                let names = headerless_names(path, mapping)?;
+                let schema = Schema::from_iter(names.iter().map(|n| Field::new(n.as_str().into(), DataType::String)));
+                reader = reader.with_schema(Some(Arc::new(schema)));
+            }
+            reader.finish().map_err(err)
+        }
+        LogFormat::Parquet => {
+            let args = ScanArgsParquet {
+                row_index,
+                hive_options: HiveOptions {
+                    enabled: Some(true),
+                    ..Default::default()
+                },
+                glob: true,
+                ..Default::default()
+            };
+            let target = if path.is_dir() {
+                format!("{}/**/*.parquet", location.trim_end_matches('/'))
+            } else {
+                location
+            };
+            LazyFrame::scan_parquet(PlRefPath::from(target.as_str()), args).map_err(err)
+        }
+        LogFormat::Ndjson => LazyJsonLineReader::new(PlRefPath::from(location.as_str()))
+            .with_row_index(row_index)
+            .with_infer_schema_length(None)
+            .finish()
+            .map_err(err),
+        LogFormat::JsonArray => {
+            let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+            let frame = JsonReader::new(file).infer_schema_len(None).finish().map_err(err)?;
+            frame.lazy().with_row_index(ROW, None).pipe(Ok)
+        }
+        other => Err(format!("the {} reader is not tabular", other.name())),
+    }
+}
+
+trait Pipe: Sized {
+    fn pipe<T>(self, f: impl FnOnce(Self) -> T) -> T {
+        f(self)
+    }
+}
+impl<T> Pipe for T {}
+
+/// 1-based line (or record) number of row index 0.
+fn first_line_number(format: LogFormat, mapping: &Mapping) -> u64 {
+    match format {
+        LogFormat::Csv { .. } if mapping.has_header => 2,
+        _ => 1,
+    }
+}
+
+fn null_text() -> Expr {
+    lit(NULL).cast(DataType::String)
+}
+
+fn text_field(field: &str, mapping: &Mapping) -> Expr {
+    if let Some(value) = mapping.constants.get(field) {
+        return lit(value.clone());
+    }
+    match mapping.columns.get(field) {
+        Some(source) => col(source.as_str()).cast(DataType::String),
+        None => null_text(),
+    }
+}
+
+fn is_numeric(dtype: &DataType) -> bool {
+    dtype.is_primitive_numeric() || matches!(dtype, DataType::Boolean)
+}
+
+/// A numeric field as f64: numbers cast, text parsed (non-strict: bad text becomes null and
+/// is then quarantined because the raw value was present).
+fn number_field(field: &str, mapping: &Mapping, schema: &Schema) -> Result<Expr, String> {
+    if let Some(value) = mapping.constants.get(field) {
+        let number: f64 = value
+            .trim()
+            .parse()
+            .map_err(|_| format!("constants.{field} = \"{value}\" is not a number"))?;
+        return Ok(lit(number));
+    }
+    Ok(match mapping.columns.get(field) {
+        Some(source) => match schema.get(source.as_str()) {
+            Some(dtype) if is_numeric(dtype) => col(source.as_str()).cast(DataType::Float64),
+            _ => col(source.as_str())
+                .cast(DataType::String)
+                .str()
+                .strip_chars(lit(NULL))
+                .cast(DataType::Float64),
+        },
+        None => lit(NULL).cast(DataType::Float64),
+    })
+}
+
+/// GPUs per unit of the `gpus` column when the log splits them (Kubernetes: num_gpu × gpu_milli).
+fn gpu_multiplier(mapping: &Mapping, schema: &Schema) -> Expr {
+    match &mapping.gpu_multiplier {
+        Some(source) => match schema.get(source.as_str()) {
+            Some(dtype) if is_numeric(dtype) => col(source.as_str()).cast(DataType::Float64),
+            _ => col(source.as_str())
+                .cast(DataType::String)
+                .str()
+                .strip_chars(lit(NULL))
+                .cast(DataType::Float64),
+        },
+        None => lit(1.0),
+    }
+}
+
+fn raw_present(field: &str, mapping: &Mapping) -> Expr {
+    if mapping.constants.contains_key(field) {
+        return lit(true);
+    }
+    match mapping.columns.get(field) {
+        Some(source) => col(source.as_str()).is_not_null(),
+        None => lit(false),
+    }
+}
+
+const MS: DataType = DataType::Datetime(TimeUnit::Milliseconds, None);
+
+fn epoch_expr(numbers: Expr, millis_per_unit: f64, origin_ms: i64) -> Expr {
+    (numbers * lit(millis_per_unit) + lit(origin_ms as f64))
+        .cast(DataType::Int64)
+        .cast(MS)
+}
+
+fn parse_origin(origin: &str) -> Result<i64, String> {
+    chrono::DateTime::parse_from_rfc3339(origin)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| format!("units.time_origin = \"{origin}\": {e} (expected RFC 3339, e.g. 2020-01-01T00:00:00Z)"))
+}
+
+/// Recognises a text time column's layout from its first values.
+fn sample_values(lf: &LazyFrame, source: &str) -> Result<Vec<String>, String> {
+    let sample = lf
+        .clone()
+        .select([col(source).cast(DataType::String)])
+        .drop_nulls(None)
+        .limit(TIME_SAMPLE_ROWS)
+        .collect()
+        .map_err(err)?;
+    let column = sample.column(source).map_err(err)?.str().map_err(err)?.clone();
+    Ok(column.iter().flatten().map(str::to_string).collect())
+}
+
+/// The expression turning `source` into UTC milliseconds, per the mapping's time unit.
+fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -> Result<Expr, String> {
+    let Some(source) = mapping.columns.get(field) else {
+        if let Some(value) = mapping.constants.get(field) {
+            return Err(format!("constants.{field} = \"{value}\": a time cannot be a constant"));
+        }
+        return Ok(lit(NULL).cast(MS));
+    };
+    let dtype = schema.get(source.as_str()).cloned().unwrap_or(DataType::String);
+    let column = col(source.as_str());
+    let origin_ms = match &mapping.units.time_origin {
+        Some(origin) => parse_origin(origin)?,
+        None => 0,
+    };
+    if let DataType::Datetime(_, tz) = &dtype {
+        let utc = if tz.is_some() {
+            column.dt().replace_time_zone(None, lit("raise"), NonExistent::Raise)
+        } else {
+            column
+        };
+        return Ok(utc.cast(MS));
+    }
+    if matches!(dtype, DataType::Date) {
+        return Ok(column.cast(MS));
+    }
+    let numbers = || {
+        if is_numeric(&dtype) {
+            column.clone().cast(DataType::Float64)
+        } else {
+            column
+                .clone()
+                .cast(DataType::String)
+                .str()
+                .strip_chars(lit(NULL))
+                .cast(DataType::Float64)
+        }
+    };
+    let detected = match &mapping.units.time {
+        TimeFormat::EpochS => DetectedTime::EpochSeconds,
+        TimeFormat::EpochMs => DetectedTime::EpochMillis,
+        TimeFormat::OffsetS => return Ok(epoch_expr(numbers(), 1e3, origin_ms)),
+        TimeFormat::Pattern(pattern) => DetectedTime::Patterns(vec![TimePattern {
+            pattern: pattern.clone(),
+            aware: pattern.contains("%z") || pattern.contains("%:z"),
+        }]),
+        TimeFormat::Auto if is_numeric(&dtype) => {
+            let sample = sample_values(lf, source)?;
+            let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
+            detect_time(&refs).unwrap_or(DetectedTime::EpochSeconds)
+        }
+        TimeFormat::Auto => {
+            let sample = sample_values(lf, source)?;
+            let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
+            match detect_time(&refs) {
+                Some(found) => found,
+                None if sample.is_empty() => return Ok(lit(NULL).cast(MS)),
+                None => {
+                    return Err(format!(
+                        "column {source}: no known time layout reads values like \"{}\"; set [units] time to a strftime pattern",
+                        sample.first().map(String::as_str).unwrap_or("")
+                    ));
+                }
+            }
+        }
+    };
+    Ok(match detected {
+        DetectedTime::EpochSeconds => epoch_expr(numbers(), 1e3, origin_ms),
+        DetectedTime::EpochMillis => epoch_expr(numbers(), 1.0, origin_ms),
+        DetectedTime::Patterns(patterns) => {
+            let mut text = column.cast(DataType::String).str().strip_chars(lit(NULL));
+            if patterns.iter().any(|p| p.aware) {
+                // Zone abbreviations ("PST") become offsets the parser reads.
+                let sample = sample_values(lf, source)?;
+                let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
+                if sample_has_zone_abbreviations(&refs) {
+                    for (abbreviation, offset) in ZONE_ABBREVIATIONS {
+                        text = text
+                            .str()
+                            .replace(lit(format!(" {abbreviation}$")), lit(format!(" {offset}")), false);
+                    }
+                }
+            }
+            let parsed: Vec<Expr> = patterns
+                .iter()
+                .map(|p| parse_with_pattern(text.clone(), p, mapping.units.time_zone.as_deref()))
+                .collect::<Result<_, _>>()?;
+            if parsed.len() == 1 {
+                parsed.into_iter().next().unwrap_or_else(|| lit(NULL).cast(MS))
+            } else {
+                coalesce(&parsed)
+            }
+        }
+    })
+}
+
+/// One strftime pattern applied to a text column, giving naive UTC milliseconds.
+fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, String> {
+    let options = StrptimeOptions {
+        format: Some(pattern.pattern.as_str().into()),
+        strict: false,
+        exact: true,
+        cache: true,
+    };
+    if pattern.aware {
+        return Ok(text
+            .str()
+            .to_datetime(Some(TimeUnit::Milliseconds), Some(TimeZone::UTC), options, lit("raise"))
+            .dt()
+            .replace_time_zone(None, lit("raise"), NonExistent::Raise));
+    }
+    let naive = text
+        .str()
+        .to_datetime(Some(TimeUnit::Milliseconds), None, options, lit("raise"));
+    Ok(match time_zone {
+        None | Some("UTC") | Some("utc") => naive,
+        Some(zone) => {
+            let zone = TimeZone::opt_try_new(Some(zone))
+                .map_err(|e| format!("units.time_zone = \"{zone}\": {e}"))?
+                .unwrap_or(TimeZone::UTC);
+            naive
+                .dt()
+                .replace_time_zone(Some(zone), lit("earliest"), NonExistent::Null)
+                .dt()
+                .convert_time_zone(TimeZone::UTC)
+                .dt()
+                .replace_time_zone(None, lit("raise"), NonExistent::Raise)
+        }
+    })
+}
+
+fn reason_code(reason: RejectReason) -> Expr {
+    lit(reason as u32)
+}
+
+fn reason_from_code(code: u32) -> Option<RejectReason> {
+    [
+        RejectReason::MissingJobId,
+        RejectReason::UnparseableTime,
+        RejectReason::UnparseableNumber,
+        RejectReason::NegativeGpus,
+        RejectReason::EndBeforeStart,
+        RejectReason::MalformedRow,
+    ]
+    .into_iter()
+    .find(|r| *r as u32 == code)
+}
+
+/// The first matching reason a row cannot be used, or null.
+fn reject_reason(empty_end: EmptyEnd) -> Expr {
+    let id = col(c::JOB_ID);
+    let gpus = col(c::GPUS);
+    let util = col(c::GPU_UTIL_FRAC);
+    let end_missing = match empty_end {
+        EmptyEnd::Censored => col(END_PRESENT).and(col(c::END).is_null()),
+        EmptyEnd::Reject => col(c::END).is_null(),
+    };
+    when(id.clone().is_null().or(id.str().len_chars().eq(lit(0))))
+        .then(reason_code(RejectReason::MissingJobId))
+        .when(col(c::START).is_null().or(end_missing))
+        .then(reason_code(RejectReason::UnparseableTime))
+        .when(
+            gpus.clone()
+                .is_null()
+                .or(gpus.clone().is_nan())
+                .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.is_nan()))),
+        )
+        .then(reason_code(RejectReason::UnparseableNumber))
+        .when(gpus.lt(lit(0.0)))
+        .then(reason_code(RejectReason::NegativeGpus))
+        .when(col(c::END).is_not_null().and(col(c::END).lt(col(c::START))))
+        .then(reason_code(RejectReason::EndBeforeStart))
+        .otherwise(lit(NULL).cast(DataType::UInt32))
+}
+
+/// The text of the given 1-based lines of a text file, read up to the last one asked for.
+fn read_lines(path: &Path, wanted: &[u64]) -> Vec<(u64, String)> {
+    let Some(&last) = wanted.iter().max() else {
+        return Vec::new();
+    };
+    let Ok(file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut buffer = Vec::new();
+    let mut reader = BufReader::new(file);
+    for number in 1..=last {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if wanted.contains(&number) => {
+                let text = String::from_utf8_lossy(&buffer).trim_end().to_string();
+                let shown: String = text.chars().take(160).collect();
+                out.push((
+                    number,
+                    if shown.len() < text.len() {
+                        format!("{shown}…")
+                    } else {
+                        shown
+                    },
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    out
+}
+
+/// Reads one tabular log into the canonical frame.
+pub fn read_tabular(path: &Path, format: LogFormat, mapping: &Mapping, detail: Detail) -> Result<TabularRead, String> {
+    let mut mapping = mapping.clone();
+    let mut warnings = Vec::new();
+    // Headerless exports ship their column names beside them (`table.csv` + `table.header`).
+    let header_file = path.with_extension("header");
+    if matches!(format, LogFormat::Csv { .. })
+        && mapping.has_header
+        && mapping.column_names.is_empty()
+        && header_file.is_file()
+    {
+        mapping.has_header = false;
+        mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
+        warnings.push(format!("no header row: column names from {}", header_file.display()));
+    }
+    if matches!(format, LogFormat::Csv { .. }) {
+        if let Ok(head) = super::detect::sniff(path) {
+            let valid_up_to = match std::str::from_utf8(&head) {
+                Ok(_) => None,
+                // A multi-byte character cut by the sniff window is not an encoding problem.
+                Err(e) if e.error_len().is_none() => None,
+                Err(e) => Some(e.valid_up_to()),
+            };
+            if let Some(offset) = valid_up_to {
+                warnings.push(format!(
+                    "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
+                ));
+            }
+        }
+    }
+    let mut lf = scan(path, format, &mapping)?;
+    let schema = lf.collect_schema().map_err(err)?;
+    let header: Vec<String> = schema
+        .iter_names()
+        .filter(|n| n.as_str() != ROW)
+        .map(|n| n.to_string())
+        .collect();
+    mapping.complete_from_header(&header);
+    let multiplier = mapping
+        .gpu_multiplier
+        .iter()
+        .map(|m| ("gpu_multiplier".to_string(), m.clone()));
+    for (field, source) in mapping.columns.clone().into_iter().chain(multiplier) {
+        if schema.get(source.as_str()).is_none() {
+            return Err(format!(
+                "the mapping's columns.{field} = \"{source}\" is not a column of the file (it has: {})",
+                header.join(", ")
+            ));
+        }
+    }
+    if !mapping.columns.contains_key("start") {
+        return Err(format!(
+            "no start-time column found (columns: {}); write a mapping with [columns] start = \"...\" (gpuplan mapping init)",
+            header.join(", ")
+        ));
+    }
+    if !mapping.columns.contains_key("gpus") && !mapping.constants.contains_key("gpus") {
+        return Err(format!(
+            "no GPU-count column found (columns: {}); map one, or set [constants] gpus = \"1\" if every job holds one GPU",
+            header.join(", ")
+        ));
+    }
+    if !mapping.columns.contains_key("job_id") {
+        warnings.push("no job-id column: every row is counted as its own job".to_string());
+    }
+    let default_cluster = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("cluster")
+        .to_string();
+    if !mapping.columns.contains_key("cluster") && !mapping.constants.contains_key("cluster") {
+        mapping.constants.insert("cluster".into(), default_cluster);
+    }
+    let first_line = first_line_number(format, &mapping);
+    let line = (col(ROW).cast(DataType::UInt64) + lit(first_line)).alias(c::SOURCE_LINE);
+    let job_id = if mapping.columns.contains_key("job_id") {
+        text_field("job_id", &mapping)
+    } else {
+        concat_str([lit("row-"), line.clone().cast(DataType::String)], "", false)
+    };
+    let gpus_factor = mapping.units.gpus.to_gpus_factor();
+    let util_divisor = if mapping.units.gpu_util == UtilUnit::Percent {
+        100.0
+    } else {
+        1.0
+    };
+    let detail_field = |field: &str| {
+        if detail == Detail::Full {
+            text_field(field, &mapping)
+        } else {
+            null_text()
+        }
+    };
+    let columns = vec![
+        job_id.alias(c::JOB_ID),
+        text_field("cluster", &mapping).alias(c::CLUSTER),
+        text_field("name", &mapping).alias(c::NAME),
+        detail_field("user").alias(c::USER),
+        text_field("queue", &mapping).alias(c::QUEUE),
+        detail_field("state").alias(c::STATE),
+        time_field("start", &lf, &mapping, &schema)?.alias(c::START),
+        time_field("end", &lf, &mapping, &schema)?.alias(c::END),
+        (number_field("gpus", &mapping, &schema)? * lit(gpus_factor) * gpu_multiplier(&mapping, &schema))
+            .alias(c::GPUS),
+        detail_field("gpu_type").alias(c::GPU_TYPE),
+        (number_field("gpu_util", &mapping, &schema)? / lit(util_divisor)).alias(c::GPU_UTIL_FRAC),
+        text_field("label", &mapping).alias(c::LABEL),
+        line,
+        raw_present("end", &mapping).alias(END_PRESENT),
+        raw_present("gpu_util", &mapping).alias(UTIL_PRESENT),
+    ];
+    let query = lf
+        .select(columns)
+        .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
+        .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
+    // The streaming engine parses the file in morsels: the raw text is never held whole.
+    // One query without sinks always gives a single frame.
+    let frame = query
+        .collect_with_engine(Engine::Streaming)
+        .map_err(err)?
+        .unwrap_single();
+    let (mut jobs, rejected) = split_rejected(frame)?;
+    if mapping.units.gpu_util == UtilUnit::Auto {
+        let util = jobs
+            .column(c::GPU_UTIL_FRAC)
+            .map_err(err)?
+            .as_materialized_series()
+            .clone();
+        let max = util.max::<f64>().map_err(err)?.unwrap_or(0.0);
+        if max > 1.0 {
+            jobs.with_column((util / 100.0).into_column()).map_err(err)?;
+            mapping.units.gpu_util = UtilUnit::Percent;
+        } else if util.null_count() < util.len() {
+            mapping.units.gpu_util = UtilUnit::Ratio;
+        }
+    }
+    let quarantine = quarantine_of(&rejected, path, format)?;
+    Ok(TabularRead {
+        jobs,
+        quarantine,
+        mapping,
+        warnings,
+    })
+}
+
+/// Separates rejected rows (few) from the rest without holding two copies of the whole frame:
+/// columns are filtered one at a time.
+fn split_rejected(frame: DataFrame) -> Result<(DataFrame, DataFrame), String> {
+    let rejected_mask = frame.column(REASON).map_err(err)?.is_not_null();
+    if !rejected_mask.any() {
+        let jobs = frame.drop(REASON).map_err(err)?;
+        return Ok((jobs, DataFrame::empty()));
+    }
+    let rejected = frame.filter(&rejected_mask).map_err(err)?;
+    let keep = !&rejected_mask;
+    let height = keep.sum().unwrap_or(0) as usize;
+    let mut kept = Vec::new();
+    for column in frame.into_columns() {
+        if column.name().as_str() != REASON {
+            kept.push(column.filter(&keep).map_err(err)?);
+        }
+    }
+    Ok((DataFrame::new(height, kept).map_err(err)?, rejected))
+}
+
+/// Counts rejected rows by reason and describes the first few of each with their line.
+fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat) -> Result<Quarantine, String> {
+    let mut quarantine = Quarantine::default();
+    if rejected.height() == 0 {
+        return Ok(quarantine);
+    }
+    let codes = rejected.column(REASON).map_err(err)?.u32().map_err(err)?.clone();
+    let lines = rejected
+        .column(c::SOURCE_LINE)
+        .map_err(err)?
+        .u64()
+        .map_err(err)?
+        .clone();
+    let mut counts: std::collections::BTreeMap<RejectReason, (u64, Vec<u64>)> = Default::default();
+    for (code, line) in codes.iter().zip(lines.iter()) {
+        let (Some(code), Some(line)) = (code, line) else {
+            continue;
+        };
+        let Some(reason) = reason_from_code(code) else { continue };
+        let entry = counts.entry(reason).or_default();
+        entry.0 += 1;
+        if entry.1.len() < SAMPLES_PER_REASON {
+            entry.1.push(line);
+        }
+    }
+    let text_lines = matches!(format, LogFormat::Csv { .. } | LogFormat::Ndjson);
+    let wanted: Vec<u64> = counts.values().flat_map(|(_, lines)| lines.iter().copied()).collect();
+    let raw = if text_lines {
+        read_lines(path, &wanted)
+    } else {
+        Vec::new()
+    };
+    let file = path.display().to_string();
+    for (reason, (count, sample_lines)) in counts {
+        let samples = sample_lines
+            .into_iter()
+            .map(|line| RejectedRow {
+                file: file.clone(),
+                line,
+                reason,
+                detail: raw
+                    .iter()
+                    .find(|(n, _)| *n == line)
+                    .map_or_else(|| format!("record {line}"), |(_, t)| t.clone()),
+            })
+            .collect();
+        quarantine.add_many(reason, count, samples);
+    }
+    Ok(quarantine)
+}

@@ -1,0 +1,81 @@
+//! Workload classes (DOMAIN.md section 2) and the rules that assign them, as plain data.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadClass {
+    Training,
+    Inference,
+    Burst,
+}
+
+impl WorkloadClass {
+    pub const ALL: [WorkloadClass; 3] = [WorkloadClass::Training, WorkloadClass::Inference, WorkloadClass::Burst];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            WorkloadClass::Training => "training",
+            WorkloadClass::Inference => "inference",
+            WorkloadClass::Burst => "burst",
+        }
+    }
+
+    pub fn from_label(label: &str) -> Option<WorkloadClass> {
+        WorkloadClass::ALL.into_iter().find(|c| c.label() == label)
+    }
+}
+
+/// Label values in logs that mean each class (compared lowercase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelSynonyms {
+    pub training: Vec<String>,
+    pub inference: Vec<String>,
+    pub burst: Vec<String>,
+}
+
+impl LabelSynonyms {
+    pub fn of(&self, class: WorkloadClass) -> &[String] {
+        match class {
+            WorkloadClass::Training => &self.training,
+            WorkloadClass::Inference => &self.inference,
+            WorkloadClass::Burst => &self.burst,
+        }
+    }
+}
+
+/// One classification rule: every condition given must hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassRule {
+    pub name: String,
+    pub class: WorkloadClass,
+    #[serde(default)]
+    pub name_patterns: Vec<String>,
+    #[serde(default)]
+    pub queue_patterns: Vec<String>,
+    pub min_hours: Option<f64>,
+    pub max_hours: Option<f64>,
+    pub min_gpus: Option<f64>,
+    pub max_gpus: Option<f64>,
+    pub min_util: Option<f64>,
+    pub max_util: Option<f64>,
+    /// At least this many jobs of the cluster share the name's stem.
+    pub min_repeats: Option<u32>,
+    /// The stem's summed run hours over its time span reach this.
+    pub min_overlap: Option<f64>,
+}
+
+/// The ordered rules with the label synonyms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassificationRules {
+    pub schema_version: u32,
+    pub labels: LabelSynonyms,
+    #[serde(rename = "rule")]
+    pub rules: Vec<ClassRule>,
+}
+
+/// The name of the pseudo-rule for jobs whose log labels them.
+pub const LABEL_RULE: &str = "label in the log";

@@ -1,0 +1,180 @@
+//! `gpuplan audit`, `mapping init` and `sample` as a person or a script runs them.
+
+mod common;
+
+use common::{gpuplan, gpuplan_in};
+use serde_json::Value;
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+const PHILLY_EXCERPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/philly-excerpt.json");
+
+fn audit_json(args: &[&str]) -> Value {
+    let mut all = vec!["audit", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = gpuplan(&all);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("audit JSON")
+}
+
+#[test]
+fn the_audit_json_has_the_documented_fields() {
+    let report = audit_json(&[SAMPLE]);
+    assert!(report["jobs_total"].as_u64().expect("jobs_total") > 10_000);
+    assert!(report["gpu_hours_total"].as_f64().expect("gpu_hours_total") > 0.0);
+    assert!(report["rows_rejected"].is_object());
+    let mut share = 0.0;
+    for class in ["training", "inference", "burst"] {
+        let c = &report["classes"][class];
+        for key in ["jobs", "gpu_hours", "gpu_hours_share", "mean_util_frac"] {
+            assert!(c.get(key).is_some(), "classes.{class} lacks {key}");
+        }
+        assert!(c["jobs"].as_u64().expect("jobs") > 0, "{class} present in the sample");
+        share += c["gpu_hours_share"].as_f64().expect("share");
+    }
+    assert!((share - 1.0).abs() < 1e-9);
+    let clusters = report["clusters"].as_array().expect("clusters");
+    assert_eq!(clusters.len(), 4);
+    for cluster in clusters {
+        for key in [
+            "name",
+            "capacity_gpus",
+            "utilization_frac",
+            "stranded_usd_per_month",
+            "flags",
+        ] {
+            assert!(cluster.get(key).is_some(), "cluster lacks {key}");
+        }
+        let hourly = cluster["hourly"]["busy_gpus"].as_array().expect("hourly series");
+        assert_eq!(hourly.len(), 90 * 24);
+    }
+    // The sample's labels agree with what the rules say.
+    assert!(report["label_agreement"]["agreement_frac"].as_f64().expect("agreement") > 0.9);
+    // And it carries a few bad rows on purpose.
+    assert!(report["rows_rejected_total"].as_u64().expect("rejected") > 0);
+}
+
+#[test]
+fn stranded_spend_follows_the_documented_formula() {
+    let report = audit_json(&[SAMPLE, "--cost-per-gpu-hour", "2.00"]);
+    for c in report["clusters"].as_array().expect("clusters") {
+        let monthly = c["capacity_gpus"].as_f64().expect("capacity") * 2.0 * 730.0;
+        assert!((c["monthly_cost_usd"].as_f64().expect("cost") - monthly).abs() < 1e-6);
+        let expected = monthly
+            * c["non_training_time_frac"].as_f64().expect("share")
+            * (1.0 - c["non_training_utilization_frac"].as_f64().expect("util"));
+        assert!((c["stranded_usd_per_month"].as_f64().expect("stranded") - expected).abs() < 1e-6);
+    }
+}
+
+#[test]
+fn the_window_defaults_to_90_days_and_follows_the_flags() {
+    let default = audit_json(&[SAMPLE]);
+    assert!((default["window"]["days"].as_f64().expect("days") - 90.0).abs() < 1e-9);
+    let week = audit_json(&[SAMPLE, "--days", "7"]);
+    assert!((week["window"]["days"].as_f64().expect("days") - 7.0).abs() < 1e-9);
+    assert!(week["gpu_hours_total"].as_f64() < default["gpu_hours_total"].as_f64());
+    let ranged = audit_json(&[SAMPLE, "--since", "2026-08-01", "--until", "2026-08-15"]);
+    assert_eq!(ranged["window"]["start"], "2026-08-01T00:00:00Z");
+    assert_eq!(ranged["window"]["end"], "2026-08-15T00:00:00Z");
+}
+
+#[test]
+fn the_philly_excerpt_is_training_and_its_table_names_the_rules() {
+    let report = audit_json(&[PHILLY_EXCERPT, "--all-time"]);
+    assert_eq!(report["jobs_total"], 300);
+    assert!(
+        report["classes"]["training"]["gpu_hours_share"]
+            .as_f64()
+            .expect("share")
+            >= 0.95
+    );
+    let table = gpuplan(&["audit", PHILLY_EXCERPT, "--all-time"]);
+    assert!(
+        table.stdout.contains("long multi-GPU run  training"),
+        "{}",
+        table.stdout
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_the_file_and_the_reason() {
+    let binary = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/broken/binary.csv");
+    let run = gpuplan(&["audit", binary]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("binary.csv: binary content"), "{}", run.stderr);
+    let missing = gpuplan(&["audit", "/nonexistent/jobs.csv"]);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("/nonexistent/jobs.csv: cannot open"),
+        "{}",
+        missing.stderr
+    );
+    let bad_date = gpuplan(&["audit", SAMPLE, "--since", "last tuesday"]);
+    assert_eq!(bad_date.code, 2);
+    assert!(bad_date.stderr.contains("expected YYYY-MM-DD"), "{}", bad_date.stderr);
+}
+
+#[test]
+fn mapping_init_writes_a_mapping_the_audit_accepts() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats/k8s_pods.csv");
+    let mapping = home.path().join("pods.toml");
+    let mapping_str = mapping.to_str().expect("utf-8");
+    let init = gpuplan_in(home.path(), &["mapping", "init", log, "--output", mapping_str]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let text = std::fs::read_to_string(&mapping).expect("written");
+    assert!(text.contains("gpus = \"gpu_milli\""), "{text}");
+    assert!(text.contains("gpu_multiplier = \"num_gpu\""), "{text}");
+    let audited = gpuplan_in(
+        home.path(),
+        &["audit", log, "--mapping", mapping_str, "--all-time", "--format", "json"],
+    );
+    assert_eq!(audited.code, 0, "{}", audited.stderr);
+    let again = gpuplan_in(home.path(), &["mapping", "init", log, "--output", mapping_str]);
+    assert_eq!(again.code, 2, "never overwrites a mapping");
+}
+
+#[test]
+fn sample_is_deterministic_and_the_shipped_file_is_its_output() {
+    let a = gpuplan(&[
+        "sample",
+        "--jobs",
+        "500",
+        "--days",
+        "10",
+        "--clusters",
+        "2",
+        "--seed",
+        "3",
+    ]);
+    let b = gpuplan(&[
+        "sample",
+        "--jobs",
+        "500",
+        "--days",
+        "10",
+        "--clusters",
+        "2",
+        "--seed",
+        "3",
+    ]);
+    assert_eq!(a.code, 0, "{}", a.stderr);
+    assert_eq!(a.stdout, b.stdout);
+    assert_eq!(a.stdout.lines().count(), 501);
+    let shipped = gpuplan(&[
+        "sample",
+        "--jobs",
+        "20000",
+        "--days",
+        "90",
+        "--clusters",
+        "4",
+        "--seed",
+        "7",
+    ]);
+    let file = std::fs::read_to_string(SAMPLE).expect("shipped sample");
+    assert!(
+        shipped.stdout == file,
+        "sample-data/jobs-90d.csv is not what the README's command generates"
+    );
+}
