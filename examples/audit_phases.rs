@@ -27,7 +27,8 @@ fn main() {
         std::process::exit(2);
     };
     let started = Instant::now();
-    let logs = match load_logs(&[path], None, None, gpuplan::data::tabular::Detail::Audit) {
+    let rules = builtin().catalog.classification.expect("built-in rules");
+    let logs = match load_logs(&[path], None, None, gpuplan::data::tabular::Detail::Audit(&rules)) {
         Ok(logs) => logs,
         Err(e) => {
             eprintln!("{e}");
@@ -40,7 +41,6 @@ fn main() {
         logs.jobs.height(),
         rss_mb()
     );
-    let rules = builtin().catalog.classification.expect("built-in rules");
     let settings = AuditSettings {
         window: WindowSpec::default(),
         hours_per_month: 730.0,

@@ -164,8 +164,13 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         .map(|m| m.len())
         .sum();
     let progress = Progress::start(bytes > LARGE_INPUT_BYTES, &format!("reading {} MB", bytes / 1_000_000));
-    let loaded = load_logs(&inputs, args.input_format.as_deref(), mapping.as_ref(), Detail::Audit)
-        .map_err(|e| Diagnostic::file("input", e))?;
+    let loaded = load_logs(
+        &inputs,
+        args.input_format.as_deref(),
+        mapping.as_ref(),
+        Detail::Audit(rules),
+    )
+    .map_err(|e| Diagnostic::file("input", e))?;
     let rows = loaded.jobs.height();
     progress.phase(format!(
         "read {} rows ({:.0} rows/s); classifying and aggregating",

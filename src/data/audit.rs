@@ -10,7 +10,7 @@ use polars::prelude::*;
 use serde::Serialize;
 
 use super::canonical as c;
-use super::classify::{self, CLASS, LABEL_CLASS, RULE, RULE_CLASS};
+use super::classify::{self, CLASS_CODE, JOB_KEY, LABEL_CODE, RULE_CLASS_CODE, RULE_INDEX, run_features};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -228,15 +228,14 @@ fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> 
     })
 }
 
-/// Class codes in `WorkloadClass::ALL` order, so the hot loop compares integers.
-fn class_code(column: &str) -> Expr {
-    when(col(column).eq(lit(WorkloadClass::Inference.label())))
-        .then(lit(WorkloadClass::Inference as u32))
-        .when(col(column).eq(lit(WorkloadClass::Burst.label())))
-        .then(lit(WorkloadClass::Burst as u32))
-        .when(col(column).eq(lit(WorkloadClass::Training.label())))
-        .then(lit(WorkloadClass::Training as u32))
-        .otherwise(lit(NULL).cast(DataType::UInt32))
+/// The runs with their classification features: computed here unless the reader did.
+fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> LazyFrame {
+    let lf = runs.clone().lazy();
+    if runs.column(JOB_KEY).is_ok() {
+        lf
+    } else {
+        lf.with_columns(run_features(rules))
+    }
 }
 
 /// Classified runs that touch the window, clipped to it (`s`, `e` in ms), with the weight
@@ -249,7 +248,7 @@ fn clipped_runs(runs: &DataFrame, rules: &ClassificationRules, window: &Window) 
         .cast(DataType::Int64)
         .fill_null(lit(window.end_ms))
         .clip(lit(window.start_ms), lit(window.end_ms));
-    classify::classify_runs(runs.clone().lazy(), rules, window.end_ms)
+    classify::classify_runs(with_features(runs, rules), rules, window.end_ms)
         .map_err(err)?
         // Runs that touch the window, edges included: a job started at the log's last instant counts.
         .filter(
@@ -262,20 +261,15 @@ fn clipped_runs(runs: &DataFrame, rules: &ClassificationRules, window: &Window) 
         )
         .select([
             col(c::CLUSTER),
-            class_code(CLASS).fill_null(lit(0u32)).alias(CLASS),
-            col(RULE),
-            class_code(LABEL_CLASS).alias(LABEL_CLASS),
-            class_code(RULE_CLASS).alias(RULE_CLASS),
+            col(CLASS_CODE),
+            col(RULE_INDEX),
+            col(LABEL_CODE),
+            col(RULE_CLASS_CODE),
             start.alias("s"),
             end.alias("e"),
             col(c::GPUS),
             col(c::GPU_UTIL_FRAC),
-            (lit(1.0)
-                / len()
-                    .over([col(c::CLUSTER), col(c::JOB_ID)])
-                    .map_err(err)?
-                    .cast(DataType::Float64))
-            .alias(JOB_WEIGHT),
+            (lit(1.0) / len().over([col(JOB_KEY)]).map_err(err)?.cast(DataType::Float64)).alias(JOB_WEIGHT),
         ])
         .collect()
         .map_err(err)
@@ -298,9 +292,9 @@ fn class_totals(clipped: &DataFrame, by_cluster: bool) -> Result<BTreeMap<(Strin
         .then(gpu_hours.clone())
         .otherwise(lit(0.0));
     let keys = if by_cluster {
-        vec![col(c::CLUSTER), col(CLASS)]
+        vec![col(c::CLUSTER), col(CLASS_CODE)]
     } else {
-        vec![col(CLASS)]
+        vec![col(CLASS_CODE)]
     };
     let grouped = clipped
         .clone()
@@ -316,7 +310,7 @@ fn class_totals(clipped: &DataFrame, by_cluster: bool) -> Result<BTreeMap<(Strin
         ])
         .collect()
         .map_err(err)?;
-    let classes = grouped.column(CLASS).map_err(err)?.u32().map_err(err)?.clone();
+    let classes = grouped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
     let clusters = if by_cluster {
         Some(grouped.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone())
     } else {
@@ -437,7 +431,7 @@ pub fn audit(
     let mut occupancy: Vec<(String, Occupancy, u64)> = Vec::new();
     let mut cluster_index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let cluster_col = clipped.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
-    let class_col = clipped.column(CLASS).map_err(err)?.u32().map_err(err)?.clone();
+    let class_col = clipped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
     let start_col = clipped.column("s").map_err(err)?.i64().map_err(err)?.clone();
     let end_col = clipped.column("e").map_err(err)?.i64().map_err(err)?.clone();
     let gpus_col = clipped.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
@@ -576,17 +570,17 @@ pub fn audit(
         gpu_hours_counting: "each run (attempt) clipped to the window and summed: gaps between attempts hold no GPUs",
         classes,
         clusters,
-        rules: rule_uses(&clipped)?,
+        rules: rule_uses(&clipped, rules)?,
         label_agreement: label_agreement(&clipped)?,
     })
 }
 
-fn rule_uses(clipped: &DataFrame) -> Result<Vec<RuleUse>, String> {
+fn rule_uses(clipped: &DataFrame, rules: &ClassificationRules) -> Result<Vec<RuleUse>, String> {
     let hours = (col("e") - col("s")).cast(DataType::Float64) / lit(MS_PER_HOUR);
     let grouped = clipped
         .clone()
         .lazy()
-        .group_by([col(RULE), col(CLASS)])
+        .group_by([col(RULE_INDEX), col(CLASS_CODE)])
         .agg([
             col(JOB_WEIGHT).sum().alias("jobs"),
             (col(c::GPUS) * hours).sum().alias("gpu_hours"),
@@ -597,39 +591,49 @@ fn rule_uses(clipped: &DataFrame) -> Result<Vec<RuleUse>, String> {
         )
         .collect()
         .map_err(err)?;
-    let rules = grouped.column(RULE).map_err(err)?.str().map_err(err)?.clone();
-    let classes = grouped.column(CLASS).map_err(err)?.u32().map_err(err)?.clone();
+    let indexes = grouped.column(RULE_INDEX).map_err(err)?.u32().map_err(err)?.clone();
+    let classes = grouped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
     let jobs = grouped.column("jobs").map_err(err)?.f64().map_err(err)?.clone();
     let hours = grouped.column("gpu_hours").map_err(err)?.f64().map_err(err)?.clone();
     Ok((0..grouped.height())
         .map(|i| RuleUse {
-            rule: rules.get(i).unwrap_or("").to_string(),
-            class: WorkloadClass::ALL[classes.get(i).unwrap_or(0) as usize % 3]
-                .label()
-                .to_string(),
+            rule: classify::rule_name(rules, indexes.get(i).unwrap_or(u32::MAX)),
+            class: class_of_code(classes.get(i).unwrap_or(0)).label().to_string(),
             jobs: jobs.get(i).unwrap_or(0.0).round() as u64,
             gpu_hours: hours.get(i).unwrap_or(0.0),
         })
         .collect())
 }
 
+fn class_of_code(code: u32) -> WorkloadClass {
+    WorkloadClass::ALL
+        .into_iter()
+        .find(|c| *c as u32 == code)
+        .unwrap_or(WorkloadClass::Training)
+}
+
 fn label_agreement(clipped: &DataFrame) -> Result<Option<LabelAgreement>, String> {
     let grouped = clipped
         .clone()
         .lazy()
-        .filter(col(LABEL_CLASS).is_not_null())
-        .group_by([col(LABEL_CLASS), col(RULE_CLASS)])
+        .filter(col(LABEL_CODE).is_not_null())
+        .group_by([col(LABEL_CODE), col(RULE_CLASS_CODE)])
         .agg([col(JOB_WEIGHT).sum().alias("jobs")])
         .collect()
         .map_err(err)?;
-    let labels = grouped.column(LABEL_CLASS).map_err(err)?.u32().map_err(err)?.clone();
-    let rules = grouped.column(RULE_CLASS).map_err(err)?.u32().map_err(err)?.clone();
+    let labels = grouped.column(LABEL_CODE).map_err(err)?.u32().map_err(err)?.clone();
+    let rules = grouped
+        .column(RULE_CLASS_CODE)
+        .map_err(err)?
+        .u32()
+        .map_err(err)?
+        .clone();
     let jobs = grouped.column("jobs").map_err(err)?.f64().map_err(err)?.clone();
     let mut matrix = [[0u64; 3]; 3];
     for i in 0..grouped.height() {
-        let label = labels.get(i).unwrap_or(0) as usize % 3;
+        let label = class_of_code(labels.get(i).unwrap_or(0)) as usize;
         // No rule matched: training by default.
-        let rule = rules.get(i).unwrap_or(WorkloadClass::Training as u32) as usize % 3;
+        let rule = class_of_code(rules.get(i).unwrap_or(WorkloadClass::Training as u32)) as usize;
         matrix[label][rule] += jobs.get(i).unwrap_or(0.0).round() as u64;
     }
     let labeled: u64 = matrix.iter().flatten().sum();

@@ -9,7 +9,7 @@ use super::canonical::{frame_from_runs, schema};
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
-use super::tabular::Detail;
+use super::tabular::{Detail, audit_projection};
 use super::{dcgm, philly, slurm, tabular};
 
 /// What one input gave.
@@ -104,7 +104,7 @@ pub fn load_logs(
     inputs: &[PathBuf],
     forced_format: Option<&str>,
     mapping: Option<&Mapping>,
-    detail: Detail,
+    detail: Detail<'_>,
 ) -> Result<LoadedLogs, String> {
     let mut frames = Vec::new();
     let mut utilization: Vec<DataFrame> = Vec::new();
@@ -157,6 +157,23 @@ pub fn load_logs(
         });
         quarantine.merge(file_quarantine);
     }
+    let frames = match detail {
+        Detail::Full => frames,
+        // Slurm and Philly frames arrive whole; give them the audit's compact shape too.
+        Detail::Audit(rules) => frames
+            .into_iter()
+            .map(|f| {
+                if f.column(super::classify::JOB_KEY).is_ok() {
+                    Ok(f)
+                } else {
+                    f.lazy()
+                        .select(audit_projection(rules))
+                        .collect()
+                        .map_err(|e| e.to_string())
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()?,
+    };
     let jobs = concat_frames(frames)?;
     let utilization = match utilization.len() {
         0 => None,

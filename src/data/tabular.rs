@@ -8,10 +8,12 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::canonical::{self as c};
+use super::classify::run_features;
 use super::detect::{LogFormat, split_header};
 use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
+use crate::model::workload::ClassificationRules;
 
 const ROW: &str = "__row";
 const REASON: &str = "__reject";
@@ -20,15 +22,26 @@ const UTIL_PRESENT: &str = "__util_present";
 /// Values read to recognise a time column's layout.
 const TIME_SAMPLE_ROWS: u32 = 500;
 
-/// Which canonical columns a reader fills. An audit of a big log does not need who ran a job,
-/// its state or GPU model; leaving them out keeps ten million rows in well under 2 GiB.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Detail {
+/// How much of each run a reader keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Detail<'a> {
     /// Every canonical column (the workbench's drill-down).
     #[default]
     Full,
-    /// What the audit reads: ids, cluster, name, queue, label, times, GPUs, utilization.
-    Audit,
+    /// What an audit needs: cluster, times, GPUs, utilization and the classification features
+    /// of `classify::run_features`, computed while the log streams in. Names, ids, users and
+    /// states are never held for every row, which keeps ten million rows well under 2 GiB.
+    Audit(&'a ClassificationRules),
+}
+
+/// The compact columns of `Detail::Audit`, from canonical columns.
+pub fn audit_projection(rules: &ClassificationRules) -> Vec<Expr> {
+    let mut columns: Vec<Expr> = [c::CLUSTER, c::START, c::END, c::GPUS, c::GPU_UTIL_FRAC, c::SOURCE_LINE]
+        .into_iter()
+        .map(col)
+        .collect();
+    columns.extend(run_features(rules));
+    columns
 }
 
 /// What reading one file gave.
@@ -444,7 +457,12 @@ fn read_lines(path: &Path, wanted: &[u64]) -> Vec<(u64, String)> {
 }
 
 /// Reads one tabular log into the canonical frame.
-pub fn read_tabular(path: &Path, format: LogFormat, mapping: &Mapping, detail: Detail) -> Result<TabularRead, String> {
+pub fn read_tabular(
+    path: &Path,
+    format: LogFormat,
+    mapping: &Mapping,
+    detail: Detail<'_>,
+) -> Result<TabularRead, String> {
     let mut mapping = mapping.clone();
     let mut warnings = Vec::new();
     // Headerless exports ship their column names beside them (`table.csv` + `table.header`).
@@ -530,7 +548,7 @@ pub fn read_tabular(path: &Path, format: LogFormat, mapping: &Mapping, detail: D
         1.0
     };
     let detail_field = |field: &str| {
-        if detail == Detail::Full {
+        if matches!(detail, Detail::Full) {
             text_field(field, &mapping)
         } else {
             null_text()
@@ -558,6 +576,14 @@ pub fn read_tabular(path: &Path, format: LogFormat, mapping: &Mapping, detail: D
         .select(columns)
         .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
         .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
+    let query = match detail {
+        Detail::Full => query,
+        Detail::Audit(rules) => {
+            let mut compact = audit_projection(rules);
+            compact.push(col(REASON));
+            query.select(compact)
+        }
+    };
     // The streaming engine parses the file in morsels: the raw text is never held whole.
     // One query without sinks always gives a single frame.
     let frame = query
