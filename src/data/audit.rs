@@ -10,7 +10,9 @@ use polars::prelude::*;
 use serde::Serialize;
 
 use super::canonical as c;
-use super::classify::{self, CLASS_CODE, JOB_KEY, LABEL_CODE, RULE_CLASS_CODE, RULE_INDEX, run_features};
+use std::collections::HashMap;
+
+use super::classify::{JOB_KEY, classify_jobs, label_rule_index, no_rule_index, rule_name, with_run_features};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -85,14 +87,6 @@ pub struct ClassBreakdown {
 }
 
 impl ClassBreakdown {
-    fn get_mut(&mut self, class: WorkloadClass) -> &mut ClassSummary {
-        match class {
-            WorkloadClass::Training => &mut self.training,
-            WorkloadClass::Inference => &mut self.inference,
-            WorkloadClass::Burst => &mut self.burst,
-        }
-    }
-
     pub fn get(&self, class: WorkloadClass) -> &ClassSummary {
         match class {
             WorkloadClass::Training => &self.training,
@@ -228,143 +222,6 @@ fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> 
     })
 }
 
-/// The runs with their classification features: computed here unless the reader did.
-fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> LazyFrame {
-    let lf = runs.clone().lazy();
-    if runs.column(JOB_KEY).is_ok() {
-        lf
-    } else {
-        lf.with_columns(run_features(rules))
-    }
-}
-
-/// Classified runs that touch the window, clipped to it (`s`, `e` in ms), with the weight
-/// 1 / (the job's runs in the window) so that summing weights counts jobs.
-fn clipped_runs(runs: &DataFrame, rules: &ClassificationRules, window: &Window) -> Result<DataFrame, String> {
-    let start = col(c::START)
-        .cast(DataType::Int64)
-        .clip(lit(window.start_ms), lit(window.end_ms));
-    let end = col(c::END)
-        .cast(DataType::Int64)
-        .fill_null(lit(window.end_ms))
-        .clip(lit(window.start_ms), lit(window.end_ms));
-    classify::classify_runs(with_features(runs, rules), rules, window.end_ms)
-        .map_err(err)?
-        // Runs that touch the window, edges included: a job started at the log's last instant counts.
-        .filter(
-            col(c::START).cast(DataType::Int64).lt_eq(lit(window.end_ms)).and(
-                col(c::END)
-                    .cast(DataType::Int64)
-                    .fill_null(lit(window.end_ms))
-                    .gt_eq(lit(window.start_ms)),
-            ),
-        )
-        .select([
-            col(c::CLUSTER),
-            col(CLASS_CODE),
-            col(RULE_INDEX),
-            col(LABEL_CODE),
-            col(RULE_CLASS_CODE),
-            start.alias("s"),
-            end.alias("e"),
-            col(c::GPUS),
-            col(c::GPU_UTIL_FRAC),
-            (lit(1.0) / len().over([col(JOB_KEY)]).map_err(err)?.cast(DataType::Float64)).alias(JOB_WEIGHT),
-        ])
-        .collect()
-        .map_err(err)
-}
-
-const JOB_WEIGHT: &str = "__job_weight";
-
-/// Per cluster and class: jobs, GPU-hours, and utilization-weighted GPU-hours.
-struct ClassTotals {
-    jobs: u64,
-    gpu_hours: f64,
-    util_gpu_hours: f64,
-    util_weight: f64,
-}
-
-fn class_totals(clipped: &DataFrame, by_cluster: bool) -> Result<BTreeMap<(String, usize), ClassTotals>, String> {
-    let hours = (col("e") - col("s")).cast(DataType::Float64) / lit(MS_PER_HOUR);
-    let gpu_hours = col(c::GPUS) * hours;
-    let weight = when(col(c::GPU_UTIL_FRAC).is_not_null())
-        .then(gpu_hours.clone())
-        .otherwise(lit(0.0));
-    let keys = if by_cluster {
-        vec![col(c::CLUSTER), col(CLASS_CODE)]
-    } else {
-        vec![col(CLASS_CODE)]
-    };
-    let grouped = clipped
-        .clone()
-        .lazy()
-        .group_by(keys)
-        .agg([
-            col(JOB_WEIGHT).sum().alias("jobs"),
-            gpu_hours.sum().alias("gpu_hours"),
-            (col(c::GPU_UTIL_FRAC).fill_null(lit(0.0)) * weight.clone())
-                .sum()
-                .alias("util_gpu_hours"),
-            weight.sum().alias("util_weight"),
-        ])
-        .collect()
-        .map_err(err)?;
-    let classes = grouped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
-    let clusters = if by_cluster {
-        Some(grouped.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone())
-    } else {
-        None
-    };
-    let floats = |name: &str| -> Result<Float64Chunked, String> {
-        Ok(grouped.column(name).map_err(err)?.f64().map_err(err)?.clone())
-    };
-    let (jobs, gpu_hours, util_gpu_hours, util_weight) = (
-        floats("jobs")?,
-        floats("gpu_hours")?,
-        floats("util_gpu_hours")?,
-        floats("util_weight")?,
-    );
-    let mut out = BTreeMap::new();
-    for i in 0..grouped.height() {
-        let cluster = clusters.as_ref().and_then(|c| c.get(i)).unwrap_or("").to_string();
-        out.insert(
-            (cluster, classes.get(i).unwrap_or(0) as usize),
-            ClassTotals {
-                jobs: jobs.get(i).unwrap_or(0.0).round() as u64,
-                gpu_hours: gpu_hours.get(i).unwrap_or(0.0),
-                util_gpu_hours: util_gpu_hours.get(i).unwrap_or(0.0),
-                util_weight: util_weight.get(i).unwrap_or(0.0),
-            },
-        );
-    }
-    Ok(out)
-}
-
-fn breakdown_of(totals: &BTreeMap<(String, usize), ClassTotals>, cluster: &str) -> ClassBreakdown {
-    let mut breakdown = ClassBreakdown {
-        training: Default::default(),
-        inference: Default::default(),
-        burst: Default::default(),
-    };
-    let all: f64 = WorkloadClass::ALL
-        .iter()
-        .filter_map(|k| totals.get(&(cluster.to_string(), *k as usize)))
-        .map(|t| t.gpu_hours)
-        .sum();
-    for class in WorkloadClass::ALL {
-        if let Some(t) = totals.get(&(cluster.to_string(), class as usize)) {
-            *breakdown.get_mut(class) = ClassSummary {
-                jobs: t.jobs,
-                gpu_hours: t.gpu_hours,
-                gpu_hours_share: if all > 0.0 { t.gpu_hours / all } else { 0.0 },
-                mean_util_frac: (t.util_weight > 0.0).then(|| t.util_gpu_hours / t.util_weight),
-            };
-        }
-    }
-    breakdown
-}
-
 /// Minute-resolution occupancy of one cluster, built from difference arrays: a run adds its
 /// GPUs to every minute it touches.
 struct Occupancy {
@@ -416,6 +273,40 @@ fn percentile(values: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// Per cluster, what the runs in the window added up to.
+struct ClusterAccumulator {
+    name: String,
+    occupancy: Occupancy,
+    gpu_hours: [f64; 3],
+    util_gpu_hours: [f64; 3],
+    util_weight: [f64; 3],
+    jobs: [u64; 3],
+    runs: u64,
+}
+
+fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3], jobs: [u64; 3]) -> ClassBreakdown {
+    let all: f64 = gpu_hours.iter().sum();
+    let summary = |k: usize| ClassSummary {
+        jobs: jobs[k],
+        gpu_hours: gpu_hours[k],
+        gpu_hours_share: if all > 0.0 { gpu_hours[k] / all } else { 0.0 },
+        mean_util_frac: (util_weight[k] > 0.0).then(|| util_gpu_hours[k] / util_weight[k]),
+    };
+    ClassBreakdown {
+        training: summary(0),
+        inference: summary(1),
+        burst: summary(2),
+    }
+}
+
+/// The runs with their classification features: computed here unless the reader did.
+fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> Result<DataFrame, String> {
+    if runs.column(JOB_KEY).is_ok() {
+        return Ok(runs.clone());
+    }
+    with_run_features(runs.clone().lazy(), rules).collect().map_err(err)
+}
+
 pub fn audit(
     runs: &DataFrame,
     quarantine: &Quarantine,
@@ -423,145 +314,150 @@ pub fn audit(
     settings: &AuditSettings,
 ) -> Result<AuditReport, String> {
     let window = resolve_window(runs, settings.window)?;
-    let clipped = clipped_runs(runs, rules, &window)?;
-    let per_cluster = class_totals(&clipped, true)?;
-    let overall = class_totals(&clipped, false)?;
-
+    let runs = with_features(runs, rules)?;
+    let jobs = classify_jobs(&runs, rules, window.end_ms)?;
     let minutes = ((window.end_ms - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE).max(1) as usize;
-    let mut occupancy: Vec<(String, Occupancy, u64)> = Vec::new();
-    let mut cluster_index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let cluster_col = clipped.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
-    let class_col = clipped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
-    let start_col = clipped.column("s").map_err(err)?.i64().map_err(err)?.clone();
-    let end_col = clipped.column("e").map_err(err)?.i64().map_err(err)?.clone();
-    let gpus_col = clipped.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
-    let util_col = clipped
-        .column(c::GPU_UTIL_FRAC)
-        .map_err(err)?
-        .f64()
-        .map_err(err)?
-        .clone();
+
+    let cluster_col = runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
+    let int64 = |name: &str| -> Result<Int64Chunked, String> {
+        Ok(runs
+            .column(name)
+            .map_err(err)?
+            .cast(&DataType::Int64)
+            .map_err(err)?
+            .i64()
+            .map_err(err)?
+            .clone())
+    };
+    let (start_col, end_col) = (int64(c::START)?, int64(c::END)?);
+    let gpus_col = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
+    let util_col = runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone();
+
+    let mut accumulators: Vec<ClusterAccumulator> = Vec::new();
+    let mut cluster_index: HashMap<String, usize> = HashMap::new();
+    // For each job touching the window: its cluster (+1; 0 = not in the window).
+    let mut job_cluster = vec![0u32; jobs.class.len()];
+    let rule_count = no_rule_index(rules) as usize + 1;
+    let mut rule_gpu_hours = vec![0.0; rule_count];
     let rows = cluster_col
         .iter()
-        .zip(class_col.iter())
         .zip(start_col.iter())
         .zip(end_col.iter())
         .zip(gpus_col.iter())
         .zip(util_col.iter());
-    for (((((cluster, class), start), end), gpus), util) in rows {
-        let (Some(cluster), Some(start), Some(end)) = (cluster, start, end) else {
+    for (row, ((((cluster, start), end), gpus), util)) in rows.enumerate() {
+        let (Some(cluster), Some(start)) = (cluster, start) else {
             continue;
         };
+        let end = end.unwrap_or(window.end_ms);
+        // Runs that touch the window, edges included: a job started at the log's last instant counts.
+        if start > window.end_ms || end < window.start_ms {
+            continue;
+        }
+        let (s, e) = (
+            start.clamp(window.start_ms, window.end_ms),
+            end.clamp(window.start_ms, window.end_ms),
+        );
         let index = match cluster_index.get(cluster) {
             Some(&i) => i,
             None => {
-                cluster_index.insert(cluster.to_string(), occupancy.len());
-                occupancy.push((cluster.to_string(), Occupancy::new(minutes), 0));
-                occupancy.len() - 1
+                cluster_index.insert(cluster.to_string(), accumulators.len());
+                accumulators.push(ClusterAccumulator {
+                    name: cluster.to_string(),
+                    occupancy: Occupancy::new(minutes),
+                    gpu_hours: [0.0; 3],
+                    util_gpu_hours: [0.0; 3],
+                    util_weight: [0.0; 3],
+                    jobs: [0; 3],
+                    runs: 0,
+                });
+                accumulators.len() - 1
             }
         };
-        let (_, occ, runs_seen) = &mut occupancy[index];
-        *runs_seen += 1;
+        let job = jobs.job_of_run[row] as usize;
+        let class = jobs.class[job] as usize;
         let gpus = gpus.unwrap_or(0.0);
-        let first = ((start - window.start_ms) / MS_PER_MINUTE) as usize;
-        let last = ((end - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE) as usize;
-        let class = class.unwrap_or(0) as usize;
-        occ.add(
+        let gpu_hours = gpus * (e - s) as f64 / MS_PER_HOUR;
+        let acc = &mut accumulators[index];
+        acc.runs += 1;
+        acc.gpu_hours[class] += gpu_hours;
+        if let Some(util) = util {
+            acc.util_gpu_hours[class] += util * gpu_hours;
+            acc.util_weight[class] += gpu_hours;
+        }
+        let first = ((s - window.start_ms) / MS_PER_MINUTE) as usize;
+        let last = ((e - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE) as usize;
+        acc.occupancy.add(
             first.min(minutes),
             last.min(minutes),
             class,
             gpus,
             gpus * util.unwrap_or(1.0),
         );
+        job_cluster[job] = index as u32 + 1;
+        rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
     }
-    occupancy.sort_by(|a, b| a.0.cmp(&b.0));
-    let runs_total: u64 = occupancy.iter().map(|(_, _, n)| n).sum();
 
-    let mut clusters = Vec::new();
-    let window_hours = (window.end_ms - window.start_ms) as f64 / MS_PER_HOUR;
-    for (name, mut occ, _) in occupancy {
-        occ.integrate();
-        let breakdown = breakdown_of(&per_cluster, &name);
-        let busy: Vec<f64> = (0..minutes)
-            .map(|m| occ.busy_by_class.iter().map(|s| s[m]).sum())
-            .collect();
-        let peak = busy.iter().copied().fold(0.0, f64::max);
-        let pricing = settings.clusters.iter().find(|p| p.name == name);
-        let (capacity, capacity_source) = match pricing.and_then(|p| p.capacity_gpus) {
-            Some(capacity) => (capacity, "plan"),
-            None => (peak, "observed peak"),
-        };
-        let (usd_per_gpu_hour, price_source) = match pricing {
-            Some(p) => (p.usd_per_gpu_hour, p.source.clone()),
-            None => (settings.default_usd_per_gpu_hour, settings.default_price_source.clone()),
-        };
-        let gpu_hours: f64 = WorkloadClass::ALL.iter().map(|&k| breakdown.get(k).gpu_hours).sum();
-        let jobs: u64 = WorkloadClass::ALL.iter().map(|&k| breakdown.get(k).jobs).sum();
-        let utilization_reported = WorkloadClass::ALL
-            .iter()
-            .any(|&k| breakdown.get(k).mean_util_frac.is_some());
-        let utilized_hours: f64 = occ.utilized.iter().sum::<f64>() / MINUTES_PER_HOUR as f64;
-        let capacity_hours = capacity * window_hours;
-        let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
-        let non_training: Vec<usize> = (0..minutes).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
-        let non_training_time_frac = non_training.len() as f64 / minutes as f64;
-        let non_training_utilization_frac = if non_training.is_empty() || capacity <= 0.0 {
-            0.0
-        } else {
-            (non_training.iter().map(|&m| occ.utilized[m]).sum::<f64>() / (non_training.len() as f64 * capacity))
-                .min(1.0)
-        };
-        let monthly_cost_usd = capacity * usd_per_gpu_hour * settings.hours_per_month;
-        let stranded = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);
-        let utilization_frac = share(utilized_hours, capacity_hours);
-        let mut flags = Vec::new();
-        if WorkloadClass::ALL.iter().all(|&k| breakdown.get(k).jobs > 0) {
-            flags.push("runs all three classes: separate them".to_string());
+    let mut rule_jobs = vec![0u64; rule_count];
+    let mut matrix = [[0u64; 3]; 3];
+    for (job, &cluster) in job_cluster.iter().enumerate() {
+        if cluster == 0 {
+            continue;
         }
-        if utilization_frac < settings.min_utilization_frac {
-            flags.push(format!(
-                "below {:.0} % utilization: candidate for a shorter commitment",
-                settings.min_utilization_frac * 100.0
-            ));
+        let class = jobs.class[job] as usize;
+        accumulators[cluster as usize - 1].jobs[class] += 1;
+        rule_jobs[jobs.rule[job] as usize] += 1;
+        if let Some(label) = jobs.label_class[job] {
+            // No rule matched: training by default.
+            matrix[label as usize][jobs.rule_class[job].unwrap_or(WorkloadClass::Training) as usize] += 1;
         }
-        if !utilization_reported {
-            flags.push("no utilization in the log: allocation counted as use".to_string());
-        }
-        clusters.push(ClusterAudit {
-            name,
-            capacity_gpus: capacity,
-            capacity_source: capacity_source.to_string(),
-            jobs,
-            gpu_hours,
-            allocation_frac: share(gpu_hours, capacity_hours),
-            utilization_frac,
-            utilization_reported,
-            peak_concurrent_gpus: peak,
-            p95_concurrent_gpus: percentile(&busy, 0.95),
-            classes: breakdown,
-            non_training_time_frac,
-            non_training_utilization_frac,
-            usd_per_gpu_hour,
-            price_source,
-            monthly_cost_usd,
-            stranded_usd_per_month: stranded,
-            flags,
-            hourly: HourlySeries {
-                start_ms: window.start_ms,
-                busy_gpus: hourly_means(&busy),
-                utilized_gpus: hourly_means(&occ.utilized),
-                training_gpus: hourly_means(&occ.busy_by_class[0]),
-                inference_gpus: hourly_means(&occ.busy_by_class[1]),
-                burst_gpus: hourly_means(&occ.busy_by_class[2]),
-            },
-        });
     }
-    let classes = breakdown_of(&overall, "");
-    let gpu_hours_total: f64 = clusters.iter().map(|c| c.gpu_hours).sum();
-    let jobs_total = clusters.iter().map(|c| c.jobs).sum();
+
+    accumulators.sort_by(|a, b| a.name.cmp(&b.name));
+    let runs_total: u64 = accumulators.iter().map(|a| a.runs).sum();
+    let (mut all_hours, mut all_util, mut all_weight, mut all_jobs) = ([0.0; 3], [0.0; 3], [0.0; 3], [0u64; 3]);
+    let window_hours = (window.end_ms - window.start_ms) as f64 / MS_PER_HOUR;
+    let mut clusters = Vec::new();
+    for acc in accumulators {
+        for k in 0..3 {
+            all_hours[k] += acc.gpu_hours[k];
+            all_util[k] += acc.util_gpu_hours[k];
+            all_weight[k] += acc.util_weight[k];
+            all_jobs[k] += acc.jobs[k];
+        }
+        let breakdown = summaries(acc.gpu_hours, acc.util_gpu_hours, acc.util_weight, acc.jobs);
+        clusters.push(cluster_audit(acc, breakdown, minutes, window_hours, &window, settings));
+    }
+    let classes = summaries(all_hours, all_util, all_weight, all_jobs);
+    let gpu_hours_total: f64 = all_hours.iter().sum();
+    let mut rule_uses: Vec<RuleUse> = (0..rule_count)
+        .filter(|&i| rule_jobs[i] > 0)
+        .map(|i| RuleUse {
+            rule: rule_name(rules, i as u32),
+            class: rules.rules.get(i).map_or_else(
+                || {
+                    if i as u32 == label_rule_index(rules) {
+                        "labels".to_string()
+                    } else {
+                        WorkloadClass::Training.label().to_string()
+                    }
+                },
+                |r| r.class.label().to_string(),
+            ),
+            jobs: rule_jobs[i],
+            gpu_hours: rule_gpu_hours[i],
+        })
+        .collect();
+    rule_uses.sort_by(|a, b| b.gpu_hours.total_cmp(&a.gpu_hours));
+    let labeled: u64 = matrix.iter().flatten().sum();
+    let label_agreement = (labeled > 0).then(|| LabelAgreement {
+        labeled_jobs: labeled,
+        agreement_frac: (0..3).map(|i| matrix[i][i]).sum::<u64>() as f64 / labeled as f64,
+        matrix,
+    });
     Ok(AuditReport {
         window,
-        jobs_total,
+        jobs_total: all_jobs.iter().sum(),
         runs_total,
         rows_rejected: quarantine.counts.clone(),
         rows_rejected_total: quarantine.total(),
@@ -570,80 +466,97 @@ pub fn audit(
         gpu_hours_counting: "each run (attempt) clipped to the window and summed: gaps between attempts hold no GPUs",
         classes,
         clusters,
-        rules: rule_uses(&clipped, rules)?,
-        label_agreement: label_agreement(&clipped)?,
+        rules: rule_uses,
+        label_agreement,
     })
 }
 
-fn rule_uses(clipped: &DataFrame, rules: &ClassificationRules) -> Result<Vec<RuleUse>, String> {
-    let hours = (col("e") - col("s")).cast(DataType::Float64) / lit(MS_PER_HOUR);
-    let grouped = clipped
-        .clone()
-        .lazy()
-        .group_by([col(RULE_INDEX), col(CLASS_CODE)])
-        .agg([
-            col(JOB_WEIGHT).sum().alias("jobs"),
-            (col(c::GPUS) * hours).sum().alias("gpu_hours"),
-        ])
-        .sort(
-            ["gpu_hours"],
-            SortMultipleOptions::default().with_order_descending(true),
-        )
-        .collect()
-        .map_err(err)?;
-    let indexes = grouped.column(RULE_INDEX).map_err(err)?.u32().map_err(err)?.clone();
-    let classes = grouped.column(CLASS_CODE).map_err(err)?.u32().map_err(err)?.clone();
-    let jobs = grouped.column("jobs").map_err(err)?.f64().map_err(err)?.clone();
-    let hours = grouped.column("gpu_hours").map_err(err)?.f64().map_err(err)?.clone();
-    Ok((0..grouped.height())
-        .map(|i| RuleUse {
-            rule: classify::rule_name(rules, indexes.get(i).unwrap_or(u32::MAX)),
-            class: class_of_code(classes.get(i).unwrap_or(0)).label().to_string(),
-            jobs: jobs.get(i).unwrap_or(0.0).round() as u64,
-            gpu_hours: hours.get(i).unwrap_or(0.0),
-        })
-        .collect())
-}
-
-fn class_of_code(code: u32) -> WorkloadClass {
-    WorkloadClass::ALL
-        .into_iter()
-        .find(|c| *c as u32 == code)
-        .unwrap_or(WorkloadClass::Training)
-}
-
-fn label_agreement(clipped: &DataFrame) -> Result<Option<LabelAgreement>, String> {
-    let grouped = clipped
-        .clone()
-        .lazy()
-        .filter(col(LABEL_CODE).is_not_null())
-        .group_by([col(LABEL_CODE), col(RULE_CLASS_CODE)])
-        .agg([col(JOB_WEIGHT).sum().alias("jobs")])
-        .collect()
-        .map_err(err)?;
-    let labels = grouped.column(LABEL_CODE).map_err(err)?.u32().map_err(err)?.clone();
-    let rules = grouped
-        .column(RULE_CLASS_CODE)
-        .map_err(err)?
-        .u32()
-        .map_err(err)?
-        .clone();
-    let jobs = grouped.column("jobs").map_err(err)?.f64().map_err(err)?.clone();
-    let mut matrix = [[0u64; 3]; 3];
-    for i in 0..grouped.height() {
-        let label = class_of_code(labels.get(i).unwrap_or(0)) as usize;
-        // No rule matched: training by default.
-        let rule = class_of_code(rules.get(i).unwrap_or(WorkloadClass::Training as u32)) as usize;
-        matrix[label][rule] += jobs.get(i).unwrap_or(0.0).round() as u64;
+/// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.
+fn cluster_audit(
+    acc: ClusterAccumulator,
+    breakdown: ClassBreakdown,
+    minutes: usize,
+    window_hours: f64,
+    window: &Window,
+    settings: &AuditSettings,
+) -> ClusterAudit {
+    let ClusterAccumulator {
+        name,
+        mut occupancy,
+        gpu_hours,
+        util_weight,
+        jobs,
+        ..
+    } = acc;
+    occupancy.integrate();
+    let occ = occupancy;
+    let busy: Vec<f64> = (0..minutes)
+        .map(|m| occ.busy_by_class.iter().map(|s| s[m]).sum())
+        .collect();
+    let peak = busy.iter().copied().fold(0.0, f64::max);
+    let pricing = settings.clusters.iter().find(|p| p.name == name);
+    let (capacity, capacity_source) = match pricing.and_then(|p| p.capacity_gpus) {
+        Some(capacity) => (capacity, "plan"),
+        None => (peak, "observed peak"),
+    };
+    let (usd_per_gpu_hour, price_source) = match pricing {
+        Some(p) => (p.usd_per_gpu_hour, p.source.clone()),
+        None => (settings.default_usd_per_gpu_hour, settings.default_price_source.clone()),
+    };
+    let gpu_hours: f64 = gpu_hours.iter().sum();
+    let utilization_reported = util_weight.iter().sum::<f64>() > 0.0;
+    let utilized_hours: f64 = occ.utilized.iter().sum::<f64>() / MINUTES_PER_HOUR as f64;
+    let capacity_hours = capacity * window_hours;
+    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
+    let non_training: Vec<usize> = (0..minutes).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
+    let non_training_time_frac = non_training.len() as f64 / minutes as f64;
+    let non_training_utilization_frac = if non_training.is_empty() || capacity <= 0.0 {
+        0.0
+    } else {
+        (non_training.iter().map(|&m| occ.utilized[m]).sum::<f64>() / (non_training.len() as f64 * capacity)).min(1.0)
+    };
+    let monthly_cost_usd = capacity * usd_per_gpu_hour * settings.hours_per_month;
+    let stranded = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);
+    let utilization_frac = share(utilized_hours, capacity_hours);
+    let mut flags = Vec::new();
+    if jobs.iter().all(|&j| j > 0) {
+        flags.push("runs all three classes: separate them".to_string());
     }
-    let labeled: u64 = matrix.iter().flatten().sum();
-    if labeled == 0 {
-        return Ok(None);
+    if utilization_frac < settings.min_utilization_frac {
+        flags.push(format!(
+            "below {:.0} % utilization: candidate for a shorter commitment",
+            settings.min_utilization_frac * 100.0
+        ));
     }
-    let agreeing: u64 = (0..3).map(|i| matrix[i][i]).sum();
-    Ok(Some(LabelAgreement {
-        labeled_jobs: labeled,
-        agreement_frac: agreeing as f64 / labeled as f64,
-        matrix,
-    }))
+    if !utilization_reported {
+        flags.push("no utilization in the log: allocation counted as use".to_string());
+    }
+    ClusterAudit {
+        name,
+        capacity_gpus: capacity,
+        capacity_source: capacity_source.to_string(),
+        jobs: jobs.iter().sum(),
+        gpu_hours,
+        allocation_frac: share(gpu_hours, capacity_hours),
+        utilization_frac,
+        utilization_reported,
+        peak_concurrent_gpus: peak,
+        p95_concurrent_gpus: percentile(&busy, 0.95),
+        classes: breakdown,
+        non_training_time_frac,
+        non_training_utilization_frac,
+        usd_per_gpu_hour,
+        price_source,
+        monthly_cost_usd,
+        stranded_usd_per_month: stranded,
+        flags,
+        hourly: HourlySeries {
+            start_ms: window.start_ms,
+            busy_gpus: hourly_means(&busy),
+            utilized_gpus: hourly_means(&occ.utilized),
+            training_gpus: hourly_means(&occ.busy_by_class[0]),
+            inference_gpus: hourly_means(&occ.busy_by_class[1]),
+            burst_gpus: hourly_means(&occ.busy_by_class[2]),
+        },
+    }
 }

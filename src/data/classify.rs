@@ -1,16 +1,19 @@
 //! Classifying jobs in two steps, so that ten million runs classify in seconds:
 //!
-//! 1. `run_features`: per run, from its own columns, a 64-bit job key (cluster, job_id), a
-//!    64-bit key of the name's stem (digits and hex ids removed), one boolean per rule
-//!    pattern, and the class its label stands for. Cheap, row by row: the audit computes them
-//!    while a log streams in, so names and ids are never held for every row.
-//! 2. `classify_runs`: job-level values as window expressions over the job key (run hours,
-//!    GPUs, utilization, any attempt's name matching), stem statistics for sweeps and
-//!    services, then the ordered rules of `catalogs/classification.toml` as one expression.
-//!    An explicit label wins; every run carries the index of the rule that decided its job.
+//! 1. `with_run_features` (Polars, row by row): a 64-bit job key (cluster, job_id), a 64-bit key of
+//!    the name's stem (digits and hex ids removed), one boolean per rule pattern, and the class
+//!    the run's label stands for. The audit computes them while a log streams in, so names and
+//!    ids are never held for every row.
+//! 2. `classify_jobs` (one pass in Rust over the runs sorted by job key): job-level values (run
+//!    hours summed over attempts, most GPUs, utilization, any attempt's name matching), stem
+//!    statistics for sweeps and services, then the ordered rules of
+//!    `catalogs/classification.toml`. An explicit label wins; every job keeps the index of the
+//!    rule that decided it.
 //!
 //! Keys are hashes: two (cluster, job_id) pairs colliding in 64 bits would be counted as one
 //! job; at ten million jobs the chance is about one in three hundred thousand.
+
+use std::collections::HashMap;
 
 use polars::prelude::*;
 
@@ -21,27 +24,16 @@ pub const JOB_KEY: &str = "job_key";
 pub const STEM_KEY: &str = "stem_key";
 /// The class of the run's label (`WorkloadClass as u32`), null when unlabeled or unknown.
 pub const LABEL_CODE: &str = "label_code";
-/// The job's class, `WorkloadClass as u32`.
-pub const CLASS_CODE: &str = "class_code";
-/// The class the rules alone give the job, to compare with labels; null when no rule matched.
-pub const RULE_CLASS_CODE: &str = "rule_class_code";
-/// Index of the deciding rule in the rule list; see `rule_name`.
-pub const RULE_INDEX: &str = "rule_index";
-/// The job's number of runs: Σ 1/runs_of_job over runs counts jobs.
-pub const RUNS_OF_JOB: &str = "runs_of_job";
-pub const RUN_HOURS: &str = "run_hours";
 const MS_PER_HOUR: f64 = 3_600_000.0;
-const JOB_LABEL: &str = "__job_label";
-const JOB_STEM: &str = "__job_stem";
-const STEM_JOBS: &str = "__stem_jobs";
-const STEM_OVERLAP: &str = "__stem_overlap";
+/// Rule patterns are carried as bits of a 128-bit mask.
+pub const MAX_RULES: usize = 128;
 
 fn name_flag(i: usize) -> String {
-    format!("__name_rule_{i}")
+    format!("name_rule_{i}")
 }
 
 fn queue_flag(i: usize) -> String {
-    format!("__queue_rule_{i}")
+    format!("queue_rule_{i}")
 }
 
 /// The name of the rule at `index` (the label pseudo-rule and "no rule" follow the list).
@@ -54,11 +46,13 @@ pub fn rule_name(rules: &ClassificationRules, index: u32) -> String {
     }
 }
 
-fn label_rule_index(rules: &ClassificationRules) -> u32 {
+/// The pseudo-rule index of jobs decided by their label.
+pub fn label_rule_index(rules: &ClassificationRules) -> u32 {
     rules.rules.len() as u32
 }
 
-fn no_rule_index(rules: &ClassificationRules) -> u32 {
+/// The pseudo-rule index of jobs no rule matched (training by default).
+pub fn no_rule_index(rules: &ClassificationRules) -> u32 {
     rules.rules.len() as u32 + 1
 }
 
@@ -78,7 +72,7 @@ fn contains_any(column: &str, patterns: &[String]) -> Expr {
     let alternatives: Vec<String> = patterns.iter().map(|p| regex_escape(&p.to_lowercase())).collect();
     col(column)
         .str()
-        .contains(lit(format!("(?i)({})", alternatives.join("|"))), false)
+        .contains(lit(alternatives.join("|")), false)
         .fill_null(lit(false))
 }
 
@@ -106,11 +100,12 @@ fn label_code(rules: &ClassificationRules) -> Expr {
 }
 
 /// Per-run features from the canonical columns (see the module comment).
-pub fn run_features(rules: &ClassificationRules) -> Vec<Expr> {
+/// Adds the per-run classification features (see the module comment) to canonical runs.
+/// Names and queues are lowercased once, then each rule's patterns run as a case-sensitive
+/// alternation of literals, which the regex engine searches for all at once.
+pub fn with_run_features(runs: LazyFrame, rules: &ClassificationRules) -> LazyFrame {
     let cluster = hash(col(c::CLUSTER), 0x9e37_79b9_7f4a_7c15);
-    let stem = col(c::NAME)
-        .str()
-        .to_lowercase()
+    let stem = col(LOWER_NAME)
         .str()
         .replace_all(lit("[0-9a-f]{6,}|[0-9]+"), lit("#"), false);
     let mut features = vec![
@@ -118,7 +113,7 @@ pub fn run_features(rules: &ClassificationRules) -> Vec<Expr> {
             .clone()
             .xor(hash(col(c::JOB_ID), 0xc2b2_ae3d_27d4_eb4f))
             .alias(JOB_KEY),
-        when(col(c::NAME).is_not_null())
+        when(col(LOWER_NAME).is_not_null())
             .then(cluster.xor(hash(stem, 0x1656_67b1_9e37_79f9)))
             .otherwise(lit(NULL).cast(DataType::UInt64))
             .alias(STEM_KEY),
@@ -126,16 +121,24 @@ pub fn run_features(rules: &ClassificationRules) -> Vec<Expr> {
     ];
     for (i, rule) in rules.rules.iter().enumerate() {
         if !rule.name_patterns.is_empty() {
-            features.push(contains_any(c::NAME, &rule.name_patterns).alias(name_flag(i)));
+            features.push(contains_any(LOWER_NAME, &rule.name_patterns).alias(name_flag(i)));
         }
         if !rule.queue_patterns.is_empty() {
-            features.push(contains_any(c::QUEUE, &rule.queue_patterns).alias(queue_flag(i)));
+            features.push(contains_any(LOWER_QUEUE, &rule.queue_patterns).alias(queue_flag(i)));
         }
     }
-    features
+    runs.with_columns([
+        col(c::NAME).str().to_lowercase().alias(LOWER_NAME),
+        col(c::QUEUE).str().to_lowercase().alias(LOWER_QUEUE),
+    ])
+    .with_columns(features)
+    .drop(by_name([LOWER_NAME, LOWER_QUEUE], true, false))
 }
 
-/// The columns `run_features` adds.
+const LOWER_NAME: &str = "__lower_name";
+const LOWER_QUEUE: &str = "__lower_queue";
+
+/// The columns `with_run_features` adds.
 pub fn feature_columns(rules: &ClassificationRules) -> Vec<String> {
     let mut names = vec![JOB_KEY.to_string(), STEM_KEY.to_string(), LABEL_CODE.to_string()];
     for (i, rule) in rules.rules.iter().enumerate() {
@@ -149,170 +152,261 @@ pub fn feature_columns(rules: &ClassificationRules) -> Vec<String> {
     names
 }
 
-/// True when every condition of `rule` holds for the job (job-level columns).
-fn rule_condition(i: usize, rule: &ClassRule) -> Expr {
-    let mut condition = lit(true);
-    let mut and = |e: Expr| condition = condition.clone().and(e);
-    if !rule.name_patterns.is_empty() {
-        and(col(name_flag(i)));
-    }
-    if !rule.queue_patterns.is_empty() {
-        and(col(queue_flag(i)));
-    }
-    let bound = |column: &str, min: Option<f64>, max: Option<f64>| {
-        let mut e = lit(true);
-        if let Some(min) = min {
-            e = e.and(col(column).gt_eq(lit(min)).fill_null(lit(false)));
-        }
-        if let Some(max) = max {
-            e = e.and(col(column).lt_eq(lit(max)).fill_null(lit(false)));
-        }
-        e
-    };
-    and(bound(RUN_HOURS, rule.min_hours, rule.max_hours));
-    and(bound("__job_gpus", rule.min_gpus, rule.max_gpus));
-    and(bound("__job_util", rule.min_util, rule.max_util));
-    if let Some(min) = rule.min_repeats {
-        and(col(STEM_JOBS).gt_eq(lit(f64::from(min))).fill_null(lit(false)));
-    }
-    if let Some(min) = rule.min_overlap {
-        and(col(STEM_OVERLAP).gt_eq(lit(min)).fill_null(lit(false)));
-    }
-    condition
+fn err(e: PolarsError) -> String {
+    e.to_string()
 }
 
-/// `first rule whose condition holds → value(index, rule)`, else null.
-fn first_match(rules: &[ClassRule], value: impl Fn(usize, &ClassRule) -> Expr) -> Expr {
-    rules
-        .iter()
-        .enumerate()
-        .rev()
-        .fold(lit(NULL).cast(DataType::UInt32), |otherwise, (i, rule)| {
-            when(rule_condition(i, rule)).then(value(i, rule)).otherwise(otherwise)
+/// What one job's runs say about it, built while walking its runs.
+#[derive(Debug, Clone, Copy)]
+struct JobFacts {
+    run_hours: f64,
+    gpus: f64,
+    util_gpu_hours: f64,
+    util_weight: f64,
+    name_matches: u128,
+    queue_matches: u128,
+    label: Option<u32>,
+    stem: Option<u64>,
+    first_ms: i64,
+    last_ms: i64,
+}
+
+impl JobFacts {
+    fn new() -> JobFacts {
+        JobFacts {
+            run_hours: 0.0,
+            gpus: 0.0,
+            util_gpu_hours: 0.0,
+            util_weight: 0.0,
+            name_matches: 0,
+            queue_matches: 0,
+            label: None,
+            stem: None,
+            first_ms: i64::MAX,
+            last_ms: i64::MIN,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct StemStats {
+    jobs: f64,
+    run_hours: f64,
+    first_ms: i64,
+    last_ms: i64,
+}
+
+/// Every run's job and every job's class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobClasses {
+    /// For each run (in the frame's order), the index of its job.
+    pub job_of_run: Vec<u32>,
+    /// For each job: its class, the rule that decided it (see `rule_name`), the class the rules
+    /// alone give (to compare with labels) and its label's class.
+    pub class: Vec<WorkloadClass>,
+    pub rule: Vec<u32>,
+    pub rule_class: Vec<Option<WorkloadClass>>,
+    pub label_class: Vec<Option<WorkloadClass>>,
+}
+
+fn class_of_code(code: u32) -> Option<WorkloadClass> {
+    WorkloadClass::ALL.into_iter().find(|c| *c as u32 == code)
+}
+
+fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &HashMap<u64, StemStats>) -> bool {
+    let bit = 1u128 << i;
+    let within = |value: Option<f64>, min: Option<f64>, max: Option<f64>| match value {
+        Some(v) => min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m),
+        None => min.is_none() && max.is_none(),
+    };
+    let util = (job.util_weight > 0.0).then(|| job.util_gpu_hours / job.util_weight);
+    let stem = job.stem.and_then(|s| stems.get(&s));
+    (rule.name_patterns.is_empty() || job.name_matches & bit != 0)
+        && (rule.queue_patterns.is_empty() || job.queue_matches & bit != 0)
+        && within(Some(job.run_hours), rule.min_hours, rule.max_hours)
+        && within(Some(job.gpus), rule.min_gpus, rule.max_gpus)
+        && within(util, rule.min_util, rule.max_util)
+        && rule
+            .min_repeats
+            .is_none_or(|min| stem.is_some_and(|s| s.jobs >= f64::from(min)))
+        && rule.min_overlap.is_none_or(|min| {
+            stem.is_some_and(|s| {
+                s.last_ms > s.first_ms && s.run_hours / ((s.last_ms - s.first_ms) as f64 / MS_PER_HOUR) >= min
+            })
         })
 }
 
-/// Runs with `run_features` in, their job's class out (see the module comment). Runs still
-/// open (no end) count up to `observation_end_ms`.
-pub fn classify_runs(runs: LazyFrame, rules: &ClassificationRules, observation_end_ms: i64) -> PolarsResult<LazyFrame> {
-    let job = [col(JOB_KEY)];
-    let stem = [col(JOB_STEM)];
-    let end_filled =
-        col(c::END).fill_null(lit(observation_end_ms).cast(DataType::Datetime(TimeUnit::Milliseconds, None)));
-    let hours = (end_filled.clone().cast(DataType::Int64) - col(c::START).cast(DataType::Int64))
-        .cast(DataType::Float64)
-        / lit(MS_PER_HOUR);
-    let util_weight = when(col(c::GPU_UTIL_FRAC).is_not_null())
-        .then(col(c::GPUS) * col("__hours"))
-        .otherwise(lit(0.0));
-
-    let mut job_level = vec![
-        len().over(job.clone())?.alias(RUNS_OF_JOB),
-        col("__hours").sum().over(job.clone())?.alias(RUN_HOURS),
-        col(c::GPUS).max().over(job.clone())?.alias("__job_gpus"),
-        ((col(c::GPU_UTIL_FRAC).fill_null(lit(0.0)) * util_weight.clone())
-            .sum()
-            .over(job.clone())?
-            / util_weight.sum().over(job.clone())?)
-        .alias("__job_util"),
-        col(LABEL_CODE).max().over(job.clone())?.alias(JOB_LABEL),
-        col(STEM_KEY).min().over(job.clone())?.alias(JOB_STEM),
-        col(c::START)
-            .cast(DataType::Int64)
-            .min()
-            .over(job.clone())?
-            .alias("__job_first"),
-        col("__end")
-            .cast(DataType::Int64)
-            .max()
-            .over(job.clone())?
-            .alias("__job_last"),
-    ];
-    // A job matches a pattern when any of its attempts' names (or queues) does.
+/// Bits of the rules whose pattern column is true on each row.
+fn pattern_bits(runs: &DataFrame, rules: &ClassificationRules, name: bool) -> Result<Vec<u128>, String> {
+    let mut bits = vec![0u128; runs.height()];
     for (i, rule) in rules.rules.iter().enumerate() {
-        if !rule.name_patterns.is_empty() {
-            job_level.push(
-                col(name_flag(i))
-                    .cast(DataType::UInt32)
-                    .max()
-                    .over(job.clone())?
-                    .cast(DataType::Boolean)
-                    .alias(name_flag(i)),
-            );
+        let patterns = if name {
+            &rule.name_patterns
+        } else {
+            &rule.queue_patterns
+        };
+        if patterns.is_empty() {
+            continue;
         }
-        if !rule.queue_patterns.is_empty() {
-            job_level.push(
-                col(queue_flag(i))
-                    .cast(DataType::UInt32)
-                    .max()
-                    .over(job.clone())?
-                    .cast(DataType::Boolean)
-                    .alias(queue_flag(i)),
-            );
+        let column = if name { name_flag(i) } else { queue_flag(i) };
+        let flags = runs.column(&column).map_err(err)?.bool().map_err(err)?.clone();
+        for (slot, flag) in bits.iter_mut().zip(flags.iter()) {
+            if flag == Some(true) {
+                *slot |= 1u128 << i;
+            }
         }
     }
-    // Jobs without a name have no stem: they are not one app's instances or a sweep.
-    let stem_level = vec![
-        when(col(JOB_STEM).is_not_null())
-            .then(
-                (lit(1.0) / col(RUNS_OF_JOB).cast(DataType::Float64))
-                    .sum()
-                    .over(stem.clone())?
-                    .round(0, RoundMode::HalfToEven),
-            )
-            .otherwise(lit(NULL).cast(DataType::Float64))
-            .alias(STEM_JOBS),
-        when(col(JOB_STEM).is_not_null())
-            .then(
-                col("__hours").sum().over(stem.clone())?
-                    / ((col("__job_last").max().over(stem.clone())? - col("__job_first").min().over(stem.clone())?)
-                        .cast(DataType::Float64)
-                        / lit(MS_PER_HOUR)),
-            )
-            .otherwise(lit(NULL).cast(DataType::Float64))
-            .alias(STEM_OVERLAP),
-    ];
-    let rule_class = first_match(&rules.rules, |_, r| lit(r.class as u32));
-    let rule_index = first_match(&rules.rules, |i, _| lit(i as u32));
-    let mut helpers: Vec<String> = vec![
-        "__hours",
-        "__end",
-        "__job_gpus",
-        "__job_util",
-        JOB_LABEL,
-        JOB_STEM,
-        "__job_first",
-        "__job_last",
-        STEM_JOBS,
-        STEM_OVERLAP,
-    ]
-    .into_iter()
-    .map(str::to_string)
-    .collect();
-    helpers.extend(feature_columns(rules).into_iter().filter(|n| n.starts_with("__")));
-    Ok(runs
-        .with_columns([hours.alias("__hours"), end_filled.alias("__end")])
-        .with_columns(job_level)
-        .with_columns(stem_level)
-        .with_columns([rule_class.alias(RULE_CLASS_CODE), rule_index.alias("__rule_index")])
-        .with_columns([
-            coalesce(&[
-                col(JOB_LABEL),
-                col(RULE_CLASS_CODE),
-                lit(WorkloadClass::Training as u32),
-            ])
-            .alias(CLASS_CODE),
-            when(col(JOB_LABEL).is_not_null())
-                .then(lit(label_rule_index(rules)))
-                .otherwise(col("__rule_index").fill_null(lit(no_rule_index(rules))))
-                .alias(RULE_INDEX),
-            col(JOB_LABEL).alias(LABEL_CODE),
-        ])
-        .drop(by_name(
-            helpers.iter().map(String::as_str).chain(["__rule_index"]),
-            true,
-            false,
-        )))
+    Ok(bits)
+}
+
+/// The columns a classification reads, taken out of the frame once.
+struct RunColumns {
+    keys: UInt64Chunked,
+    stems: UInt64Chunked,
+    labels: UInt32Chunked,
+    starts: Int64Chunked,
+    ends: Int64Chunked,
+    gpus: Float64Chunked,
+    utils: Float64Chunked,
+    name_bits: Vec<u128>,
+    queue_bits: Vec<u128>,
+}
+
+impl RunColumns {
+    fn of(runs: &DataFrame, rules: &ClassificationRules) -> Result<RunColumns, String> {
+        let int64 = |name: &str| -> Result<Int64Chunked, String> {
+            Ok(runs
+                .column(name)
+                .map_err(err)?
+                .cast(&DataType::Int64)
+                .map_err(err)?
+                .i64()
+                .map_err(err)?
+                .clone())
+        };
+        Ok(RunColumns {
+            keys: runs.column(JOB_KEY).map_err(err)?.u64().map_err(err)?.clone(),
+            stems: runs.column(STEM_KEY).map_err(err)?.u64().map_err(err)?.clone(),
+            labels: runs.column(LABEL_CODE).map_err(err)?.u32().map_err(err)?.clone(),
+            starts: int64(c::START)?,
+            ends: int64(c::END)?,
+            gpus: runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone(),
+            utils: runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone(),
+            name_bits: pattern_bits(runs, rules, true)?,
+            queue_bits: pattern_bits(runs, rules, false)?,
+        })
+    }
+
+    /// Walks the jobs in key order, calling `visit` with each job's facts and its rows.
+    fn each_job(&self, order: &[(u64, u32)], observation_end_ms: i64, mut visit: impl FnMut(&JobFacts, &[(u64, u32)])) {
+        let mut begin = 0;
+        while begin < order.len() {
+            let key = order[begin].0;
+            let end = begin + order[begin..].iter().take_while(|(k, _)| *k == key).count();
+            let mut job = JobFacts::new();
+            for &(_, row) in &order[begin..end] {
+                let row = row as usize;
+                let start = self.starts.get(row).unwrap_or(observation_end_ms);
+                let finish = self.ends.get(row).unwrap_or(observation_end_ms).max(start);
+                let hours = (finish - start) as f64 / MS_PER_HOUR;
+                let gpus = self.gpus.get(row).unwrap_or(0.0);
+                job.run_hours += hours;
+                job.gpus = job.gpus.max(gpus);
+                if let Some(util) = self.utils.get(row) {
+                    job.util_gpu_hours += util * gpus * hours;
+                    job.util_weight += gpus * hours;
+                }
+                job.name_matches |= self.name_bits[row];
+                job.queue_matches |= self.queue_bits[row];
+                job.label = job.label.max(self.labels.get(row));
+                job.stem = match (job.stem, self.stems.get(row)) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                job.first_ms = job.first_ms.min(start);
+                job.last_ms = job.last_ms.max(finish);
+            }
+            visit(&job, &order[begin..end]);
+            begin = end;
+        }
+    }
+}
+
+/// Classifies the jobs of runs that carry `with_run_features`'s columns. Runs still open (no end) count up
+/// to `observation_end_ms`. Two passes over the runs sorted by job key: the first gathers the
+/// stems' statistics, the second applies the rules, so no job's facts are kept.
+pub fn classify_jobs(
+    runs: &DataFrame,
+    rules: &ClassificationRules,
+    observation_end_ms: i64,
+) -> Result<JobClasses, String> {
+    if rules.rules.len() > MAX_RULES {
+        return Err(format!(
+            "{} classification rules: at most {MAX_RULES} are supported",
+            rules.rules.len()
+        ));
+    }
+    // One chunk per column: the second pass reads rows in job order, and finding a row in a
+    // many-chunk column (as a streaming read leaves it) costs a search per access.
+    let mut runs = runs.clone();
+    runs.rechunk_mut();
+    let runs = &runs;
+    let columns = RunColumns::of(runs, rules)?;
+    let mut order: Vec<(u64, u32)> = columns
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.unwrap_or(0), i as u32))
+        .collect();
+    order.sort_unstable();
+
+    let mut stems: HashMap<u64, StemStats> = HashMap::new();
+    columns.each_job(&order, observation_end_ms, |job, _| {
+        if let Some(stem) = job.stem {
+            let s = stems.entry(stem).or_insert(StemStats {
+                jobs: 0.0,
+                run_hours: 0.0,
+                first_ms: i64::MAX,
+                last_ms: i64::MIN,
+            });
+            s.jobs += 1.0;
+            s.run_hours += job.run_hours;
+            s.first_ms = s.first_ms.min(job.first_ms);
+            s.last_ms = s.last_ms.max(job.last_ms);
+        }
+    });
+
+    let mut classes = JobClasses {
+        job_of_run: vec![0; runs.height()],
+        class: Vec::new(),
+        rule: Vec::new(),
+        rule_class: Vec::new(),
+        label_class: Vec::new(),
+    };
+    columns.each_job(&order, observation_end_ms, |job, rows| {
+        let index = classes.class.len() as u32;
+        for &(_, row) in rows {
+            classes.job_of_run[row as usize] = index;
+        }
+        let matched = rules
+            .rules
+            .iter()
+            .enumerate()
+            .find(|(i, rule)| rule_holds(*i, rule, job, &stems));
+        let rule_class = matched.map(|(_, rule)| rule.class);
+        let label_class = job.label.and_then(class_of_code);
+        classes
+            .class
+            .push(label_class.or(rule_class).unwrap_or(WorkloadClass::Training));
+        classes.rule.push(match (label_class, matched) {
+            (Some(_), _) => label_rule_index(rules),
+            (None, Some((i, _))) => i as u32,
+            (None, None) => no_rule_index(rules),
+        });
+        classes.rule_class.push(rule_class);
+        classes.label_class.push(label_class);
+    });
+    Ok(classes)
 }
 
 #[cfg(test)]
@@ -338,6 +432,8 @@ mod tests {
         };
         let mut sweep = rule("repeated", WorkloadClass::Burst, &[]);
         sweep.min_repeats = Some(3);
+        let mut service = rule("overlapping", WorkloadClass::Inference, &[]);
+        service.min_overlap = Some(2.5);
         ClassificationRules {
             schema_version: 1,
             labels: LabelSynonyms {
@@ -348,6 +444,7 @@ mod tests {
             rules: vec![
                 rule("serving", WorkloadClass::Inference, &["serve"]),
                 sweep,
+                service,
                 rule("default", WorkloadClass::Training, &[]),
             ],
         }
@@ -366,19 +463,16 @@ mod tests {
         }
     }
 
-    fn classes(runs: &[JobRun]) -> Vec<(u32, String)> {
+    /// (class, rule name) of each run's job.
+    fn classes(runs: &[JobRun]) -> Vec<(WorkloadClass, String)> {
         let rules = rules();
-        let frame = frame_from_runs(runs).expect("frame");
-        let out = classify_runs(frame.lazy().with_columns(run_features(&rules)), &rules, 3_600_000)
-            .expect("plan")
+        let frame = with_run_features(frame_from_runs(runs).expect("frame").lazy(), &rules)
             .collect()
-            .expect("classified");
-        let codes = out.column(CLASS_CODE).expect("class").u32().expect("u32").clone();
-        let index = out.column(RULE_INDEX).expect("rule").u32().expect("u32").clone();
-        codes
-            .into_no_null_iter()
-            .zip(index.into_no_null_iter())
-            .map(|(c, i)| (c, rule_name(&rules, i)))
+            .expect("features");
+        let jobs = classify_jobs(&frame, &rules, 3_600_000).expect("classified");
+        jobs.job_of_run
+            .iter()
+            .map(|&j| (jobs.class[j as usize], rule_name(&rules, jobs.rule[j as usize])))
             .collect()
     }
 
@@ -389,9 +483,9 @@ mod tests {
             run("b", Some("serve-api"), Some("TRAIN")),
             run("c", Some("x"), None),
         ]);
-        assert_eq!(got[0], (WorkloadClass::Inference as u32, "serving".into()));
-        assert_eq!(got[1], (WorkloadClass::Training as u32, LABEL_RULE.into()));
-        assert_eq!(got[2], (WorkloadClass::Training as u32, "default".into()));
+        assert_eq!(got[0], (WorkloadClass::Inference, "serving".into()));
+        assert_eq!(got[1], (WorkloadClass::Training, LABEL_RULE.into()));
+        assert_eq!(got[2], (WorkloadClass::Training, "default".into()));
     }
 
     #[test]
@@ -402,14 +496,35 @@ mod tests {
         assert!(
             classes(&sweep)
                 .iter()
-                .all(|(c, r)| *c == WorkloadClass::Burst as u32 && r == "repeated")
+                .all(|(c, r)| *c == WorkloadClass::Burst && r == "repeated")
         );
         let unnamed: Vec<JobRun> = (0..5).map(|i| run(&format!("u{i}"), None, None)).collect();
-        assert!(
-            classes(&unnamed)
-                .iter()
-                .all(|(c, _)| *c == WorkloadClass::Training as u32)
-        );
+        assert!(classes(&unnamed).iter().all(|(c, _)| *c == WorkloadClass::Training));
+    }
+
+    #[test]
+    fn instances_of_one_app_living_together_are_a_service() {
+        // Two stems of the same size: one app's instances overlapping, the other one after another.
+        let mut runs = Vec::new();
+        for i in 0..2 {
+            runs.push(run(&format!("a{i}"), Some(&format!("app-{i}")), None));
+        }
+        for i in 0..2 {
+            let mut r = run(&format!("b{i}"), Some(&format!("batch-{i}")), None);
+            r.start_ms = i * 3_600_000;
+            r.end_ms = Some((i + 1) * 3_600_000);
+            runs.push(r);
+        }
+        let mut overlapping: Vec<JobRun> = (0..3)
+            .map(|i| run(&format!("o{i}"), Some(&format!("svc-{i}")), None))
+            .collect();
+        overlapping.extend(runs);
+        let got = classes(&overlapping);
+        // Three instances of svc over one hour overlap 3×: a service (but also three repeats of a
+        // stem, and "repeated" comes first in the list: order decides).
+        assert_eq!(got[0], (WorkloadClass::Burst, "repeated".into()));
+        assert_eq!(got[3].1, "default");
+        assert_eq!(got[5].1, "default");
     }
 
     #[test]
@@ -420,6 +535,6 @@ mod tests {
         retry.start_ms = 1_800_000;
         let got = classes(&[first, retry]);
         assert_eq!(got[0], got[1]);
-        assert_eq!(got[0].0, WorkloadClass::Inference as u32);
+        assert_eq!(got[0].0, WorkloadClass::Inference);
     }
 }

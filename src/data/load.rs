@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::canonical::{frame_from_runs, schema};
+use super::classify::with_run_features;
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
-use super::tabular::{Detail, audit_projection};
+use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
 
 /// What one input gave.
@@ -166,15 +167,17 @@ pub fn load_logs(
                 if f.column(super::classify::JOB_KEY).is_ok() {
                     Ok(f)
                 } else {
-                    f.lazy()
-                        .select(audit_projection(rules))
+                    with_run_features(f.lazy(), rules)
+                        .select(audit_columns(rules))
                         .collect()
                         .map_err(|e| e.to_string())
                 }
             })
             .collect::<Result<Vec<_>, String>>()?,
     };
-    let jobs = concat_frames(frames)?;
+    let mut jobs = concat_frames(frames)?;
+    // Streaming reads leave many small chunks; consumers read rows by index.
+    jobs.rechunk_mut();
     let utilization = match utilization.len() {
         0 => None,
         _ => Some(concat_any(utilization)?),

@@ -8,7 +8,7 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::canonical::{self as c};
-use super::classify::run_features;
+use super::classify::{feature_columns, with_run_features};
 use super::detect::{LogFormat, split_header};
 use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
@@ -34,14 +34,14 @@ pub enum Detail<'a> {
     Audit(&'a ClassificationRules),
 }
 
-/// The compact columns of `Detail::Audit`, from canonical columns.
-pub fn audit_projection(rules: &ClassificationRules) -> Vec<Expr> {
-    let mut columns: Vec<Expr> = [c::CLUSTER, c::START, c::END, c::GPUS, c::GPU_UTIL_FRAC, c::SOURCE_LINE]
+/// The columns of `Detail::Audit`, after `with_run_features`.
+pub fn audit_columns(rules: &ClassificationRules) -> Vec<Expr> {
+    [c::CLUSTER, c::START, c::END, c::GPUS, c::GPU_UTIL_FRAC, c::SOURCE_LINE]
         .into_iter()
-        .map(col)
-        .collect();
-    columns.extend(run_features(rules));
-    columns
+        .map(str::to_string)
+        .chain(feature_columns(rules))
+        .map(|name| col(name.as_str()))
+        .collect()
 }
 
 /// What reading one file gave.
@@ -187,11 +187,7 @@ fn number_field(field: &str, mapping: &Mapping, schema: &Schema) -> Result<Expr,
     Ok(match mapping.columns.get(field) {
         Some(source) => match schema.get(source.as_str()) {
             Some(dtype) if is_numeric(dtype) => col(source.as_str()).cast(DataType::Float64),
-            _ => col(source.as_str())
-                .cast(DataType::String)
-                .str()
-                .strip_chars(lit(NULL))
-                .cast(DataType::Float64),
+            _ => col(source.as_str()).cast(DataType::String).cast(DataType::Float64),
         },
         None => lit(NULL).cast(DataType::Float64),
     })
@@ -202,11 +198,7 @@ fn gpu_multiplier(mapping: &Mapping, schema: &Schema) -> Expr {
     match &mapping.gpu_multiplier {
         Some(source) => match schema.get(source.as_str()) {
             Some(dtype) if is_numeric(dtype) => col(source.as_str()).cast(DataType::Float64),
-            _ => col(source.as_str())
-                .cast(DataType::String)
-                .str()
-                .strip_chars(lit(NULL))
-                .cast(DataType::Float64),
+            _ => col(source.as_str()).cast(DataType::String).cast(DataType::Float64),
         },
         None => lit(1.0),
     }
@@ -278,12 +270,7 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
         if is_numeric(&dtype) {
             column.clone().cast(DataType::Float64)
         } else {
-            column
-                .clone()
-                .cast(DataType::String)
-                .str()
-                .strip_chars(lit(NULL))
-                .cast(DataType::Float64)
+            column.clone().cast(DataType::String).cast(DataType::Float64)
         }
     };
     let detected = match &mapping.units.time {
@@ -579,9 +566,9 @@ pub fn read_tabular(
     let query = match detail {
         Detail::Full => query,
         Detail::Audit(rules) => {
-            let mut compact = audit_projection(rules);
+            let mut compact = audit_columns(rules);
             compact.push(col(REASON));
-            query.select(compact)
+            with_run_features(query, rules).select(compact)
         }
     };
     // The streaming engine parses the file in morsels: the raw text is never held whole.
