@@ -228,17 +228,29 @@ fn parse_origin(origin: &str) -> Result<i64, String> {
         .map_err(|e| format!("units.time_origin = \"{origin}\": {e} (expected RFC 3339, e.g. 2020-01-01T00:00:00Z)"))
 }
 
-/// Recognises a text time column's layout from its first values.
+/// The first non-empty values of a column, to recognise its layout. Reads a bounded head of
+/// the file (so the scan stops early), growing it when the head holds no values: logs whose
+/// first thousands of rows leave a column empty still get it recognised.
 fn sample_values(lf: &LazyFrame, source: &str) -> Result<Vec<String>, String> {
-    let sample = lf
-        .clone()
-        .select([col(source).cast(DataType::String)])
-        .drop_nulls(None)
-        .limit(TIME_SAMPLE_ROWS)
-        .collect()
-        .map_err(err)?;
-    let column = sample.column(source).map_err(err)?.str().map_err(err)?.clone();
-    Ok(column.iter().flatten().map(str::to_string).collect())
+    for head_rows in [2_000u32, 200_000, u32::MAX] {
+        let head = if head_rows == u32::MAX {
+            lf.clone()
+        } else {
+            lf.clone().limit(head_rows)
+        };
+        let sample = head
+            .select([col(source).cast(DataType::String)])
+            .drop_nulls(None)
+            .limit(TIME_SAMPLE_ROWS)
+            .collect()
+            .map_err(err)?;
+        let column = sample.column(source).map_err(err)?.str().map_err(err)?.clone();
+        let values: Vec<String> = column.iter().flatten().map(str::to_string).collect();
+        if !values.is_empty() {
+            return Ok(values);
+        }
+    }
+    Ok(Vec::new())
 }
 
 /// The expression turning `source` into UTC milliseconds, per the mapping's time unit.
