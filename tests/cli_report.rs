@@ -127,7 +127,7 @@ fn a_bad_plan_is_refused_with_file_line_and_column() {
     .expect("write plan");
     let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("utf-8")]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("typo.toml:30:7"), "{}", run.stderr);
+    assert!(run.stderr.contains("typo.toml:31:7"), "{}", run.stderr);
     assert!(
         run.stderr.contains("invalid type: string \"high\", expected f64"),
         "{}",
@@ -176,4 +176,44 @@ fn catalog_lists_accelerators_and_prices_with_dates() {
         "the built-in catalogs load cleanly: {}",
         run.stderr
     );
+}
+
+#[test]
+fn the_monte_carlo_is_reproducible_by_seed_and_ordered() {
+    let a = json_report(&["report", "--format", "json"]);
+    let b = json_report(&["report", "--format", "json"]);
+    let mc = &a["risk"]["monte_carlo"];
+    assert_eq!(mc, &b["risk"]["monte_carlo"], "same seed, same draws");
+    let (p50, p90, p99) = (
+        mc["p50"].as_f64().expect("p50"),
+        mc["p90"].as_f64().expect("p90"),
+        mc["p99"].as_f64().expect("p99"),
+    );
+    assert!(p50 <= p90 && p90 <= p99, "{p50} {p90} {p99}");
+    assert_eq!(mc["draws"], 10_000);
+    // The H100 run at 45 % MFU costs $2.34M; the risks add $29,700 expected, and a lower MFU
+    // in the range makes the run dearer.
+    assert!(p50 > 2.3e6 && p99 < 4.2e6, "{p50} {p99}");
+    assert!(a["contracts"].is_null(), "no logs, no contract matching");
+}
+
+#[test]
+fn the_report_matches_contract_terms_to_the_logs_demand() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let contracts = &report["contracts"];
+    let classes = contracts["classes"].as_array().expect("contracts.classes");
+    assert_eq!(classes.len(), 3);
+    for class in classes {
+        assert!(!class["best_mix"].as_array().expect("best_mix").is_empty());
+        assert!(!class["pure_terms"].as_array().expect("pure_terms").is_empty());
+        let mix = class["cost_usd_per_month"].as_f64().expect("cost");
+        assert!(mix > 0.0);
+    }
+    let consolidated = contracts["consolidated_usd_per_month"].as_f64().expect("consolidated");
+    let matched = contracts["matched_usd_per_month"].as_f64().expect("matched");
+    assert!(matched > 0.0 && matched < consolidated, "{matched} vs {consolidated}");
+    let table = gpuplan(&["report", "--logs", sample]);
+    assert!(table.stdout.contains("CONTRACTS (BOARD VIEW)"), "{}", table.stdout);
+    assert!(table.stdout.contains("workload-matched"), "{}", table.stdout);
 }

@@ -13,12 +13,14 @@ use crate::data::mapping::Mapping;
 use crate::data::tabular::Detail;
 use crate::model::catalog::{Catalog, Term};
 use crate::model::format::{pct, thousands, usd};
+use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
 /// The shipped sample the audit reads when given no log.
 pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
 
+#[derive(Debug, Clone, Default)]
 pub struct AuditArgs {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
@@ -138,13 +140,17 @@ fn settings(
     })
 }
 
-pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
-    let plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+/// Loads the logs and audits them: what `gpuplan audit` prints, and what the report's contract
+/// matching reads.
+pub fn audit_logs(
+    catalog: &Catalog,
+    plan: Option<&Plan>,
+    args: &AuditArgs,
+) -> Result<(AuditReport, Vec<FileSummary>), Failure> {
     let mapping = args.mapping.as_deref().map(read_mapping).transpose()?;
     let mut logs = args.logs.clone();
     if logs.is_empty() {
         logs = plan
-            .as_ref()
             .map(|p| p.logs.iter().map(|l| PathBuf::from(&l.path)).collect())
             .unwrap_or_default();
     }
@@ -156,7 +162,7 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let settings = settings(&args, catalog, plan.as_ref())?;
+    let settings = settings(args, catalog, plan)?;
     let inputs = expand_inputs(&logs).map_err(|e| Diagnostic::file("input", e))?;
     let bytes: u64 = inputs
         .iter()
@@ -185,10 +191,15 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
             eprintln!("warning: {}: {warning}", file.path);
         }
     }
+    Ok((report, loaded.files))
+}
+
+pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
+    let plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+    let (report, files) = audit_logs(catalog, plan.as_ref(), &args)?;
     let out = match args.format {
         Format::Json => {
-            let inputs = loaded
-                .files
+            let inputs = files
                 .iter()
                 .map(|f| JsonInput {
                     path: &f.path,
@@ -205,8 +216,8 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
             .unwrap_or_default()
                 + "\n"
         }
-        Format::Table => render_text(&document(&report, &loaded.files)),
-        Format::Markdown => render_markdown(&document(&report, &loaded.files)),
+        Format::Table => render_text(&document(&report, &files)),
+        Format::Markdown => render_markdown(&document(&report, &files)),
     };
     print!("{out}");
     Ok(())

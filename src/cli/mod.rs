@@ -4,6 +4,7 @@
 pub mod audit;
 mod catalog_cmd;
 mod check;
+pub mod contracts;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
@@ -43,6 +44,9 @@ enum Command {
     Report {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Job logs whose demand the contract matching reads (default: the plan's [[logs]]).
+        #[arg(long, value_name = "LOG", num_args = 1..)]
+        logs: Vec<PathBuf>,
     },
     /// Run every policy and threshold rule; exit 1 when any fails.
     Check {
@@ -137,8 +141,9 @@ enum PlanCommand {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Format {
+    #[default]
     Table,
     Json,
     Markdown,
@@ -183,8 +188,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let plan_path = cli.plan.clone();
     let plan_path = plan_path.as_deref();
     match cli.command {
-        None => report::run(&load_catalog(), plan_path, Format::Table),
-        Some(Command::Report { format }) => report::run(&load_catalog(), plan_path, format),
+        None => report::run(&load_catalog(), plan_path, &[], Format::Table),
+        Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
         Some(Command::Check { format, strict }) => check::run(&load_catalog(), plan_path, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),

@@ -1,9 +1,11 @@
 //! `gpuplan report`: every number of the plan as a terminal table, Markdown or JSON.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::audit::{AuditArgs, audit_logs};
+use super::contracts::{ContractsReport, contracts_report};
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
 use crate::model::checks::{Check, CheckUnit, overall_status};
@@ -20,24 +22,37 @@ struct JsonReport<'a> {
     plan_file: &'a str,
     #[serde(flatten)]
     evaluation: &'a Evaluation,
+    /// Contract-term matching of the logs' demand; null when the plan names no logs.
+    contracts: Option<&'a ContractsReport>,
 }
 
-pub fn run(catalog: &Catalog, plan_path: Option<&Path>, format: Format) -> Result<(), Failure> {
+pub fn run(catalog: &Catalog, plan_path: Option<&Path>, logs: &[PathBuf], format: Format) -> Result<(), Failure> {
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
     let evaluation = evaluate(&plan, catalog);
+    let contracts = if logs.is_empty() && plan.logs.is_empty() {
+        None
+    } else {
+        let args = AuditArgs {
+            logs: logs.to_vec(),
+            ..AuditArgs::default()
+        };
+        let (audit, _) = audit_logs(catalog, Some(&plan), &args)?;
+        contracts_report(&plan, catalog, &audit)
+    };
     let out = match format {
         Format::Json => {
             let report = JsonReport {
                 gpuplan_version: env!("CARGO_PKG_VERSION"),
                 plan_file: &plan_file,
                 evaluation: &evaluation,
+                contracts: contracts.as_ref(),
             };
             serde_json::to_string_pretty(&report)
                 .map_err(|e| crate::config::diagnostic::Diagnostic::file(&plan_file, e.to_string()))?
                 + "\n"
         }
-        Format::Table => render_text(&document(&evaluation, &plan_file)),
-        Format::Markdown => render_markdown(&document(&evaluation, &plan_file)),
+        Format::Table => render_text(&document(&evaluation, &plan_file, contracts.as_ref())),
+        Format::Markdown => render_markdown(&document(&evaluation, &plan_file, contracts.as_ref())),
     };
     print!("{out}");
     Ok(())
@@ -71,7 +86,7 @@ pub fn check_line(c: &Check) -> String {
     format!("{status:<4}  {rule:<32} {subject:<12} {value:<30} {message}")
 }
 
-pub fn document(e: &Evaluation, plan_file: &str) -> Document {
+pub fn document(e: &Evaluation, plan_file: &str, contracts: Option<&ContractsReport>) -> Document {
     Document {
         title: format!("gpuplan report: {} ({plan_file})", e.plan),
         sections: vec![
@@ -80,8 +95,98 @@ pub fn document(e: &Evaluation, plan_file: &str) -> Document {
             reliability(e),
             migration_and_board(e),
             risk(e),
+            contracts_section(contracts),
             checks(e),
         ],
+    }
+}
+
+fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
+    let Some(c) = contracts else {
+        return Section {
+            title: "Contracts".into(),
+            blocks: vec![Block::Note(
+                "No logs: add [[logs]] to the plan or pass --logs to match each class's demand to monthly, year-long and build-to-order terms.".into(),
+            )],
+        };
+    };
+    let mut table = Table::new(&[
+        ("class", Align::Left),
+        ("peak GPUs", Align::Right),
+        ("best mix", Align::Left),
+        ("cost/month", Align::Right),
+        ("idle committed GPU-h", Align::Right),
+    ]);
+    for class in &c.classes {
+        let mix: Vec<String> = class
+            .best_mix
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} GPUs {} ({}, {})",
+                    thousands(m.gpus),
+                    m.term.label(),
+                    m.offer_id,
+                    m.deployment.label()
+                )
+            })
+            .collect();
+        table.row(vec![
+            class.class.label().to_string(),
+            thousands(class.peak_gpus),
+            mix.join(" + "),
+            usd(class.cost_usd_per_month),
+            thousands(class.unused_committed_gpu_hours),
+        ]);
+    }
+    let mut pure = Table::new(&[
+        ("class", Align::Left),
+        ("term", Align::Left),
+        ("offer", Align::Left),
+        ("cost over the window", Align::Right),
+    ]);
+    for class in &c.classes {
+        for p in &class.pure_terms {
+            pure.row(vec![
+                class.class.label().to_string(),
+                p.term.label().to_string(),
+                p.offer_id.clone(),
+                usd(p.cost_usd),
+            ]);
+        }
+    }
+    let mut blocks = vec![
+        Block::Table(table),
+        Block::Facts(vec![
+            (
+                "today, consolidated".into(),
+                format!("{}/month", usd(c.consolidated_usd_per_month)),
+            ),
+            (
+                "workload-matched".into(),
+                format!("{}/month", usd(c.matched_usd_per_month)),
+            ),
+            (
+                "difference".into(),
+                format!(
+                    "{}/month, {}/year",
+                    usd(c.saving_usd_per_month),
+                    usd(c.saving_usd_per_year)
+                ),
+            ),
+        ]),
+        Block::Note(format!(
+            "Demand: hourly concurrent GPUs per class over the audit's {:.0}-day window. Each pure term alone:",
+            c.window_days
+        )),
+        Block::Table(pure),
+    ];
+    for problem in &c.unmatched {
+        blocks.push(Block::Note(format!("not matched: {problem}")));
+    }
+    Section {
+        title: "Contracts (board view)".into(),
+        blocks,
     }
 }
 
@@ -325,11 +430,28 @@ fn risk(e: &Evaluation) -> Section {
     }
     Section {
         title: "Risk".into(),
-        blocks: vec![
-            Block::Table(table),
-            Block::Facts(vec![("weighted exposure".into(), usd(e.risk.weighted_exposure_usd))]),
-        ],
+        blocks: vec![Block::Table(table), Block::Facts(risk_facts(e))],
     }
+}
+
+fn risk_facts(e: &Evaluation) -> Vec<(String, String)> {
+    let mut facts = vec![("weighted exposure".to_string(), usd(e.risk.weighted_exposure_usd))];
+    if let Some(mc) = &e.risk.monte_carlo {
+        facts.push((
+            format!("total cost, {} run + risks", mc.accelerator),
+            format!(
+                "P50 {}  P90 {}  P99 {}  (mean {}, expected {}; {} draws, seed {})",
+                usd_compact(mc.p50),
+                usd_compact(mc.p90),
+                usd_compact(mc.p99),
+                usd_compact(mc.mean_usd),
+                usd_compact(mc.expected_usd),
+                thousands(mc.draws as f64),
+                mc.seed
+            ),
+        ));
+    }
+    facts
 }
 
 fn checks(e: &Evaluation) -> Section {

@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 use super::diagnostic::Diagnostic;
 use super::locate::{backticked_name, locate_key_path};
 use crate::model::catalog::{Accelerator, Catalog, Price, ThresholdSource};
+use crate::model::contracts::ContractCatalog;
 use crate::model::references::SensitivityReference;
 use crate::model::thresholds::Thresholds;
 use crate::model::workload::ClassificationRules;
@@ -18,11 +19,13 @@ pub const ACCELERATORS_FILE: &str = "accelerators.toml";
 pub const THRESHOLDS_FILE: &str = "thresholds.toml";
 pub const REFERENCES_FILE: &str = "references.toml";
 pub const CLASSIFICATION_FILE: &str = "classification.toml";
+pub const CONTRACTS_FILE: &str = "contracts.toml";
 
 const BUILTIN_ACCELERATORS: &str = include_str!("../../catalogs/accelerators.toml");
 const BUILTIN_THRESHOLDS: &str = include_str!("../../catalogs/thresholds.toml");
 const BUILTIN_REFERENCES: &str = include_str!("../../catalogs/references.toml");
 const BUILTIN_CLASSIFICATION: &str = include_str!("../../catalogs/classification.toml");
+const BUILTIN_CONTRACTS: &str = include_str!("../../catalogs/contracts.toml");
 
 /// The catalog with what was said about the files it came from.
 #[derive(Debug, Clone)]
@@ -271,6 +274,36 @@ fn apply_classification(catalog: &mut Catalog, file: &str, text: &str, warnings:
     }
 }
 
+/// Contract offers replace the built-in list whole, like the rules: a file that does not
+/// parse, or whose offers are inconsistent, leaves the built-in offers in force.
+fn apply_contracts(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut Vec<Diagnostic>) {
+    match toml::from_str::<ContractCatalog>(text) {
+        Ok(contracts) => {
+            let problems = contracts.problems();
+            if problems.is_empty() {
+                catalog.contracts = Some(contracts);
+            } else {
+                for problem in problems {
+                    warnings.push(Diagnostic::file(
+                        file,
+                        format!("{problem}; file ignored, built-in offers kept"),
+                    ));
+                }
+            }
+        }
+        Err(e) => {
+            let message = e.message().trim().to_string();
+            warnings.push(Diagnostic::at(
+                file,
+                text,
+                e.span(),
+                None,
+                format!("{message}; file ignored, built-in offers kept"),
+            ));
+        }
+    }
+}
+
 fn empty_catalog() -> Catalog {
     Catalog {
         accelerators: Vec::new(),
@@ -279,6 +312,7 @@ fn empty_catalog() -> Catalog {
         threshold_sources: Vec::new(),
         references: Vec::new(),
         classification: None,
+        contracts: None,
     }
 }
 
@@ -311,6 +345,12 @@ pub fn builtin() -> LoadedCatalog {
         BUILTIN_CLASSIFICATION,
         &mut warnings,
     );
+    apply_contracts(
+        &mut catalog,
+        "(built-in) catalogs/contracts.toml",
+        BUILTIN_CONTRACTS,
+        &mut warnings,
+    );
     for key in catalog.thresholds.missing_keys() {
         warnings.push(Diagnostic::file(
             "(built-in) catalogs/thresholds.toml",
@@ -325,7 +365,8 @@ pub fn load(override_dir: Option<&Path>) -> LoadedCatalog {
     let mut loaded = builtin();
     let Some(dir) = override_dir else { return loaded };
     type Apply = fn(&mut Catalog, &str, &str, &mut Vec<Diagnostic>);
-    let files: [(&str, Apply); 4] = [
+    let files: [(&str, Apply); 5] = [
+        (CONTRACTS_FILE, apply_contracts),
         (ACCELERATORS_FILE, apply_accelerators),
         (THRESHOLDS_FILE, apply_thresholds),
         (REFERENCES_FILE, apply_references),

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::contracts::ContractCatalog;
 use super::deployment::Deployment;
 use super::references::SensitivityReference;
 use super::thresholds::Thresholds;
@@ -132,6 +133,8 @@ pub struct Catalog {
     pub references: Vec<SensitivityReference>,
     /// Ordered rules that classify jobs; `None` only while a catalog is being assembled.
     pub classification: Option<ClassificationRules>,
+    /// Contract offers by term; `None` only while a catalog is being assembled.
+    pub contracts: Option<ContractCatalog>,
 }
 
 impl Catalog {

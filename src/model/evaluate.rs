@@ -14,6 +14,7 @@ use super::inference::{
     Breakeven, DedicatedMonthlyCost, breakeven_volume, cost_per_billion_tokens_usd, etic_usd_per_million_tokens,
 };
 use super::migration::{MigrationBreakeven, migration_breakeven};
+use super::monte_carlo::{BaseCost, TriangularRange, simulate_total_cost};
 use super::plan::{AcceleratorChoice, Plan};
 use super::references::reference_cost_usd;
 use super::risk::{RiskScenario, RiskUnit, weighted_exposure_usd};
@@ -137,6 +138,23 @@ pub struct RiskRow {
 pub struct RiskReport {
     pub rows: Vec<RiskRow>,
     pub weighted_exposure_usd: f64,
+    /// Total cost (the first accelerator's training run plus the risk rows) drawn many times;
+    /// null when the plan has no accelerator or the inputs cannot be drawn.
+    pub monte_carlo: Option<MonteCarloReport>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MonteCarloReport {
+    /// The accelerator whose training run is the base cost.
+    pub accelerator: String,
+    pub draws: usize,
+    pub seed: u64,
+    /// The analytic expected total, which the draws' mean approaches.
+    pub expected_usd: f64,
+    pub mean_usd: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
 }
 
 /// Evaluates a plan that has passed `Plan::problems` (unresolvable prices are skipped).
@@ -151,7 +169,10 @@ pub fn evaluate(plan: &Plan, catalog: &Catalog) -> Evaluation {
         reliability: reliability_report(plan),
         migration: migration_report(plan, &training),
         board: board_report(plan),
-        risk: risk_report(&plan.risks),
+        risk: RiskReport {
+            monte_carlo: monte_carlo_report(plan, &training),
+            ..risk_report(&plan.risks)
+        },
         training,
         thresholds,
         checks,
@@ -342,6 +363,43 @@ fn board_report(plan: &Plan) -> BoardReport {
     }
 }
 
+/// The seeded Monte Carlo of the first accelerator's run cost (with its MFU and price ranges,
+/// when the plan gives them) plus every risk row.
+fn monte_carlo_report(plan: &Plan, training: &TrainingReport) -> Option<MonteCarloReport> {
+    let choice = plan.accelerators.first()?;
+    let run = slider_run(training, &choice.id)?;
+    let range = |r: &[f64; 3]| TriangularRange::new(r[0], r[1], r[2]);
+    let network = plan.training.network_usd_per_chip_hour;
+    let base = BaseCost {
+        point_usd: run.cost_usd,
+        point_mfu_frac: run.mfu,
+        point_usd_per_chip_hour: run.usd_per_chip_hour + network,
+        mfu_range: choice.mfu_range.as_ref().map(range),
+        // The drawn price is the compute price; the network premium rides on top of it.
+        price_range: choice
+            .price_range_usd_per_chip_hour
+            .as_ref()
+            .map(|r| TriangularRange::new(r[0] + network, r[1] + network, r[2] + network)),
+    };
+    let summary = simulate_total_cost(
+        &base,
+        &plan.risks,
+        plan.monte_carlo.draws as usize,
+        plan.monte_carlo.seed,
+    )
+    .ok()?;
+    Some(MonteCarloReport {
+        accelerator: run.accelerator.clone(),
+        draws: summary.draws,
+        seed: summary.seed,
+        expected_usd: summary.expected_usd,
+        mean_usd: summary.mean_usd,
+        p50: summary.p50_usd,
+        p90: summary.p90_usd,
+        p99: summary.p99_usd,
+    })
+}
+
 pub fn risk_report(scenarios: &[RiskScenario]) -> RiskReport {
     RiskReport {
         rows: scenarios
@@ -357,5 +415,6 @@ pub fn risk_report(scenarios: &[RiskScenario]) -> RiskReport {
             })
             .collect(),
         weighted_exposure_usd: weighted_exposure_usd(scenarios),
+        monte_carlo: None,
     }
 }

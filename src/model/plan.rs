@@ -31,6 +31,8 @@ pub struct Plan {
     #[serde(default)]
     pub risks: Vec<RiskScenario>,
     #[serde(default)]
+    pub monte_carlo: MonteCarloPlan,
+    #[serde(default)]
     pub clusters: Vec<ClusterCost>,
     #[serde(default)]
     pub thresholds: ThresholdOverrides,
@@ -75,6 +77,39 @@ pub struct AcceleratorChoice {
     /// MFU measured in a 5 %-scale bake-off, when one was run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bakeoff_mfu: Option<f64>,
+    /// Uncertain MFU for the Monte Carlo: [low, most likely, high].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mfu_range: Option<[f64; 3]>,
+    /// Uncertain price per chip-hour for the Monte Carlo: [low, most likely, high].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_range_usd_per_chip_hour: Option<[f64; 3]>,
+}
+
+/// The seeded Monte Carlo of total cost (risk rows, and MFU and price ranges).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonteCarloPlan {
+    #[serde(default = "default_draws")]
+    pub draws: u32,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+}
+
+impl Default for MonteCarloPlan {
+    fn default() -> MonteCarloPlan {
+        MonteCarloPlan {
+            draws: default_draws(),
+            seed: default_seed(),
+        }
+    }
+}
+
+fn default_draws() -> u32 {
+    10_000
+}
+
+fn default_seed() -> u64 {
+    1
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -339,6 +374,21 @@ impl Plan {
             if let Some(bakeoff) = choice.bakeoff_mfu {
                 check(is_mfu(bakeoff), at("bakeoff_mfu"), mfu);
             }
+            let ordered = |r: &[f64; 3]| r[0] <= r[1] && r[1] <= r[2];
+            if let Some(range) = &choice.mfu_range {
+                check(
+                    ordered(range) && range.iter().all(|&m| is_mfu(m)),
+                    at("mfu_range"),
+                    "expected [low, most likely, high] MFUs, each above 0 and at most 1, in order",
+                );
+            }
+            if let Some(range) = &choice.price_range_usd_per_chip_hour {
+                check(
+                    ordered(range) && range[0] > 0.0,
+                    at("price_range_usd_per_chip_hour"),
+                    "expected [low, most likely, high] prices above 0, in order",
+                );
+            }
             if let Some(price) = choice.usd_per_chip_hour {
                 check(price > 0.0, at("usd_per_chip_hour"), positive);
             } else if let Err(message) = choice.resolve_price(catalog) {
@@ -459,6 +509,12 @@ impl Plan {
                 non_negative,
             );
         }
+
+        check(
+            self.monte_carlo.draws > 0 && self.monte_carlo.draws <= 10_000_000,
+            "monte_carlo.draws".into(),
+            "expected 1 to 10,000,000 draws",
+        );
 
         let board = &self.board;
         check(
