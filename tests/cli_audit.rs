@@ -178,3 +178,25 @@ fn sample_is_deterministic_and_the_shipped_file_is_its_output() {
         "sample-data/jobs-90d.csv is not what the README's command generates"
     );
 }
+
+#[test]
+fn check_reads_the_logs_utilization_into_the_cluster_rules() {
+    let run = gpuplan(&["check", SAMPLE]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let low = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("WARN  permanent_allocation_utilization"))
+        .count();
+    assert!(low >= 1, "{}", run.stdout);
+    let json = gpuplan(&["check", SAMPLE, "--format", "json"]);
+    let parsed: Value = serde_json::from_str(&json.stdout).expect("check JSON");
+    assert_eq!(parsed["status"], "fail");
+    assert!(
+        parsed["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .any(|c| c["rule"] == "permanent_allocation_utilization")
+    );
+}

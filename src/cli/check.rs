@@ -1,14 +1,33 @@
 //! `gpuplan check`: every rule, one line each; exit 1 when any fails.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use super::audit::{AuditArgs, audit_logs};
 use super::{Failure, Format, load_plan};
+use crate::data::audit::AuditReport;
 use crate::model::catalog::Catalog;
+use crate::model::catalog::Term;
 use crate::model::checks::{CheckStatus, overall_status};
+use crate::model::deployment::Deployment;
 use crate::model::evaluate::evaluate;
+use crate::model::plan::{ClusterCost, Plan};
 
-pub fn run(catalog: &Catalog, plan_path: Option<&Path>, format: Format, strict: bool) -> Result<(), Failure> {
-    let (plan, _) = load_plan(catalog, plan_path)?;
+pub fn run(
+    catalog: &Catalog,
+    plan_path: Option<&Path>,
+    logs: &[PathBuf],
+    format: Format,
+    strict: bool,
+) -> Result<(), Failure> {
+    let (mut plan, _) = load_plan(catalog, plan_path)?;
+    if !logs.is_empty() || !plan.logs.is_empty() {
+        let args = AuditArgs {
+            logs: logs.to_vec(),
+            ..AuditArgs::default()
+        };
+        let (audit, _) = audit_logs(catalog, Some(&plan), &args)?;
+        apply_audited_utilization(&mut plan, &audit);
+    }
     let evaluation = evaluate(&plan, catalog);
     match format {
         Format::Json => {
@@ -26,4 +45,24 @@ pub fn run(catalog: &Catalog, plan_path: Option<&Path>, format: Format, strict: 
         return Err(Failure::ChecksFailed);
     }
     Ok(())
+}
+
+/// Gives the plan's clusters the utilization the logs show. A cluster of the logs the plan
+/// does not list is checked as a permanent (1-year) VM allocation at the audit's price: what
+/// most fleets are, and what the 40 % rule is about.
+fn apply_audited_utilization(plan: &mut Plan, audit: &AuditReport) {
+    for audited in &audit.clusters {
+        match plan.clusters.iter_mut().find(|c| c.name == audited.name) {
+            Some(cluster) => cluster.utilization_frac = Some(audited.utilization_frac),
+            None => plan.clusters.push(ClusterCost {
+                name: audited.name.clone(),
+                accelerator: plan.inference.accelerator.clone(),
+                gpus: audited.capacity_gpus.round().max(1.0) as u32,
+                usd_per_gpu_hour: audited.usd_per_gpu_hour,
+                term: Term::OneYear,
+                deployment: Deployment::Vm,
+                utilization_frac: Some(audited.utilization_frac),
+            }),
+        }
+    }
 }

@@ -50,6 +50,9 @@ enum Command {
     },
     /// Run every policy and threshold rule; exit 1 when any fails.
     Check {
+        /// Job logs whose audited utilization the cluster rules read (default: the plan's [[logs]]).
+        #[arg(value_name = "LOGS")]
+        logs: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
         /// Treat warnings as failures too.
@@ -190,7 +193,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         None => report::run(&load_catalog(), plan_path, &[], Format::Table),
         Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
-        Some(Command::Check { format, strict }) => check::run(&load_catalog(), plan_path, format, strict),
+        Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),

@@ -96,8 +96,34 @@ pub fn document(e: &Evaluation, plan_file: &str, contracts: Option<&ContractsRep
             migration_and_board(e),
             risk(e),
             contracts_section(contracts),
+            recommendations(e),
             checks(e),
         ],
+    }
+}
+
+fn recommendations(e: &Evaluation) -> Section {
+    let mut silicon = Table::new(&[("class", Align::Left), ("silicon", Align::Left), ("why", Align::Left)]);
+    for r in &e.recommendations {
+        silicon.row(vec![r.class.label().to_string(), r.silicon.clone(), r.reason.clone()]);
+    }
+    let mut ready = Table::new(&[
+        ("#", Align::Right),
+        ("readiness item (seed 002)", Align::Left),
+        ("status", Align::Left),
+        ("", Align::Left),
+    ]);
+    for item in &e.readiness {
+        ready.row(vec![
+            item.item.to_string(),
+            item.title.to_string(),
+            item.status.label().to_string(),
+            item.detail.clone(),
+        ]);
+    }
+    Section {
+        title: "Recommendations and readiness".into(),
+        blocks: vec![Block::Table(silicon), Block::Table(ready)],
     }
 }
 

@@ -16,6 +16,7 @@ use super::inference::{
 use super::migration::{MigrationBreakeven, migration_breakeven};
 use super::monte_carlo::{BaseCost, TriangularRange, simulate_total_cost};
 use super::plan::{AcceleratorChoice, Plan};
+use super::recommend::{ReadinessItem, Recommendation, readiness, recommendations};
 use super::references::reference_cost_usd;
 use super::risk::{RiskScenario, RiskUnit, weighted_exposure_usd};
 use super::rules::plan_checks;
@@ -34,6 +35,10 @@ pub struct Evaluation {
     pub risk: RiskReport,
     pub thresholds: Thresholds,
     pub checks: Vec<Check>,
+    /// The decision matrix per class (DOMAIN.md section 5).
+    pub recommendations: Vec<Recommendation>,
+    /// Seed 002's implementation-readiness checklist.
+    pub readiness: Vec<ReadinessItem>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,7 +167,11 @@ pub fn evaluate(plan: &Plan, catalog: &Catalog) -> Evaluation {
     let thresholds = catalog.thresholds.with_overrides(&plan.thresholds);
     let training = training_report(plan, catalog);
     let checks = plan_checks(plan, catalog, &thresholds, &training);
+    let recommendations = recommendations(plan, catalog, &training, &thresholds);
+    let readiness = readiness(plan, catalog, &checks);
     Evaluation {
+        recommendations,
+        readiness,
         plan: plan.name.clone(),
         hours_per_month: plan.hours_per_month,
         inference: inference_report(plan),

@@ -12,6 +12,7 @@ pub mod inference;
 pub mod migration;
 pub mod monte_carlo;
 pub mod plan;
+pub mod recommend;
 pub mod references;
 pub mod risk;
 pub mod rules;

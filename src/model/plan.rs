@@ -33,6 +33,8 @@ pub struct Plan {
     #[serde(default)]
     pub monte_carlo: MonteCarloPlan,
     #[serde(default)]
+    pub workload: super::recommend::WorkloadProfile,
+    #[serde(default)]
     pub clusters: Vec<ClusterCost>,
     #[serde(default)]
     pub thresholds: ThresholdOverrides,
