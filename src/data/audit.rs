@@ -319,17 +319,7 @@ pub fn audit(
     let minutes = ((window.end_ms - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE).max(1) as usize;
 
     let cluster_col = runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
-    let int64 = |name: &str| -> Result<Int64Chunked, String> {
-        Ok(runs
-            .column(name)
-            .map_err(err)?
-            .cast(&DataType::Int64)
-            .map_err(err)?
-            .i64()
-            .map_err(err)?
-            .clone())
-    };
-    let (start_col, end_col) = (int64(c::START)?, int64(c::END)?);
+    let (start_col, end_col) = (c::int64_column(&runs, c::START)?, c::int64_column(&runs, c::END)?);
     let gpus_col = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
     let util_col = runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone();
 

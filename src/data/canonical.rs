@@ -103,3 +103,13 @@ pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
         ],
     )
 }
+
+/// A time or integer column as i64 (datetimes as their milliseconds), for loops over rows.
+pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, String> {
+    let column = frame
+        .column(name)
+        .map_err(|e| e.to_string())?
+        .cast(&DataType::Int64)
+        .map_err(|e| e.to_string())?;
+    column.i64().map(Clone::clone).map_err(|e| e.to_string())
+}

@@ -274,22 +274,12 @@ struct RunColumns {
 
 impl RunColumns {
     fn of(runs: &DataFrame, rules: &ClassificationRules) -> Result<RunColumns, String> {
-        let int64 = |name: &str| -> Result<Int64Chunked, String> {
-            Ok(runs
-                .column(name)
-                .map_err(err)?
-                .cast(&DataType::Int64)
-                .map_err(err)?
-                .i64()
-                .map_err(err)?
-                .clone())
-        };
         Ok(RunColumns {
             keys: runs.column(JOB_KEY).map_err(err)?.u64().map_err(err)?.clone(),
             stems: runs.column(STEM_KEY).map_err(err)?.u64().map_err(err)?.clone(),
             labels: runs.column(LABEL_CODE).map_err(err)?.u32().map_err(err)?.clone(),
-            starts: int64(c::START)?,
-            ends: int64(c::END)?,
+            starts: c::int64_column(runs, c::START)?,
+            ends: c::int64_column(runs, c::END)?,
             gpus: runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone(),
             utils: runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone(),
             name_bits: pattern_bits(runs, rules, true)?,

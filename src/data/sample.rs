@@ -36,6 +36,7 @@
 //! true class (no label noise); about 4 % of training and burst jobs carry names that say nothing
 //! (`run-<hex>`, `job-<hex>`) so the rules must use duration, size and queue.
 
+use crate::model::monte_carlo::{SplitMix64, Xoshiro256StarStar};
 use std::borrow::Borrow;
 use std::collections::VecDeque;
 use std::f64::consts::PI;
@@ -369,44 +370,22 @@ const PROFILES: [ProfileParams; 4] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Random numbers: xoshiro256** seeded through SplitMix64 (no dependency, stable across versions)
-
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+// Random numbers: the model's xoshiro256** (seeded through SplitMix64), stable across versions
 
 #[derive(Debug, Clone)]
 struct Rng {
-    s: [u64; 4],
+    inner: Xoshiro256StarStar,
 }
 
 impl Rng {
     fn new(seed: u64) -> Self {
-        let mut state = seed;
         Rng {
-            s: [
-                splitmix64(&mut state),
-                splitmix64(&mut state),
-                splitmix64(&mut state),
-                splitmix64(&mut state),
-            ],
+            inner: Xoshiro256StarStar::seed_from_u64(seed),
         }
     }
 
     fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
+        self.inner.next_u64()
     }
 
     /// Uniform in [0, 1).
@@ -822,8 +801,8 @@ fn round_tenth(value: f64) -> f64 {
 
 impl ClusterSim {
     fn new(plan: &ClusterPlan, spec: &SampleSpec, end_ms: i64, job_id_base: u64) -> Self {
-        let mut seed_state = spec.seed ^ u64::from(plan.index).wrapping_mul(0xD1B5_4A32_D192_ED03);
-        let mut rng = Rng::new(splitmix64(&mut seed_state));
+        let cluster_seed = spec.seed ^ u64::from(plan.index).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let mut rng = Rng::new(SplitMix64::new(cluster_seed).next_u64());
         let days = i64::from(spec.days);
         let window_start_ms = end_ms - days * DAY_MS;
         let origin_ms = window_start_ms - WARMUP_DAYS * DAY_MS;
