@@ -111,5 +111,5 @@ pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, Strin
         .map_err(|e| e.to_string())?
         .cast(&DataType::Int64)
         .map_err(|e| e.to_string())?;
-    column.i64().map(Clone::clone).map_err(|e| e.to_string())
+    column.i64().cloned().map_err(|e| e.to_string())
 }
