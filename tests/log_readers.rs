@@ -15,7 +15,7 @@ fn fixture(path: &str) -> PathBuf {
 }
 
 fn load(path: &str) -> Result<LoadedLogs, String> {
-    load_logs(&[fixture(path)], None, None, gpuplan::data::tabular::Detail::Full)
+    load_logs(&[fixture(path)], None, None, gpuplan::data::tabular::Detail::Full).map_err(|e| e.to_string())
 }
 
 fn settings() -> AuditSettings {

@@ -163,7 +163,7 @@ pub fn audit_logs(
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
     let settings = settings(args, catalog, plan)?;
-    let inputs = expand_inputs(&logs).map_err(|e| Diagnostic::file("input", e))?;
+    let inputs = expand_inputs(&logs).map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let bytes: u64 = inputs
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -176,14 +176,23 @@ pub fn audit_logs(
         mapping.as_ref(),
         Detail::Audit(rules),
     )
-    .map_err(|e| Diagnostic::file("input", e))?;
+    .map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let rows = loaded.jobs.height();
     progress.phase(format!(
         "read {} rows ({:.0} rows/s); classifying and aggregating",
         thousands(rows as f64),
         rows as f64 / progress.elapsed().as_secs_f64().max(1e-9)
     ));
-    let report = audit(&loaded.jobs, &loaded.quarantine, rules, &settings).map_err(|e| Diagnostic::file("audit", e))?;
+    let report = audit(&loaded.jobs, &loaded.quarantine, rules, &settings).map_err(|e| {
+        Diagnostic::file(
+            &logs
+                .iter()
+                .map(|l| l.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            e,
+        )
+    })?;
     let elapsed = progress.elapsed().as_secs_f64();
     progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
     for file in &loaded.files {

@@ -13,6 +13,19 @@ use super::reject::Quarantine;
 use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
 
+/// A log that cannot be read at all: which one and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
 /// What one input gave.
 #[derive(Debug, Clone)]
 pub struct FileSummary {
@@ -37,16 +50,22 @@ fn has_glob(path: &str) -> bool {
 }
 
 /// Expands globs (a Parquet glob or a hive folder stays one input Polars scans whole).
-pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut out = Vec::new();
     for input in inputs {
         let text = input.to_string_lossy();
         let parquet_glob = text.ends_with(".parquet") || text.ends_with(".pq");
         if has_glob(&text) && !parquet_glob {
-            let matches = glob::glob(&text).map_err(|e| format!("{text}: bad pattern: {e}"))?;
+            let matches = glob::glob(&text).map_err(|e| LoadError {
+                path: text.to_string(),
+                message: format!("bad pattern: {e}"),
+            })?;
             let mut found: Vec<PathBuf> = matches.filter_map(Result::ok).filter(|p| p.is_file()).collect();
             if found.is_empty() {
-                return Err(format!("{text}: no file matches"));
+                return Err(LoadError {
+                    path: text.to_string(),
+                    message: "no file matches".to_string(),
+                });
             }
             found.sort();
             out.extend(found);
@@ -106,14 +125,17 @@ pub fn load_logs(
     forced_format: Option<&str>,
     mapping: Option<&Mapping>,
     detail: Detail<'_>,
-) -> Result<LoadedLogs, String> {
+) -> Result<LoadedLogs, LoadError> {
     let mut frames = Vec::new();
     let mut utilization: Vec<DataFrame> = Vec::new();
     let mut quarantine = Quarantine::default();
     let mut files = Vec::new();
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
-        let fail = |message: String| format!("{shown}: {message}");
+        let fail = |message: String| LoadError {
+            path: shown.clone(),
+            message,
+        };
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
         let default_mapping = Mapping::default();
         let (rows, file_quarantine, warnings) = match format {
@@ -173,14 +195,15 @@ pub fn load_logs(
                         .map_err(|e| e.to_string())
                 }
             })
-            .collect::<Result<Vec<_>, String>>()?,
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(combined)?,
     };
-    let mut jobs = concat_frames(frames)?;
+    let mut jobs = concat_frames(frames).map_err(combined)?;
     // Streaming reads leave many small chunks; consumers read rows by index.
     jobs.rechunk_mut();
     let utilization = match utilization.len() {
         0 => None,
-        _ => Some(concat_any(utilization)?),
+        _ => Some(concat_any(utilization).map_err(combined)?),
     };
     Ok(LoadedLogs {
         jobs,
@@ -188,6 +211,14 @@ pub fn load_logs(
         quarantine,
         files,
     })
+}
+
+/// A problem of the logs taken together (after each one read on its own).
+fn combined(message: String) -> LoadError {
+    LoadError {
+        path: "the logs together".to_string(),
+        message,
+    }
 }
 
 fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
