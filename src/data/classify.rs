@@ -14,6 +14,7 @@
 //! job; at ten million jobs the chance is about one in three hundred thousand.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use polars::prelude::*;
 
@@ -288,7 +289,7 @@ impl RunColumns {
     }
 
     /// Walks the jobs in key order, calling `visit` with each job's facts and its rows.
-    fn each_job(&self, order: &[(u64, u32)], observation_end_ms: i64, mut visit: impl FnMut(&JobFacts, &[(u64, u32)])) {
+    fn each_job(&self, order: &JobOrder, observation_end_ms: i64, mut visit: impl FnMut(&JobFacts, &JobOrder)) {
         let mut begin = 0;
         while begin < order.len() {
             let key = order[begin].0;
@@ -322,6 +323,86 @@ impl RunColumns {
     }
 }
 
+/// (job key, row) pairs sorted by key: the runs of each job side by side.
+type JobOrder = [(u64, u32)];
+
+/// Splits the job-ordered runs near the middle, never inside a job.
+fn split_at_job_boundary(order: &JobOrder) -> (&JobOrder, &JobOrder) {
+    let mut middle = order.len() / 2;
+    while middle > 0 && middle < order.len() && order[middle].0 == order[middle - 1].0 {
+        middle += 1;
+    }
+    order.split_at(middle)
+}
+
+fn count_jobs(order: &JobOrder) -> u32 {
+    order.windows(2).filter(|pair| pair[0].0 != pair[1].0).count() as u32 + u32::from(!order.is_empty())
+}
+
+/// The first pass: every stem's jobs, run hours and time span.
+fn stem_stats(columns: &RunColumns, order: &JobOrder, observation_end_ms: i64) -> HashMap<u64, StemStats> {
+    let mut stems: HashMap<u64, StemStats> = HashMap::new();
+    columns.each_job(order, observation_end_ms, |job, _| {
+        if let Some(stem) = job.stem {
+            let s = stems.entry(stem).or_insert(StemStats {
+                jobs: 0.0,
+                run_hours: 0.0,
+                first_ms: i64::MAX,
+                last_ms: i64::MIN,
+            });
+            s.jobs += 1.0;
+            s.run_hours += job.run_hours;
+            s.first_ms = s.first_ms.min(job.first_ms);
+            s.last_ms = s.last_ms.max(job.last_ms);
+        }
+    });
+    stems
+}
+
+/// The second pass over a range of jobs numbered from `first_job`: each job's class and rule,
+/// and each of its runs pointed at it.
+fn classify_range(
+    columns: &RunColumns,
+    order: &JobOrder,
+    first_job: u32,
+    stems: &HashMap<u64, StemStats>,
+    rules: &ClassificationRules,
+    observation_end_ms: i64,
+    job_of_run: &[AtomicU32],
+) -> JobClasses {
+    let mut classes = JobClasses {
+        job_of_run: Vec::new(),
+        class: Vec::new(),
+        rule: Vec::new(),
+        rule_class: Vec::new(),
+        label_class: Vec::new(),
+    };
+    columns.each_job(order, observation_end_ms, |job, rows| {
+        let index = first_job + classes.class.len() as u32;
+        for &(_, row) in rows {
+            job_of_run[row as usize].store(index, Ordering::Relaxed);
+        }
+        let matched = rules
+            .rules
+            .iter()
+            .enumerate()
+            .find(|(i, rule)| rule_holds(*i, rule, job, stems));
+        let rule_class = matched.map(|(_, rule)| rule.class);
+        let label_class = job.label.and_then(class_of_code);
+        classes
+            .class
+            .push(label_class.or(rule_class).unwrap_or(WorkloadClass::Training));
+        classes.rule.push(match (label_class, matched) {
+            (Some(_), _) => label_rule_index(rules),
+            (None, Some((i, _))) => i as u32,
+            (None, None) => no_rule_index(rules),
+        });
+        classes.rule_class.push(rule_class);
+        classes.label_class.push(label_class);
+    });
+    classes
+}
+
 /// Classifies the jobs of runs that carry `with_run_features`'s columns. Runs still open (no end) count up
 /// to `observation_end_ms`. Two passes over the runs sorted by job key: the first gathers the
 /// stems' statistics, the second applies the rules, so no job's facts are kept.
@@ -350,52 +431,54 @@ pub fn classify_jobs(
         .collect();
     order.sort_unstable();
 
-    let mut stems: HashMap<u64, StemStats> = HashMap::new();
-    columns.each_job(&order, observation_end_ms, |job, _| {
-        if let Some(stem) = job.stem {
-            let s = stems.entry(stem).or_insert(StemStats {
-                jobs: 0.0,
-                run_hours: 0.0,
-                first_ms: i64::MAX,
-                last_ms: i64::MIN,
-            });
-            s.jobs += 1.0;
-            s.run_hours += job.run_hours;
-            s.first_ms = s.first_ms.min(job.first_ms);
-            s.last_ms = s.last_ms.max(job.last_ms);
+    // Both passes walk the runs in job order, bound by memory latency: the two halves of the
+    // order (split at a job boundary) go to two threads.
+    let (left, right) = split_at_job_boundary(&order);
+    let stems = std::thread::scope(|scope| {
+        let right_stems = scope.spawn(|| stem_stats(&columns, right, observation_end_ms));
+        let mut stems = stem_stats(&columns, left, observation_end_ms);
+        for (stem, other) in right_stems
+            .join()
+            .map_err(|_| "the classification thread failed".to_string())?
+        {
+            stems
+                .entry(stem)
+                .and_modify(|s| {
+                    s.jobs += other.jobs;
+                    s.run_hours += other.run_hours;
+                    s.first_ms = s.first_ms.min(other.first_ms);
+                    s.last_ms = s.last_ms.max(other.last_ms);
+                })
+                .or_insert(other);
         }
-    });
+        Ok::<_, String>(stems)
+    })?;
 
-    let mut classes = JobClasses {
-        job_of_run: vec![0; runs.height()],
-        class: Vec::new(),
-        rule: Vec::new(),
-        rule_class: Vec::new(),
-        label_class: Vec::new(),
-    };
-    columns.each_job(&order, observation_end_ms, |job, rows| {
-        let index = classes.class.len() as u32;
-        for &(_, row) in rows {
-            classes.job_of_run[row as usize] = index;
-        }
-        let matched = rules
-            .rules
-            .iter()
-            .enumerate()
-            .find(|(i, rule)| rule_holds(*i, rule, job, &stems));
-        let rule_class = matched.map(|(_, rule)| rule.class);
-        let label_class = job.label.and_then(class_of_code);
-        classes
-            .class
-            .push(label_class.or(rule_class).unwrap_or(WorkloadClass::Training));
-        classes.rule.push(match (label_class, matched) {
-            (Some(_), _) => label_rule_index(rules),
-            (None, Some((i, _))) => i as u32,
-            (None, None) => no_rule_index(rules),
+    let job_of_run: Vec<AtomicU32> = (0..runs.height()).map(|_| AtomicU32::new(0)).collect();
+    let left_jobs = count_jobs(left);
+    let (mut classes, right_classes) = std::thread::scope(|scope| {
+        let right_classes = scope.spawn(|| {
+            classify_range(
+                &columns,
+                right,
+                left_jobs,
+                &stems,
+                rules,
+                observation_end_ms,
+                &job_of_run,
+            )
         });
-        classes.rule_class.push(rule_class);
-        classes.label_class.push(label_class);
-    });
+        let left_classes = classify_range(&columns, left, 0, &stems, rules, observation_end_ms, &job_of_run);
+        right_classes
+            .join()
+            .map(|right| (left_classes, right))
+            .map_err(|_| "the classification thread failed".to_string())
+    })?;
+    classes.class.extend(right_classes.class);
+    classes.rule.extend(right_classes.rule);
+    classes.rule_class.extend(right_classes.rule_class);
+    classes.label_class.extend(right_classes.label_class);
+    classes.job_of_run = job_of_run.into_iter().map(AtomicU32::into_inner).collect();
     Ok(classes)
 }
 
