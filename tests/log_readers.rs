@@ -89,6 +89,11 @@ fn bad_rows_are_quarantined_by_reason_with_their_lines_and_the_rest_loads() {
     assert_eq!(truncated.jobs.height(), 2);
     assert_eq!(rejected(&truncated, RejectReason::UnparseableTime), 1);
 
+    // 1e400 overflows to infinity: an infinite GPU count would make GPU-hours infinite.
+    let infinite = load("broken/infinite_numbers.csv").expect("loads");
+    assert_eq!(infinite.jobs.height(), 1);
+    assert_eq!(rejected(&infinite, RejectReason::UnparseableNumber), 3);
+
     let mixed = load("broken/mixed_types.csv").expect("loads");
     // "four", an empty count and a NaN utilization; "NA" utilization is a missing value, kept.
     assert_eq!(mixed.jobs.height(), 3);

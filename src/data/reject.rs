@@ -21,7 +21,7 @@ impl RejectReason {
         match self {
             RejectReason::MissingJobId => "missing job id",
             RejectReason::UnparseableTime => "unparseable time",
-            RejectReason::UnparseableNumber => "unparseable or NaN number",
+            RejectReason::UnparseableNumber => "unparseable, NaN or infinite number",
             RejectReason::NegativeGpus => "negative GPU count",
             RejectReason::EndBeforeStart => "end before start",
             RejectReason::MalformedRow => "malformed row",

@@ -411,8 +411,8 @@ fn reject_reason(empty_end: EmptyEnd) -> Expr {
         .when(
             gpus.clone()
                 .is_null()
-                .or(gpus.clone().is_nan())
-                .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.is_nan()))),
+                .or(gpus.clone().is_finite().not())
+                .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.is_finite().not()))),
         )
         .then(reason_code(RejectReason::UnparseableNumber))
         .when(gpus.lt(lit(0.0)))
