@@ -51,6 +51,11 @@ fn unreadable_files_get_one_clear_error_naming_the_file() {
         let error = load(file).expect_err(file);
         assert!(error.contains(expected), "{file}: {error}");
     }
+    let ndjson = load("broken/bad_line.ndjson").expect_err("broken JSON line");
+    assert!(
+        ndjson.contains("bad_line.ndjson: line 2: expected one JSON object per line"),
+        "{ndjson}"
+    );
     let missing = load("broken/no-such-file.csv").expect_err("missing");
     assert!(missing.contains("no-such-file.csv: cannot open"), "{missing}");
 }

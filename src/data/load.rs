@@ -165,6 +165,10 @@ pub fn load_logs(
             }
             tabular_format => {
                 let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
+                    .map_err(|message| match tabular_format {
+                        LogFormat::Ndjson => first_bad_json_line(&path).unwrap_or(message),
+                        _ => message,
+                    })
                     .map_err(fail)?;
                 let rows = read.jobs.height();
                 frames.push(read.jobs);
@@ -211,6 +215,22 @@ pub fn load_logs(
         quarantine,
         files,
     })
+}
+
+/// Where a JSON-lines file stops being JSON: the parser's own error names no line.
+fn first_bad_json_line(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.ok()?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Err(e) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
+            return Some(format!("line {}: expected one JSON object per line: {e}", index + 1));
+        }
+    }
+    None
 }
 
 /// A problem of the logs taken together (after each one read on its own).
