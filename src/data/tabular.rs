@@ -456,6 +456,159 @@ fn read_lines(path: &Path, wanted: &[u64]) -> Vec<(u64, String)> {
 }
 
 /// Reads one tabular log into the canonical frame.
+/// Bytes of delimited text parsed at a time: large enough for Polars' parser to use both
+/// cores, small enough that the file is never held whole.
+const CHUNK_BYTES: usize = 32 << 20;
+
+/// The end of the last complete record in `buf`: its last newline outside quotes.
+fn last_record_end(buf: &[u8]) -> Option<usize> {
+    if memchr::memchr(b'"', buf).is_none() {
+        return memchr::memrchr(b'\n', buf);
+    }
+    let mut in_quotes = false;
+    let mut last = None;
+    for (i, &byte) in buf.iter().enumerate() {
+        match byte {
+            b'"' => in_quotes = !in_quotes,
+            b'\n' if !in_quotes => last = Some(i),
+            _ => {}
+        }
+    }
+    last
+}
+
+/// A delimited text file as pieces of whole records, read in order.
+struct RecordChunks {
+    file: std::fs::File,
+    carry: Vec<u8>,
+    eof: bool,
+    chunk_bytes: usize,
+}
+
+impl RecordChunks {
+    fn open(path: &Path, chunk_bytes: usize) -> Result<RecordChunks, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+        Ok(RecordChunks {
+            file,
+            carry: Vec::new(),
+            eof: false,
+            chunk_bytes,
+        })
+    }
+
+    fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
+        use std::io::Read;
+        loop {
+            if self.eof {
+                return Ok((!self.carry.is_empty()).then(|| std::mem::take(&mut self.carry)));
+            }
+            let mut buf = std::mem::take(&mut self.carry);
+            let start = buf.len();
+            buf.resize(start + self.chunk_bytes, 0);
+            let mut filled = start;
+            while filled < buf.len() {
+                match self.file.read(&mut buf[filled..]) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(format!("cannot read: {e}")),
+                }
+            }
+            buf.truncate(filled);
+            if filled < start + self.chunk_bytes {
+                self.eof = true;
+                self.carry = buf;
+                continue;
+            }
+            match last_record_end(&buf) {
+                Some(end) => {
+                    self.carry = buf.split_off(end + 1);
+                    return Ok(Some(buf));
+                }
+                // A record longer than a chunk: read on.
+                None => self.carry = buf,
+            }
+        }
+    }
+}
+
+/// Column names as Polars would give them: empty ones numbered, repeats marked.
+fn unique_names(names: Vec<String>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for (i, name) in names.into_iter().enumerate() {
+        let mut name = if name.is_empty() {
+            format!("column_{}", i + 1)
+        } else {
+            name
+        };
+        let mut k = 0;
+        while seen.contains(&name) {
+            name = format!("{name}_duplicated_{k}");
+            k += 1;
+        }
+        seen.push(name);
+    }
+    seen
+}
+
+/// One piece of a delimited text file as text columns, rows numbered from `first_row`.
+fn parse_chunk(
+    bytes: Vec<u8>,
+    names: &[String],
+    delimiter: u8,
+    mapping: &Mapping,
+    first_row: IdxSize,
+) -> Result<DataFrame, String> {
+    let schema = Schema::from_iter(names.iter().map(|n| Field::new(n.as_str().into(), DataType::String)));
+    let nulls: Vec<PlSmallStr> = mapping.null_values.iter().map(|s| s.as_str().into()).collect();
+    CsvReadOptions::default()
+        .with_has_header(false)
+        // A header with no rows is an empty log, not an unreadable one.
+        .with_raise_if_empty(false)
+        .with_schema(Some(Arc::new(schema)))
+        .with_row_index(Some(RowIndex {
+            name: ROW.into(),
+            offset: first_row,
+        }))
+        .map_parse_options(|options| {
+            options
+                .with_separator(delimiter)
+                .with_null_values(Some(NullValues::AllColumns(nulls.clone())))
+                .with_missing_is_null(true)
+                .with_truncate_ragged_lines(true)
+                .with_encoding(CsvEncoding::LossyUtf8)
+        })
+        .into_reader_with_file_handle(std::io::Cursor::new(bytes))
+        .finish()
+        .map_err(err)
+}
+
+/// A delimited text file opened for reading in pieces: its column names and first piece.
+struct DelimitedFile {
+    chunks: RecordChunks,
+    names: Vec<String>,
+    first: DataFrame,
+}
+
+fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<DelimitedFile, String> {
+    let mut chunks = RecordChunks::open(path, CHUNK_BYTES)?;
+    let mut first = chunks.next_chunk()?.unwrap_or_default();
+    let names = if mapping.has_header {
+        let end = memchr::memchr(b'\n', &first).map_or(first.len(), |i| i + 1);
+        let header = String::from_utf8_lossy(&first[..end])
+            .trim_start_matches('\u{feff}')
+            .trim_end()
+            .to_string();
+        first.drain(..end);
+        split_header(&header, delimiter)
+    } else {
+        headerless_names(path, mapping)?
+    };
+    let names = unique_names(names);
+    let first = parse_chunk(first, &names, delimiter, mapping, 0)?;
+    Ok(DelimitedFile { chunks, names, first })
+}
+
 pub fn read_tabular(
     path: &Path,
     format: LogFormat,
@@ -490,7 +643,16 @@ pub fn read_tabular(
             }
         }
     }
-    let mut lf = scan(path, format, &mapping)?;
+    // Delimited text is read in pieces (the file is never held or mapped whole); the first
+    // piece stands for the file when the mapping and time layouts are worked out.
+    let mut delimited = match format {
+        LogFormat::Csv { delimiter } => Some((open_delimited(path, delimiter, &mapping)?, delimiter)),
+        _ => None,
+    };
+    let mut lf = match &delimited {
+        Some((file, _)) => file.first.clone().lazy(),
+        None => scan(path, format, &mapping)?,
+    };
     let schema = lf.collect_schema().map_err(err)?;
     let header: Vec<String> = schema
         .iter_names()
@@ -571,25 +733,52 @@ pub fn read_tabular(
         raw_present("end", &mapping).alias(END_PRESENT),
         raw_present("gpu_util", &mapping).alias(UTIL_PRESENT),
     ];
-    let query = lf
-        .select(columns)
-        .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
-        .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
-    let query = match detail {
-        Detail::Full => query,
-        Detail::Audit(rules) => {
-            let mut compact = audit_columns(rules);
-            compact.push(col(REASON));
-            with_run_features(query, rules).select(compact)
+    let finish = |lf: LazyFrame| -> LazyFrame {
+        let query = lf
+            .select(columns.clone())
+            .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
+            .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
+        match detail {
+            Detail::Full => query,
+            Detail::Audit(rules) => {
+                let mut compact = audit_columns(rules);
+                compact.push(col(REASON));
+                with_run_features(query, rules).select(compact)
+            }
         }
     };
-    // The streaming engine parses the file in morsels: the raw text is never held whole.
-    // One query without sinks always gives a single frame.
-    let frame = query
-        .collect_with_engine(Engine::Streaming)
-        .map_err(err)?
-        .unwrap_single();
-    let (mut jobs, rejected) = split_rejected(frame)?;
+    let (mut jobs, rejected) = match delimited.take() {
+        Some((file, delimiter)) => {
+            let DelimitedFile {
+                mut chunks,
+                names,
+                first,
+            } = file;
+            let mut rows = first.height() as IdxSize;
+            let (mut jobs, mut rejected) = split_rejected(finish(first.lazy()).collect().map_err(err)?)?;
+            while let Some(bytes) = chunks.next_chunk()? {
+                let piece = parse_chunk(bytes, &names, delimiter, &mapping, rows)?;
+                rows += piece.height() as IdxSize;
+                let (piece_jobs, piece_rejected) = split_rejected(finish(piece.lazy()).collect().map_err(err)?)?;
+                jobs.vstack_mut_owned(piece_jobs).map_err(err)?;
+                if piece_rejected.height() > 0 {
+                    rejected = if rejected.height() > 0 {
+                        rejected.vstack(&piece_rejected).map_err(err)?
+                    } else {
+                        piece_rejected
+                    };
+                }
+            }
+            (jobs, rejected)
+        }
+        // The streaming engine reads in morsels; one query without sinks gives a single frame.
+        None => split_rejected(
+            finish(lf)
+                .collect_with_engine(Engine::Streaming)
+                .map_err(err)?
+                .unwrap_single(),
+        )?,
+    };
     if mapping.units.gpu_util == UtilUnit::Auto {
         let util = jobs
             .column(c::GPU_UTIL_FRAC)
@@ -682,4 +871,73 @@ fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat) -> Result
         quarantine.add_many(reason, count, samples);
     }
     Ok(quarantine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_end_at_newlines_outside_quotes() {
+        assert_eq!(last_record_end(b"a,b\nc,d\ne"), Some(7));
+        assert_eq!(last_record_end(b"a,\"x\ny\"\nb,\"open\n"), Some(7));
+        assert_eq!(last_record_end(b"no newline"), None);
+    }
+
+    fn pieces(text: &str, chunk_bytes: usize) -> Vec<String> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.csv");
+        std::fs::write(&path, text).expect("write");
+        let mut chunks = RecordChunks::open(&path, chunk_bytes).expect("open");
+        let mut out = Vec::new();
+        while let Some(piece) = chunks.next_chunk().expect("read") {
+            out.push(String::from_utf8(piece).expect("utf-8"));
+        }
+        out
+    }
+
+    #[test]
+    fn pieces_hold_whole_records_and_add_up_to_the_file() {
+        let text = "id,name\n1,\"two\nlines\"\n2,plain\n3,\"a much longer name than one piece\"\n4,last";
+        for chunk_bytes in [4, 7, 16, 1 << 20] {
+            let got = pieces(text, chunk_bytes);
+            assert_eq!(got.concat(), text, "piece size {chunk_bytes}");
+            for piece in &got[..got.len() - 1] {
+                assert!(piece.ends_with('\n'), "{piece:?} at piece size {chunk_bytes}");
+                assert_eq!(piece.matches('"').count() % 2, 0, "{piece:?} cuts a quoted field");
+            }
+        }
+    }
+
+    #[test]
+    fn a_file_read_in_small_pieces_parses_like_one_piece() {
+        let mut text = String::from("job_id,name\n");
+        for i in 0..50 {
+            text.push_str(&format!("j{i},\"name, with comma\n and newline {i}\"\n"));
+        }
+        let names = vec!["job_id".to_string(), "name".to_string()];
+        let mapping = Mapping::default();
+        let parse = |chunk_bytes: usize| {
+            let body = text
+                .split_once('\n')
+                .map(|(_, rest)| rest.to_string())
+                .unwrap_or_default();
+            let mut rows: IdxSize = 0;
+            let mut frames = Vec::new();
+            for piece in pieces(&body, chunk_bytes) {
+                let frame = parse_chunk(piece.into_bytes(), &names, b',', &mapping, rows).expect("parse");
+                rows += frame.height() as IdxSize;
+                frames.push(frame);
+            }
+            let mut all = frames.remove(0);
+            for frame in frames {
+                all.vstack_mut_owned(frame).expect("stack");
+            }
+            all
+        };
+        let whole = parse(1 << 20);
+        let small = parse(40);
+        assert_eq!(whole.height(), 50);
+        assert!(whole.equals_missing(&small));
+    }
 }
