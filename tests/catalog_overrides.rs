@@ -116,3 +116,31 @@ fn an_unreadable_override_keeps_every_default() {
     assert!(shown[0].contains("accelerators.toml: not UTF-8 text"), "{shown:?}");
     assert!(shown[1].contains("references.toml:2:"), "{shown:?}");
 }
+
+#[test]
+fn a_broken_rules_or_offers_file_keeps_the_built_in_list() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("classification.toml"),
+        "schema_version = 1\n[[rule]]\nname = \"x\"\nclass = \"gaming\"\n",
+    )
+    .expect("write rules");
+    std::fs::write(dir.path().join("contracts.toml"), "schema_version = 1\n[[offer]\n").expect("write offers");
+    let loaded = load(Some(dir.path()));
+    let built_in = builtin().catalog;
+    assert_eq!(loaded.catalog.classification, built_in.classification);
+    assert_eq!(loaded.catalog.contracts, built_in.contracts);
+    let shown: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        shown
+            .iter()
+            .any(|w| w.contains("classification.toml:4:9") && w.contains("built-in rules kept")),
+        "{shown:?}"
+    );
+    assert!(
+        shown
+            .iter()
+            .any(|w| w.contains("contracts.toml:2:") && w.contains("built-in offers kept")),
+        "{shown:?}"
+    );
+}

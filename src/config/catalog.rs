@@ -249,6 +249,18 @@ fn apply_references(catalog: &mut Catalog, file: &str, text: &str, warnings: &mu
     });
 }
 
+/// A file that replaces a built-in list whole and does not parse: where, and what stays.
+fn whole_file_error(file: &str, text: &str, e: &toml::de::Error, kept: &str) -> Diagnostic {
+    let message = e.message().trim();
+    Diagnostic::at(
+        file,
+        text,
+        e.span(),
+        None,
+        format!("{message}; file ignored, built-in {kept} kept"),
+    )
+}
+
 /// Classification rules are ordered, so a user's file replaces the built-in list whole; a
 /// file that does not parse leaves the built-in rules in force.
 fn apply_classification(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut Vec<Diagnostic>) {
@@ -261,16 +273,7 @@ fn apply_classification(catalog: &mut Catalog, file: &str, text: &str, warnings:
             Some("schema_version".into()),
             "expected schema_version = 1; file ignored",
         )),
-        Err(e) => {
-            let message = e.message().trim().to_string();
-            warnings.push(Diagnostic::at(
-                file,
-                text,
-                e.span(),
-                None,
-                format!("{message}; file ignored, built-in rules kept"),
-            ));
-        }
+        Err(e) => warnings.push(whole_file_error(file, text, &e, "rules")),
     }
 }
 
@@ -291,16 +294,7 @@ fn apply_contracts(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut
                 }
             }
         }
-        Err(e) => {
-            let message = e.message().trim().to_string();
-            warnings.push(Diagnostic::at(
-                file,
-                text,
-                e.span(),
-                None,
-                format!("{message}; file ignored, built-in offers kept"),
-            ));
-        }
+        Err(e) => warnings.push(whole_file_error(file, text, &e, "offers")),
     }
 }
 
