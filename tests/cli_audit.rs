@@ -200,3 +200,18 @@ fn check_reads_the_logs_utilization_into_the_cluster_rules() {
             .any(|c| c["rule"] == "permanent_allocation_utilization")
     );
 }
+
+#[test]
+fn mapping_init_takes_a_headerless_logs_names_from_its_header_file() {
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats/pai_task_table.csv");
+    let run = gpuplan(&["mapping", "init", log]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("has_header = false"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("header_file = \"pai_task_table.header\""),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("gpus = \"plan_gpu\""), "{}", run.stdout);
+    assert!(run.stdout.contains("gpus = \"percent\""), "{}", run.stdout);
+}

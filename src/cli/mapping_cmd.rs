@@ -8,6 +8,7 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::detect::{LogFormat, sniff, split_header};
 use crate::data::load::format_of;
 use crate::data::mapping::{Mapping, TimeFormat, render_mapping_toml};
+use crate::data::tabular::headerless_names;
 use crate::data::timefmt::{DetectedTime, detect_time};
 
 pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Result<(), Failure> {
@@ -30,12 +31,9 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
     };
     let header_file = log.with_extension("header");
     let header = if header_file.exists() {
-        let names = std::fs::read_to_string(&header_file)
-            .map_err(|e| fail(format!("cannot read {}: {e}", header_file.display())))?;
         mapping.has_header = false;
         mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
-        let line = names.lines().next().unwrap_or("");
-        split_header(line, crate::data::detect::sniff_delimiter(line))
+        headerless_names(log, &mapping).map_err(fail)?
     } else {
         split_header(first, delimiter)
     };

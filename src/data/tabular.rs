@@ -65,7 +65,7 @@ fn path_string(path: &Path) -> Result<String, String> {
 }
 
 /// Column names of a headerless file: the mapping's list, or its `.header` file.
-fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, String> {
+pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, String> {
     if !mapping.column_names.is_empty() {
         return Ok(mapping.column_names.clone());
     }
@@ -285,6 +285,18 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
             column.clone().cast(DataType::String).cast(DataType::Float64)
         }
     };
+    // The column's first values, read once: they name the layout and show zone abbreviations.
+    let needs_sample = match &mapping.units.time {
+        TimeFormat::Auto => true,
+        TimeFormat::Pattern(pattern) => pattern.contains('z'),
+        _ => false,
+    };
+    let sample = if needs_sample {
+        sample_values(lf, source)?
+    } else {
+        Vec::new()
+    };
+    let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
     let detected = match &mapping.units.time {
         TimeFormat::EpochS => DetectedTime::EpochSeconds,
         TimeFormat::EpochMs => DetectedTime::EpochMillis,
@@ -293,25 +305,17 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
             pattern: pattern.clone(),
             aware: pattern.contains("%z") || pattern.contains("%:z"),
         }]),
-        TimeFormat::Auto if is_numeric(&dtype) => {
-            let sample = sample_values(lf, source)?;
-            let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
-            detect_time(&refs).unwrap_or(DetectedTime::EpochSeconds)
-        }
-        TimeFormat::Auto => {
-            let sample = sample_values(lf, source)?;
-            let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
-            match detect_time(&refs) {
-                Some(found) => found,
-                None if sample.is_empty() => return Ok(lit(NULL).cast(MS)),
-                None => {
-                    return Err(format!(
-                        "column {source}: no known time layout reads values like \"{}\"; set [units] time to a strftime pattern",
-                        sample.first().map(String::as_str).unwrap_or("")
-                    ));
-                }
+        TimeFormat::Auto if is_numeric(&dtype) => detect_time(&refs).unwrap_or(DetectedTime::EpochSeconds),
+        TimeFormat::Auto => match detect_time(&refs) {
+            Some(found) => found,
+            None if sample.is_empty() => return Ok(lit(NULL).cast(MS)),
+            None => {
+                return Err(format!(
+                    "column {source}: no known time layout reads values like \"{}\"; set [units] time to a strftime pattern",
+                    sample.first().map(String::as_str).unwrap_or("")
+                ));
             }
-        }
+        },
     };
     Ok(match detected {
         DetectedTime::EpochSeconds => epoch_expr(numbers(), 1e3, origin_ms),
@@ -320,8 +324,6 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
             let mut text = column.cast(DataType::String).str().strip_chars(lit(NULL));
             if patterns.iter().any(|p| p.aware) {
                 // Zone abbreviations ("PST") become offsets the parser reads.
-                let sample = sample_values(lf, source)?;
-                let refs: Vec<&str> = sample.iter().map(String::as_str).collect();
                 if sample_has_zone_abbreviations(&refs) {
                     for (abbreviation, offset) in ZONE_ABBREVIATIONS {
                         text = text

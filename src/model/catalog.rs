@@ -56,14 +56,6 @@ pub enum Term {
 }
 
 impl Term {
-    pub const ALL: [Term; 5] = [
-        Term::Spot,
-        Term::OnDemand,
-        Term::Monthly,
-        Term::OneYear,
-        Term::ThreeYear,
-    ];
-
     pub fn label(self) -> &'static str {
         match self {
             Term::Spot => "spot",
@@ -151,12 +143,5 @@ impl Catalog {
             .collect();
         prices.sort_by(|a, b| a.usd_per_chip_hour().total_cmp(&b.usd_per_chip_hour()));
         prices
-    }
-
-    pub fn price_sets(&self) -> Vec<&str> {
-        let mut sets: Vec<&str> = self.prices.iter().map(|p| p.price_set.as_str()).collect();
-        sets.sort_unstable();
-        sets.dedup();
-        sets
     }
 }
