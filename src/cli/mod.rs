@@ -4,7 +4,6 @@
 pub mod audit;
 mod catalog_cmd;
 mod check;
-pub mod contracts;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;

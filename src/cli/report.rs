@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::audit::{AuditArgs, audit_logs};
-use super::contracts::{ContractsReport, contracts_report};
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
 use crate::model::checks::{Check, CheckUnit, overall_status};
 use crate::model::evaluate::{Evaluation, MfuSource, evaluate};
+use crate::model::fleet_contracts::{ContractsReport, contracts_report};
 use crate::model::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 use crate::model::inference::Breakeven;
 use crate::model::migration::MigrationBreakeven;

@@ -4,16 +4,19 @@
 //! GPU-hours count what ran: each run (attempt) is clipped to the observation window and
 //! summed, so the gaps between a job's attempts, when it held no GPUs, cost nothing.
 
-use std::collections::BTreeMap;
-
 use polars::prelude::*;
-use serde::Serialize;
 
 use super::canonical as c;
 use std::collections::HashMap;
 
-use super::classify::{JOB_KEY, classify_jobs, label_rule_index, no_rule_index, rule_name, with_run_features};
-use super::reject::{Quarantine, RejectReason, RejectedRow};
+use super::classify::{
+    JOB_KEY, JobClasses, classify_jobs, label_rule_index, no_rule_index, rule_name, with_run_features,
+};
+use super::reject::Quarantine;
+pub use crate::model::fleet::{
+    AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, RejectReason,
+    RejectedRow, RuleUse, Window,
+};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 const MS_PER_MINUTE: i64 = 60_000;
@@ -59,115 +62,6 @@ pub struct AuditSettings {
     pub default_price_source: String,
     /// Clusters averaging below this are candidates for a shorter commitment.
     pub min_utilization_frac: f64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Window {
-    pub start: String,
-    pub end: String,
-    pub start_ms: i64,
-    pub end_ms: i64,
-    pub days: f64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct ClassSummary {
-    pub jobs: u64,
-    pub gpu_hours: f64,
-    pub gpu_hours_share: f64,
-    /// GPU-hour-weighted mean utilization of the runs that report it.
-    pub mean_util_frac: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClassBreakdown {
-    pub training: ClassSummary,
-    pub inference: ClassSummary,
-    pub burst: ClassSummary,
-}
-
-impl ClassBreakdown {
-    pub fn get(&self, class: WorkloadClass) -> &ClassSummary {
-        match class {
-            WorkloadClass::Training => &self.training,
-            WorkloadClass::Inference => &self.inference,
-            WorkloadClass::Burst => &self.burst,
-        }
-    }
-}
-
-/// Hourly means of concurrent GPUs, one value per hour of the window.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HourlySeries {
-    pub start_ms: i64,
-    pub busy_gpus: Vec<f64>,
-    pub utilized_gpus: Vec<f64>,
-    pub training_gpus: Vec<f64>,
-    pub inference_gpus: Vec<f64>,
-    pub burst_gpus: Vec<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ClusterAudit {
-    pub name: String,
-    pub capacity_gpus: f64,
-    /// "plan" when the plan gives the cluster's size, "observed peak" otherwise.
-    pub capacity_source: String,
-    pub jobs: u64,
-    pub gpu_hours: f64,
-    /// Allocated GPU-hours over capacity × window hours.
-    pub allocation_frac: f64,
-    /// Utilized GPU-hours (allocation × reported utilization) over capacity × window hours;
-    /// the allocation when the log reports no utilization.
-    pub utilization_frac: f64,
-    pub utilization_reported: bool,
-    pub peak_concurrent_gpus: f64,
-    pub p95_concurrent_gpus: f64,
-    pub classes: ClassBreakdown,
-    /// Share of the window's minutes when no training ran on the cluster.
-    pub non_training_time_frac: f64,
-    /// Mean utilization of capacity during those minutes.
-    pub non_training_utilization_frac: f64,
-    pub usd_per_gpu_hour: f64,
-    pub price_source: String,
-    pub monthly_cost_usd: f64,
-    /// monthly cost × non-training time share × (1 − mean utilization in non-training time).
-    pub stranded_usd_per_month: f64,
-    pub flags: Vec<String>,
-    pub hourly: HourlySeries,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RuleUse {
-    pub rule: String,
-    pub class: String,
-    pub jobs: u64,
-    pub gpu_hours: f64,
-}
-
-/// Rules against labels on the jobs that carry one: rows are the label's class, columns the
-/// rules' class, in the order training, inference, burst.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LabelAgreement {
-    pub labeled_jobs: u64,
-    pub agreement_frac: f64,
-    pub matrix: [[u64; 3]; 3],
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditReport {
-    pub window: Window,
-    pub jobs_total: u64,
-    pub runs_total: u64,
-    pub rows_rejected: BTreeMap<RejectReason, u64>,
-    pub rows_rejected_total: u64,
-    pub rejected_samples: Vec<RejectedRow>,
-    pub gpu_hours_total: f64,
-    pub gpu_hours_counting: &'static str,
-    pub classes: ClassBreakdown,
-    pub clusters: Vec<ClusterAudit>,
-    pub rules: Vec<RuleUse>,
-    pub label_agreement: Option<LabelAgreement>,
 }
 
 fn err(e: PolarsError) -> String {
@@ -329,6 +223,8 @@ pub fn audit(
     let mut job_cluster = vec![0u32; jobs.class.len()];
     let rule_count = no_rule_index(rules) as usize + 1;
     let mut rule_gpu_hours = vec![0.0; rule_count];
+    // f32 per job: enough to rank jobs, half the memory on ten million of them.
+    let mut job_gpu_hours = vec![0.0f32; jobs.class.len()];
     let rows = cluster_col
         .iter()
         .zip(start_col.iter())
@@ -385,6 +281,7 @@ pub fn audit(
             gpus * util.unwrap_or(1.0),
         );
         job_cluster[job] = index as u32 + 1;
+        job_gpu_hours[job] += gpu_hours as f32;
         rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
     }
 
@@ -403,6 +300,15 @@ pub fn audit(
         }
     }
 
+    let top_jobs = top_jobs(&TopJobInputs {
+        runs: &runs,
+        jobs: &jobs,
+        job_cluster: &job_cluster,
+        job_gpu_hours: &job_gpu_hours,
+        cluster_names: &accumulators.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
+        rules,
+        window: &window,
+    })?;
     accumulators.sort_by(|a, b| a.name.cmp(&b.name));
     let runs_total: u64 = accumulators.iter().map(|a| a.runs).sum();
     let (mut all_hours, mut all_util, mut all_weight, mut all_jobs) = ([0.0; 3], [0.0; 3], [0.0; 3], [0u64; 3]);
@@ -458,7 +364,94 @@ pub fn audit(
         clusters,
         rules: rule_uses,
         label_agreement,
+        top_jobs,
     })
+}
+
+/// How many of each cluster's largest jobs the audit keeps for drilling into.
+pub const TOP_JOBS_PER_CLUSTER: usize = 12;
+
+struct TopJobInputs<'a> {
+    runs: &'a DataFrame,
+    jobs: &'a JobClasses,
+    job_cluster: &'a [u32],
+    job_gpu_hours: &'a [f32],
+    cluster_names: &'a [String],
+    rules: &'a ClassificationRules,
+    window: &'a Window,
+}
+
+/// Each cluster's largest jobs by GPU-hours, with the line of their first run in the window.
+fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
+    let mut per_cluster: Vec<Vec<u32>> = vec![Vec::new(); input.cluster_names.len()];
+    for (job, &cluster) in input.job_cluster.iter().enumerate() {
+        if cluster > 0 {
+            per_cluster[cluster as usize - 1].push(job as u32);
+        }
+    }
+    let mut chosen: HashMap<u32, JobLine> = HashMap::new();
+    for (cluster, jobs) in per_cluster.iter_mut().enumerate() {
+        let by_hours = |a: &u32, b: &u32| input.job_gpu_hours[*b as usize].total_cmp(&input.job_gpu_hours[*a as usize]);
+        if jobs.len() > TOP_JOBS_PER_CLUSTER {
+            jobs.select_nth_unstable_by(TOP_JOBS_PER_CLUSTER - 1, by_hours);
+            jobs.truncate(TOP_JOBS_PER_CLUSTER);
+        }
+        for &job in jobs.iter() {
+            chosen.insert(
+                job,
+                JobLine {
+                    cluster: input.cluster_names[cluster].clone(),
+                    class: input.jobs.class[job as usize],
+                    rule: rule_name(input.rules, input.jobs.rule[job as usize]),
+                    runs: 0,
+                    max_gpus: 0.0,
+                    gpu_hours: 0.0,
+                    first_start_ms: i64::MAX,
+                    source_line: None,
+                },
+            );
+        }
+    }
+    let (start_col, end_col) = (
+        c::int64_column(input.runs, c::START)?,
+        c::int64_column(input.runs, c::END)?,
+    );
+    let gpus_col = input.runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?;
+    let no_lines = UInt64Chunked::full_null("".into(), input.runs.height());
+    let line_col = match input.runs.column(c::SOURCE_LINE).ok().and_then(|s| s.u64().ok()) {
+        Some(lines) => lines.clone(),
+        None => no_lines,
+    };
+    let (window_start, window_end) = (input.window.start_ms, input.window.end_ms);
+    let rows = input
+        .jobs
+        .job_of_run
+        .iter()
+        .zip(start_col.iter())
+        .zip(end_col.iter())
+        .zip(gpus_col.iter())
+        .zip(line_col.iter());
+    for ((((&job, start), end), gpus), source_line) in rows {
+        let (Some(line), Some(start)) = (chosen.get_mut(&job), start) else {
+            continue;
+        };
+        let end = end.unwrap_or(window_end);
+        if start > window_end || end < window_start {
+            continue;
+        }
+        let gpus = gpus.unwrap_or(0.0);
+        let hours = (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
+        line.runs += 1;
+        line.max_gpus = line.max_gpus.max(gpus);
+        line.gpu_hours += gpus * hours;
+        if start < line.first_start_ms {
+            line.first_start_ms = start;
+            line.source_line = source_line;
+        }
+    }
+    let mut lines: Vec<JobLine> = chosen.into_values().collect();
+    lines.sort_by(|a, b| a.cluster.cmp(&b.cluster).then(b.gpu_hours.total_cmp(&a.gpu_hours)));
+    Ok(lines)
 }
 
 /// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.

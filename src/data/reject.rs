@@ -4,40 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-/// Why a row was set aside. The variants are the stable keys of `rows_rejected` in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RejectReason {
-    MissingJobId,
-    UnparseableTime,
-    UnparseableNumber,
-    NegativeGpus,
-    EndBeforeStart,
-    MalformedRow,
-}
-
-impl RejectReason {
-    pub fn label(self) -> &'static str {
-        match self {
-            RejectReason::MissingJobId => "missing job id",
-            RejectReason::UnparseableTime => "unparseable time",
-            RejectReason::UnparseableNumber => "unparseable, NaN or infinite number",
-            RejectReason::NegativeGpus => "negative GPU count",
-            RejectReason::EndBeforeStart => "end before start",
-            RejectReason::MalformedRow => "malformed row",
-        }
-    }
-}
-
-/// One set-aside row, with enough to find it in the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RejectedRow {
-    pub file: String,
-    pub line: u64,
-    pub reason: RejectReason,
-    /// What was wrong, e.g. `column start: "2024-13-45"`.
-    pub detail: String,
-}
+pub use crate::model::fleet::{RejectReason, RejectedRow};
 
 /// How many sample rows are kept per reason.
 pub const SAMPLES_PER_REASON: usize = 5;

@@ -1,13 +1,13 @@
-//! Contract-term matching for the report: each class's hourly demand from the audit of the
+//! Contract-term matching of an audited fleet: each class's hourly demand from the audit of the
 //! plan's logs, matched against the catalog's offers (DOMAIN.md sections 2, 3.4 and 7).
 
 use serde::Serialize;
 
-use crate::data::audit::AuditReport;
-use crate::model::catalog::Catalog;
-use crate::model::contracts::{CapabilityRequirement, MatchRequest, MixRow, PureTermCost, match_class};
-use crate::model::plan::Plan;
-use crate::model::workload::WorkloadClass;
+use super::catalog::Catalog;
+use super::contracts::{CapabilityRequirement, MatchRequest, MixRow, PureTermCost, match_class};
+use super::fleet::AuditReport;
+use super::plan::Plan;
+use super::workload::WorkloadClass;
 
 /// The accelerator demand is priced on when the plan names no cluster.
 const DEFAULT_ACCELERATOR: &str = "h100-sxm";
