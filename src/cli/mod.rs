@@ -26,12 +26,19 @@ use crate::model::plan::Plan;
     name = "gpuplan",
     version,
     about = "GPU capacity planning by workload type: training, inference and burst economics",
-    long_about = "GPU capacity planning by workload type.\n\nWith no command, gpuplan shows the report of the plan (the built-in seed examples unless --plan is given).\n\nExit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.",
+    long_about = "GPU capacity planning by workload type.\n\nWith no command, gpuplan opens the workbench on LOGS and the plan (the shipped sample log and the seeds' worked examples when absent). When standard output is not a terminal it prints the plan's report instead.\n\nExit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.",
+    args_conflicts_with_subcommands = true,
     after_help = "Catalogs (accelerators, prices, thresholds) are built in; files of the same name in the config folder's catalogs/ override them (see `gpuplan catalog`)."
 )]
 pub struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Job logs to open in the workbench (the shipped sample when absent).
+    #[arg(value_name = "LOGS")]
+    logs: Vec<PathBuf>,
+    /// Column mapping (TOML) for the workbench's logs; see `gpuplan mapping init`.
+    #[arg(long, value_name = "FILE")]
+    mapping: Option<PathBuf>,
     /// Plan file (TOML); the built-in seed examples when absent.
     #[arg(long, global = true, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -190,7 +197,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let plan_path = cli.plan.clone();
     let plan_path = plan_path.as_deref();
     match cli.command {
-        None => report::run(&load_catalog(), plan_path, &[], Format::Table),
+        None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            crate::runtime::run_workbench(crate::runtime::WorkbenchArgs {
+                logs: cli.logs,
+                mapping: cli.mapping,
+                plan: cli.plan,
+            })
+        }
+        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table),
         Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
