@@ -7,11 +7,11 @@ use serde::Serialize;
 use super::progress::{LARGE_INPUT_BYTES, Progress};
 use super::{Failure, Format, load_plan_if_given};
 use crate::config::diagnostic::Diagnostic;
-use crate::data::audit::{AuditReport, AuditSettings, ClusterPricing, WindowSpec, audit};
+use crate::data::audit::{AuditReport, AuditSettings, WindowSpec, audit};
 use crate::data::load::{FileSummary, expand_inputs, load_logs};
 use crate::data::mapping::Mapping;
 use crate::data::tabular::Detail;
-use crate::model::catalog::{Catalog, Term};
+use crate::model::catalog::Catalog;
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
@@ -67,26 +67,7 @@ fn parse_instant(flag: &str, text: &str) -> Result<i64, Failure> {
 }
 
 pub fn read_mapping(path: &Path) -> Result<Mapping, Failure> {
-    let shown = path.display().to_string();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| Diagnostic::file(&shown, format!("cannot read the mapping: {e}")))?;
-    let mapping: Mapping = toml::from_str(&text).map_err(|e| {
-        let message = e.message().trim().to_string();
-        Diagnostic::at(&shown, &text, e.span(), None, message)
-    })?;
-    let problems = mapping.problems();
-    if problems.is_empty() {
-        return Ok(mapping);
-    }
-    Err(Failure::Input(
-        problems
-            .into_iter()
-            .map(|(key, message)| {
-                let span = crate::config::locate::locate_key_path(&text, &key);
-                Diagnostic::at(&shown, &text, span, Some(key), message)
-            })
-            .collect(),
-    ))
+    crate::config::mapping_file::read_mapping(path).map_err(Failure::Input)
 }
 
 fn settings(
@@ -103,41 +84,7 @@ fn settings(
         since_ms: args.since.as_deref().map(|s| parse_instant("--since", s)).transpose()?,
         until_ms: args.until.as_deref().map(|s| parse_instant("--until", s)).transpose()?,
     };
-    let hours_per_month = plan.map_or(730.0, |p| p.hours_per_month);
-    let clusters = plan
-        .map(|p| {
-            p.clusters
-                .iter()
-                .map(|c| ClusterPricing {
-                    name: c.name.clone(),
-                    capacity_gpus: Some(f64::from(c.gpus)),
-                    usd_per_gpu_hour: args.cost_per_gpu_hour.unwrap_or(c.usd_per_gpu_hour),
-                    source: "plan".to_string(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let seed_rate = catalog
-        .prices_for("h100-sxm", "seed-001", Term::OnDemand)
-        .first()
-        .map(|p| (p.usd_per_chip_hour(), format!("{} ({})", p.provider, p.source)));
-    let (default_usd_per_gpu_hour, default_price_source) = match (args.cost_per_gpu_hour, seed_rate) {
-        (Some(rate), _) => (rate, "--cost-per-gpu-hour".to_string()),
-        (None, Some(seed)) => seed,
-        (None, None) => (12.29, "seed 001 H100 hyperscaler rate".to_string()),
-    };
-    let thresholds = match plan {
-        Some(p) => catalog.thresholds.with_overrides(&p.thresholds),
-        None => catalog.thresholds,
-    };
-    Ok(AuditSettings {
-        window,
-        hours_per_month,
-        clusters,
-        default_usd_per_gpu_hour,
-        default_price_source,
-        min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
-    })
+    Ok(AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour))
 }
 
 /// Loads the logs and audits them: what `gpuplan audit` prints, and what the report's contract

@@ -55,6 +55,26 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// One line, for a banner: `file:line:column: key: message`, without the source excerpt.
+    pub fn headline(&self) -> String {
+        let mut text = self.file.clone();
+        if let Some(line) = self.line {
+            text.push_str(&format!(":{line}"));
+            if let Some(column) = self.column {
+                text.push_str(&format!(":{column}"));
+            }
+        }
+        text.push_str(": ");
+        if let Some(key) = &self.key {
+            text.push_str(key);
+            text.push_str(": ");
+        }
+        text.push_str(self.message.lines().next().unwrap_or_default());
+        text
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;

@@ -3,6 +3,9 @@
 pub mod atomic;
 pub mod catalog;
 pub mod diagnostic;
+pub mod keymap;
 pub mod locate;
+pub mod mapping_file;
 pub mod paths;
 pub mod plan_file;
+pub mod theme;

@@ -85,6 +85,14 @@ pub fn plan_to_toml(plan: &Plan) -> Result<String, String> {
     toml::to_string(plan).map_err(|e| format!("cannot write the plan as TOML: {e}"))
 }
 
+/// The text a save writes: the plan file's own text with only the changed values rewritten
+/// when there is one, else the whole plan.
+pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<String, String> {
+    match original_text {
+        Some(_) | None => plan_to_toml(plan),
+    }
+}
+
 /// Saves a plan atomically: the old file or the new one, never half of each.
 pub fn save_plan(path: &Path, plan: &Plan) -> Result<(), Diagnostic> {
     let shown = path.display().to_string();

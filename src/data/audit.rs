@@ -13,10 +13,12 @@ use super::classify::{
     JOB_KEY, JobClasses, classify_jobs, label_rule_index, no_rule_index, rule_name, with_run_features,
 };
 use super::reject::Quarantine;
+use crate::model::catalog::{Catalog, Term};
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, RejectReason,
     RejectedRow, RuleUse, Window,
 };
+use crate::model::plan::Plan;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 const MS_PER_MINUTE: i64 = 60_000;
@@ -62,6 +64,53 @@ pub struct AuditSettings {
     pub default_price_source: String,
     /// Clusters averaging below this are candidates for a shorter commitment.
     pub min_utilization_frac: f64,
+}
+
+impl AuditSettings {
+    /// The settings a plan implies: its clusters' capacity and price (or `cost_override`), its
+    /// month and its utilization threshold; unlisted clusters at the seed's H100 rate.
+    pub fn for_plan(
+        catalog: &Catalog,
+        plan: Option<&Plan>,
+        window: WindowSpec,
+        cost_override: Option<f64>,
+    ) -> AuditSettings {
+        let hours_per_month = plan.map_or(730.0, |p| p.hours_per_month);
+        let clusters = plan
+            .map(|p| {
+                p.clusters
+                    .iter()
+                    .map(|c| ClusterPricing {
+                        name: c.name.clone(),
+                        capacity_gpus: Some(f64::from(c.gpus)),
+                        usd_per_gpu_hour: cost_override.unwrap_or(c.usd_per_gpu_hour),
+                        source: "plan".to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let seed_rate = catalog
+            .prices_for("h100-sxm", "seed-001", Term::OnDemand)
+            .first()
+            .map(|p| (p.usd_per_chip_hour(), format!("{} ({})", p.provider, p.source)));
+        let (default_usd_per_gpu_hour, default_price_source) = match (cost_override, seed_rate) {
+            (Some(rate), _) => (rate, "--cost-per-gpu-hour".to_string()),
+            (None, Some(seed)) => seed,
+            (None, None) => (12.29, "seed 001 H100 hyperscaler rate".to_string()),
+        };
+        let thresholds = match plan {
+            Some(p) => catalog.thresholds.with_overrides(&p.thresholds),
+            None => catalog.thresholds,
+        };
+        AuditSettings {
+            window,
+            hours_per_month,
+            clusters,
+            default_usd_per_gpu_hour,
+            default_price_source,
+            min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
+        }
+    }
 }
 
 fn err(e: PolarsError) -> String {
@@ -368,8 +417,8 @@ pub fn audit(
     })
 }
 
-/// How many of each cluster's largest jobs the audit keeps for drilling into.
-pub const TOP_JOBS_PER_CLUSTER: usize = 12;
+/// How many of the largest jobs of each cluster and class the audit keeps for drilling into.
+pub const TOP_JOBS_PER_CLASS: usize = 12;
 
 struct TopJobInputs<'a> {
     runs: &'a DataFrame,
@@ -381,20 +430,24 @@ struct TopJobInputs<'a> {
     window: &'a Window,
 }
 
-/// Each cluster's largest jobs by GPU-hours, with the line of their first run in the window.
+/// The largest jobs by GPU-hours of each cluster and class, with the line of their first run
+/// in the window.
 fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
-    let mut per_cluster: Vec<Vec<u32>> = vec![Vec::new(); input.cluster_names.len()];
+    let classes = WorkloadClass::ALL.len();
+    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); input.cluster_names.len() * classes];
     for (job, &cluster) in input.job_cluster.iter().enumerate() {
         if cluster > 0 {
-            per_cluster[cluster as usize - 1].push(job as u32);
+            let class = input.jobs.class[job] as usize;
+            groups[(cluster as usize - 1) * classes + class].push(job as u32);
         }
     }
     let mut chosen: HashMap<u32, JobLine> = HashMap::new();
-    for (cluster, jobs) in per_cluster.iter_mut().enumerate() {
+    for (group, jobs) in groups.iter_mut().enumerate() {
+        let cluster = group / classes;
         let by_hours = |a: &u32, b: &u32| input.job_gpu_hours[*b as usize].total_cmp(&input.job_gpu_hours[*a as usize]);
-        if jobs.len() > TOP_JOBS_PER_CLUSTER {
-            jobs.select_nth_unstable_by(TOP_JOBS_PER_CLUSTER - 1, by_hours);
-            jobs.truncate(TOP_JOBS_PER_CLUSTER);
+        if jobs.len() > TOP_JOBS_PER_CLASS {
+            jobs.select_nth_unstable_by(TOP_JOBS_PER_CLASS - 1, by_hours);
+            jobs.truncate(TOP_JOBS_PER_CLASS);
         }
         for &job in jobs.iter() {
             chosen.insert(
@@ -450,7 +503,11 @@ fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
         }
     }
     let mut lines: Vec<JobLine> = chosen.into_values().collect();
-    lines.sort_by(|a, b| a.cluster.cmp(&b.cluster).then(b.gpu_hours.total_cmp(&a.gpu_hours)));
+    lines.sort_by(|a, b| {
+        (a.cluster.as_str(), a.class as u8)
+            .cmp(&(b.cluster.as_str(), b.class as u8))
+            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+    });
     Ok(lines)
 }
 

@@ -79,10 +79,8 @@ pub fn sniff_delimiter(header_line: &str) -> u8 {
     for byte in header_line.bytes() {
         if byte == b'"' {
             in_quotes = !in_quotes;
-        } else if !in_quotes {
-            if let Some(slot) = counts.iter_mut().find(|(d, _)| *d == byte) {
-                slot.1 += 1;
-            }
+        } else if !in_quotes && let Some(slot) = counts.iter_mut().find(|(d, _)| *d == byte) {
+            slot.1 += 1;
         }
     }
     counts

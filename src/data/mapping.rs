@@ -289,13 +289,13 @@ impl Mapping {
                 ));
             }
         }
-        if let Some(d) = &self.delimiter {
-            if d.chars().count() != 1 || !d.is_ascii() {
-                out.push((
-                    "delimiter".into(),
-                    "expected a single ASCII character, e.g. \",\" or \"|\"".into(),
-                ));
-            }
+        if let Some(d) = &self.delimiter
+            && (d.chars().count() != 1 || !d.is_ascii())
+        {
+            out.push((
+                "delimiter".into(),
+                "expected a single ASCII character, e.g. \",\" or \"|\"".into(),
+            ));
         }
         if self.units.time == TimeFormat::OffsetS && self.units.time_origin.is_none() {
             out.push((

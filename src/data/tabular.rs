@@ -630,19 +630,19 @@ pub fn read_tabular(
         mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
         warnings.push(format!("no header row: column names from {}", header_file.display()));
     }
-    if matches!(format, LogFormat::Csv { .. }) {
-        if let Ok(head) = super::detect::sniff(path) {
-            let valid_up_to = match std::str::from_utf8(&head) {
-                Ok(_) => None,
-                // A multi-byte character cut by the sniff window is not an encoding problem.
-                Err(e) if e.error_len().is_none() => None,
-                Err(e) => Some(e.valid_up_to()),
-            };
-            if let Some(offset) = valid_up_to {
-                warnings.push(format!(
-                    "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
-                ));
-            }
+    if matches!(format, LogFormat::Csv { .. })
+        && let Ok(head) = super::detect::sniff(path)
+    {
+        let valid_up_to = match std::str::from_utf8(&head) {
+            Ok(_) => None,
+            // A multi-byte character cut by the sniff window is not an encoding problem.
+            Err(e) if e.error_len().is_none() => None,
+            Err(e) => Some(e.valid_up_to()),
+        };
+        if let Some(offset) = valid_up_to {
+            warnings.push(format!(
+                "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
+            ));
         }
     }
     // Delimited text is read in pieces (the file is never held or mapped whole); the first

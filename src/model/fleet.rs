@@ -150,7 +150,7 @@ pub struct AuditReport {
     pub clusters: Vec<ClusterAudit>,
     pub rules: Vec<RuleUse>,
     pub label_agreement: Option<LabelAgreement>,
-    /// The largest jobs of each cluster by GPU-hours in the window, to drill into.
+    /// The largest jobs of each cluster and class by GPU-hours in the window, to drill into.
     pub top_jobs: Vec<JobLine>,
 }
 

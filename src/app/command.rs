@@ -1,0 +1,318 @@
+//! Every command of the workbench in one list: the key map, the palette, the help screen and
+//! the key hints all read it, so a binding shows the same everywhere.
+
+use std::collections::BTreeMap;
+
+use super::key::{Key, KeyCode};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CommandId {
+    Quit,
+    Help,
+    Palette,
+    NextPane,
+    PrevPane,
+    FocusWorkloads,
+    FocusMfu,
+    FocusInference,
+    FocusRisk,
+    FocusContracts,
+    Up,
+    Down,
+    Decrease,
+    Increase,
+    DecreaseCoarse,
+    IncreaseCoarse,
+    Edit,
+    Drill,
+    Back,
+    Save,
+    SaveAs,
+    Undo,
+    Redo,
+    OpenFile,
+    NextTheme,
+    Reload,
+    Compare,
+}
+
+pub struct CommandSpec {
+    pub id: CommandId,
+    /// The stable name key maps use, e.g. `slider.increase`.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub default_keys: &'static [Key],
+}
+
+const fn k(code: KeyCode) -> Key {
+    Key::plain(code)
+}
+
+pub const COMMANDS: &[CommandSpec] = &[
+    CommandSpec {
+        id: CommandId::Help,
+        name: "help",
+        title: "Help: every key binding",
+        default_keys: &[Key::char('?'), k(KeyCode::F(1))],
+    },
+    CommandSpec {
+        id: CommandId::Palette,
+        name: "palette",
+        title: "Command palette",
+        default_keys: &[Key::char(':'), Key::ctrl('p')],
+    },
+    CommandSpec {
+        id: CommandId::NextPane,
+        name: "pane.next",
+        title: "Next pane",
+        default_keys: &[k(KeyCode::Tab)],
+    },
+    CommandSpec {
+        id: CommandId::PrevPane,
+        name: "pane.previous",
+        title: "Previous pane",
+        default_keys: &[k(KeyCode::BackTab)],
+    },
+    CommandSpec {
+        id: CommandId::FocusWorkloads,
+        name: "pane.workloads",
+        title: "Go to Workloads",
+        default_keys: &[Key::char('1')],
+    },
+    CommandSpec {
+        id: CommandId::FocusMfu,
+        name: "pane.mfu",
+        title: "Go to MFU & sensitivity",
+        default_keys: &[Key::char('2')],
+    },
+    CommandSpec {
+        id: CommandId::FocusInference,
+        name: "pane.inference",
+        title: "Go to Inference",
+        default_keys: &[Key::char('3')],
+    },
+    CommandSpec {
+        id: CommandId::FocusRisk,
+        name: "pane.risk",
+        title: "Go to Risk",
+        default_keys: &[Key::char('4')],
+    },
+    CommandSpec {
+        id: CommandId::FocusContracts,
+        name: "pane.contracts",
+        title: "Go to Contracts",
+        default_keys: &[Key::char('5')],
+    },
+    CommandSpec {
+        id: CommandId::Up,
+        name: "cursor.up",
+        title: "Select the row above",
+        default_keys: &[k(KeyCode::Up), Key::char('k')],
+    },
+    CommandSpec {
+        id: CommandId::Down,
+        name: "cursor.down",
+        title: "Select the row below",
+        default_keys: &[k(KeyCode::Down), Key::char('j')],
+    },
+    CommandSpec {
+        id: CommandId::Decrease,
+        name: "value.decrease",
+        title: "Decrease the selected value (fine step)",
+        default_keys: &[k(KeyCode::Left), Key::char('h'), Key::char('-')],
+    },
+    CommandSpec {
+        id: CommandId::Increase,
+        name: "value.increase",
+        title: "Increase the selected value (fine step)",
+        default_keys: &[k(KeyCode::Right), Key::char('l'), Key::char('+')],
+    },
+    CommandSpec {
+        id: CommandId::DecreaseCoarse,
+        name: "value.decrease_coarse",
+        title: "Decrease the selected value (coarse step)",
+        default_keys: &[Key::shift(KeyCode::Left), Key::char('H'), Key::char('[')],
+    },
+    CommandSpec {
+        id: CommandId::IncreaseCoarse,
+        name: "value.increase_coarse",
+        title: "Increase the selected value (coarse step)",
+        default_keys: &[Key::shift(KeyCode::Right), Key::char('L'), Key::char(']')],
+    },
+    CommandSpec {
+        id: CommandId::Edit,
+        name: "value.enter",
+        title: "Type the selected value",
+        default_keys: &[Key::char('e'), Key::char('=')],
+    },
+    CommandSpec {
+        id: CommandId::Drill,
+        name: "drill",
+        title: "Drill into the selection",
+        default_keys: &[k(KeyCode::Enter)],
+    },
+    CommandSpec {
+        id: CommandId::Back,
+        name: "back",
+        title: "Back out of a drill or dialog",
+        default_keys: &[k(KeyCode::Esc), k(KeyCode::Backspace)],
+    },
+    CommandSpec {
+        id: CommandId::Save,
+        name: "plan.save",
+        title: "Save the plan",
+        default_keys: &[Key::ctrl('s')],
+    },
+    CommandSpec {
+        id: CommandId::SaveAs,
+        name: "plan.save_as",
+        title: "Save the plan as a new name",
+        default_keys: &[Key::char('S')],
+    },
+    CommandSpec {
+        id: CommandId::Undo,
+        name: "edit.undo",
+        title: "Undo the last edit",
+        default_keys: &[Key::char('u'), Key::ctrl('z')],
+    },
+    CommandSpec {
+        id: CommandId::Redo,
+        name: "edit.redo",
+        title: "Redo",
+        default_keys: &[Key::ctrl('r'), Key::ctrl('y')],
+    },
+    CommandSpec {
+        id: CommandId::OpenFile,
+        name: "file.open",
+        title: "Open a log or plan file",
+        default_keys: &[Key::char('o'), Key::ctrl('o')],
+    },
+    CommandSpec {
+        id: CommandId::Compare,
+        name: "plan.compare",
+        title: "Compare with another plan",
+        default_keys: &[Key::char('c')],
+    },
+    CommandSpec {
+        id: CommandId::Reload,
+        name: "logs.reload",
+        title: "Read the logs again",
+        default_keys: &[Key::char('r')],
+    },
+    CommandSpec {
+        id: CommandId::NextTheme,
+        name: "theme.next",
+        title: "Next colour theme",
+        default_keys: &[Key::char('t')],
+    },
+    CommandSpec {
+        id: CommandId::Quit,
+        name: "quit",
+        title: "Quit (asks first when the plan has unsaved edits)",
+        default_keys: &[Key::char('q'), Key::ctrl('c')],
+    },
+];
+
+pub fn spec(id: CommandId) -> &'static CommandSpec {
+    COMMANDS.iter().find(|c| c.id == id).unwrap_or(&COMMANDS[0])
+}
+
+/// The bindings in force: the defaults, with a user's bindings for a command replacing its
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyMap {
+    bindings: BTreeMap<CommandId, Vec<Key>>,
+}
+
+impl Default for KeyMap {
+    fn default() -> KeyMap {
+        KeyMap {
+            bindings: COMMANDS.iter().map(|c| (c.id, c.default_keys.to_vec())).collect(),
+        }
+    }
+}
+
+impl KeyMap {
+    /// Applies user bindings (command name → keys). Returns a message per entry it could not use.
+    pub fn with_user_bindings(mut self, user: &[(String, Vec<String>)]) -> (KeyMap, Vec<String>) {
+        let mut problems = Vec::new();
+        for (name, keys) in user {
+            let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
+                problems.push(format!(
+                    "'{name}' is not a command; the commands are: {}",
+                    COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+                ));
+                continue;
+            };
+            let mut parsed = Vec::new();
+            for key in keys {
+                match Key::parse(key) {
+                    Ok(key) => parsed.push(key),
+                    Err(e) => problems.push(format!("{name}: {e}")),
+                }
+            }
+            if !parsed.is_empty() {
+                // A key moves to its new command.
+                for other in self.bindings.values_mut() {
+                    other.retain(|k| !parsed.contains(k));
+                }
+                self.bindings.insert(command.id, parsed);
+            }
+        }
+        (self, problems)
+    }
+
+    pub fn command_for(&self, key: Key) -> Option<CommandId> {
+        self.bindings
+            .iter()
+            .find(|(_, keys)| keys.contains(&key))
+            .map(|(id, _)| *id)
+    }
+
+    pub fn keys_for(&self, id: CommandId) -> &[Key] {
+        self.bindings.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The first binding of a command as the user types it, e.g. `Ctrl-S`; empty when unbound.
+    pub fn hint(&self, id: CommandId) -> String {
+        self.keys_for(id).first().map(ToString::to_string).unwrap_or_default()
+    }
+
+    /// Every binding of a command, e.g. `↑ k`.
+    pub fn all_hints(&self, id: CommandId) -> String {
+        self.keys_for(id)
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_key_is_bound_twice_by_default() {
+        let mut seen = std::collections::HashSet::new();
+        for command in COMMANDS {
+            for key in command.default_keys {
+                assert!(seen.insert(*key), "{key} is bound twice");
+            }
+        }
+    }
+
+    #[test]
+    fn user_bindings_replace_defaults_and_report_mistakes() {
+        let user = vec![
+            ("quit".to_string(), vec!["x".to_string()]),
+            ("nonsense".to_string(), vec!["y".to_string()]),
+            ("help".to_string(), vec!["hyper-q".to_string()]),
+        ];
+        let (map, problems) = KeyMap::default().with_user_bindings(&user);
+        assert_eq!(map.command_for(Key::char('x')), Some(CommandId::Quit));
+        assert_eq!(map.command_for(Key::char('q')), None);
+        assert_eq!(map.command_for(Key::char('?')), Some(CommandId::Help));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+}

@@ -1,0 +1,210 @@
+//! The plan values the workbench edits in place: where each lives in the plan, its steps,
+//! bounds and how it is typed and shown.
+
+use crate::model::format::{pct, si, usd};
+use crate::model::plan::Plan;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The MFU slider of `plan.accelerators[i]`.
+    Mfu(usize),
+    RiskProbability(usize),
+    RiskImpact(usize),
+    TokensPerMonth,
+    ApiUsdPer1kTokens,
+    NodeUsdPerMonth,
+    ThroughputTokensPerHour,
+}
+
+/// How a step changes a value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Step {
+    /// Adds this much (fractions: 0.005 is half a percentage point).
+    Add(f64),
+    /// Multiplies by (1 + this).
+    Scale(f64),
+}
+
+/// The inference inputs the Inference pane lists, in order.
+pub const INFERENCE_FIELDS: [Field; 4] = [
+    Field::TokensPerMonth,
+    Field::ApiUsdPer1kTokens,
+    Field::NodeUsdPerMonth,
+    Field::ThroughputTokensPerHour,
+];
+
+impl Field {
+    /// The plan key path, as plan files and diagnostics spell it.
+    pub fn key_path(self) -> String {
+        match self {
+            Field::Mfu(i) => format!("accelerators[{i}].mfu"),
+            Field::RiskProbability(i) => format!("risks[{i}].probability"),
+            Field::RiskImpact(i) => format!("risks[{i}].impact_usd"),
+            Field::TokensPerMonth => "inference.tokens_per_month".to_string(),
+            Field::ApiUsdPer1kTokens => "inference.api_usd_per_1k_tokens".to_string(),
+            Field::NodeUsdPerMonth => "inference.node_usd_per_month".to_string(),
+            Field::ThroughputTokensPerHour => "inference.throughput_tokens_per_hour".to_string(),
+        }
+    }
+
+    pub fn label(self, plan: &Plan) -> String {
+        match self {
+            Field::Mfu(i) => format!("MFU of {}", plan.accelerators.get(i).map_or("?", |a| a.id.as_str())),
+            Field::RiskProbability(i) => format!(
+                "probability of '{}'",
+                plan.risks.get(i).map_or("?", |r| r.scenario.as_str())
+            ),
+            Field::RiskImpact(i) => format!("impact of '{}'", plan.risks.get(i).map_or("?", |r| r.scenario.as_str())),
+            Field::TokensPerMonth => "tokens per month (today's volume)".to_string(),
+            Field::ApiUsdPer1kTokens => "API price per 1k tokens".to_string(),
+            Field::NodeUsdPerMonth => "node cost per month".to_string(),
+            Field::ThroughputTokensPerHour => "throughput, tokens per hour".to_string(),
+        }
+    }
+
+    pub fn get(self, plan: &Plan) -> Option<f64> {
+        match self {
+            Field::Mfu(i) => plan.accelerators.get(i).map(|a| a.mfu),
+            Field::RiskProbability(i) => plan.risks.get(i).map(|r| r.probability),
+            Field::RiskImpact(i) => plan.risks.get(i).map(|r| r.impact_usd),
+            Field::TokensPerMonth => Some(plan.inference.tokens_per_month),
+            Field::ApiUsdPer1kTokens => Some(plan.inference.api_usd_per_1k_tokens),
+            Field::NodeUsdPerMonth => Some(plan.inference.node_usd_per_month),
+            Field::ThroughputTokensPerHour => Some(plan.inference.throughput_tokens_per_hour),
+        }
+    }
+
+    /// Sets the value, clamped to the field's bounds; false when the field no longer exists.
+    pub fn set(self, plan: &mut Plan, value: f64) -> bool {
+        let (low, high) = self.bounds();
+        let value = value.clamp(low, high);
+        let slot = match self {
+            Field::Mfu(i) => plan.accelerators.get_mut(i).map(|a| &mut a.mfu),
+            Field::RiskProbability(i) => plan.risks.get_mut(i).map(|r| &mut r.probability),
+            Field::RiskImpact(i) => plan.risks.get_mut(i).map(|r| &mut r.impact_usd),
+            Field::TokensPerMonth => Some(&mut plan.inference.tokens_per_month),
+            Field::ApiUsdPer1kTokens => Some(&mut plan.inference.api_usd_per_1k_tokens),
+            Field::NodeUsdPerMonth => Some(&mut plan.inference.node_usd_per_month),
+            Field::ThroughputTokensPerHour => Some(&mut plan.inference.throughput_tokens_per_hour),
+        };
+        match slot {
+            Some(slot) => {
+                // Steps land on round numbers: 45.5 %, not 45.50000000001 %.
+                *slot = (value * 1e9).round() / 1e9;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn bounds(self) -> (f64, f64) {
+        match self {
+            Field::Mfu(_) => (0.01, 1.0),
+            Field::RiskProbability(_) => (0.0, 1.0),
+            Field::ThroughputTokensPerHour => (1.0, f64::MAX),
+            _ => (0.0, f64::MAX),
+        }
+    }
+
+    fn steps(self) -> (Step, Step) {
+        match self {
+            Field::Mfu(_) => (Step::Add(0.005), Step::Add(0.05)),
+            Field::RiskProbability(_) => (Step::Add(0.01), Step::Add(0.10)),
+            _ => (Step::Scale(0.05), Step::Scale(0.25)),
+        }
+    }
+
+    /// The value after `count` fine (or coarse) steps; negative counts step down.
+    pub fn stepped(self, value: f64, count: i32, coarse: bool) -> f64 {
+        let (fine, big) = self.steps();
+        match if coarse { big } else { fine } {
+            Step::Add(by) => value + by * f64::from(count),
+            Step::Scale(by) => value * (1.0 + by).powi(count),
+        }
+    }
+
+    pub fn is_fraction(self) -> bool {
+        matches!(self, Field::Mfu(_) | Field::RiskProbability(_))
+    }
+
+    /// The value as the panes show it.
+    pub fn show(self, value: f64) -> String {
+        match self {
+            Field::Mfu(_) | Field::RiskProbability(_) => pct(value),
+            Field::RiskImpact(_) | Field::NodeUsdPerMonth => usd(value),
+            Field::ApiUsdPer1kTokens => format!("${value:.4}"),
+            Field::TokensPerMonth | Field::ThroughputTokensPerHour => si(value),
+        }
+    }
+
+    /// Reads what the user typed: fractions accept `47`, `47 %` or `0.47`; money accepts `$`,
+    /// `,` and the suffixes k, M, B; counts accept `60e9`, `60B`, `60G`.
+    pub fn parse_input(self, text: &str) -> Result<f64, String> {
+        let cleaned: String = text
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '$' | ',' | '_' | ' '))
+            .collect();
+        let (number, percent) = match cleaned.strip_suffix('%') {
+            Some(n) => (n.to_string(), true),
+            None => (cleaned.clone(), false),
+        };
+        let (digits, multiplier) = match number.chars().last() {
+            Some('k' | 'K') => (&number[..number.len() - 1], 1e3),
+            Some('M') => (&number[..number.len() - 1], 1e6),
+            Some('B' | 'G') => (&number[..number.len() - 1], 1e9),
+            Some('T') => (&number[..number.len() - 1], 1e12),
+            _ => (number.as_str(), 1.0),
+        };
+        let value: f64 = digits
+            .parse::<f64>()
+            .map_err(|_| format!("'{}' is not a number", text.trim()))?
+            * multiplier;
+        if !value.is_finite() {
+            return Err(format!("'{}' is not a finite number", text.trim()));
+        }
+        let value = if self.is_fraction() && (percent || value > 1.0) {
+            value / 100.0
+        } else {
+            value
+        };
+        let (low, high) = self.bounds();
+        if value < low || value > high {
+            return Err(format!(
+                "{} must be between {} and {}",
+                self.key_path(),
+                self.show(low),
+                self.show(high)
+            ));
+        }
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_values_are_read_as_people_write_them() {
+        let mfu = Field::Mfu(0);
+        assert_eq!(mfu.parse_input("47"), Ok(0.47));
+        assert_eq!(mfu.parse_input("47 %"), Ok(0.47));
+        assert_eq!(mfu.parse_input("0.47"), Ok(0.47));
+        assert!(mfu.parse_input("470").is_err());
+        assert!(mfu.parse_input("fast").is_err());
+        assert_eq!(Field::TokensPerMonth.parse_input("60B"), Ok(60e9));
+        assert_eq!(Field::TokensPerMonth.parse_input("6e10"), Ok(60e9));
+        assert_eq!(Field::NodeUsdPerMonth.parse_input("$80,000"), Ok(80_000.0));
+        assert!(Field::NodeUsdPerMonth.parse_input("-5").is_err());
+        assert!(Field::NodeUsdPerMonth.parse_input("inf").is_err());
+    }
+
+    #[test]
+    fn steps_are_fine_or_coarse_and_land_on_round_values() {
+        let mfu = Field::Mfu(0);
+        assert!((mfu.stepped(0.45, 1, false) - 0.455).abs() < 1e-12);
+        assert!((mfu.stepped(0.45, -1, true) - 0.40).abs() < 1e-12);
+        assert!((Field::TokensPerMonth.stepped(100.0, 1, false) - 105.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,428 @@
+//! The workbench's state and its one mutation path, `update(app, action) -> effects`. No I/O,
+//! no threads, no terminal: the runtime executes the effects and feeds results back as actions.
+
+pub mod command;
+pub mod derived;
+pub mod field;
+pub mod key;
+pub mod palette;
+mod update;
+
+use std::path::PathBuf;
+
+pub use update::{class_jobs, cluster_classes, update};
+
+use self::command::{CommandId, KeyMap};
+use self::derived::Derived;
+use self::field::Field;
+use self::key::Key;
+use self::palette::PaletteState;
+use crate::model::catalog::Catalog;
+use crate::model::fleet::AuditReport;
+use crate::model::plan::Plan;
+use crate::model::workload::WorkloadClass;
+
+/// The five panes, in Tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PaneId {
+    Workloads,
+    Mfu,
+    Inference,
+    Risk,
+    Contracts,
+}
+
+impl PaneId {
+    pub const ALL: [PaneId; 5] = [
+        PaneId::Workloads,
+        PaneId::Mfu,
+        PaneId::Inference,
+        PaneId::Risk,
+        PaneId::Contracts,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            PaneId::Workloads => "Workloads",
+            PaneId::Mfu => "MFU & sensitivity",
+            PaneId::Inference => "Inference",
+            PaneId::Risk => "Risk",
+            PaneId::Contracts => "Contracts",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        PaneId::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+
+    fn offset(self, by: isize) -> PaneId {
+        let n = PaneId::ALL.len() as isize;
+        PaneId::ALL[((self.index() as isize + by).rem_euclid(n)) as usize]
+    }
+}
+
+/// A log file the fleet was read from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetFile {
+    pub path: String,
+    pub format: String,
+    pub rows: usize,
+    pub rejected: u64,
+    pub warnings: Vec<String>,
+}
+
+/// The audited fleet the Workloads and Contracts panes show.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fleet {
+    pub report: AuditReport,
+    pub files: Vec<FleetFile>,
+}
+
+/// Where the fleet stands: the last result stays on screen while a newer one is computed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FleetStatus {
+    Idle,
+    /// A read or audit of this generation is running; `what` says what, for the status line.
+    Working {
+        generation: u64,
+        what: String,
+    },
+    Failed {
+        message: String,
+    },
+}
+
+/// Which logs the fleet is read from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LogInputs {
+    pub paths: Vec<PathBuf>,
+    pub mapping: Option<PathBuf>,
+}
+
+/// The plan file behind the plan on screen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanFile {
+    /// None for the built-in default plan until it is saved somewhere.
+    pub path: Option<PathBuf>,
+    /// The text as last read or saved: saves rewrite only the values that changed in it.
+    pub text: Option<String>,
+}
+
+/// The drill-down of the Workloads pane: fleet → cluster → class → job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorkloadsView {
+    Fleet,
+    Cluster {
+        cluster: usize,
+    },
+    Class {
+        cluster: usize,
+        class: WorkloadClass,
+    },
+    Job {
+        cluster: usize,
+        class: WorkloadClass,
+        job: usize,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Cursors {
+    pub cluster: usize,
+    /// Row within a cluster drill (classes) or class drill (jobs).
+    pub drill_row: usize,
+    pub accelerator: usize,
+    /// Over the risk table's editable cells: probability and impact of each row in turn.
+    pub risk_cell: usize,
+    pub inference_field: usize,
+    pub contract_class: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum BannerLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Banner {
+    pub level: BannerLevel,
+    pub text: String,
+}
+
+/// What the user chooses when the plan file changed on disk while they hold unsaved edits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conflict {
+    pub theirs: Plan,
+    pub theirs_text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    None,
+    Help {
+        scroll: usize,
+    },
+    Palette(PaletteState),
+    /// Typing a value for a field.
+    Entry {
+        field: Field,
+        text: String,
+        error: Option<String>,
+    },
+    /// Typing a name to save the plan under.
+    SaveAs {
+        text: String,
+        error: Option<String>,
+    },
+    /// Unsaved edits and a quit request.
+    ConfirmQuit,
+    Conflict(Box<Conflict>),
+    /// Plans side by side; Esc returns to the conflict it was opened from, if any.
+    Compare {
+        from_conflict: Option<Box<Conflict>>,
+    },
+}
+
+/// Undo and redo stacks of whole plans: plans are small, and a snapshot can't drift from the
+/// edit that made it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub undo: Vec<Plan>,
+    pub redo: Vec<Plan>,
+    /// The field the last edit touched: repeated steps of one slider undo as one edit.
+    pub last_field: Option<Field>,
+}
+
+pub struct App {
+    pub catalog: Catalog,
+    pub plan: Plan,
+    pub plan_file: PlanFile,
+    pub derived: Derived,
+    pub fleet: Option<Fleet>,
+    pub fleet_status: FleetStatus,
+    pub generation: u64,
+    pub logs: LogInputs,
+    pub focus: PaneId,
+    pub workloads_view: WorkloadsView,
+    pub cursors: Cursors,
+    pub overlay: Overlay,
+    pub banner: Option<Banner>,
+    pub history: History,
+    /// Unsaved edits since the plan was opened or saved.
+    pub modified: bool,
+    pub keymap: KeyMap,
+    pub theme_names: Vec<String>,
+    pub theme: usize,
+    /// Plan files the palette offers to open or compare (saved plans, shipped examples).
+    pub known_plans: Vec<PathBuf>,
+    /// Log and plan files the palette's file search offers, listed by the runtime.
+    pub known_files: Vec<PathBuf>,
+    /// Plans shown beside the current one in the compare view.
+    pub compare: Vec<(String, Plan)>,
+    pub quit: bool,
+}
+
+/// Something that happened: a command, typed text, a mouse gesture or a runtime result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// A key press: dialogs that take text read it as text, otherwise the key map turns it
+    /// into a command.
+    Key(Key),
+    Command(CommandId),
+    /// A click on a pane.
+    FocusPane(PaneId),
+    Scroll {
+        pane: PaneId,
+        lines: i32,
+    },
+    /// A click or drag on a slider's track, at this MFU.
+    SetField {
+        field: Field,
+        value: f64,
+    },
+    FleetStarted {
+        generation: u64,
+        what: String,
+    },
+    FleetLoaded {
+        generation: u64,
+        fleet: Box<Fleet>,
+    },
+    FleetFailed {
+        generation: u64,
+        message: String,
+    },
+    /// The plan file changed on disk and parsed.
+    PlanChangedOnDisk {
+        plan: Box<Plan>,
+        text: String,
+    },
+    /// The plan file changed on disk and does not parse: the message names file, line, column.
+    PlanInvalidOnDisk {
+        message: String,
+    },
+    PlanOpened {
+        path: PathBuf,
+        plan: Box<Plan>,
+        text: String,
+    },
+    PlanSaved {
+        path: PathBuf,
+        text: String,
+    },
+    Failed {
+        message: String,
+    },
+    ComparePlanLoaded {
+        label: String,
+        plan: Box<Plan>,
+    },
+    FilesListed {
+        files: Vec<PathBuf>,
+    },
+}
+
+/// What the runtime must do for the app.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Read the logs and audit them (a newer request supersedes a pending one).
+    LoadFleet {
+        generation: u64,
+        logs: LogInputs,
+    },
+    /// Audit the logs already read again, e.g. after the plan's clusters changed.
+    Reaudit {
+        generation: u64,
+    },
+    SavePlan {
+        path: PathBuf,
+        plan: Box<Plan>,
+        original_text: Option<String>,
+    },
+    /// Save under a name in the data folder's plans/.
+    SavePlanAs {
+        name: String,
+        plan: Box<Plan>,
+    },
+    OpenPlan {
+        path: PathBuf,
+    },
+    LoadComparePlan {
+        path: PathBuf,
+    },
+    /// Start watching the plan file for edits made elsewhere.
+    WatchPlan {
+        path: PathBuf,
+    },
+    ListFiles,
+    Quit,
+}
+
+impl App {
+    pub fn new(catalog: Catalog, plan: Plan, plan_file: PlanFile, logs: LogInputs) -> App {
+        let derived = Derived::compute(&plan, &catalog, None);
+        App {
+            catalog,
+            plan,
+            plan_file,
+            derived,
+            fleet: None,
+            fleet_status: FleetStatus::Idle,
+            generation: 0,
+            logs,
+            focus: PaneId::Workloads,
+            workloads_view: WorkloadsView::Fleet,
+            cursors: Cursors::default(),
+            overlay: Overlay::None,
+            banner: None,
+            history: History::default(),
+            modified: false,
+            keymap: KeyMap::default(),
+            theme_names: vec!["dark".to_string()],
+            theme: 0,
+            known_plans: Vec::new(),
+            known_files: Vec::new(),
+            compare: Vec::new(),
+            quit: false,
+        }
+    }
+
+    /// The effects to run once at start: read the logs, watch the plan file.
+    pub fn start(&mut self) -> Vec<Effect> {
+        let mut effects = vec![self.request_fleet(), Effect::ListFiles];
+        if let Some(path) = &self.plan_file.path {
+            effects.push(Effect::WatchPlan { path: path.clone() });
+        }
+        effects
+    }
+
+    fn request_fleet(&mut self) -> Effect {
+        self.generation += 1;
+        self.fleet_status = FleetStatus::Working {
+            generation: self.generation,
+            what: "reading the logs".to_string(),
+        };
+        Effect::LoadFleet {
+            generation: self.generation,
+            logs: self.logs.clone(),
+        }
+    }
+
+    fn request_reaudit(&mut self) -> Effect {
+        self.generation += 1;
+        self.fleet_status = FleetStatus::Working {
+            generation: self.generation,
+            what: "auditing again with the plan's clusters".to_string(),
+        };
+        Effect::Reaudit {
+            generation: self.generation,
+        }
+    }
+
+    /// The plan's name as the title bar shows it, `*` when edits are unsaved.
+    pub fn plan_title(&self) -> String {
+        let file = self
+            .plan_file
+            .path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "built-in plan".to_string(), |n| n.to_string_lossy().to_string());
+        format!("{}{} ({file})", self.plan.name, if self.modified { " *" } else { "" })
+    }
+
+    pub fn theme_name(&self) -> &str {
+        self.theme_names.get(self.theme).map_or("dark", String::as_str)
+    }
+
+    /// The editable cells of the risk table, in cursor order.
+    pub fn risk_fields(&self) -> Vec<Field> {
+        (0..self.plan.risks.len())
+            .flat_map(|i| [Field::RiskProbability(i), Field::RiskImpact(i)])
+            .collect()
+    }
+
+    /// The field the focused pane's cursor is on, if it edits one.
+    pub fn selected_field(&self) -> Option<Field> {
+        match self.focus {
+            PaneId::Mfu => (self.cursors.accelerator < self.plan.accelerators.len())
+                .then_some(Field::Mfu(self.cursors.accelerator)),
+            PaneId::Risk => self.risk_fields().get(self.cursors.risk_cell).copied(),
+            PaneId::Inference => field::INFERENCE_FIELDS.get(self.cursors.inference_field).copied(),
+            PaneId::Workloads | PaneId::Contracts => None,
+        }
+    }
+
+    pub fn key_hint(&self, id: CommandId) -> String {
+        self.keymap.hint(id)
+    }
+
+    /// The command a key runs, if any.
+    pub fn command_for(&self, key: Key) -> Option<CommandId> {
+        self.keymap.command_for(key)
+    }
+}
+
+#[cfg(test)]
+mod tests;

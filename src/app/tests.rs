@@ -1,0 +1,388 @@
+//! The workbench driven by values: actions in, state and effects out. No terminal, no sleeps.
+
+use super::command::CommandId;
+use super::field::Field;
+use super::key::{Key, KeyCode};
+use super::*;
+use crate::config::catalog::builtin;
+use crate::config::plan_file::default_plan;
+
+fn app() -> App {
+    let catalog = builtin().catalog;
+    let plan = default_plan(&catalog).expect("default plan");
+    App::new(
+        catalog,
+        plan,
+        PlanFile {
+            path: Some(PathBuf::from("/plans/seed.toml")),
+            text: Some("original".to_string()),
+        },
+        LogInputs::default(),
+    )
+}
+
+fn press(app: &mut App, key: Key) -> Vec<Effect> {
+    update(app, Action::Key(key))
+}
+
+fn run(app: &mut App, id: CommandId) -> Vec<Effect> {
+    update(app, Action::Command(id))
+}
+
+fn h100_cost(app: &App) -> f64 {
+    app.derived.slider_cost_usd("h100-sxm").expect("h100 curve")
+}
+
+#[test]
+fn start_reads_the_logs_and_watches_the_plan() {
+    let mut app = app();
+    let effects = app.start();
+    assert!(matches!(effects[0], Effect::LoadFleet { generation: 1, .. }));
+    assert!(effects.contains(&Effect::WatchPlan {
+        path: PathBuf::from("/plans/seed.toml")
+    }));
+    assert!(matches!(app.fleet_status, FleetStatus::Working { generation: 1, .. }));
+}
+
+#[test]
+fn a_slider_step_changes_the_cost_in_the_same_update() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    let before = h100_cost(&app);
+    let mfu_before = app.plan.accelerators[0].mfu;
+    let effects = press(&mut app, Key::plain(KeyCode::Right));
+    assert!(effects.is_empty(), "{effects:?}");
+    assert!((app.plan.accelerators[0].mfu - (mfu_before + 0.005)).abs() < 1e-12);
+    let after = h100_cost(&app);
+    // Cost is inversely proportional to MFU.
+    assert!((after - before * mfu_before / (mfu_before + 0.005)).abs() < 1e-6 * before);
+    assert!(app.modified);
+    assert!(app.plan_title().contains('*'));
+    // Evaluation, curves and sensitivity table agree.
+    let run = app
+        .derived
+        .evaluation
+        .training
+        .runs
+        .iter()
+        .find(|r| r.accelerator == "h100-sxm" && r.mfu_source == crate::model::evaluate::MfuSource::Slider)
+        .expect("slider run");
+    assert!((run.cost_usd - after).abs() < 1e-6);
+}
+
+#[test]
+fn coarse_steps_and_typed_values() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Down);
+    assert_eq!(app.cursors.accelerator, 1);
+    run(&mut app, CommandId::IncreaseCoarse);
+    assert!((app.plan.accelerators[1].mfu - 0.50).abs() < 1e-12);
+    run(&mut app, CommandId::Edit);
+    assert!(matches!(
+        app.overlay,
+        Overlay::Entry {
+            field: Field::Mfu(1),
+            ..
+        }
+    ));
+    for _ in 0..4 {
+        press(&mut app, Key::plain(KeyCode::Backspace));
+    }
+    for c in "abc".chars() {
+        press(&mut app, Key::char(c));
+    }
+    press(&mut app, Key::plain(KeyCode::Enter));
+    match &app.overlay {
+        Overlay::Entry { error: Some(e), .. } => assert!(e.contains("not a number"), "{e}"),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    press(&mut app, Key::ctrl('u'));
+    for c in "38.5".chars() {
+        press(&mut app, Key::char(c));
+    }
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!((app.plan.accelerators[1].mfu - 0.385).abs() < 1e-12);
+}
+
+#[test]
+fn held_slider_steps_undo_as_one_edit_and_redo_restores() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    let original = app.plan.clone();
+    for _ in 0..10 {
+        run(&mut app, CommandId::Increase);
+    }
+    run(&mut app, CommandId::Down);
+    run(&mut app, CommandId::Decrease);
+    assert_eq!(app.history.undo.len(), 2);
+    run(&mut app, CommandId::Undo);
+    run(&mut app, CommandId::Undo);
+    assert_eq!(app.plan, original);
+    let original_cost = h100_cost(&app);
+    run(&mut app, CommandId::Redo);
+    assert!(h100_cost(&app) < original_cost);
+    assert!((app.plan.accelerators[0].mfu - 0.50).abs() < 1e-9);
+}
+
+#[test]
+fn risk_edits_change_the_weighted_exposure() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusRisk);
+    let before = app.derived.evaluation.risk.weighted_exposure_usd;
+    let p = app.plan.risks[0].probability;
+    run(&mut app, CommandId::Increase);
+    assert!((app.plan.risks[0].probability - (p + 0.01)).abs() < 1e-12);
+    let row = &app.plan.risks[0];
+    let expected = before + 0.01 * row.impact_usd * row.expected_count;
+    assert!((app.derived.evaluation.risk.weighted_exposure_usd - expected).abs() < 1e-6);
+    // The cursor walks probability then impact of each row.
+    run(&mut app, CommandId::Down);
+    assert_eq!(app.selected_field(), Some(Field::RiskImpact(0)));
+}
+
+#[test]
+fn stale_audits_are_dropped_and_the_newest_wins() {
+    let mut app = app();
+    app.start();
+    run(&mut app, CommandId::Reload);
+    assert_eq!(app.generation, 2);
+    update(
+        &mut app,
+        Action::FleetFailed {
+            generation: 1,
+            message: "old".to_string(),
+        },
+    );
+    assert!(app.banner.is_none(), "a superseded result must not show");
+    update(
+        &mut app,
+        Action::FleetFailed {
+            generation: 2,
+            message: "cannot read x.csv: no such file".to_string(),
+        },
+    );
+    assert!(matches!(app.fleet_status, FleetStatus::Failed { .. }));
+    assert_eq!(app.banner.as_ref().map(|b| b.level.clone()), Some(BannerLevel::Error));
+}
+
+#[test]
+fn quitting_with_unsaved_edits_asks_first() {
+    let mut app = app();
+    assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
+    let mut app = self::app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    assert!(run(&mut app, CommandId::Quit).is_empty());
+    assert_eq!(app.overlay, Overlay::ConfirmQuit);
+    assert!(press(&mut app, Key::char('n')).is_empty());
+    assert!(!app.quit);
+    run(&mut app, CommandId::Quit);
+    let effects = press(&mut app, Key::char('s'));
+    assert!(matches!(effects[0], Effect::SavePlan { .. }));
+    assert_eq!(effects.last(), Some(&Effect::Quit));
+}
+
+#[test]
+fn save_carries_the_original_text_for_a_format_preserving_write() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    let effects = run(&mut app, CommandId::Save);
+    match &effects[..] {
+        [
+            Effect::SavePlan {
+                path,
+                plan,
+                original_text,
+            },
+        ] => {
+            assert_eq!(path, &PathBuf::from("/plans/seed.toml"));
+            assert_eq!(plan.accelerators[0].mfu, app.plan.accelerators[0].mfu);
+            assert_eq!(original_text.as_deref(), Some("original"));
+        }
+        other => panic!("{other:?}"),
+    }
+    update(
+        &mut app,
+        Action::PlanSaved {
+            path: PathBuf::from("/plans/seed.toml"),
+            text: "saved".to_string(),
+        },
+    );
+    assert!(!app.modified);
+}
+
+#[test]
+fn an_edit_on_disk_reloads_when_nothing_is_unsaved() {
+    let mut app = app();
+    let mut theirs = app.plan.clone();
+    theirs.accelerators[0].mfu = 0.30;
+    let before = h100_cost(&app);
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            plan: Box::new(theirs),
+            text: "theirs".to_string(),
+        },
+    );
+    assert_eq!(app.plan.accelerators[0].mfu, 0.30);
+    assert!((h100_cost(&app) - before * 0.45 / 0.30).abs() < 1e-6 * before);
+    assert!(!app.modified);
+}
+
+#[test]
+fn an_edit_on_disk_with_unsaved_edits_loses_nothing() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::IncreaseCoarse);
+    let mine = app.plan.clone();
+    let mut theirs = app.plan.clone();
+    theirs.accelerators[1].mfu = 0.20;
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            plan: Box::new(theirs.clone()),
+            text: "theirs".to_string(),
+        },
+    );
+    assert!(matches!(app.overlay, Overlay::Conflict(_)));
+    assert_eq!(app.plan, mine, "mine stays on screen");
+    // Compare, then back to the choice.
+    press(&mut app, Key::char('c'));
+    assert!(matches!(app.overlay, Overlay::Compare { from_conflict: Some(_) }));
+    assert_eq!(app.compare[0].1, theirs);
+    press(&mut app, Key::plain(KeyCode::Esc));
+    assert!(matches!(app.overlay, Overlay::Conflict(_)));
+    // Take theirs: mine is one undo away.
+    press(&mut app, Key::char('t'));
+    assert_eq!(app.plan, theirs);
+    run(&mut app, CommandId::Undo);
+    assert_eq!(app.plan, mine);
+}
+
+#[test]
+fn keeping_mine_over_theirs_saves_against_their_text() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    let mut theirs = app.plan.clone();
+    theirs.name = "renamed elsewhere".to_string();
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            plan: Box::new(theirs),
+            text: "their text".to_string(),
+        },
+    );
+    let effects = press(&mut app, Key::char('o'));
+    match &effects[..] {
+        [Effect::SavePlan { original_text, .. }] => assert_eq!(original_text.as_deref(), Some("their text")),
+        other => panic!("{other:?}"),
+    }
+    // Or as a copy.
+    let mut app = self::app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    let mut theirs = app.plan.clone();
+    theirs.name = "x".to_string();
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            plan: Box::new(theirs),
+            text: "t".to_string(),
+        },
+    );
+    let effects = press(&mut app, Key::char('k'));
+    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, .. }] if name == "seed-mine"));
+}
+
+#[test]
+fn an_invalid_file_on_disk_keeps_the_last_good_plan_with_a_banner() {
+    let mut app = app();
+    let plan = app.plan.clone();
+    update(
+        &mut app,
+        Action::PlanInvalidOnDisk {
+            message: "seed.toml:12:7: accelerators[0].mfu: expected a number".to_string(),
+        },
+    );
+    assert_eq!(app.plan, plan);
+    let banner = app.banner.as_ref().expect("banner");
+    assert_eq!(banner.level, BannerLevel::Error);
+    assert!(banner.text.contains("seed.toml:12:7"));
+}
+
+#[test]
+fn the_palette_finds_commands_and_accelerators_fuzzily() {
+    let mut app = app();
+    run(&mut app, CommandId::Palette);
+    for c in "trn".chars() {
+        press(&mut app, Key::char(c));
+    }
+    let Overlay::Palette(state) = &app.overlay else {
+        panic!("palette closed")
+    };
+    let found = palette::matches(&app, state);
+    assert!(
+        found[0].label.contains("trainium2"),
+        "{:?}",
+        found.iter().map(|e| &e.label).collect::<Vec<_>>()
+    );
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert_eq!(app.focus, PaneId::Mfu);
+    assert_eq!(app.plan.accelerators[app.cursors.accelerator].id, "trainium2");
+    // Commands carry their binding.
+    run(&mut app, CommandId::Palette);
+    for c in "save the".chars() {
+        press(&mut app, Key::char(c));
+    }
+    let Overlay::Palette(state) = &app.overlay else {
+        panic!("palette closed")
+    };
+    let found = palette::matches(&app, state);
+    assert_eq!(found[0].key_hint, "Ctrl-S");
+}
+
+#[test]
+fn text_dialogs_take_keys_that_are_commands_elsewhere() {
+    let mut app = app();
+    run(&mut app, CommandId::SaveAs);
+    press(&mut app, Key::ctrl('u'));
+    for c in "q1/".chars() {
+        press(&mut app, Key::char(c));
+    }
+    assert!(!app.quit);
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert!(matches!(&app.overlay, Overlay::SaveAs { error: Some(_), .. }));
+    press(&mut app, Key::plain(KeyCode::Backspace));
+    let effects = press(&mut app, Key::plain(KeyCode::Enter));
+    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, .. }] if name == "q1"));
+}
+
+#[test]
+fn help_lists_and_closes() {
+    let mut app = app();
+    press(&mut app, Key::char('?'));
+    assert!(matches!(app.overlay, Overlay::Help { .. }));
+    press(&mut app, Key::plain(KeyCode::Esc));
+    assert_eq!(app.overlay, Overlay::None);
+}
+
+#[test]
+fn tab_cycles_panes_both_ways() {
+    let mut app = app();
+    for expected in [
+        PaneId::Mfu,
+        PaneId::Inference,
+        PaneId::Risk,
+        PaneId::Contracts,
+        PaneId::Workloads,
+    ] {
+        press(&mut app, Key::plain(KeyCode::Tab));
+        assert_eq!(app.focus, expected);
+    }
+    press(&mut app, Key::plain(KeyCode::BackTab));
+    assert_eq!(app.focus, PaneId::Contracts);
+}

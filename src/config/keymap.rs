@@ -1,0 +1,90 @@
+//! The user's key map, `keys.toml` in the config folder: command names to keys, merged over
+//! the defaults. A bad entry is reported with file, line and key; the default stands.
+//!
+//! ```toml
+//! [keys]
+//! quit = "x"                          # one key
+//! "value.increase" = ["right", "+"]   # or several
+//! ```
+
+use std::path::Path;
+
+use super::diagnostic::Diagnostic;
+use super::locate::locate_key_path;
+use crate::app::command::KeyMap;
+
+pub fn load_keymap(path: &Path) -> (KeyMap, Vec<Diagnostic>) {
+    let file = path.display().to_string();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        // No file: the defaults.
+        return (KeyMap::default(), Vec::new());
+    };
+    parse_keymap(&file, &text)
+}
+
+pub fn parse_keymap(file: &str, text: &str) -> (KeyMap, Vec<Diagnostic>) {
+    let mut warnings = Vec::new();
+    let table: toml::Table = match toml::from_str(text) {
+        Ok(table) => table,
+        Err(e) => {
+            warnings.push(Diagnostic::at(
+                file,
+                text,
+                e.span(),
+                None,
+                e.message().trim().to_string(),
+            ));
+            return (KeyMap::default(), warnings);
+        }
+    };
+    let mut user = Vec::new();
+    let keys = table.get("keys").and_then(toml::Value::as_table);
+    for (name, value) in keys.into_iter().flatten() {
+        let key_path = format!("keys.{name}");
+        let list = match value {
+            toml::Value::String(s) => vec![s.clone()],
+            toml::Value::Array(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
+            other => {
+                warnings.push(Diagnostic::at(
+                    file,
+                    text,
+                    locate_key_path(text, &key_path),
+                    Some(key_path),
+                    format!("expected a key or a list of keys, found {}", other.type_str()),
+                ));
+                continue;
+            }
+        };
+        user.push((name.clone(), list));
+    }
+    let (map, problems) = KeyMap::default().with_user_bindings(&user);
+    for problem in problems {
+        let name = problem.split([':', '\'']).find(|s| !s.is_empty()).unwrap_or_default();
+        let key_path = format!("keys.{name}");
+        warnings.push(Diagnostic::at(
+            file,
+            text,
+            locate_key_path(text, &key_path),
+            Some(key_path),
+            problem,
+        ));
+    }
+    (map, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::command::CommandId;
+    use crate::app::key::Key;
+
+    #[test]
+    fn user_keys_apply_and_mistakes_name_their_line() {
+        let text = "[keys]\nquit = \"x\"\n\"plan.save\" = [\"ctrl-w\", \"F2\"]\nfly = \"z\"\n";
+        let (map, warnings) = parse_keymap("keys.toml", text);
+        assert_eq!(map.command_for(Key::char('x')), Some(CommandId::Quit));
+        assert_eq!(map.command_for(Key::ctrl('w')), Some(CommandId::Save));
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].to_string().contains("keys.toml:4:"), "{}", warnings[0]);
+    }
+}

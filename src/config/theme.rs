@@ -1,0 +1,250 @@
+//! Themes: the built-in `themes/*.toml` and the user's in the config folder's `themes/`,
+//! read forgivingly (a bad colour is reported with file, line and key; the default stands in)
+//! and resolved once into styles. `NO_COLOR` turns colour off.
+
+use std::path::Path;
+
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+
+use super::diagnostic::Diagnostic;
+use crate::ui::theme::{Theme, parse_color};
+
+const BUILTIN: [(&str, &str); 3] = [
+    ("themes/dark.toml", include_str!("../../themes/dark.toml")),
+    ("themes/light.toml", include_str!("../../themes/light.toml")),
+    ("themes/basic16.toml", include_str!("../../themes/basic16.toml")),
+];
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    name: Option<String>,
+    #[serde(default)]
+    colors: toml::Table,
+}
+
+const KEYS: [&str; 15] = [
+    "text",
+    "muted",
+    "title",
+    "border",
+    "border_focused",
+    "selected_fg",
+    "selected_bg",
+    "good",
+    "warn",
+    "bad",
+    "training",
+    "inference",
+    "burst",
+    "idle",
+    "series",
+];
+
+/// Colours by key, the dark theme's filling any gap.
+struct Palette {
+    colors: std::collections::HashMap<&'static str, Color>,
+    series: Vec<Color>,
+}
+
+fn read_palette(
+    file: &str,
+    text: &str,
+    base: Option<&Palette>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Option<(String, Palette)> {
+    let parsed: ThemeFile = match toml::from_str(text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            warnings.push(Diagnostic::at(
+                file,
+                text,
+                e.span(),
+                None,
+                e.message().trim().to_string(),
+            ));
+            return None;
+        }
+    };
+    let mut palette = Palette {
+        colors: base.map(|b| b.colors.clone()).unwrap_or_default(),
+        series: base.map(|b| b.series.clone()).unwrap_or_default(),
+    };
+    for (key, value) in &parsed.colors {
+        let key_path = format!("colors.{key}");
+        let span = super::locate::locate_key_path(text, &key_path);
+        let Some(known) = KEYS.iter().find(|k| **k == key) else {
+            warnings.push(Diagnostic::at(
+                file,
+                text,
+                span,
+                Some(key_path),
+                format!("unknown colour key; the keys are: {}", KEYS.join(", ")),
+            ));
+            continue;
+        };
+        let parsed_color = |v: &toml::Value| match v.as_str() {
+            Some(s) => parse_color(s),
+            None => Err(format!("expected a colour string, found {}", v.type_str())),
+        };
+        if *known == "series" {
+            let items = value
+                .as_array()
+                .map(|a| a.iter().map(parsed_color).collect::<Result<Vec<_>, _>>());
+            match items {
+                Some(Ok(series)) if !series.is_empty() => palette.series = series,
+                Some(Err(e)) => warnings.push(Diagnostic::at(file, text, span, Some(key_path), e)),
+                _ => warnings.push(Diagnostic::at(
+                    file,
+                    text,
+                    span,
+                    Some(key_path),
+                    "expected a non-empty array of colours".to_string(),
+                )),
+            }
+            continue;
+        }
+        match parsed_color(value) {
+            Ok(color) => {
+                palette.colors.insert(known, color);
+            }
+            Err(e) => warnings.push(Diagnostic::at(file, text, span, Some(key_path), e)),
+        }
+    }
+    let name = parsed.name.unwrap_or_else(|| {
+        Path::new(file)
+            .file_stem()
+            .map_or_else(|| "theme".to_string(), |s| s.to_string_lossy().to_string())
+    });
+    Some((name, palette))
+}
+
+fn resolve(name: String, p: &Palette) -> Theme {
+    let c = |key: &str| p.colors.get(key).copied().unwrap_or(Color::Reset);
+    let fg = |key: &str| Style::default().fg(c(key));
+    Theme {
+        name,
+        base: fg("text"),
+        muted: fg("muted"),
+        title: fg("title").add_modifier(Modifier::BOLD),
+        border: fg("border"),
+        border_focused: fg("border_focused").add_modifier(Modifier::BOLD),
+        selected: Style::default()
+            .fg(c("selected_fg"))
+            .bg(c("selected_bg"))
+            .add_modifier(Modifier::BOLD),
+        good: fg("good"),
+        warn: fg("warn"),
+        bad: fg("bad").add_modifier(Modifier::BOLD),
+        training: fg("training"),
+        inference: fg("inference"),
+        burst: fg("burst"),
+        idle: fg("idle"),
+        series: if p.series.is_empty() {
+            vec![fg("text")]
+        } else {
+            p.series.iter().map(|color| Style::default().fg(*color)).collect()
+        },
+        has_colour: true,
+    }
+}
+
+pub struct LoadedThemes {
+    pub themes: Vec<Theme>,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// The built-in themes, then the user's (`themes/*.toml` in `user_dir`), or the monochrome
+/// theme alone when `no_color` (the `NO_COLOR` convention: set and not empty).
+pub fn load_themes(user_dir: Option<&Path>, no_color: bool) -> LoadedThemes {
+    let mut warnings = Vec::new();
+    if no_color {
+        return LoadedThemes {
+            themes: vec![Theme::monochrome()],
+            warnings,
+        };
+    }
+    let mut themes = Vec::new();
+    let mut dark: Option<Palette> = None;
+    for (file, text) in BUILTIN {
+        if let Some((name, palette)) = read_palette(file, text, dark.as_ref(), &mut warnings) {
+            themes.push(resolve(name, &palette));
+            if dark.is_none() {
+                dark = Some(palette);
+            }
+        }
+    }
+    if let Some(dir) = user_dir
+        && let Ok(entries) = std::fs::read_dir(dir)
+    {
+        let mut paths: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let file = path.display().to_string();
+            match std::fs::read_to_string(&path) {
+                Ok(text) => {
+                    if let Some((name, palette)) = read_palette(&file, &text, dark.as_ref(), &mut warnings) {
+                        themes.retain(|t| t.name != name);
+                        themes.push(resolve(name, &palette));
+                    }
+                }
+                Err(e) => warnings.push(Diagnostic::file(&file, format!("cannot read the theme: {e}"))),
+            }
+        }
+    }
+    if themes.is_empty() {
+        themes.push(Theme::monochrome());
+    }
+    LoadedThemes { themes, warnings }
+}
+
+/// True when `NO_COLOR` asks for no colour.
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_builtin_themes_load_cleanly() {
+        let loaded = load_themes(None, false);
+        let names: Vec<&str> = loaded.themes.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["dark", "light", "basic16"]);
+        assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+        let basic = &loaded.themes[2];
+        assert_eq!(basic.bad.fg, Some(Color::Red));
+    }
+
+    #[test]
+    fn no_color_gives_the_monochrome_theme() {
+        let loaded = load_themes(None, true);
+        assert_eq!(loaded.themes.len(), 1);
+        assert!(!loaded.themes[0].has_colour);
+        assert_eq!(loaded.themes[0].base.fg, None);
+    }
+
+    #[test]
+    fn a_bad_user_colour_is_reported_and_the_default_stands() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("mine.toml"),
+            "name = \"mine\"\n[colors]\ngood = \"#00ff00\"\nbad = \"mauve\"\n",
+        )
+        .expect("write");
+        let loaded = load_themes(Some(dir.path()), false);
+        let mine = loaded.themes.iter().find(|t| t.name == "mine").expect("user theme");
+        assert_eq!(mine.good.fg, Some(Color::Rgb(0, 255, 0)));
+        let dark = &loaded.themes[0];
+        assert_eq!(mine.bad.fg, dark.bad.fg);
+        let message = loaded.warnings[0].to_string();
+        assert!(message.contains("mine.toml:4:"), "{message}");
+        assert!(message.contains("mauve"), "{message}");
+    }
+}

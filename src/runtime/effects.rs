@@ -1,0 +1,206 @@
+//! Carries out what the app asks for and reports back as actions.
+
+use std::path::{Path, PathBuf};
+
+use crossbeam_channel::Sender;
+
+use super::watcher::{PlanWatcher, watch_plan};
+use super::worker::{Job, Worker};
+use crate::app::{Action, App, Effect};
+use crate::config::paths::data_dir;
+use crate::config::plan_file::read_plan_text;
+use crate::data::audit::{AuditSettings, WindowSpec};
+use crate::model::catalog::Catalog;
+use crate::model::plan::Plan;
+
+/// Log and plan file extensions the file picker lists.
+const PICKABLE: [&str; 8] = ["csv", "tsv", "parquet", "json", "ndjson", "jsonl", "txt", "toml"];
+const PICK_DEPTH: usize = 3;
+const PICK_LIMIT: usize = 2_000;
+
+pub struct Runtime {
+    pub worker: Worker,
+    pub watcher: Option<PlanWatcher>,
+    pub results: Sender<Action>,
+    pub catalog: Catalog,
+}
+
+impl Runtime {
+    /// Runs the effects; effects that finish at once feed their result back through `update`.
+    pub fn execute(&mut self, app: &mut App, effects: Vec<Effect>) {
+        let mut queue = effects;
+        while !queue.is_empty() {
+            let mut next = Vec::new();
+            for effect in queue {
+                if let Some(action) = self.run(app, effect) {
+                    next.extend(crate::app::update(app, action));
+                }
+            }
+            queue = next;
+        }
+    }
+
+    fn settings(app: &App) -> AuditSettings {
+        AuditSettings::for_plan(&app.catalog, Some(&app.plan), WindowSpec::default(), None)
+    }
+
+    fn run(&mut self, app: &App, effect: Effect) -> Option<Action> {
+        match effect {
+            Effect::LoadFleet { generation, logs } => {
+                self.worker.submit(Job::Load {
+                    generation,
+                    logs,
+                    settings: Self::settings(app),
+                });
+                None
+            }
+            Effect::Reaudit { generation } => {
+                self.worker.submit(Job::Reaudit {
+                    generation,
+                    settings: Self::settings(app),
+                });
+                None
+            }
+            Effect::SavePlan {
+                path,
+                plan,
+                original_text,
+            } => Some(save(&path, &plan, original_text.as_deref())),
+            Effect::SavePlanAs { name, plan } => Some(match data_dir() {
+                Some(dir) => {
+                    let path = dir.join("plans").join(format!("{name}.toml"));
+                    if path.exists() {
+                        Action::Failed {
+                            message: format!("{} exists: save under another name", path.display()),
+                        }
+                    } else {
+                        save(&path, &plan, app.plan_file.text.as_deref())
+                    }
+                }
+                None => Action::Failed {
+                    message: "no data folder (set GPUPLAN_DATA_DIR) to save plans in".to_string(),
+                },
+            }),
+            Effect::OpenPlan { path } => Some(match read(&path, &self.catalog) {
+                Ok((plan, text)) => Action::PlanOpened {
+                    path,
+                    plan: Box::new(plan),
+                    text,
+                },
+                Err(message) => Action::Failed { message },
+            }),
+            Effect::LoadComparePlan { path } => Some(match read(&path, &self.catalog) {
+                Ok((plan, _)) => Action::ComparePlanLoaded {
+                    label: path
+                        .file_name()
+                        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string()),
+                    plan: Box::new(plan),
+                },
+                Err(message) => Action::Failed { message },
+            }),
+            Effect::WatchPlan { path } => {
+                if self
+                    .watcher
+                    .as_ref()
+                    .is_some_and(|w| std::path::absolute(&path).ok().as_ref() == Some(&w.path))
+                {
+                    return None;
+                }
+                match watch_plan(&path, self.catalog.clone(), self.results.clone()) {
+                    Ok(watcher) => {
+                        self.watcher = Some(watcher);
+                        None
+                    }
+                    Err(message) => Some(Action::Failed {
+                        message: format!("{message}; edits on disk will not show until reopened"),
+                    }),
+                }
+            }
+            Effect::ListFiles => {
+                let results = self.results.clone();
+                std::thread::spawn(move || {
+                    let files = list_files(Path::new("."));
+                    let _ = results.send(Action::FilesListed { files });
+                });
+                None
+            }
+            Effect::Quit => None,
+        }
+    }
+}
+
+fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), String> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read the plan: {e}"))?;
+    let plan = read_plan_text(&shown, &text, catalog)
+        .map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+    Ok((plan, text))
+}
+
+/// Writes the plan atomically; with the file's text, only the values that changed are
+/// rewritten and the planner's comments and layout stay.
+fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
+    let shown = path.display().to_string();
+    let text = match crate::config::plan_file::render_for_save(original_text, plan) {
+        Ok(text) => text,
+        Err(message) => {
+            return Action::Failed {
+                message: format!("{shown}: not saved: {message}"),
+            };
+        }
+    };
+    if let Some(folder) = path.parent()
+        && !folder.as_os_str().is_empty()
+        && let Err(e) = std::fs::create_dir_all(folder)
+    {
+        return Action::Failed {
+            message: format!("{shown}: not saved: cannot create {}: {e}", folder.display()),
+        };
+    }
+    match crate::config::atomic::write_atomically(path, text.as_bytes()) {
+        Ok(()) => Action::PlanSaved {
+            path: path.to_path_buf(),
+            text,
+        },
+        Err(e) => Action::Failed {
+            message: format!("{shown}: not saved (the file on disk is unchanged): {e}"),
+        },
+    }
+}
+
+/// Log and plan files under `root`, a few folders deep, skipping build and VCS folders.
+pub fn list_files(root: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut folders = vec![(root.to_path_buf(), 0usize)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+        entries.sort();
+        for path in entries {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            if name.starts_with('.') || name == "target" || name == "node_modules" {
+                continue;
+            }
+            if path.is_dir() {
+                if depth < PICK_DEPTH {
+                    folders.push((path, depth + 1));
+                }
+            } else if path
+                .extension()
+                .is_some_and(|e| PICKABLE.iter().any(|p| e.eq_ignore_ascii_case(p)))
+            {
+                found.push(path.strip_prefix("./").map(Path::to_path_buf).unwrap_or(path));
+                if found.len() >= PICK_LIMIT {
+                    return found;
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}

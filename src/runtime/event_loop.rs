@@ -1,0 +1,199 @@
+//! The loop: wait for input or a result, apply everything pending, then draw once if anything
+//! changed, inside synchronized-update markers so the terminal shows whole frames. No timer:
+//! an idle workbench writes nothing.
+
+use std::io::{self, Write};
+use std::thread;
+
+use crossbeam_channel::{Receiver, select, unbounded};
+use crossterm::event::{Event, MouseButton, MouseEventKind};
+use crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::layout::Rect;
+
+use super::Startup;
+use super::effects::Runtime;
+use super::keys::key_of;
+use super::terminal::{TerminalGuard, Tui};
+use super::worker::Worker;
+use crate::app::field::Field;
+use crate::app::{Action, App, Banner, BannerLevel, PaneId, update};
+use crate::ui::layout::{areas, pane_at, tab_at};
+use crate::ui::panes::mfu::{mfu_at, slider_track};
+use crate::ui::theme::Theme;
+use crate::ui::widgets::inner;
+
+pub fn run(startup: Startup) -> io::Result<()> {
+    let Startup {
+        mut app,
+        themes,
+        warnings,
+    } = startup;
+    if let Some(first) = warnings.first() {
+        let more = if warnings.len() > 1 {
+            format!(" (and {} more)", warnings.len() - 1)
+        } else {
+            String::new()
+        };
+        app.banner = Some(Banner {
+            level: BannerLevel::Warning,
+            text: format!("{first}{more}"),
+        });
+    }
+    let (results_tx, results) = unbounded::<Action>();
+    let mut runtime = Runtime {
+        worker: Worker::start(app.catalog.clone(), results_tx.clone()),
+        watcher: None,
+        results: results_tx,
+        catalog: app.catalog.clone(),
+    };
+    let mut guard = TerminalGuard::enter()?;
+    let input = spawn_input_reader();
+    let start = app.start();
+    draw(&mut guard.terminal, &app, &themes)?;
+    runtime.execute(&mut app, start);
+    let mut drag: Option<usize> = None;
+    while !app.quit {
+        let mut changed = select! {
+            recv(input) -> event => match event {
+                Ok(event) => on_event(&mut app, &mut runtime, &mut guard.terminal, event, &mut drag),
+                Err(_) => break,
+            },
+            recv(results) -> action => match action {
+                Ok(action) => apply(&mut app, &mut runtime, action),
+                Err(_) => break,
+            },
+        };
+        // Everything already waiting goes in before the frame: a held key draws once.
+        loop {
+            if let Ok(event) = input.try_recv() {
+                changed |= on_event(&mut app, &mut runtime, &mut guard.terminal, event, &mut drag);
+            } else if let Ok(action) = results.try_recv() {
+                changed |= apply(&mut app, &mut runtime, action);
+            } else {
+                break;
+            }
+        }
+        if changed && !app.quit {
+            draw(&mut guard.terminal, &app, &themes)?;
+        }
+    }
+    Ok(())
+}
+
+fn spawn_input_reader() -> Receiver<Event> {
+    let (tx, rx) = unbounded();
+    thread::Builder::new()
+        .name("gpuplan-input".to_string())
+        .spawn(move || {
+            while let Ok(event) = crossterm::event::read() {
+                if tx.send(event).is_err() {
+                    break;
+                }
+            }
+        })
+        .ok();
+    rx
+}
+
+fn apply(app: &mut App, runtime: &mut Runtime, action: Action) -> bool {
+    let effects = update(app, action);
+    runtime.execute(app, effects);
+    true
+}
+
+pub fn draw(terminal: &mut Tui, app: &App, themes: &[Theme]) -> io::Result<()> {
+    let theme = themes
+        .get(app.theme)
+        .or_else(|| themes.first())
+        .cloned()
+        .unwrap_or_else(Theme::monochrome);
+    crossterm::queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    terminal.draw(|frame| crate::ui::render(app, &theme, frame))?;
+    crossterm::queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+    terminal.backend_mut().flush()
+}
+
+fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Event, drag: &mut Option<usize>) -> bool {
+    match event {
+        Event::Key(key) => match key_of(key) {
+            Some(key) => apply(app, runtime, Action::Key(key)),
+            None => false,
+        },
+        Event::Mouse(mouse) => {
+            let Ok(size) = terminal.size() else {
+                return false;
+            };
+            let size = Rect::new(0, 0, size.width, size.height);
+            let layout = areas(size, app);
+            let slider_under = |x: u16, y: u16| -> Option<(usize, f64)> {
+                let (_, pane) = layout.panes.iter().find(|(p, _)| *p == PaneId::Mfu)?;
+                let body = inner(*pane);
+                (0..app.plan.accelerators.len()).find_map(|i| {
+                    let track = slider_track(body, i)?;
+                    (y == track.y && x >= track.x && x < track.x + track.width).then(|| (i, mfu_at(track, x)))
+                })
+            };
+            match mouse.kind {
+                MouseEventKind::Down(MouseButton::Left) => {
+                    if let Some((index, mfu)) = slider_under(mouse.column, mouse.row) {
+                        *drag = Some(index);
+                        app.cursors.accelerator = index;
+                        apply(app, runtime, Action::FocusPane(PaneId::Mfu));
+                        return apply(
+                            app,
+                            runtime,
+                            Action::SetField {
+                                field: Field::Mfu(index),
+                                value: mfu,
+                            },
+                        );
+                    }
+                    *drag = None;
+                    match tab_at(&layout, mouse.column, mouse.row).or_else(|| pane_at(&layout, mouse.column, mouse.row))
+                    {
+                        Some(pane) => apply(app, runtime, Action::FocusPane(pane)),
+                        None => false,
+                    }
+                }
+                MouseEventKind::Drag(MouseButton::Left) => {
+                    let Some(index) = *drag else {
+                        return false;
+                    };
+                    let (_, pane) = match layout.panes.iter().find(|(p, _)| *p == PaneId::Mfu) {
+                        Some(found) => *found,
+                        None => return false,
+                    };
+                    match slider_track(inner(pane), index) {
+                        Some(track) => apply(
+                            app,
+                            runtime,
+                            Action::SetField {
+                                field: Field::Mfu(index),
+                                value: mfu_at(track, mouse.column),
+                            },
+                        ),
+                        None => false,
+                    }
+                }
+                MouseEventKind::Up(_) => {
+                    *drag = None;
+                    false
+                }
+                MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                    let lines = if mouse.kind == MouseEventKind::ScrollDown {
+                        1
+                    } else {
+                        -1
+                    };
+                    match pane_at(&layout, mouse.column, mouse.row) {
+                        Some(pane) => apply(app, runtime, Action::Scroll { pane, lines }),
+                        None => false,
+                    }
+                }
+                _ => false,
+            }
+        }
+        Event::Resize(..) => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,128 @@
+//! Every side effect of the workbench: the terminal, the event loop, the background worker,
+//! the file watcher, saving and opening files.
+
+mod effects;
+mod event_loop;
+pub mod keys;
+pub mod terminal;
+pub mod watcher;
+pub mod worker;
+
+use std::path::PathBuf;
+
+use crate::app::{App, LogInputs, PlanFile};
+use crate::cli::Failure;
+use crate::config::catalog::{LoadedCatalog, load_user};
+use crate::config::diagnostic::Diagnostic;
+use crate::config::keymap::load_keymap;
+use crate::config::paths::{config_dir, data_dir};
+use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan_text};
+use crate::config::theme::{load_themes, no_color_requested};
+use crate::ui::theme::Theme;
+
+/// The shipped sample log the workbench opens when given none.
+pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+const SHIPPED_PLANS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");
+
+#[derive(Debug, Clone, Default)]
+pub struct WorkbenchArgs {
+    pub logs: Vec<PathBuf>,
+    pub mapping: Option<PathBuf>,
+    pub plan: Option<PathBuf>,
+}
+
+/// Everything the workbench needs before its first frame, and the problems found on the way
+/// (shown in the banner, since stderr is hidden under the screen).
+pub struct Startup {
+    pub app: App,
+    pub themes: Vec<Theme>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads the catalog, plan, themes and key map. A plan that does not load stops here, with
+/// its diagnostics on a normal screen.
+pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
+    let LoadedCatalog { catalog, warnings } = load_user();
+    let mut notes: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    let (plan, plan_file) = match &args.plan {
+        Some(path) => {
+            let shown = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Diagnostic::file(&shown, format!("cannot read the plan: {e}")))?;
+            let plan = read_plan_text(&shown, &text, &catalog).map_err(Failure::Input)?;
+            (
+                plan,
+                PlanFile {
+                    path: Some(path.clone()),
+                    text: Some(text),
+                },
+            )
+        }
+        None => (
+            default_plan(&catalog).map_err(Failure::Input)?,
+            PlanFile {
+                path: None,
+                text: Some(DEFAULT_PLAN_TOML.to_string()),
+            },
+        ),
+    };
+    let mut logs = args.logs.clone();
+    if logs.is_empty() {
+        logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
+    }
+    if logs.is_empty() {
+        logs.push(PathBuf::from(SAMPLE_LOG));
+    }
+    let config = config_dir();
+    let loaded_themes = load_themes(
+        config.as_ref().map(|c| c.join("themes")).as_deref(),
+        no_color_requested(),
+    );
+    notes.extend(loaded_themes.warnings.iter().map(|d| d.headline()));
+    let (keymap, key_warnings) = match &config {
+        Some(dir) => load_keymap(&dir.join("keys.toml")),
+        None => (Default::default(), Vec::new()),
+    };
+    notes.extend(key_warnings.iter().map(|d| d.headline()));
+    let mut app = App::new(
+        catalog,
+        plan,
+        plan_file,
+        LogInputs {
+            paths: logs,
+            mapping: args.mapping.clone(),
+        },
+    );
+    app.keymap = keymap;
+    app.theme_names = loaded_themes.themes.iter().map(|t| t.name.clone()).collect();
+    app.known_plans = known_plans();
+    Ok(Startup {
+        app,
+        themes: loaded_themes.themes,
+        warnings: notes,
+    })
+}
+
+/// Saved plans (the data folder's plans/) and the shipped examples.
+pub fn known_plans() -> Vec<PathBuf> {
+    let mut plans = Vec::new();
+    let folders = [data_dir().map(|d| d.join("plans")), Some(PathBuf::from(SHIPPED_PLANS))];
+    for folder in folders.into_iter().flatten() {
+        if let Ok(entries) = std::fs::read_dir(&folder) {
+            let mut found: Vec<PathBuf> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .collect();
+            found.sort();
+            plans.extend(found);
+        }
+    }
+    plans
+}
+
+/// `gpuplan [LOGS...] [--plan FILE]` on a terminal.
+pub fn run_workbench(args: WorkbenchArgs) -> Result<(), Failure> {
+    let startup = prepare(args)?;
+    event_loop::run(startup).map_err(|e| Diagnostic::file("terminal", e.to_string()).into())
+}

@@ -1,0 +1,197 @@
+//! The background worker for everything Polars does: one job runs, one waits, and a newer
+//! request replaces the waiting one. Results carry the generation that asked for them; the
+//! app drops stale ones. The logs read last are kept, so a re-audit skips reading.
+
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+
+use crossbeam_channel::Sender;
+use polars::prelude::DataFrame;
+
+use crate::app::{Action, Fleet, FleetFile, LogInputs};
+use crate::config::mapping_file::read_mapping;
+use crate::data::audit::{AuditSettings, audit};
+use crate::data::load::{LoadedLogs, expand_inputs, load_logs};
+use crate::data::reject::Quarantine;
+use crate::data::tabular::Detail;
+use crate::model::catalog::Catalog;
+
+#[derive(Debug, Clone)]
+pub enum Job {
+    Load {
+        generation: u64,
+        logs: LogInputs,
+        settings: AuditSettings,
+    },
+    Reaudit {
+        generation: u64,
+        settings: AuditSettings,
+    },
+}
+
+#[derive(Default)]
+struct Slot {
+    pending: Option<Job>,
+    closed: bool,
+}
+
+pub struct Worker {
+    slot: Arc<(Mutex<Slot>, Condvar)>,
+    handle: Option<thread::JoinHandle<()>>,
+}
+
+/// What the worker keeps between jobs: the last logs read.
+struct Cache {
+    runs: DataFrame,
+    quarantine: Quarantine,
+    files: Vec<FleetFile>,
+}
+
+impl Worker {
+    pub fn start(catalog: Catalog, results: Sender<Action>) -> Worker {
+        let slot: Arc<(Mutex<Slot>, Condvar)> = Arc::default();
+        let shared = Arc::clone(&slot);
+        let handle = thread::Builder::new()
+            .name("gpuplan-worker".to_string())
+            .spawn(move || {
+                let mut cache: Option<Cache> = None;
+                while let Some(job) = next_job(&shared) {
+                    let action = run(&catalog, job, &mut cache, &results);
+                    if results.send(action).is_err() {
+                        break;
+                    }
+                }
+            })
+            .ok();
+        Worker { slot, handle }
+    }
+
+    /// Queues a job, replacing any job still waiting: holding a key never builds a backlog.
+    pub fn submit(&self, job: Job) {
+        let (lock, ready) = &*self.slot;
+        if let Ok(mut slot) = lock.lock() {
+            slot.pending = Some(job);
+            ready.notify_one();
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let (lock, ready) = &*self.slot;
+        if let Ok(mut slot) = lock.lock() {
+            slot.closed = true;
+            slot.pending = None;
+            ready.notify_one();
+        }
+        // A running Polars job is not interrupted; the process exits without waiting for it.
+        drop(self.handle.take());
+    }
+}
+
+fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
+    let (lock, ready) = &**slot;
+    let mut guard = lock.lock().ok()?;
+    loop {
+        if guard.closed {
+            return None;
+        }
+        if let Some(job) = guard.pending.take() {
+            return Some(job);
+        }
+        guard = ready.wait(guard).ok()?;
+    }
+}
+
+fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<Action>) -> Action {
+    let (generation, settings) = match job {
+        Job::Load {
+            generation,
+            logs,
+            settings,
+        } => {
+            match read(catalog, &logs) {
+                Ok(read) => *cache = Some(read),
+                Err(message) => return Action::FleetFailed { generation, message },
+            }
+            let _ = results.send(Action::FleetStarted {
+                generation,
+                what: "classifying and auditing".to_string(),
+            });
+            (generation, settings)
+        }
+        Job::Reaudit { generation, settings } => (generation, settings),
+    };
+    let Some(cached) = cache.as_ref() else {
+        return Action::FleetFailed {
+            generation,
+            message: "no logs read yet".to_string(),
+        };
+    };
+    let Some(rules) = catalog.classification.as_ref() else {
+        return Action::FleetFailed {
+            generation,
+            message: "no classification rules loaded (catalogs/classification.toml)".to_string(),
+        };
+    };
+    match audit(&cached.runs, &cached.quarantine, rules, &settings) {
+        Ok(report) => Action::FleetLoaded {
+            generation,
+            fleet: Box::new(Fleet {
+                report,
+                files: cached.files.clone(),
+            }),
+        },
+        Err(message) => Action::FleetFailed { generation, message },
+    }
+}
+
+/// Reads and audits logs in one go, on the calling thread: for tests, benchmarks and tools
+/// that have no event loop.
+pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, String> {
+    let cached = read(catalog, logs)?;
+    let rules = catalog
+        .classification
+        .as_ref()
+        .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
+    let report = audit(&cached.runs, &cached.quarantine, rules, settings)?;
+    Ok(Fleet {
+        report,
+        files: cached.files,
+    })
+}
+
+fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
+    let rules = catalog
+        .classification
+        .as_ref()
+        .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
+    let mapping = logs
+        .mapping
+        .as_deref()
+        .map(read_mapping)
+        .transpose()
+        .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
+    let inputs = expand_inputs(&logs.paths).map_err(|e| format!("{}: {}", e.path, e.message))?;
+    let LoadedLogs {
+        jobs,
+        quarantine,
+        files,
+        ..
+    } = load_logs(&inputs, None, mapping.as_ref(), Detail::Audit(rules))
+        .map_err(|e| format!("{}: {}", e.path, e.message))?;
+    Ok(Cache {
+        runs: jobs,
+        quarantine,
+        files: files
+            .into_iter()
+            .map(|f| FleetFile {
+                path: f.path,
+                format: f.format.to_string(),
+                rows: f.rows,
+                rejected: f.rejected,
+                warnings: f.warnings,
+            })
+            .collect(),
+    })
+}

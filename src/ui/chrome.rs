@@ -1,0 +1,148 @@
+//! The frame around the panes: title line, banner, tab bar, key hints.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::theme::Theme;
+use super::widgets::{fields_line, paired_fields_line};
+use crate::app::command::CommandId;
+use crate::app::{App, BannerLevel, FleetStatus, PaneId};
+
+const SPINNER: [char; 4] = ['◐', '◓', '◑', '◒'];
+
+pub fn header(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let logs = match &app.fleet {
+        Some(fleet) => {
+            let rows: usize = fleet.files.iter().map(|f| f.rows).sum();
+            let names: Vec<String> = fleet
+                .files
+                .iter()
+                .map(|f| {
+                    std::path::Path::new(&f.path)
+                        .file_name()
+                        .map_or_else(|| f.path.clone(), |n| n.to_string_lossy().to_string())
+                })
+                .collect();
+            format!(
+                "{} ({} rows)",
+                names.join(", "),
+                crate::model::format::thousands(rows as f64)
+            )
+        }
+        None => "no logs yet".to_string(),
+    };
+    let state = match &app.fleet_status {
+        FleetStatus::Working { generation, what } => {
+            format!(" {} {what}…", SPINNER[(*generation as usize) % SPINNER.len()])
+        }
+        FleetStatus::Failed { .. } => " logs failed: see the banner".to_string(),
+        FleetStatus::Idle => String::new(),
+    };
+    let fields = vec![
+        (" gpuplan ".to_string(), theme.title.add_modifier(Modifier::REVERSED)),
+        (format!(" {} ", app.plan_title()), theme.title),
+        (format!("· {logs}"), theme.muted),
+        (state, theme.warn),
+    ];
+    frame.render_widget(Paragraph::new(fields_line(fields, area.width)), area);
+}
+
+pub fn banner(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let Some(banner) = &app.banner else {
+        return;
+    };
+    let (style, tag) = match banner.level {
+        BannerLevel::Info => (theme.good, "ok"),
+        BannerLevel::Warning => (theme.warn, "warning"),
+        BannerLevel::Error => (theme.bad, "error"),
+    };
+    let hint = format!("  ({} to dismiss)", app.key_hint(CommandId::Back));
+    let line = Line::from(vec![
+        Span::styled(format!(" {tag}: "), style.add_modifier(Modifier::BOLD)),
+        Span::styled(banner.text.clone(), style),
+        Span::styled(hint, theme.muted),
+    ]);
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+pub fn tab_label(index: usize, pane: PaneId) -> String {
+    format!(" {} {} ", index + 1, pane.title())
+}
+
+pub fn tabs(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let mut spans = Vec::new();
+    for (i, pane) in PaneId::ALL.iter().enumerate() {
+        let style = if *pane == app.focus {
+            theme.selected
+        } else {
+            theme.muted
+        };
+        spans.push(Span::styled(tab_label(i, *pane), style));
+        spans.push(Span::raw(" "));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The focused pane's keys, then the global ones, as many as fit.
+pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let mut hints: Vec<(CommandId, &str)> = match app.focus {
+        PaneId::Mfu => vec![
+            (CommandId::Up, "accelerator"),
+            (CommandId::Increase, "±0.5 pt"),
+            (CommandId::IncreaseCoarse, "±5 pt"),
+            (CommandId::Edit, "type"),
+        ],
+        PaneId::Risk => vec![
+            (CommandId::Up, "cell"),
+            (CommandId::Increase, "adjust"),
+            (CommandId::Edit, "type"),
+        ],
+        PaneId::Inference => vec![
+            (CommandId::Up, "input"),
+            (CommandId::Increase, "±5 %"),
+            (CommandId::Edit, "type"),
+        ],
+        PaneId::Workloads => vec![
+            (CommandId::Up, "select"),
+            (CommandId::Drill, "drill"),
+            (CommandId::Back, "back"),
+        ],
+        PaneId::Contracts => vec![(CommandId::Up, "class")],
+    };
+    hints.extend([
+        (CommandId::NextPane, "pane"),
+        (CommandId::Save, "save"),
+        (CommandId::Undo, "undo"),
+        (CommandId::Palette, "palette"),
+        (CommandId::Help, "help"),
+        (CommandId::Quit, "quit"),
+    ]);
+    let mut fields = Vec::new();
+    for (id, what) in hints {
+        let key = match id {
+            CommandId::Up => format!("{}{}", app.key_hint(CommandId::Up), app.key_hint(CommandId::Down)),
+            CommandId::Increase => format!(
+                "{}{}",
+                app.key_hint(CommandId::Decrease),
+                app.key_hint(CommandId::Increase)
+            ),
+            CommandId::IncreaseCoarse => format!(
+                "{}/{}",
+                app.key_hint(CommandId::DecreaseCoarse),
+                app.key_hint(CommandId::IncreaseCoarse)
+            ),
+            _ => app.key_hint(id),
+        };
+        if key.is_empty() {
+            continue;
+        }
+        fields.push(vec![
+            (format!(" {key}"), theme.title),
+            (format!(" {what} "), theme.muted),
+        ]);
+    }
+    frame.render_widget(Paragraph::new(paired_fields_line(fields, area.width)), area);
+}

@@ -1,0 +1,106 @@
+//! Where everything goes, for drawing and for hit-testing clicks: five columns on a wide
+//! terminal, three over two on a big one, one pane with tabs on a small one.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+
+use crate::app::{App, PaneId};
+
+/// Narrowest pane column that shows every number whole.
+pub const MIN_COLUMN_WIDTH: u16 = 38;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrangement {
+    /// All five panes side by side.
+    Columns,
+    /// Three panes over two.
+    Grid,
+    /// One pane at a time, with a tab bar.
+    Tabs,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Areas {
+    pub header: Rect,
+    pub banner: Option<Rect>,
+    pub tabs: Option<Rect>,
+    pub panes: Vec<(PaneId, Rect)>,
+    pub status: Rect,
+    pub arrangement: Arrangement,
+}
+
+pub fn arrangement(size: Rect) -> Arrangement {
+    if size.width >= MIN_COLUMN_WIDTH * 5 && size.height >= 24 {
+        Arrangement::Columns
+    } else if size.width >= MIN_COLUMN_WIDTH * 3 && size.height >= 40 {
+        Arrangement::Grid
+    } else {
+        Arrangement::Tabs
+    }
+}
+
+pub fn areas(size: Rect, app: &App) -> Areas {
+    let banner_rows = u16::from(app.banner.is_some());
+    let arrangement = arrangement(size);
+    let tab_rows = u16::from(arrangement == Arrangement::Tabs);
+    let [header, banner, tabs, body, status] = Layout::default()
+        .direction(Direction::Vertical)
+        .constraints([
+            Constraint::Length(1),
+            Constraint::Length(banner_rows),
+            Constraint::Length(tab_rows),
+            Constraint::Min(0),
+            Constraint::Length(1),
+        ])
+        .areas(size);
+    let panes = match arrangement {
+        Arrangement::Columns => {
+            let columns = Layout::horizontal([Constraint::Ratio(1, 5); 5]).split(body);
+            PaneId::ALL.iter().copied().zip(columns.iter().copied()).collect()
+        }
+        Arrangement::Grid => {
+            let [top, bottom] = Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
+            let upper = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(top);
+            let lower = Layout::horizontal([Constraint::Ratio(1, 2); 2]).split(bottom);
+            PaneId::ALL
+                .iter()
+                .copied()
+                .zip(upper.iter().chain(lower.iter()).copied())
+                .collect()
+        }
+        Arrangement::Tabs => vec![(app.focus, body)],
+    };
+    Areas {
+        header,
+        banner: (banner_rows > 0).then_some(banner),
+        tabs: (tab_rows > 0).then_some(tabs),
+        panes,
+        status,
+        arrangement,
+    }
+}
+
+/// The pane under a point, if any.
+pub fn pane_at(areas: &Areas, x: u16, y: u16) -> Option<PaneId> {
+    areas
+        .panes
+        .iter()
+        .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+        .map(|(p, _)| *p)
+}
+
+/// The tab under a point of the tab bar: tabs are laid out as `ui::chrome` draws them.
+pub fn tab_at(areas: &Areas, x: u16, y: u16) -> Option<PaneId> {
+    let bar = areas.tabs?;
+    if y != bar.y {
+        return None;
+    }
+    let mut left = bar.x;
+    for (i, pane) in PaneId::ALL.iter().enumerate() {
+        let width = super::chrome::tab_label(i, *pane).chars().count() as u16;
+        if x >= left && x < left + width {
+            return Some(*pane);
+        }
+        left += width + 1;
+    }
+    None
+}

@@ -1,0 +1,42 @@
+//! Drawing: `render(&App, &Theme, &mut Frame)` reads the state and changes nothing.
+
+mod chrome;
+mod compare;
+pub mod layout;
+mod overlays;
+pub mod panes;
+pub mod theme;
+pub mod widgets;
+
+use ratatui::Frame;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use theme::Theme;
+
+/// Below this, only a one-line request for more room is drawn.
+const MIN_WIDTH: u16 = 24;
+const MIN_HEIGHT: u16 = 6;
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame) {
+    let size = frame.area();
+    if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
+        let text = format!("gpuplan: {}×{} is too small", size.width, size.height);
+        frame.render_widget(Paragraph::new(Line::styled(text, theme.base)), size);
+        return;
+    }
+    let areas = layout::areas(size, app);
+    chrome::header(app, theme, frame, areas.header);
+    if let Some(banner) = areas.banner {
+        chrome::banner(app, theme, frame, banner);
+    }
+    if let Some(tabs) = areas.tabs {
+        chrome::tabs(app, theme, frame, tabs);
+    }
+    for (pane, area) in &areas.panes {
+        panes::render(*pane, app, theme, frame, *area);
+    }
+    chrome::status(app, theme, frame, areas.status);
+    overlays::render(app, theme, frame, size);
+}

@@ -1,0 +1,169 @@
+//! Dialogs drawn over the panes: help, palette, value entry, save as, quit, conflict, compare.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
+
+use super::theme::Theme;
+use super::widgets::{inner, label, pane_block};
+use crate::app::command::COMMANDS;
+use crate::app::palette::{PaletteMode, matches};
+use crate::app::{App, Overlay};
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help { scroll } => help(app, theme, frame, size, *scroll),
+        Overlay::Palette(state) => {
+            let title = match state.mode {
+                PaletteMode::All => "Palette: commands, accelerators, clusters, plans, logs",
+                PaletteMode::Files => "Open a log or plan",
+                PaletteMode::Compare => "Compare with a plan",
+            };
+            let area = centered(size, 70, 18);
+            let body = dialog(frame, area, title, theme);
+            let mut lines = vec![Line::from(vec![
+                Span::styled("› ", theme.title),
+                Span::styled(state.query.clone(), theme.base),
+                Span::styled("▏", theme.title),
+            ])];
+            let found = matches(app, state);
+            let visible = body.height.saturating_sub(1) as usize;
+            let first = state.selected.saturating_sub(visible.saturating_sub(1));
+            for (i, entry) in found.iter().enumerate().skip(first).take(visible) {
+                let style = if i == state.selected {
+                    theme.selected
+                } else {
+                    theme.base
+                };
+                let hint_width = 10;
+                let text_width = (body.width as usize).saturating_sub(hint_width + 13);
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{:<12} ", entry.kind), theme.muted),
+                    Span::styled(label(&entry.label, text_width), style),
+                    Span::styled(format!("{:>hint_width$}", entry.key_hint), theme.title),
+                ]));
+            }
+            if found.is_empty() {
+                lines.push(Line::styled("nothing matches", theme.muted));
+            }
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+        Overlay::Entry { field, text, error } => {
+            let area = centered(size, 50, 6);
+            let body = dialog(frame, area, "Type a value", theme);
+            let mut lines = vec![
+                Line::styled(field.label(&app.plan), theme.muted),
+                Line::from(vec![
+                    Span::styled("› ", theme.title),
+                    Span::styled(text.clone(), theme.base),
+                    Span::styled("▏", theme.title),
+                ]),
+            ];
+            lines.push(match error {
+                Some(e) => Line::styled(e.clone(), theme.bad),
+                None => Line::styled("Enter to set, Esc to cancel", theme.muted),
+            });
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+        Overlay::SaveAs { text, error } => {
+            let area = centered(size, 56, 6);
+            let body = dialog(frame, area, "Save the plan as", theme);
+            let lines = vec![
+                Line::styled("a name in the plans folder (letters, digits, - _ .)", theme.muted),
+                Line::from(vec![
+                    Span::styled("› ", theme.title),
+                    Span::styled(text.clone(), theme.base),
+                    Span::styled(".toml▏", theme.muted),
+                ]),
+                match error {
+                    Some(e) => Line::styled(e.clone(), theme.bad),
+                    None => Line::styled("Enter to save, Esc to cancel", theme.muted),
+                },
+            ];
+            frame.render_widget(Paragraph::new(lines), body);
+        }
+        Overlay::ConfirmQuit => {
+            let area = centered(size, 50, 5);
+            let body = dialog(frame, area, "Unsaved edits", theme);
+            let lines = vec![
+                Line::styled("The plan has edits that are not saved.", theme.warn),
+                Line::from(vec![
+                    Span::styled("s", theme.title),
+                    Span::styled(" save and quit  ", theme.base),
+                    Span::styled("y", theme.title),
+                    Span::styled(" quit without saving  ", theme.base),
+                    Span::styled("n", theme.title),
+                    Span::styled(" stay", theme.base),
+                ]),
+            ];
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
+        }
+        Overlay::Conflict(_) => {
+            let area = centered(size, 64, 9);
+            let body = dialog(frame, area, "The plan file changed on disk", theme);
+            let choice = |key: &'static str, what: &'static str| {
+                Line::from(vec![
+                    Span::styled(format!(" {key}  "), theme.title),
+                    Span::styled(what, theme.base),
+                ])
+            };
+            let lines = vec![
+                Line::styled(
+                    "Someone edited the file while you hold unsaved edits. Nothing is lost until you choose:",
+                    theme.warn,
+                ),
+                choice("o", "keep mine, written over the file"),
+                choice("k", "keep mine as a copy (name-mine.toml); the file stays theirs"),
+                choice("t", "take theirs (undo brings mine back)"),
+                choice("c", "compare the two side by side"),
+            ];
+            frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
+        }
+        Overlay::Compare { .. } => super::compare::render(app, theme, frame, size),
+    }
+}
+
+fn dialog(frame: &mut Frame, area: Rect, title: &str, theme: &Theme) -> Rect {
+    frame.render_widget(Clear, area);
+    frame.render_widget(pane_block(title, true, theme), area);
+    inner(area)
+}
+
+/// A box of at most `width`×`height` in the middle of `size`.
+fn centered(size: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(size.width);
+    let height = height.min(size.height);
+    Rect {
+        x: size.x + (size.width - width) / 2,
+        y: size.y + (size.height - height) / 2,
+        width,
+        height,
+    }
+}
+
+fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) {
+    let area = centered(size, 76, size.height.saturating_sub(2));
+    let body = dialog(
+        frame,
+        area,
+        "Keys (Esc closes; user key map: keys.toml in the config folder)",
+        theme,
+    );
+    let mut lines = Vec::new();
+    for command in COMMANDS {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<22}", app.keymap.all_hints(command.id)), theme.title),
+            Span::styled(format!("{:<24}", command.name), theme.muted),
+            Span::styled(command.title, theme.base),
+        ]));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set the MFU.",
+        theme.muted,
+    ));
+    let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
+    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
+}

@@ -1,0 +1,124 @@
+//! Contracts: per workload class, the cheapest mix of a committed base and a shorter burst
+//! term, each pure term for comparison, and the consolidated-versus-matched total for the board.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::app::{App, FleetStatus};
+use crate::model::contracts::MixRole;
+use crate::model::format::{thousands, usd_compact};
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{fields_line, label, right};
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+    let width = body.width;
+    let Some(report) = &app.derived.contracts else {
+        let text = match &app.fleet_status {
+            FleetStatus::Working { what, .. } => format!("waiting for the audit: {what}…"),
+            FleetStatus::Failed { .. } => "no audit: the logs did not load".to_string(),
+            FleetStatus::Idle if app.fleet.is_some() => "no contract offers in the catalog".to_string(),
+            FleetStatus::Idle => "no logs: the matching reads the audited demand".to_string(),
+        };
+        frame.render_widget(Paragraph::new(text).style(theme.muted), body);
+        return;
+    };
+    let mut lines = vec![
+        fields_line(
+            vec![
+                (label("consolidated today", 22), theme.base),
+                (
+                    right(&format!("{}/mo", usd_compact(report.consolidated_usd_per_month)), 12),
+                    theme.title,
+                ),
+            ],
+            width,
+        ),
+        fields_line(
+            vec![
+                (label("matched to workloads", 22), theme.base),
+                (
+                    right(&format!("{}/mo", usd_compact(report.matched_usd_per_month)), 12),
+                    theme.title,
+                ),
+            ],
+            width,
+        ),
+        fields_line(
+            vec![
+                (label("saving", 22), theme.base),
+                (
+                    right(&format!("{}/yr", usd_compact(report.saving_usd_per_year)), 12),
+                    if report.saving_usd_per_year >= 0.0 {
+                        theme.good
+                    } else {
+                        theme.bad
+                    },
+                ),
+            ],
+            width,
+        ),
+        Line::raw(""),
+    ];
+    for (i, class) in report.classes.iter().enumerate() {
+        let title_style = if focused && i == app.cursors.contract_class {
+            theme.selected
+        } else {
+            theme.title
+        };
+        lines.push(fields_line(
+            vec![
+                (format!("{} ", class.class.label()), title_style),
+                (format!("peak {} GPUs ", thousands(class.peak_gpus)), theme.muted),
+                (format!("{}/mo", usd_compact(class.cost_usd_per_month)), theme.title),
+            ],
+            width,
+        ));
+        for row in &class.best_mix {
+            let role = match row.role {
+                MixRole::Base => "base",
+                MixRole::Burst => "burst",
+            };
+            lines.push(fields_line(
+                vec![
+                    (format!(" {role:<5} "), theme.muted),
+                    (label(row.term.label(), 14), theme.base),
+                    (label(row.deployment.label(), 10), theme.muted),
+                    (right(&thousands(row.gpus), 6), theme.base),
+                    (
+                        right(&format!("{}/h", usd_compact(row.effective_usd_per_gpu_hour)), 9),
+                        theme.muted,
+                    ),
+                ],
+                width,
+            ));
+        }
+        if focused && i == app.cursors.contract_class {
+            let cheapest = class.pure_terms.iter().map(|p| p.cost_usd).fold(f64::MAX, f64::min);
+            for pure in &class.pure_terms {
+                let style = if pure.cost_usd <= cheapest {
+                    theme.good
+                } else {
+                    theme.muted
+                };
+                lines.push(fields_line(
+                    vec![
+                        ("  all on ".to_string(), theme.muted),
+                        (label(pure.term.label(), 14), style),
+                        (right(&usd_compact(pure.cost_usd), 9), style),
+                    ],
+                    width,
+                ));
+            }
+        }
+    }
+    for problem in &report.unmatched {
+        lines.push(Line::styled(format!("⚑ {problem}"), theme.warn));
+    }
+    lines.push(Line::styled(
+        format!("demand of the audit's {:.0} days", report.window_days),
+        theme.muted,
+    ));
+    frame.render_widget(Paragraph::new(lines), body);
+}

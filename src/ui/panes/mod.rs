@@ -1,0 +1,31 @@
+//! The five panes. Each draws inside its block and reads only the app.
+
+mod contracts;
+mod inference;
+pub mod mfu;
+mod risk;
+mod workloads;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::theme::Theme;
+use super::widgets::{inner, pane_block};
+use crate::app::{App, PaneId};
+
+pub fn render(pane: PaneId, app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == pane;
+    let title = format!("{} {}", pane.index() + 1, pane.title());
+    frame.render_widget(pane_block(&title, focused, theme), area);
+    let body = inner(area);
+    if body.width == 0 || body.height == 0 {
+        return;
+    }
+    match pane {
+        PaneId::Workloads => workloads::render(app, theme, frame, body, focused),
+        PaneId::Mfu => mfu::render(app, theme, frame, body, focused),
+        PaneId::Inference => inference::render(app, theme, frame, body, focused),
+        PaneId::Risk => risk::render(app, theme, frame, body, focused),
+        PaneId::Contracts => contracts::render(app, theme, frame, body, focused),
+    }
+}

@@ -1,0 +1,99 @@
+//! Risk: the probability-weighted table with editable probabilities and impacts, the Monte
+//! Carlo spread of the training run's cost, and every rule check with pass, warn or fail.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::App;
+use crate::app::field::Field;
+use crate::model::checks::CheckStatus;
+use crate::model::format::{pct, usd_compact};
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{fields_line, label, right, status_glyph, status_style};
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+    let width = body.width;
+    let risk = &app.derived.evaluation.risk;
+    let selected = focused.then(|| app.selected_field()).flatten();
+    let name_width = (width as usize).saturating_sub(7 + 8 + 9).clamp(8, 30);
+    let mut lines = vec![fields_line(
+        vec![
+            (label("scenario", name_width), theme.title),
+            (right("p", 7), theme.title),
+            (right("impact", 8), theme.title),
+            (right("weighted", 9), theme.title),
+        ],
+        width,
+    )];
+    for (i, row) in risk.rows.iter().enumerate() {
+        let cell = |field: Field| {
+            if selected == Some(field) {
+                theme.selected
+            } else {
+                theme.base
+            }
+        };
+        lines.push(fields_line(
+            vec![
+                (label(&row.scenario, name_width), theme.base),
+                (right(&pct(row.probability), 7), cell(Field::RiskProbability(i))),
+                (right(&usd_compact(row.impact_usd), 8), cell(Field::RiskImpact(i))),
+                (right(&usd_compact(row.exposure_usd), 9), theme.warn),
+            ],
+            width,
+        ));
+        lines.push(Line::styled(
+            format!("  per {} × {}", row.unit.label(), row.expected_count),
+            theme.muted,
+        ));
+    }
+    lines.push(fields_line(
+        vec![
+            (label("weighted exposure", name_width + 15), theme.title),
+            (right(&usd_compact(risk.weighted_exposure_usd), 9), theme.warn),
+        ],
+        width,
+    ));
+    lines.push(Line::raw(""));
+    if let Some(mc) = &risk.monte_carlo {
+        lines.push(Line::styled(
+            format!("Monte Carlo: {} run, {} draws", mc.accelerator, mc.draws),
+            theme.title,
+        ));
+        lines.push(fields_line(
+            vec![
+                (format!("P50 {}  ", usd_compact(mc.p50)), theme.base),
+                (format!("P90 {}  ", usd_compact(mc.p90)), theme.warn),
+                (format!("P99 {}", usd_compact(mc.p99)), theme.bad),
+            ],
+            width,
+        ));
+        lines.push(Line::raw(""));
+    }
+    let checks = &app.derived.evaluation.checks;
+    let count = |s: CheckStatus| checks.iter().filter(|c| c.status == s).count();
+    lines.push(fields_line(
+        vec![
+            ("checks ".to_string(), theme.title),
+            (format!("✓{} ", count(CheckStatus::Pass)), theme.good),
+            (format!("!{} ", count(CheckStatus::Warn)), theme.warn),
+            (format!("✗{}", count(CheckStatus::Fail)), theme.bad),
+        ],
+        width,
+    ));
+    let mut ordered: Vec<_> = checks.iter().collect();
+    ordered.sort_by_key(|c| std::cmp::Reverse(c.status));
+    for check in ordered {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{} ", status_glyph(check.status)),
+                status_style(check.status, theme),
+            ),
+            Span::styled(format!("{} ", check.rule), status_style(check.status, theme)),
+            Span::styled(check.subject.clone(), theme.muted),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines), body);
+}

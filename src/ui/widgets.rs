@@ -1,0 +1,160 @@
+//! Small drawing helpers shared by the panes.
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Borders};
+
+use super::theme::Theme;
+
+pub fn pane_block<'a>(title: &'a str, focused: bool, theme: &Theme) -> Block<'a> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_type(if focused {
+            BorderType::Thick
+        } else {
+            BorderType::Rounded
+        })
+        .border_style(if focused { theme.border_focused } else { theme.border })
+        .title(Span::styled(format!(" {title} "), theme.title))
+}
+
+/// A line of whole fields: fields that do not fit are left out, never cut, so no number is
+/// shown halved.
+pub fn fields_line<'a>(fields: Vec<(String, Style)>, width: u16) -> Line<'a> {
+    let mut used = 0usize;
+    let mut spans = Vec::new();
+    for (text, style) in fields {
+        let len = text.chars().count();
+        if used + len > width as usize {
+            break;
+        }
+        used += len;
+        spans.push(Span::styled(text, style));
+    }
+    Line::from(spans)
+}
+
+/// Like `fields_line`, for groups that show together or not at all (a key and what it does).
+pub fn paired_fields_line<'a>(groups: Vec<Vec<(String, Style)>>, width: u16) -> Line<'a> {
+    let mut used = 0usize;
+    let mut spans = Vec::new();
+    for group in groups {
+        let len: usize = group.iter().map(|(t, _)| t.chars().count()).sum();
+        if used + len > width as usize {
+            break;
+        }
+        used += len;
+        spans.extend(group.into_iter().map(|(t, s)| Span::styled(t, s)));
+    }
+    Line::from(spans)
+}
+
+/// Pads or cuts a label to exactly `width` characters (labels may be cut; numbers never are).
+pub fn label(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        format!("{text:<width$}")
+    } else if width > 1 {
+        let mut cut: String = text.chars().take(width - 1).collect();
+        cut.push('…');
+        cut
+    } else {
+        text.chars().take(width).collect()
+    }
+}
+
+pub fn right(text: &str, width: usize) -> String {
+    format!("{text:>width$}")
+}
+
+/// The rectangle inside a block's borders.
+pub fn inner(area: Rect) -> Rect {
+    Rect {
+        x: area.x.saturating_add(1),
+        y: area.y.saturating_add(1),
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    }
+}
+
+/// Rows `from..` of an area, clipped.
+pub fn rows_from(area: Rect, from: u16) -> Rect {
+    let from = from.min(area.height);
+    Rect {
+        y: area.y + from,
+        height: area.height - from,
+        ..area
+    }
+}
+
+/// One row of an area, or an empty rect when the area is shorter.
+pub fn row(area: Rect, index: u16) -> Rect {
+    if index >= area.height {
+        return Rect { height: 0, ..area };
+    }
+    Rect {
+        y: area.y + index,
+        height: 1,
+        ..area
+    }
+}
+
+/// Block characters for bar heights in eighths.
+pub const EIGHTHS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// A one-row bar of `frac` of `width` cells, in eighths.
+pub fn hbar(frac: f64, width: usize) -> String {
+    let cells = (frac.clamp(0.0, 1.0) * width as f64 * 8.0).round() as usize;
+    let full = cells / 8;
+    let part = cells % 8;
+    let partial = ['\0', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+    let mut bar = "█".repeat(full);
+    if part > 0 && full < width {
+        bar.push(partial[part]);
+    }
+    let len = bar.chars().count();
+    bar.push_str(&" ".repeat(width.saturating_sub(len)));
+    bar
+}
+
+pub fn status_glyph(status: crate::model::checks::CheckStatus) -> &'static str {
+    match status {
+        crate::model::checks::CheckStatus::Pass => "✓",
+        crate::model::checks::CheckStatus::Warn => "!",
+        crate::model::checks::CheckStatus::Fail => "✗",
+    }
+}
+
+pub fn status_style(status: crate::model::checks::CheckStatus, theme: &Theme) -> Style {
+    match status {
+        crate::model::checks::CheckStatus::Pass => theme.good,
+        crate::model::checks::CheckStatus::Warn => theme.warn,
+        crate::model::checks::CheckStatus::Fail => theme.bad,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_that_do_not_fit_are_left_out_whole() {
+        let line = fields_line(
+            vec![
+                ("cost ".into(), Style::default()),
+                ("$1,234,567".into(), Style::default()),
+            ],
+            12,
+        );
+        assert_eq!(line.to_string(), "cost ");
+    }
+
+    #[test]
+    fn bars_fill_in_eighths() {
+        assert_eq!(hbar(0.5, 4), "██  ");
+        assert_eq!(hbar(1.0, 3), "███");
+        assert_eq!(hbar(0.0, 2), "  ");
+        assert_eq!(hbar(1.0 / 16.0, 2).chars().next(), Some('▏'));
+    }
+}

@@ -1,0 +1,264 @@
+//! The workbench drawn into ratatui's TestBackend on the shipped sample: each pane at 80×24
+//! (one pane with tabs) and the whole workbench at 200×60, snapshotted with insta; colours
+//! checked where they carry meaning; every size down to 1×1 draws without a panic.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use gpuplan::app::command::CommandId;
+use gpuplan::app::key::{Key, KeyCode};
+use gpuplan::app::{Action, App, Fleet, LogInputs, PaneId, PlanFile, update};
+use gpuplan::config::catalog::builtin;
+use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, default_plan};
+use gpuplan::config::theme::load_themes;
+use gpuplan::data::audit::{AuditSettings, WindowSpec};
+use gpuplan::model::format::usd_compact;
+use gpuplan::runtime::worker::load_fleet;
+use gpuplan::ui::theme::Theme;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+
+fn sample_fleet() -> &'static Fleet {
+    static FLEET: OnceLock<Fleet> = OnceLock::new();
+    FLEET.get_or_init(|| {
+        let catalog = builtin().catalog;
+        let plan = default_plan(&catalog).expect("default plan");
+        let logs = LogInputs {
+            paths: vec![PathBuf::from(SAMPLE)],
+            mapping: None,
+        };
+        let settings = AuditSettings::for_plan(&catalog, Some(&plan), WindowSpec::default(), None);
+        load_fleet(&catalog, &logs, &settings).expect("the sample audits")
+    })
+}
+
+fn app() -> App {
+    let catalog = builtin().catalog;
+    let plan = default_plan(&catalog).expect("default plan");
+    let mut app = App::new(
+        catalog,
+        plan,
+        PlanFile {
+            path: None,
+            text: Some(DEFAULT_PLAN_TOML.to_string()),
+        },
+        LogInputs::default(),
+    );
+    app.start();
+    let generation = app.generation;
+    update(
+        &mut app,
+        Action::FleetLoaded {
+            generation,
+            fleet: Box::new(sample_fleet().clone()),
+        },
+    );
+    app
+}
+
+fn dark() -> Theme {
+    load_themes(None, false).themes.remove(0)
+}
+
+fn draw(app: &App, theme: &Theme, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| gpuplan::ui::render(app, theme, frame))
+        .expect("draws");
+    terminal
+}
+
+fn text(terminal: &Terminal<TestBackend>) -> String {
+    let buffer = terminal.backend().buffer();
+    let width = buffer.area.width as usize;
+    buffer
+        .content
+        .chunks(width.max(1))
+        .map(|row| {
+            row.iter()
+                .map(|c| c.symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    text(&draw(app, &dark(), width, height))
+}
+
+fn press(app: &mut App, keys: &[Key]) {
+    for key in keys {
+        update(app, Action::Key(*key));
+    }
+}
+
+#[test]
+fn each_pane_at_80x24() {
+    for pane in PaneId::ALL {
+        let mut app = app();
+        update(&mut app, Action::FocusPane(pane));
+        let name = pane.title().to_lowercase().replace([' ', '&'], "_");
+        insta::assert_snapshot!(format!("pane_{name}_80x24"), screen(&app, 80, 24));
+    }
+}
+
+#[test]
+fn the_workbench_at_200x60() {
+    let app = app();
+    insta::assert_snapshot!("workbench_200x60", screen(&app, 200, 60));
+}
+
+#[test]
+fn each_pane_focused_at_200x60_moves_the_thick_border() {
+    for pane in PaneId::ALL {
+        let mut app = app();
+        update(&mut app, Action::FocusPane(pane));
+        let shown = screen(&app, 200, 60);
+        let title = format!("┏ {} {}", pane.index() + 1, pane.title());
+        assert!(shown.contains(&title), "{title} not thick:\n{shown}");
+        assert_eq!(shown.matches('┏').count(), 1);
+    }
+}
+
+#[test]
+fn drilling_into_a_cluster_a_class_and_a_job() {
+    let mut app = app();
+    press(&mut app, &[Key::plain(KeyCode::Enter)]);
+    insta::assert_snapshot!("drill_cluster_80x24", screen(&app, 80, 24));
+    press(&mut app, &[Key::plain(KeyCode::Enter)]);
+    insta::assert_snapshot!("drill_class_80x24", screen(&app, 80, 24));
+    press(&mut app, &[Key::plain(KeyCode::Enter)]);
+    let job = screen(&app, 80, 24);
+    assert!(job.contains("decided by"), "{job}");
+    insta::assert_snapshot!("drill_job_80x24", job);
+    press(
+        &mut app,
+        &[
+            Key::plain(KeyCode::Esc),
+            Key::plain(KeyCode::Esc),
+            Key::plain(KeyCode::Esc),
+        ],
+    );
+    assert!(screen(&app, 80, 24).contains("class mix"));
+}
+
+#[test]
+fn help_and_palette_overlays() {
+    let mut app = app();
+    update(&mut app, Action::Command(CommandId::Help));
+    let help = screen(&app, 200, 60);
+    // Every command with its binding.
+    for command in gpuplan::app::command::COMMANDS {
+        assert!(help.contains(command.name), "{} missing from help", command.name);
+    }
+    insta::assert_snapshot!("help_200x60", help);
+    let mut app = self::app();
+    update(&mut app, Action::Command(CommandId::Palette));
+    press(&mut app, &[Key::char('s'), Key::char('a'), Key::char('v')]);
+    insta::assert_snapshot!("palette_save_80x24", screen(&app, 80, 24));
+}
+
+#[test]
+fn a_slider_step_is_on_screen_in_the_next_frame() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Mfu));
+    let before = usd_compact(app.derived.slider_cost_usd("h100-sxm").expect("cost"));
+    assert!(screen(&app, 200, 60).contains(&before));
+    press(&mut app, &[Key::shift(KeyCode::Right)]);
+    let after = usd_compact(app.derived.slider_cost_usd("h100-sxm").expect("cost"));
+    assert_ne!(before, after);
+    let shown = screen(&app, 200, 60);
+    assert!(shown.contains("50.0 %"), "{shown}");
+    assert!(shown.contains(&after), "{after} not on screen");
+    assert!(shown.contains("Seed worked examples *"), "unsaved marker");
+}
+
+#[test]
+fn colours_carry_the_cheapest_and_the_failing() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Mfu));
+    let theme = dark();
+    let terminal = draw(&app, &theme, 80, 24);
+    let buffer = terminal.backend().buffer();
+    // The sensitivity table marks the cheapest run at each MFU with * in the "good" colour.
+    let shown = text(&terminal);
+    let (row, line) = shown
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains('*') && l.contains("trainium2"))
+        .expect("a cheapest row");
+    let column = line.chars().position(|c| c == '*').expect("star") as u16;
+    let cell = &buffer[(column, row as u16)];
+    assert_eq!(cell.fg, theme.good.fg.expect("good colour"));
+    // The failing rule check is drawn in the "bad" colour.
+    update(&mut app, Action::FocusPane(PaneId::Risk));
+    let terminal = draw(&app, &theme, 80, 24);
+    let shown = text(&terminal);
+    let row = shown
+        .lines()
+        .position(|l| l.contains("✗ spot_checkpoint"))
+        .expect("failing check");
+    let column = shown
+        .lines()
+        .nth(row)
+        .and_then(|l| l.chars().position(|c| c == '✗'))
+        .expect("glyph") as u16;
+    assert_eq!(
+        terminal.backend().buffer()[(column, row as u16)].fg,
+        theme.bad.fg.expect("bad colour")
+    );
+}
+
+#[test]
+fn no_color_still_tells_classes_and_statuses_apart_by_glyph() {
+    let app = app();
+    let mono = Theme::monochrome();
+    let shown = text(&draw(&app, &mono, 200, 60));
+    for glyph in ['█', '▓', '░', '✓', '!', '✗'] {
+        assert!(shown.contains(glyph), "{glyph} missing without colour");
+    }
+}
+
+#[test]
+fn every_size_down_to_1x1_draws_without_panic() {
+    let mut app = app();
+    update(&mut app, Action::Command(CommandId::Help));
+    let sizes = (1..=210)
+        .step_by(7)
+        .flat_map(|w| (1..=64).step_by(5).map(move |h| (w, h)));
+    for (width, height) in sizes {
+        for pane in PaneId::ALL {
+            update(&mut app, Action::FocusPane(pane));
+            draw(&app, &dark(), width, height);
+        }
+    }
+    draw(&app, &dark(), 1, 1);
+}
+
+#[test]
+fn numbers_are_never_cut_at_any_width() {
+    let app = app();
+    let costs: Vec<String> = app.derived.curves.iter().map(|c| usd_compact(c.slider.1)).collect();
+    for width in (80..=130).chain(190..=215) {
+        let mut app = self::app();
+        update(&mut app, Action::FocusPane(PaneId::Mfu));
+        let shown = screen(&app, width, 24);
+        for line in shown.lines().filter(|l| l.contains('●')) {
+            // A slider line ends in its cost, whole.
+            let pane_text: String = line
+                .split(['┃', '│'])
+                .find(|p| p.contains('●'))
+                .unwrap_or_default()
+                .to_string();
+            assert!(
+                costs.iter().any(|c| pane_text.trim_end().ends_with(c.as_str())),
+                "{width}: {line}"
+            );
+        }
+    }
+}
