@@ -1,0 +1,197 @@
+//! The workbench's costs (README "Performance"): one full frame at 200×60, a slider step to a
+//! redrawn frame, and the bytes a slider step writes to the terminal (the cost over SSH).
+//!
+//! The frame is drawn through the real crossterm backend into a byte counter, so the figures
+//! include ratatui's diff and the escape sequences. The log is the shipped sample unless
+//! `GPUPLAN_BENCH_LOG` names another (the README's figures use the 10M-row log of
+//! bench/audit-10m.sh); a frame reads the audit's aggregates, never the rows.
+//!
+//! `cargo bench --bench workbench`
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use gpuplan::app::key::{Key, KeyCode};
+use gpuplan::app::{Action, App, Fleet, LogInputs, PaneId, PlanFile, update};
+use gpuplan::config::catalog::builtin;
+use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, default_plan};
+use gpuplan::config::theme::load_themes;
+use gpuplan::data::audit::{AuditSettings, WindowSpec};
+use gpuplan::runtime::worker::load_fleet;
+use gpuplan::ui::theme::Theme;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+
+/// Counts what would go to the terminal.
+#[derive(Default, Clone)]
+struct ByteCounter {
+    bytes: Arc<AtomicUsize>,
+}
+
+impl Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.bytes.fetch_add(buf.len(), Ordering::Relaxed);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Screen {
+    terminal: Terminal<CrosstermBackend<ByteCounter>>,
+    written: ByteCounter,
+}
+
+fn screen() -> Screen {
+    let written = ByteCounter::default();
+    let terminal = Terminal::with_options(
+        CrosstermBackend::new(written.clone()),
+        TerminalOptions {
+            viewport: Viewport::Fixed(Rect::new(0, 0, 200, 60)),
+        },
+    )
+    .expect("terminal");
+    Screen { terminal, written }
+}
+
+fn fleet() -> (Fleet, String, Duration) {
+    let catalog = builtin().catalog;
+    let plan = default_plan(&catalog).expect("plan");
+    let log = std::env::var("GPUPLAN_BENCH_LOG")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv").to_string());
+    let logs = LogInputs {
+        paths: vec![PathBuf::from(&log)],
+        mapping: None,
+    };
+    let settings = AuditSettings::for_plan(&catalog, Some(&plan), WindowSpec::default(), None);
+    let start = Instant::now();
+    let fleet = load_fleet(&catalog, &logs, &settings).expect("the log audits");
+    (fleet, log, start.elapsed())
+}
+
+fn app(fleet: &Fleet) -> App {
+    let catalog = builtin().catalog;
+    let plan = default_plan(&catalog).expect("plan");
+    let mut app = App::new(
+        catalog,
+        plan,
+        PlanFile {
+            path: None,
+            text: Some(DEFAULT_PLAN_TOML.to_string()),
+        },
+        LogInputs::default(),
+    );
+    app.start();
+    let generation = app.generation;
+    update(
+        &mut app,
+        Action::FleetLoaded {
+            generation,
+            fleet: Box::new(fleet.clone()),
+        },
+    );
+    update(&mut app, Action::FocusPane(PaneId::Mfu));
+    app
+}
+
+fn draw(screen: &mut Screen, app: &App, theme: &Theme) -> usize {
+    let before = screen.written.bytes.load(Ordering::Relaxed);
+    screen
+        .terminal
+        .draw(|frame| gpuplan::ui::render(app, theme, frame))
+        .expect("draw");
+    screen.written.bytes.load(Ordering::Relaxed) - before
+}
+
+fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() - 1) as f64 * q).round() as usize];
+    (at(0.50), at(0.99))
+}
+
+fn benches(c: &mut Criterion) {
+    let (fleet, log, audit_time) = fleet();
+    let theme = load_themes(None, false).themes.remove(0);
+    let rows: usize = fleet.files.iter().map(|f| f.rows).sum();
+    println!(
+        "log: {log} ({rows} rows, read and audited in {:.2} s)",
+        audit_time.as_secs_f64()
+    );
+
+    // Percentiles, which criterion does not report: 1,000 full frames and 1,000 steps.
+    let mut app = app(&fleet);
+    let mut terminal = screen();
+    let mut frames = Vec::new();
+    let mut full_frame_bytes = 0;
+    for _ in 0..1_000 {
+        // A new terminal has an empty buffer: the whole screen is drawn and written.
+        let mut fresh = screen();
+        let start = Instant::now();
+        full_frame_bytes = draw(&mut fresh, &app, &theme);
+        frames.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(frames);
+    println!(
+        "full frame 200x60: p50 {:.2} ms, p99 {:.2} ms, {full_frame_bytes} bytes",
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3
+    );
+    let mut steps = Vec::new();
+    let mut bytes = Vec::new();
+    draw(&mut terminal, &app, &theme);
+    for i in 0..1_000 {
+        // Up and down the slider, so every step changes the numbers.
+        let key = if (i / 20) % 2 == 0 {
+            KeyCode::Right
+        } else {
+            KeyCode::Left
+        };
+        let start = Instant::now();
+        update(&mut app, Action::Key(Key::plain(key)));
+        bytes.push(draw(&mut terminal, &app, &theme));
+        steps.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(steps);
+    bytes.sort_unstable();
+    println!(
+        "slider step to redrawn frame: p50 {:.2} ms, p99 {:.2} ms; bytes written per step: median {}, max {}",
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
+        bytes[bytes.len() / 2],
+        bytes[bytes.len() - 1]
+    );
+
+    let mut group = c.benchmark_group("workbench");
+    group.bench_function("full frame 200x60", |b| {
+        let app = self::app(&fleet);
+        b.iter(|| {
+            let mut fresh = screen();
+            draw(&mut fresh, &app, &theme)
+        });
+    });
+    group.bench_function("slider step to redrawn frame 200x60", |b| {
+        let mut app = self::app(&fleet);
+        let mut terminal = screen();
+        draw(&mut terminal, &app, &theme);
+        let mut up = true;
+        b.iter(|| {
+            let mfu = app.plan.accelerators[0].mfu;
+            if mfu > 0.65 || mfu < 0.15 {
+                up = !up;
+            }
+            let key = if up { KeyCode::Right } else { KeyCode::Left };
+            update(&mut app, Action::Key(Key::plain(key)));
+            draw(&mut terminal, &app, &theme)
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(workbench, benches);
+criterion_main!(workbench);
