@@ -182,7 +182,7 @@ fn benches(c: &mut Criterion) {
         let mut up = true;
         b.iter(|| {
             let mfu = app.plan.accelerators[0].mfu;
-            if mfu > 0.65 || mfu < 0.15 {
+            if !(0.15..=0.65).contains(&mfu) {
                 up = !up;
             }
             let key = if up { KeyCode::Right } else { KeyCode::Left };
