@@ -82,11 +82,14 @@ impl Runtime {
                 },
             }),
             Effect::OpenPlan { path } => Some(match read(&path, &self.catalog) {
-                Ok((plan, text)) => Action::PlanOpened {
-                    path,
-                    plan: Box::new(plan),
-                    text,
-                },
+                Ok((plan, text)) => {
+                    super::remember_plan(&path);
+                    Action::PlanOpened {
+                        path,
+                        plan: Box::new(plan),
+                        text,
+                    }
+                }
                 Err(message) => Action::Failed { message },
             }),
             Effect::LoadComparePlan { path } => Some(match read(&path, &self.catalog) {
@@ -158,10 +161,13 @@ fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
         };
     }
     match crate::config::atomic::write_atomically(path, text.as_bytes()) {
-        Ok(()) => Action::PlanSaved {
-            path: path.to_path_buf(),
-            text,
-        },
+        Ok(()) => {
+            super::remember_plan(path);
+            Action::PlanSaved {
+                path: path.to_path_buf(),
+                text,
+            }
+        }
         Err(e) => Action::Failed {
             message: format!("{shown}: not saved (the file on disk is unchanged): {e}"),
         },

@@ -50,6 +50,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Diagnostic::file(&shown, format!("cannot read the plan: {e}")))?;
             let plan = read_plan_text(&shown, &text, &catalog).map_err(Failure::Input)?;
+            remember_plan(path);
             (
                 plan,
                 PlanFile {
@@ -103,9 +104,47 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
     })
 }
 
-/// Saved plans (the data folder's plans/) and the shipped examples.
+/// How many recently opened or saved plans are remembered.
+const RECENT_PLANS: usize = 20;
+
+fn recent_file() -> Option<PathBuf> {
+    data_dir().map(|d| d.join("recent-plans.txt"))
+}
+
+/// Plans opened or saved lately, most recent first, that still exist.
+pub fn recent_plans() -> Vec<PathBuf> {
+    let Some(text) = recent_file().and_then(|f| std::fs::read_to_string(f).ok()) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+        .collect()
+}
+
+/// Puts a plan at the head of the recent list. A failure to write it costs only the list.
+pub fn remember_plan(path: &std::path::Path) {
+    let Some(file) = recent_file() else {
+        return;
+    };
+    let Ok(path) = std::path::absolute(path) else {
+        return;
+    };
+    let mut list = recent_plans();
+    list.retain(|p| p != &path);
+    list.insert(0, path);
+    list.truncate(RECENT_PLANS);
+    let text: String = list.iter().map(|p| format!("{}\n", p.display())).collect();
+    if let Some(folder) = file.parent() {
+        let _ = std::fs::create_dir_all(folder);
+    }
+    let _ = crate::config::atomic::write_atomically(&file, text.as_bytes());
+}
+
+/// Recent plans, saved plans (the data folder's plans/) and the shipped examples.
 pub fn known_plans() -> Vec<PathBuf> {
-    let mut plans = Vec::new();
+    let mut plans = recent_plans();
     let folders = [data_dir().map(|d| d.join("plans")), Some(PathBuf::from(SHIPPED_PLANS))];
     for folder in folders.into_iter().flatten() {
         if let Ok(entries) = std::fs::read_dir(&folder) {
@@ -115,7 +154,12 @@ pub fn known_plans() -> Vec<PathBuf> {
                 .filter(|p| p.extension().is_some_and(|e| e == "toml"))
                 .collect();
             found.sort();
-            plans.extend(found);
+            for path in found {
+                let absolute = std::path::absolute(&path).unwrap_or(path);
+                if !plans.contains(&absolute) {
+                    plans.push(absolute);
+                }
+            }
         }
     }
     plans
