@@ -142,6 +142,9 @@ fn all_entries(app: &App, mode: PaletteMode) -> Vec<PaletteEntry> {
     entries
 }
 
+/// How far commands, accelerators and clusters rank above files that match as well.
+const FILE_PENALTY: i64 = 30;
+
 /// The entries matching the query, best first; all of them, in list order, for an empty query.
 pub fn matches(app: &App, state: &PaletteState) -> Vec<PaletteEntry> {
     let entries = all_entries(app, state.mode);
@@ -153,8 +156,19 @@ pub fn matches(app: &App, state: &PaletteState) -> Vec<PaletteEntry> {
         .into_iter()
         .enumerate()
         .filter_map(|(i, e)| {
-            let haystack = format!("{} {}", e.kind, e.label);
-            matcher.fuzzy_match(&haystack, state.query.trim()).map(|s| (s, i, e))
+            // Files match on their name, and rank after what is in the plan and the fleet.
+            let (haystack, bonus) = match e.target {
+                PaletteTarget::OpenLog(_) | PaletteTarget::OpenPlan(_) | PaletteTarget::ComparePlan(_) => {
+                    let name = Path::new(&e.label)
+                        .file_name()
+                        .map_or_else(|| e.label.clone(), |n| n.to_string_lossy().to_string());
+                    (format!("{} {name}", e.kind), 0)
+                }
+                _ => (format!("{} {}", e.kind, e.label), FILE_PENALTY),
+            };
+            matcher
+                .fuzzy_match(&haystack, state.query.trim())
+                .map(|s| (s + bonus, i, e))
         })
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

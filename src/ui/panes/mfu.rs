@@ -154,10 +154,7 @@ fn sensitivity_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>>
         }
         lines.push(Line::from(spans));
     }
-    lines.push(Line::styled(
-        "* cheapest at that MFU; amber within 20 %".to_string(),
-        theme.muted,
-    ));
+    lines.push(Line::styled("* cheapest; amber: within 20 %".to_string(), theme.muted));
     lines
 }
 

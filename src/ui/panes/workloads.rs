@@ -58,19 +58,46 @@ fn class_glyph(class: WorkloadClass) -> char {
     }
 }
 
-fn summary_line(report: &AuditReport, theme: &Theme, width: u16) -> Line<'static> {
-    fields_line(
-        vec![
-            (format!("{:.0} days · ", report.window.days), theme.muted),
-            (format!("{} jobs · ", thousands(report.jobs_total as f64)), theme.muted),
-            (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
-            (
-                format!("{} rows set aside", thousands(report.rows_rejected_total as f64)),
-                theme.muted,
-            ),
-        ],
-        width,
-    )
+fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    vec![
+        fields_line(
+            vec![
+                (format!("{:.0} days · ", report.window.days), theme.muted),
+                (format!("{} jobs · ", thousands(report.jobs_total as f64)), theme.muted),
+            ],
+            width,
+        ),
+        fields_line(
+            vec![
+                (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
+                (
+                    format!("{} rows set aside", thousands(report.rows_rejected_total as f64)),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ),
+    ]
+}
+
+/// Words wrapped to the width, for flags and notes.
+fn wrapped(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let fresh = line.trim().is_empty();
+        if !fresh && line.chars().count() + 1 + word.chars().count() > width as usize {
+            lines.push(Line::styled(std::mem::take(&mut line), style));
+            line.push_str("  ");
+        } else if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.trim().is_empty() {
+        lines.push(Line::styled(line, style));
+    }
+    lines
 }
 
 fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'static>> {
@@ -99,8 +126,8 @@ fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'sta
 
 fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focused: bool) -> Vec<Line<'static>> {
     let width = body.width;
-    let mut lines = vec![summary_line(report, theme, width)];
-    let mut legend = vec![Span::styled("class mix ", theme.title)];
+    let mut lines = summary_lines(report, theme, width);
+    let mut legend = vec![Span::styled("mix ", theme.title)];
     for class in WorkloadClass::ALL {
         legend.push(Span::styled(class_glyph(class).to_string(), class_style(class, theme)));
         legend.push(Span::styled(format!(" {} ", class.label()), theme.muted));
@@ -148,9 +175,9 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
         width,
     ));
     let total: f64 = report.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
+    lines.push(Line::styled("stranded spend (paid, idle)", theme.title));
     lines.push(fields_line(
         vec![
-            ("stranded spend (paid, idle): ".to_string(), theme.title),
             (format!("{}/month", usd_compact(total)), theme.warn),
             (format!(" · {}/year", usd_compact(total * 12.0)), theme.warn),
         ],
@@ -158,12 +185,12 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
     ));
     if let Some(cluster) = report.clusters.get(app.cursors.cluster) {
         lines.push(Line::raw(""));
+        lines.push(Line::styled(cluster.name.clone(), theme.title));
         lines.push(fields_line(
             vec![
-                (format!("{} ", cluster.name), theme.title),
                 (
                     format!(
-                        "· {} GPUs ({}) ",
+                        "{} GPUs ({}) ",
                         thousands(cluster.capacity_gpus),
                         cluster.capacity_source
                     ),
@@ -180,7 +207,7 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
         let remaining = body
             .height
             .saturating_sub(lines.len() as u16 + 1 + cluster.flags.len() as u16);
-        let chart_rows = (remaining / 2).clamp(2, 10);
+        let chart_rows = (remaining / 2).clamp(2, 14);
         lines.extend(utilization_chart(
             app,
             cluster,
@@ -188,10 +215,10 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
             width as usize,
             chart_rows as usize,
         ));
-        let cell_rows = remaining.saturating_sub(chart_rows + 3).clamp(1, 8);
+        let cell_rows = remaining.saturating_sub(chart_rows + 3).clamp(1, 12);
         lines.extend(gpu_cells(cluster, theme, width as usize, cell_rows as usize));
         for flag in &cluster.flags {
-            lines.push(Line::styled(format!("⚑ {flag}"), theme.warn));
+            lines.extend(wrapped(&format!("⚑ {flag}"), width, theme.warn));
         }
     }
     lines
@@ -222,10 +249,7 @@ fn utilization_chart(
         .thresholds
         .permanent_allocation_min_utilization_frac;
     let mut lines = vec![Line::styled(
-        format!(
-            "utilization, {per_column} h per column; ▾ below {:.0} %",
-            threshold * 100.0
-        ),
+        format!("utilization, {per_column} h/column, ▾ < {:.0} %", threshold * 100.0),
         theme.muted,
     )];
     for r in (0..rows).rev() {
@@ -259,7 +283,7 @@ fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -
     let gpus_per_cell = (cluster.capacity_gpus / slots as f64).ceil().max(1.0);
     let cells = (cluster.capacity_gpus / gpus_per_cell).ceil() as usize;
     let mut lines = vec![Line::styled(
-        format!("GPUs by busy time, 1 cell = {gpus_per_cell:.0} GPU (█ busy ░ idle)"),
+        format!("GPUs, 1 cell = {gpus_per_cell:.0}: █ busy ░ idle"),
         theme.muted,
     )];
     let shades: Vec<(char, Style)> = (0..cells)
@@ -358,7 +382,7 @@ fn cluster_lines(
         width,
     ));
     for flag in &cluster.flags {
-        lines.push(Line::styled(format!("⚑ {flag}"), theme.warn));
+        lines.extend(wrapped(&format!("⚑ {flag}"), width, theme.warn));
     }
     lines.push(Line::styled(
         format!(
