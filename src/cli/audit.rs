@@ -116,7 +116,11 @@ pub fn audit_logs(
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    let progress = Progress::start(bytes > LARGE_INPUT_BYTES, &format!("reading {} MB", bytes / 1_000_000));
+    let progress = Progress::start(
+        bytes > LARGE_INPUT_BYTES,
+        &format!("reading {} MB", bytes / 1_000_000),
+        bytes,
+    );
     let loaded = load_logs(
         &inputs,
         args.input_format.as_deref(),

@@ -9,6 +9,7 @@ pub mod detect;
 pub mod load;
 pub mod mapping;
 pub mod philly;
+pub mod progress;
 pub mod reject;
 pub mod sample;
 pub mod slurm;

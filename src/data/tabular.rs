@@ -11,6 +11,7 @@ use super::canonical::{self as c};
 use super::classify::{feature_columns, with_run_features};
 use super::detect::{LogFormat, split_header};
 use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
+use super::progress::READ_PROGRESS;
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
 use crate::model::workload::ClassificationRules;
@@ -590,6 +591,7 @@ struct DelimitedFile {
     chunks: RecordChunks,
     names: Vec<String>,
     first: DataFrame,
+    first_bytes: u64,
 }
 
 fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<DelimitedFile, String> {
@@ -607,8 +609,14 @@ fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<Delim
         headerless_names(path, mapping)?
     };
     let names = unique_names(names);
+    let first_bytes = first.len() as u64;
     let first = parse_chunk(first, &names, delimiter, mapping, 0)?;
-    Ok(DelimitedFile { chunks, names, first })
+    Ok(DelimitedFile {
+        chunks,
+        names,
+        first,
+        first_bytes,
+    })
 }
 
 pub fn read_tabular(
@@ -755,12 +763,16 @@ pub fn read_tabular(
                 mut chunks,
                 names,
                 first,
+                first_bytes,
             } = file;
             let mut rows = first.height() as IdxSize;
+            READ_PROGRESS.add(first_bytes, rows as u64);
             let (mut jobs, mut rejected) = split_rejected(finish(first.lazy()).collect().map_err(err)?)?;
             while let Some(bytes) = chunks.next_chunk()? {
+                let piece_bytes = bytes.len() as u64;
                 let piece = parse_chunk(bytes, &names, delimiter, &mapping, rows)?;
                 rows += piece.height() as IdxSize;
+                READ_PROGRESS.add(piece_bytes, piece.height() as u64);
                 let (piece_jobs, piece_rejected) = split_rejected(finish(piece.lazy()).collect().map_err(err)?)?;
                 jobs.vstack_mut_owned(piece_jobs).map_err(err)?;
                 if piece_rejected.height() > 0 {

@@ -12,6 +12,7 @@ use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
 use crate::data::audit::{AuditSettings, audit};
 use crate::data::load::{LoadedLogs, expand_inputs, load_logs};
+use crate::data::progress::READ_PROGRESS;
 use crate::data::reject::Quarantine;
 use crate::data::tabular::Detail;
 use crate::model::catalog::Catalog;
@@ -89,6 +90,55 @@ impl Drop for Worker {
     }
 }
 
+/// Tells the app how far a read has got, four times a second, while it runs.
+struct ProgressTicker {
+    done: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl ProgressTicker {
+    fn start(generation: u64, logs: &LogInputs, results: Sender<Action>) -> ProgressTicker {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        READ_PROGRESS.reset();
+        let total_bytes: u64 = logs
+            .paths
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
+        let done = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&done);
+        let _ = thread::Builder::new()
+            .name("gpuplan-progress".to_string())
+            .spawn(move || {
+                loop {
+                    thread::sleep(std::time::Duration::from_millis(250));
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let (bytes, rows) = READ_PROGRESS.get();
+                    if bytes == 0 || total_bytes == 0 {
+                        continue;
+                    }
+                    let what = format!(
+                        "reading the logs: {:.0} %, {} rows",
+                        (bytes as f64 / total_bytes as f64 * 100.0).min(100.0),
+                        crate::model::format::thousands(rows as f64)
+                    );
+                    if results.send(Action::FleetStarted { generation, what }).is_err() {
+                        break;
+                    }
+                }
+            });
+        ProgressTicker { done }
+    }
+}
+
+impl Drop for ProgressTicker {
+    fn drop(&mut self) {
+        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
     let (lock, ready) = &**slot;
     let mut guard = lock.lock().ok()?;
@@ -110,7 +160,10 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             logs,
             settings,
         } => {
-            match read(catalog, &logs) {
+            let ticker = ProgressTicker::start(generation, &logs, results.clone());
+            let read = read(catalog, &logs);
+            drop(ticker);
+            match read {
                 Ok(read) => *cache = Some(read),
                 Err(message) => return Action::FleetFailed { generation, message },
             }
