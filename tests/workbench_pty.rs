@@ -119,6 +119,16 @@ fn slider_and_disk_edits_reach_the_screen() {
         slider_cost(s, "trainium2").as_deref() == Some(trn2_at_30.as_str())
     });
 
+    // A save that does not parse: the last good plan stays, the banner says where.
+    let broken = edited.replacen("id = \"trainium2\"\nmfu = 0.30", "id = \"trainium2\"\nmfu = fast", 1);
+    std::fs::write(&plan_path, &broken).expect("broken edit on disk");
+    let shown = screen.wait_for("the error banner", |s| {
+        s.contains("error:") && s.contains("plan.toml:37:")
+    });
+    assert_eq!(slider_cost(&shown, "trainium2").as_deref(), Some(trn2_at_30.as_str()));
+    std::fs::write(&plan_path, &edited).expect("fixed on disk");
+    screen.wait_for("the banner to clear", |s| !s.contains("error:"));
+
     // Move the H100 slider up by four fine steps: 45 % -> 47 %.
     keys.write_all(b"2").expect("key");
     for _ in 0..4 {

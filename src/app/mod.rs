@@ -221,6 +221,8 @@ pub struct App {
     pub known_files: Vec<PathBuf>,
     /// Plans shown beside the current one in the compare view.
     pub compare: Vec<(String, Plan)>,
+    /// Why the plan file on disk does not load, while it does not; the last good plan stays.
+    pub disk_error: Option<String>,
     pub quit: bool,
 }
 
@@ -345,6 +347,7 @@ impl App {
             known_plans: Vec::new(),
             known_files: Vec::new(),
             compare: Vec::new(),
+            disk_error: None,
             quit: false,
         }
     }

@@ -312,6 +312,16 @@ fn an_invalid_file_on_disk_keeps_the_last_good_plan_with_a_banner() {
     let banner = app.banner.as_ref().expect("banner");
     assert_eq!(banner.level, BannerLevel::Error);
     assert!(banner.text.contains("seed.toml:12:7"));
+    // Putting the file back as it was clears the error.
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            plan: Box::new(plan.clone()),
+            text: "original".to_string(),
+        },
+    );
+    assert!(app.disk_error.is_none());
+    assert_ne!(app.banner.as_ref().map(|b| b.level.clone()), Some(BannerLevel::Error));
 }
 
 #[test]

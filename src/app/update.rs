@@ -60,6 +60,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::PlanChangedOnDisk { plan, text } => plan_changed_on_disk(app, *plan, text),
         Action::PlanInvalidOnDisk { message } => {
+            app.disk_error = Some(message.clone());
             banner(
                 app,
                 BannerLevel::Error,
@@ -699,8 +700,23 @@ fn save(app: &mut App) -> Vec<Effect> {
 }
 
 fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> Vec<Effect> {
+    let was_invalid = app.disk_error.take().is_some();
+    if was_invalid
+        && matches!(
+            app.banner,
+            Some(Banner {
+                level: BannerLevel::Error,
+                ..
+            })
+        )
+    {
+        app.banner = None;
+    }
     if app.plan_file.text.as_deref() == Some(text.as_str()) {
-        // Our own save coming back, or a touch that changed nothing.
+        // Our own save coming back, a touch that changed nothing, or the file put back as it was.
+        if was_invalid {
+            banner(app, BannerLevel::Info, "the plan file reads again".to_string());
+        }
         return Vec::new();
     }
     if app.modified && plan != app.plan {
