@@ -223,6 +223,8 @@ pub struct App {
     pub compare: Vec<(String, Plan)>,
     /// Why the plan file on disk does not load, while it does not; the last good plan stays.
     pub disk_error: Option<String>,
+    /// Quit once the save in flight lands; a failed save keeps the workbench open.
+    pub quit_after_save: bool,
     pub quit: bool,
 }
 
@@ -348,6 +350,7 @@ impl App {
             known_files: Vec::new(),
             compare: Vec::new(),
             disk_error: None,
+            quit_after_save: false,
             quit: false,
         }
     }

@@ -180,8 +180,39 @@ fn quitting_with_unsaved_edits_asks_first() {
     assert!(!app.quit);
     run(&mut app, CommandId::Quit);
     let effects = press(&mut app, Key::char('s'));
-    assert!(matches!(effects[0], Effect::SavePlan { .. }));
-    assert_eq!(effects.last(), Some(&Effect::Quit));
+    assert!(matches!(effects[..], [Effect::SavePlan { .. }]));
+    assert!(!app.quit, "not before the save lands");
+    // A failed save keeps the workbench and the edits.
+    update(
+        &mut app,
+        Action::Failed {
+            message: "plan.toml: not saved: disk full".to_string(),
+        },
+    );
+    assert!(!app.quit);
+    assert!(app.modified);
+    run(&mut app, CommandId::Quit);
+    press(&mut app, Key::char('s'));
+    let effects = update(
+        &mut app,
+        Action::PlanSaved {
+            path: PathBuf::from("/plans/seed.toml"),
+            text: "saved".to_string(),
+        },
+    );
+    assert_eq!(effects, vec![Effect::Quit]);
+    assert!(app.quit);
+}
+
+#[test]
+fn stepping_another_row_in_between_starts_a_new_undo_entry() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    press(&mut app, Key::plain(KeyCode::Right));
+    press(&mut app, Key::plain(KeyCode::Down));
+    press(&mut app, Key::plain(KeyCode::Up));
+    press(&mut app, Key::plain(KeyCode::Right));
+    assert_eq!(app.history.undo.len(), 2);
 }
 
 #[test]

@@ -10,14 +10,17 @@ use crate::model::workload::WorkloadClass;
 
 const UNDO_DEPTH: usize = 500;
 
+fn is_step(id: CommandId) -> bool {
+    matches!(
+        id,
+        CommandId::Increase | CommandId::Decrease | CommandId::IncreaseCoarse | CommandId::DecreaseCoarse
+    )
+}
+
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
-    let keeps_edit_run = matches!(
-        action,
-        Action::Command(
-            CommandId::Increase | CommandId::Decrease | CommandId::IncreaseCoarse | CommandId::DecreaseCoarse
-        ) | Action::SetField { .. }
-    ) || matches!(action, Action::Key(_));
-    if !keeps_edit_run {
+    // Steps of one field in a row undo together; anything else in between ends the run.
+    // (Keys are judged by the command they become, in `command`.)
+    if !matches!(action, Action::Key(_) | Action::Command(_) | Action::SetField { .. }) {
         app.history.last_field = None;
     }
     match action {
@@ -93,6 +96,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if !app.known_plans.contains(&path) {
                 app.known_plans.push(path.clone());
             }
+            if app.quit_after_save {
+                app.quit = true;
+                return vec![Effect::Quit];
+            }
             if moved {
                 vec![Effect::WatchPlan { path }]
             } else {
@@ -100,6 +107,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::Failed { message } => {
+            app.quit_after_save = false;
             banner(app, BannerLevel::Error, message);
             Vec::new()
         }
@@ -190,11 +198,9 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
             }
             KeyCode::Char('s' | 'S') => {
                 app.overlay = Overlay::None;
-                let mut effects = save(app);
-                if matches!(effects.first(), Some(Effect::SavePlan { .. })) {
-                    app.quit = true;
-                    effects.push(Effect::Quit);
-                }
+                let effects = save(app);
+                // Quit only when the save has landed (see PlanSaved); a failure keeps the edits.
+                app.quit_after_save = matches!(effects.first(), Some(Effect::SavePlan { .. }));
                 effects
             }
             KeyCode::Char('n' | 'N') | KeyCode::Esc => {
@@ -308,6 +314,9 @@ fn valid_plan_name(text: &str) -> Result<String, String> {
 }
 
 fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
+    if !is_step(id) {
+        app.history.last_field = None;
+    }
     match id {
         CommandId::Quit => {
             if app.modified {
