@@ -102,13 +102,16 @@ fn apply(app: &mut App, runtime: &mut Runtime, action: Action) -> bool {
 }
 
 pub fn draw(terminal: &mut Tui, app: &App, themes: &[Theme]) -> io::Result<()> {
-    let theme = themes
-        .get(app.theme)
-        .or_else(|| themes.first())
-        .cloned()
-        .unwrap_or_else(Theme::monochrome);
+    let fallback;
+    let theme = match themes.get(app.theme).or_else(|| themes.first()) {
+        Some(theme) => theme,
+        None => {
+            fallback = Theme::monochrome();
+            &fallback
+        }
+    };
     crossterm::queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
-    terminal.draw(|frame| crate::ui::render(app, &theme, frame))?;
+    terminal.draw(|frame| crate::ui::render(app, theme, frame))?;
     crossterm::queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
     terminal.backend_mut().flush()
 }
