@@ -9,19 +9,16 @@
 //! `cargo bench --bench workbench`
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use gpuplan::app::key::{Key, KeyCode};
-use gpuplan::app::{Action, App, Fleet, LogInputs, PaneId, PlanFile, update};
-use gpuplan::config::catalog::builtin;
-use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, default_plan};
+use gpuplan::app::{Action, App, PaneId, update};
 use gpuplan::config::theme::load_themes;
-use gpuplan::data::audit::{AuditSettings, WindowSpec};
-use gpuplan::runtime::worker::load_fleet;
+use gpuplan::runtime::sample_workbench;
 use gpuplan::ui::theme::Theme;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
@@ -60,44 +57,14 @@ fn screen() -> Screen {
     Screen { terminal, written }
 }
 
-fn fleet() -> (Fleet, String, Duration) {
-    let catalog = builtin().catalog;
-    let plan = default_plan(&catalog).expect("plan");
-    let log = std::env::var("GPUPLAN_BENCH_LOG")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv").to_string());
-    let logs = LogInputs {
-        paths: vec![PathBuf::from(&log)],
-        mapping: None,
-    };
-    let settings = AuditSettings::for_plan(&catalog, Some(&plan), WindowSpec::default(), None);
+/// The workbench once loaded, focused on the MFU pane; and how long the log took.
+fn loaded_app() -> (App, String, Duration) {
+    let log = std::env::var("GPUPLAN_BENCH_LOG").ok();
     let start = Instant::now();
-    let fleet = load_fleet(&catalog, &logs, &settings).expect("the log audits");
-    (fleet, log, start.elapsed())
-}
-
-fn app(fleet: &Fleet) -> App {
-    let catalog = builtin().catalog;
-    let plan = default_plan(&catalog).expect("plan");
-    let mut app = App::new(
-        catalog,
-        plan,
-        PlanFile {
-            path: None,
-            text: Some(DEFAULT_PLAN_TOML.to_string()),
-        },
-        LogInputs::default(),
-    );
-    app.start();
-    let generation = app.generation;
-    update(
-        &mut app,
-        Action::FleetLoaded {
-            generation,
-            fleet: Box::new(fleet.clone()),
-        },
-    );
+    let mut app = sample_workbench(log.as_deref().map(Path::new)).expect("the log audits");
+    let took = start.elapsed();
     update(&mut app, Action::FocusPane(PaneId::Mfu));
-    app
+    (app, log.unwrap_or_else(|| "the shipped sample".to_string()), took)
 }
 
 fn draw(screen: &mut Screen, app: &App, theme: &Theme) -> usize {
@@ -116,16 +83,19 @@ fn percentiles(mut samples: Vec<Duration>) -> (Duration, Duration) {
 }
 
 fn benches(c: &mut Criterion) {
-    let (fleet, log, audit_time) = fleet();
+    let (loaded, log, audit_time) = loaded_app();
     let theme = load_themes(None, false).themes.remove(0);
-    let rows: usize = fleet.files.iter().map(|f| f.rows).sum();
+    let rows: usize = loaded
+        .fleet
+        .as_ref()
+        .map_or(0, |f| f.files.iter().map(|f| f.rows).sum());
     println!(
         "log: {log} ({rows} rows, read and audited in {:.2} s)",
         audit_time.as_secs_f64()
     );
 
     // Percentiles, which criterion does not report: 1,000 full frames and 1,000 steps.
-    let mut app = app(&fleet);
+    let mut app = loaded.clone();
     let mut terminal = screen();
     let mut frames = Vec::new();
     let mut full_frame_bytes = 0;
@@ -169,14 +139,14 @@ fn benches(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("workbench");
     group.bench_function("full frame 200x60", |b| {
-        let app = self::app(&fleet);
+        let app = loaded.clone();
         b.iter(|| {
             let mut fresh = screen();
             draw(&mut fresh, &app, &theme)
         });
     });
     group.bench_function("slider step to redrawn frame 200x60", |b| {
-        let mut app = self::app(&fleet);
+        let mut app = loaded.clone();
         let mut terminal = screen();
         draw(&mut terminal, &app, &theme);
         let mut up = true;

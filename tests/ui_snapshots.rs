@@ -2,60 +2,24 @@
 //! (one pane with tabs) and the whole workbench at 200×60, snapshotted with insta; colours
 //! checked where they carry meaning; every size down to 1×1 draws without a panic.
 
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use gpuplan::app::command::CommandId;
 use gpuplan::app::key::{Key, KeyCode};
-use gpuplan::app::{Action, App, Fleet, LogInputs, PaneId, PlanFile, update};
-use gpuplan::config::catalog::builtin;
-use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, default_plan};
+use gpuplan::app::{Action, App, PaneId, update};
 use gpuplan::config::theme::load_themes;
-use gpuplan::data::audit::{AuditSettings, WindowSpec};
 use gpuplan::model::format::usd_compact;
-use gpuplan::runtime::worker::load_fleet;
+use gpuplan::runtime::sample_workbench;
 use gpuplan::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
-
-fn sample_fleet() -> &'static Fleet {
-    static FLEET: OnceLock<Fleet> = OnceLock::new();
-    FLEET.get_or_init(|| {
-        let catalog = builtin().catalog;
-        let plan = default_plan(&catalog).expect("default plan");
-        let logs = LogInputs {
-            paths: vec![PathBuf::from(SAMPLE)],
-            mapping: None,
-        };
-        let settings = AuditSettings::for_plan(&catalog, Some(&plan), WindowSpec::default(), None);
-        load_fleet(&catalog, &logs, &settings).expect("the sample audits")
-    })
-}
-
+/// The workbench on the sample, read and audited once; each test gets its own copy.
 fn app() -> App {
-    let catalog = builtin().catalog;
-    let plan = default_plan(&catalog).expect("default plan");
-    let mut app = App::new(
-        catalog,
-        plan,
-        PlanFile {
-            path: None,
-            text: Some(DEFAULT_PLAN_TOML.to_string()),
-        },
-        LogInputs::default(),
-    );
-    app.start();
-    let generation = app.generation;
-    update(
-        &mut app,
-        Action::FleetLoaded {
-            generation,
-            fleet: Box::new(sample_fleet().clone()),
-        },
-    );
-    app
+    static LOADED: OnceLock<App> = OnceLock::new();
+    LOADED
+        .get_or_init(|| sample_workbench(None).expect("the sample audits"))
+        .clone()
 }
 
 fn dark() -> Theme {

@@ -195,6 +195,7 @@ pub struct History {
     pub last_field: Option<Field>,
 }
 
+#[derive(Clone)]
 pub struct App {
     pub catalog: Catalog,
     pub plan: Plan,

@@ -165,6 +165,44 @@ pub fn known_plans() -> Vec<PathBuf> {
     plans
 }
 
+/// The workbench on the shipped sample log and the built-in plan, with the log read and audited
+/// on this thread: what `gpuplan` shows once loaded, for tests, benchmarks and captures.
+/// `log` replaces the sample.
+pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
+    let catalog = crate::config::catalog::builtin().catalog;
+    let plan = default_plan(&catalog).map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+    let logs = LogInputs {
+        paths: vec![log.map_or_else(|| PathBuf::from(SAMPLE_LOG), std::path::Path::to_path_buf)],
+        mapping: None,
+    };
+    let settings = crate::data::audit::AuditSettings::for_plan(
+        &catalog,
+        Some(&plan),
+        crate::data::audit::WindowSpec::default(),
+        None,
+    );
+    let fleet = worker::load_fleet(&catalog, &logs, &settings)?;
+    let mut app = App::new(
+        catalog,
+        plan,
+        PlanFile {
+            path: None,
+            text: Some(DEFAULT_PLAN_TOML.to_string()),
+        },
+        logs,
+    );
+    app.start();
+    let generation = app.generation;
+    crate::app::update(
+        &mut app,
+        crate::app::Action::FleetLoaded {
+            generation,
+            fleet: Box::new(fleet),
+        },
+    );
+    Ok(app)
+}
+
 /// `gpuplan [LOGS...] [--plan FILE]` on a terminal.
 pub fn run_workbench(args: WorkbenchArgs) -> Result<(), Failure> {
     let startup = prepare(args)?;
