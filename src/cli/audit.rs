@@ -10,6 +10,7 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec, audit};
 use crate::data::load::{FileSummary, expand_inputs, load_logs};
 use crate::data::mapping::Mapping;
+use crate::data::partitioned::{audit_partitioned, cluster_partitions};
 use crate::data::tabular::Detail;
 use crate::model::catalog::Catalog;
 use crate::model::format::{pct, thousands, usd};
@@ -116,6 +117,25 @@ pub fn audit_logs(
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
+    if let [input] = inputs.as_slice()
+        && args.input_format.is_none()
+        && let Some(partitions) = cluster_partitions(input)
+    {
+        let progress = Progress::start(
+            true,
+            &format!("auditing {} cluster partitions one at a time", partitions.len()),
+            0,
+        );
+        let (report, files) = audit_partitioned(&partitions, mapping.as_ref(), rules, &settings)
+            .map_err(|e| Diagnostic::file(&e.path, e.message))?;
+        let elapsed = progress.elapsed().as_secs_f64();
+        progress.finish(&format!(
+            "audited {} rows in {} partitions in {elapsed:.1} s",
+            thousands(report.runs_total as f64 + report.rows_rejected_total as f64),
+            partitions.len()
+        ));
+        return Ok((report, files));
+    }
     let progress = Progress::start(
         bytes > LARGE_INPUT_BYTES,
         &format!("reading {} MB", bytes / 1_000_000),

@@ -5,10 +5,7 @@ use std::path::Path;
 
 use super::Failure;
 use crate::config::diagnostic::Diagnostic;
-use crate::data::sample::{SampleSpec, rows, write_csv_iter};
-
-/// The log's last instant: fixed so a seed always gives the same file (2026-09-30T00:00:00Z).
-pub const SAMPLE_END_MS: i64 = 1_790_726_400_000;
+use crate::data::sample::{SAMPLE_END_MS, SampleSpec, rows, write_csv_iter};
 
 pub fn run(jobs: usize, days: u32, clusters: u32, seed: u64, output: Option<&Path>) -> Result<(), Failure> {
     if jobs == 0 || days == 0 || clusters == 0 {

@@ -122,8 +122,31 @@ fn iso(ms: i64) -> String {
         .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
 }
 
-/// Resolves the observation window against the data's own span.
-fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> {
+/// The instants the runs cover: the earliest start, the latest end and the latest start
+/// (a run still running has no end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DataSpan {
+    pub min_start_ms: Option<i64>,
+    pub max_end_ms: Option<i64>,
+    pub max_start_ms: Option<i64>,
+}
+
+impl DataSpan {
+    /// The span of both: for logs read in parts.
+    pub fn union(self, other: DataSpan) -> DataSpan {
+        let pick = |a: Option<i64>, b: Option<i64>, f: fn(i64, i64) -> i64| match (a, b) {
+            (Some(a), Some(b)) => Some(f(a, b)),
+            (a, b) => a.or(b),
+        };
+        DataSpan {
+            min_start_ms: pick(self.min_start_ms, other.min_start_ms, i64::min),
+            max_end_ms: pick(self.max_end_ms, other.max_end_ms, i64::max),
+            max_start_ms: pick(self.max_start_ms, other.max_start_ms, i64::max),
+        }
+    }
+}
+
+pub fn data_span(runs: &DataFrame) -> Result<DataSpan, String> {
     let bounds = runs
         .clone()
         .lazy()
@@ -137,12 +160,21 @@ fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> 
     let get = |name: &str| -> Result<Option<i64>, String> {
         Ok(bounds.column(name).map_err(err)?.i64().map_err(err)?.get(0))
     };
-    let data_end = match (get("max_end")?, get("max_start")?) {
+    Ok(DataSpan {
+        min_start_ms: get("min_start")?,
+        max_end_ms: get("max_end")?,
+        max_start_ms: get("max_start")?,
+    })
+}
+
+/// The observation window the spec asks for, against the data's own span.
+pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
+    let data_end = match (span.max_end_ms, span.max_start_ms) {
         (Some(end), Some(start)) => end.max(start),
         (None, Some(start)) => start,
         _ => return Err("no usable rows: nothing to audit".to_string()),
     };
-    let data_start = get("min_start")?.unwrap_or(data_end);
+    let data_start = span.min_start_ms.unwrap_or(data_end);
     let end_ms = spec.until_ms.unwrap_or(data_end);
     let start_ms = match (spec.since_ms, spec.days) {
         (Some(since), _) => since,
@@ -163,6 +195,11 @@ fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> 
         end_ms,
         days: (end_ms - start_ms) as f64 / (24.0 * MS_PER_HOUR),
     })
+}
+
+/// Resolves the observation window against the data's own span.
+fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> {
+    window_for(data_span(runs)?, spec)
 }
 
 /// Minute-resolution occupancy of one cluster, built from difference arrays: a run adds its
@@ -234,6 +271,7 @@ fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3
         gpu_hours: gpu_hours[k],
         gpu_hours_share: if all > 0.0 { gpu_hours[k] / all } else { 0.0 },
         mean_util_frac: (util_weight[k] > 0.0).then(|| util_gpu_hours[k] / util_weight[k]),
+        util_weight_gpu_hours: util_weight[k],
     };
     ClassBreakdown {
         training: summary(0),

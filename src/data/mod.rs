@@ -8,6 +8,7 @@ pub mod dcgm;
 pub mod detect;
 pub mod load;
 pub mod mapping;
+pub mod partitioned;
 pub mod philly;
 pub mod progress;
 pub mod reject;

@@ -48,6 +48,9 @@ use super::canonical::JobRun;
 /// The CSV header [`write_csv`] writes.
 pub const HEADER: &str = "job_id,cluster,name,user,queue,state,start,end,gpus,gpu_type,gpu_util_pct,label";
 
+/// The log's last instant: fixed so a seed always gives the same file (2026-09-30T00:00:00Z).
+pub const SAMPLE_END_MS: i64 = 1_790_726_400_000;
+
 /// What to generate.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SampleSpec {

@@ -59,6 +59,9 @@ pub struct ClassSummary {
     pub gpu_hours_share: f64,
     /// GPU-hour-weighted mean utilization of the runs that report it.
     pub mean_util_frac: Option<f64>,
+    /// The GPU-hours behind `mean_util_frac`, so audits of parts merge exactly.
+    #[serde(skip)]
+    pub util_weight_gpu_hours: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,4 +169,100 @@ pub struct JobLine {
     pub first_start_ms: i64,
     /// The log line of the job's first run in the window (1-based, in its own file).
     pub source_line: Option<u64>,
+}
+
+fn merge_classes(parts: &[&ClassBreakdown]) -> ClassBreakdown {
+    let merged = |class: WorkloadClass| {
+        let (mut jobs, mut gpu_hours, mut util_weight, mut util_sum) = (0u64, 0.0, 0.0, 0.0);
+        for part in parts {
+            let s = part.get(class);
+            jobs += s.jobs;
+            gpu_hours += s.gpu_hours;
+            util_weight += s.util_weight_gpu_hours;
+            util_sum += s.mean_util_frac.unwrap_or(0.0) * s.util_weight_gpu_hours;
+        }
+        ClassSummary {
+            jobs,
+            gpu_hours,
+            gpu_hours_share: 0.0,
+            mean_util_frac: (util_weight > 0.0).then(|| util_sum / util_weight),
+            util_weight_gpu_hours: util_weight,
+        }
+    };
+    let mut breakdown = ClassBreakdown {
+        training: merged(WorkloadClass::Training),
+        inference: merged(WorkloadClass::Inference),
+        burst: merged(WorkloadClass::Burst),
+    };
+    let all = breakdown.training.gpu_hours + breakdown.inference.gpu_hours + breakdown.burst.gpu_hours;
+    for s in [&mut breakdown.training, &mut breakdown.inference, &mut breakdown.burst] {
+        s.gpu_hours_share = if all > 0.0 { s.gpu_hours / all } else { 0.0 };
+    }
+    breakdown
+}
+
+/// Audits of disjoint sets of clusters over the same window, as one: clusters side by side,
+/// everything else summed. None when there is nothing to merge.
+pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
+    let first = parts.first()?;
+    let window = first.window.clone();
+    let gpu_hours_counting = first.gpu_hours_counting;
+    let classes = merge_classes(&parts.iter().map(|p| &p.classes).collect::<Vec<_>>());
+    let mut rows_rejected: BTreeMap<RejectReason, u64> = BTreeMap::new();
+    let mut rules: Vec<RuleUse> = Vec::new();
+    let mut matrix = [[0u64; 3]; 3];
+    let mut merged = AuditReport {
+        window,
+        jobs_total: 0,
+        runs_total: 0,
+        rows_rejected: BTreeMap::new(),
+        rows_rejected_total: 0,
+        rejected_samples: Vec::new(),
+        gpu_hours_total: 0.0,
+        gpu_hours_counting,
+        classes,
+        clusters: Vec::new(),
+        rules: Vec::new(),
+        label_agreement: None,
+        top_jobs: Vec::new(),
+    };
+    for part in parts {
+        merged.jobs_total += part.jobs_total;
+        merged.runs_total += part.runs_total;
+        merged.rows_rejected_total += part.rows_rejected_total;
+        merged.gpu_hours_total += part.gpu_hours_total;
+        for (reason, count) in part.rows_rejected {
+            *rows_rejected.entry(reason).or_insert(0) += count;
+        }
+        merged.rejected_samples.extend(part.rejected_samples);
+        merged.clusters.extend(part.clusters);
+        merged.top_jobs.extend(part.top_jobs);
+        for rule in part.rules {
+            match rules.iter_mut().find(|r| r.rule == rule.rule) {
+                Some(r) => {
+                    r.jobs += rule.jobs;
+                    r.gpu_hours += rule.gpu_hours;
+                }
+                None => rules.push(rule),
+            }
+        }
+        if let Some(agreement) = part.label_agreement {
+            for (row, counts) in agreement.matrix.iter().enumerate() {
+                for (column, count) in counts.iter().enumerate() {
+                    matrix[row][column] += count;
+                }
+            }
+        }
+    }
+    merged.rows_rejected = rows_rejected;
+    merged.clusters.sort_by(|a, b| a.name.cmp(&b.name));
+    rules.sort_by(|a, b| b.gpu_hours.total_cmp(&a.gpu_hours));
+    merged.rules = rules;
+    let labeled: u64 = matrix.iter().flatten().sum();
+    merged.label_agreement = (labeled > 0).then(|| LabelAgreement {
+        labeled_jobs: labeled,
+        agreement_frac: (0..3).map(|i| matrix[i][i]).sum::<u64>() as f64 / labeled as f64,
+        matrix,
+    });
+    Some(merged)
 }

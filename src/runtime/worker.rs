@@ -2,6 +2,7 @@
 //! request replaces the waiting one. Results carry the generation that asked for them; the
 //! app drops stale ones. The logs read last are kept, so a re-audit skips reading.
 
+use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
@@ -11,11 +12,14 @@ use polars::prelude::DataFrame;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
 use crate::data::audit::{AuditSettings, audit};
-use crate::data::load::{LoadedLogs, expand_inputs, load_logs};
+use crate::data::load::{FileSummary, LoadedLogs, expand_inputs, load_logs};
+use crate::data::mapping::Mapping;
+use crate::data::partitioned::{audit_partitioned, cluster_partitions};
 use crate::data::progress::READ_PROGRESS;
 use crate::data::reject::Quarantine;
 use crate::data::tabular::Detail;
 use crate::model::catalog::Catalog;
+use crate::model::workload::ClassificationRules;
 
 #[derive(Debug, Clone)]
 pub enum Job {
@@ -42,10 +46,54 @@ pub struct Worker {
 }
 
 /// What the worker keeps between jobs: the last logs read.
-struct Cache {
-    runs: DataFrame,
-    quarantine: Quarantine,
-    files: Vec<FleetFile>,
+enum Cache {
+    /// The runs read, kept so an audit with new settings skips reading.
+    Runs {
+        runs: DataFrame,
+        quarantine: Quarantine,
+        files: Vec<FleetFile>,
+    },
+    /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time each time.
+    Partitioned {
+        partitions: Vec<(String, PathBuf)>,
+        mapping: Option<Mapping>,
+    },
+}
+
+fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
+    files
+        .into_iter()
+        .map(|f| FleetFile {
+            path: f.path,
+            format: f.format.to_string(),
+            rows: f.rows,
+            rejected: f.rejected,
+            warnings: f.warnings,
+        })
+        .collect()
+}
+
+impl Cache {
+    fn audit(&self, rules: &ClassificationRules, settings: &AuditSettings) -> Result<Fleet, String> {
+        match self {
+            Cache::Runs {
+                runs,
+                quarantine,
+                files,
+            } => Ok(Fleet {
+                report: audit(runs, quarantine, rules, settings)?,
+                files: files.clone(),
+            }),
+            Cache::Partitioned { partitions, mapping } => {
+                let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)
+                    .map_err(|e| format!("{}: {}", e.path, e.message))?;
+                Ok(Fleet {
+                    report,
+                    files: fleet_files(files),
+                })
+            }
+        }
+    }
 }
 
 impl Worker {
@@ -187,13 +235,10 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             message: "no classification rules loaded (catalogs/classification.toml)".to_string(),
         };
     };
-    match audit(&cached.runs, &cached.quarantine, rules, &settings) {
-        Ok(report) => Action::FleetLoaded {
+    match cached.audit(rules, &settings) {
+        Ok(fleet) => Action::FleetLoaded {
             generation,
-            fleet: Box::new(Fleet {
-                report,
-                files: cached.files.clone(),
-            }),
+            fleet: Box::new(fleet),
         },
         Err(message) => Action::FleetFailed { generation, message },
     }
@@ -207,11 +252,7 @@ pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings)
         .classification
         .as_ref()
         .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
-    let report = audit(&cached.runs, &cached.quarantine, rules, settings)?;
-    Ok(Fleet {
-        report,
-        files: cached.files,
-    })
+    cached.audit(rules, settings)
 }
 
 fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
@@ -226,6 +267,11 @@ fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
         .transpose()
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
     let inputs = expand_inputs(&logs.paths).map_err(|e| format!("{}: {}", e.path, e.message))?;
+    if let [input] = inputs.as_slice()
+        && let Some(partitions) = cluster_partitions(input)
+    {
+        return Ok(Cache::Partitioned { partitions, mapping });
+    }
     let LoadedLogs {
         jobs,
         quarantine,
@@ -233,18 +279,9 @@ fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
         ..
     } = load_logs(&inputs, None, mapping.as_ref(), Detail::Audit(rules))
         .map_err(|e| format!("{}: {}", e.path, e.message))?;
-    Ok(Cache {
+    Ok(Cache::Runs {
         runs: jobs,
         quarantine,
-        files: files
-            .into_iter()
-            .map(|f| FleetFile {
-                path: f.path,
-                format: f.format.to_string(),
-                rows: f.rows,
-                rejected: f.rejected,
-                warnings: f.warnings,
-            })
-            .collect(),
+        files: fleet_files(files),
     })
 }
