@@ -5,4 +5,5 @@ pub mod catalog;
 pub mod diagnostic;
 pub mod locate;
 pub mod paths;
+pub mod plan_edit;
 pub mod plan_file;
