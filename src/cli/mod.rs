@@ -4,6 +4,7 @@
 pub mod audit;
 mod catalog_cmd;
 mod check;
+mod diff;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
@@ -46,6 +47,14 @@ enum Command {
         /// Job logs whose demand the contract matching reads (default: the plan's [[logs]]).
         #[arg(long, value_name = "LOG", num_args = 1..)]
         logs: Vec<PathBuf>,
+    },
+    /// Compare plans: the inputs that differ and how every headline output moves against the first.
+    Diff {
+        /// Two or more plan files; the first is the baseline.
+        #[arg(value_name = "PLAN", required = true, num_args = 2..)]
+        plans: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
     },
     /// Run every policy and threshold rule; exit 1 when any fails.
     Check {
@@ -192,6 +201,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         None => report::run(&load_catalog(), plan_path, &[], Format::Table),
         Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
+        Some(Command::Diff { plans, format }) => diff::run(&load_catalog(), &plans, format),
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
