@@ -5,6 +5,7 @@ pub mod audit;
 mod catalog_cmd;
 mod check;
 mod diff;
+mod export;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
@@ -47,6 +48,10 @@ enum Command {
         /// Job logs whose demand the contract matching reads (default: the plan's [[logs]]).
         #[arg(long, value_name = "LOG", num_args = 1..)]
         logs: Vec<PathBuf>,
+        /// Also write the charts as SVG into DIR (created when missing): mfu-vs-cost.svg, and
+        /// utilization.svg when logs are audited.
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
     },
     /// Compare plans: the inputs that differ and how every headline output moves against the first.
     Diff {
@@ -199,8 +204,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let plan_path = cli.plan.clone();
     let plan_path = plan_path.as_deref();
     match cli.command {
-        None => report::run(&load_catalog(), plan_path, &[], Format::Table),
-        Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
+        None => report::run(&load_catalog(), plan_path, &[], Format::Table, None),
+        Some(Command::Report { format, logs, svg }) => {
+            report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref())
+        }
         Some(Command::Diff { plans, format }) => diff::run(&load_catalog(), &plans, format),
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
