@@ -226,3 +226,22 @@ fn numbers_are_never_cut_at_any_width() {
         }
     }
 }
+
+#[test]
+fn compare_view_with_a_shipped_plan() {
+    let mut app = app();
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans/h200-reserved.toml");
+    let text = std::fs::read_to_string(path).expect("shipped plan");
+    let plan = gpuplan::config::plan_file::read_plan_text(path, &text, &app.catalog).expect("plan");
+    update(
+        &mut app,
+        Action::ComparePlanLoaded {
+            label: "h200-reserved.toml".to_string(),
+            plan: Box::new(plan),
+        },
+    );
+    let shown = screen(&app, 200, 60);
+    assert!(shown.contains("inputs that differ"), "{shown}");
+    assert!(shown.contains("h200-reserved.to"), "{shown}");
+    insta::assert_snapshot!("compare_200x60", shown);
+}

@@ -182,6 +182,7 @@ pub enum Overlay {
     /// Plans side by side; Esc returns to the conflict it was opened from, if any.
     Compare {
         from_conflict: Option<Box<Conflict>>,
+        scroll: usize,
     },
 }
 
@@ -220,8 +221,10 @@ pub struct App {
     pub known_plans: Vec<PathBuf>,
     /// Log and plan files the palette's file search offers, listed by the runtime.
     pub known_files: Vec<PathBuf>,
-    /// Plans shown beside the current one in the compare view.
+    /// Plans shown beside the current one in the compare view, and the comparison itself
+    /// (recomputed as the current plan changes).
     pub compare: Vec<(String, Plan)>,
+    pub comparison: Option<crate::model::compare::PlanComparison>,
     /// Why the plan file on disk does not load, while it does not; the last good plan stays.
     pub disk_error: Option<String>,
     /// Quit once the save in flight lands; a failed save keeps the workbench open.
@@ -276,6 +279,8 @@ pub enum Action {
     PlanSaved {
         path: PathBuf,
         text: String,
+        /// Says when the file's own layout could not be kept.
+        note: Option<String>,
     },
     Failed {
         message: String,
@@ -350,6 +355,7 @@ impl App {
             known_plans: Vec::new(),
             known_files: Vec::new(),
             compare: Vec::new(),
+            comparison: None,
             disk_error: None,
             quit_after_save: false,
             quit: false,

@@ -198,6 +198,7 @@ fn quitting_with_unsaved_edits_asks_first() {
         Action::PlanSaved {
             path: PathBuf::from("/plans/seed.toml"),
             text: "saved".to_string(),
+            note: None,
         },
     );
     assert_eq!(effects, vec![Effect::Quit]);
@@ -240,6 +241,7 @@ fn save_carries_the_original_text_for_a_format_preserving_write() {
         Action::PlanSaved {
             path: PathBuf::from("/plans/seed.toml"),
             text: "saved".to_string(),
+            note: None,
         },
     );
     assert!(!app.modified);
@@ -282,8 +284,21 @@ fn an_edit_on_disk_with_unsaved_edits_loses_nothing() {
     assert_eq!(app.plan, mine, "mine stays on screen");
     // Compare, then back to the choice.
     press(&mut app, Key::char('c'));
-    assert!(matches!(app.overlay, Overlay::Compare { from_conflict: Some(_) }));
+    assert!(matches!(
+        app.overlay,
+        Overlay::Compare {
+            from_conflict: Some(_),
+            ..
+        }
+    ));
     assert_eq!(app.compare[0].1, theirs);
+    let comparison = app.comparison.as_ref().expect("a comparison");
+    assert_eq!(comparison.labels, ["this plan *", "on disk"]);
+    assert!(
+        comparison.inputs.iter().any(|i| i.key_path == "accelerators[1].mfu"),
+        "{:?}",
+        comparison.inputs
+    );
     press(&mut app, Key::plain(KeyCode::Esc));
     assert!(matches!(app.overlay, Overlay::Conflict(_)));
     // Take theirs: mine is one undo away.
@@ -428,4 +443,44 @@ fn tab_cycles_panes_both_ways() {
     }
     press(&mut app, Key::plain(KeyCode::BackTab));
     assert_eq!(app.focus, PaneId::Contracts);
+}
+
+#[test]
+fn compare_shows_another_plan_and_follows_edits() {
+    let mut app = app();
+    let mut other = app.plan.clone();
+    other.accelerators[0].mfu = 0.30;
+    update(
+        &mut app,
+        Action::ComparePlanLoaded {
+            label: "slow.toml".to_string(),
+            plan: Box::new(other),
+        },
+    );
+    assert!(matches!(
+        app.overlay,
+        Overlay::Compare {
+            from_conflict: None,
+            ..
+        }
+    ));
+    let h100 = |app: &App| {
+        app.comparison
+            .as_ref()
+            .expect("comparison")
+            .outputs
+            .iter()
+            .find(|o| o.key.contains("h100-sxm") && o.key.contains("slider"))
+            .map(|o| o.values.clone())
+            .expect("h100 output")
+    };
+    let before = h100(&app);
+    assert!(before[1] > before[0], "30 % MFU costs more: {before:?}");
+    // An edit to the current plan moves its column.
+    press(&mut app, Key::plain(KeyCode::Esc));
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::IncreaseCoarse);
+    let after = h100(&app);
+    assert!(after[0] < before[0]);
+    assert_eq!(after[1], before[1]);
 }

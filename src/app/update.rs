@@ -87,12 +87,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             banner(app, BannerLevel::Info, format!("opened {}", path.display()));
             effects.into_iter().chain([Effect::WatchPlan { path }]).collect()
         }
-        Action::PlanSaved { path, text } => {
+        Action::PlanSaved { path, text, note } => {
             let moved = app.plan_file.path.as_ref() != Some(&path);
             app.plan_file.path = Some(path.clone());
             app.plan_file.text = Some(text);
             app.modified = false;
-            banner(app, BannerLevel::Info, format!("saved {}", path.display()));
+            match note {
+                Some(note) => banner(app, BannerLevel::Warning, format!("saved {}: {note}", path.display())),
+                None => banner(app, BannerLevel::Info, format!("saved {}", path.display())),
+            }
             if !app.known_plans.contains(&path) {
                 app.known_plans.push(path.clone());
             }
@@ -114,11 +117,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ComparePlanLoaded { label, plan } => {
             app.compare.retain(|(l, _)| *l != label);
             app.compare.push((label, *plan));
+            refresh_comparison(app);
             let from_conflict = match std::mem::replace(&mut app.overlay, Overlay::None) {
-                Overlay::Compare { from_conflict } => from_conflict,
+                Overlay::Compare { from_conflict, .. } => from_conflict,
                 _ => None,
             };
-            app.overlay = Overlay::Compare { from_conflict };
+            app.overlay = Overlay::Compare {
+                from_conflict,
+                scroll: 0,
+            };
             Vec::new()
         }
         Action::FilesListed { files } => {
@@ -242,20 +249,29 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                 }
                 KeyCode::Char('c') => {
                     app.compare = vec![("on disk".to_string(), conflict.theirs.clone())];
+                    refresh_comparison(app);
                     app.overlay = Overlay::Compare {
                         from_conflict: Some(conflict),
+                        scroll: 0,
                     };
                     Vec::new()
                 }
                 _ => Vec::new(),
             }
         }
-        Overlay::Compare { from_conflict } => {
-            if matches!(key.code, KeyCode::Esc | KeyCode::Char('q')) {
-                app.overlay = match from_conflict.take() {
-                    Some(conflict) => Overlay::Conflict(conflict),
-                    None => Overlay::None,
-                };
+        Overlay::Compare { from_conflict, scroll } => {
+            match key.code {
+                KeyCode::Esc | KeyCode::Char('q') => {
+                    app.overlay = match from_conflict.take() {
+                        Some(conflict) => Overlay::Conflict(conflict),
+                        None => Overlay::None,
+                    };
+                }
+                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
+                KeyCode::PageUp => *scroll = scroll.saturating_sub(20),
+                KeyCode::PageDown => *scroll += 20,
+                _ => {}
             }
             Vec::new()
         }
@@ -597,7 +613,21 @@ fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
     app.history.last_field = Some(field);
     app.modified = true;
     app.derived.refresh_plan(&app.plan, &app.catalog);
+    refresh_comparison(app);
     Vec::new()
+}
+
+/// The current plan against the plans being compared, when there are any.
+fn refresh_comparison(app: &mut App) {
+    if app.compare.is_empty() {
+        app.comparison = None;
+        return;
+    }
+    let mine = if app.modified { "this plan *" } else { "this plan" };
+    let plans: Vec<(String, Plan)> = std::iter::once((mine.to_string(), app.plan.clone()))
+        .chain(app.compare.iter().cloned())
+        .collect();
+    app.comparison = Some(crate::model::compare::compare_plans(&plans, &app.catalog));
 }
 
 fn undo(app: &mut App) -> Vec<Effect> {
@@ -633,6 +663,7 @@ fn replace_plan(app: &mut App, plan: Plan) -> Vec<Effect> {
 /// since capacity and price per cluster feed the stranded spend.
 fn recompute(app: &mut App) -> Vec<Effect> {
     app.derived.refresh_plan(&app.plan, &app.catalog);
+    refresh_comparison(app);
     clamp_cursors(app);
     let audited_with = app.fleet.as_ref().map(|f| {
         f.report

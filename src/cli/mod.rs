@@ -1,9 +1,12 @@
-//! Headless commands over the same model: report, check, plan, catalog.
+//! Headless commands over the same model: report, check, diff, plan, catalog, audit, mapping,
+//! sample; and, on a terminal with no command, the workbench.
 //! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
 
 pub mod audit;
 mod catalog_cmd;
 mod check;
+mod diff;
+mod export;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
@@ -53,6 +56,18 @@ enum Command {
         /// Job logs whose demand the contract matching reads (default: the plan's [[logs]]).
         #[arg(long, value_name = "LOG", num_args = 1..)]
         logs: Vec<PathBuf>,
+        /// Also write the charts as SVG into DIR (created when missing): mfu-vs-cost.svg, and
+        /// utilization.svg when logs are audited.
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
+    },
+    /// Compare plans: the inputs that differ and how every headline output moves against the first.
+    Diff {
+        /// Two or more plan files; the first is the baseline.
+        #[arg(value_name = "PLAN", required = true, num_args = 2..)]
+        plans: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
     },
     /// Run every policy and threshold rule; exit 1 when any fails.
     Check {
@@ -204,8 +219,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 plan: cli.plan,
             })
         }
-        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table),
-        Some(Command::Report { format, logs }) => report::run(&load_catalog(), plan_path, &logs, format),
+        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table, None),
+        Some(Command::Report { format, logs, svg }) => {
+            report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref())
+        }
+        Some(Command::Diff { plans, format }) => diff::run(&load_catalog(), &plans, format),
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),

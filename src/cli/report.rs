@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::audit::{AuditArgs, audit_logs};
+use super::export::{UTILIZATION_SVG, chart_sections, mfu_rules, write_svgs};
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
 use crate::model::checks::{Check, CheckUnit, overall_status};
@@ -13,6 +14,7 @@ use crate::model::fleet_contracts::{ContractsReport, contracts_report};
 use crate::model::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 use crate::model::inference::Breakeven;
 use crate::model::migration::MigrationBreakeven;
+use crate::model::sensitivity::cost_curves;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
 /// The JSON document: the evaluation with where it came from.
@@ -26,19 +28,35 @@ struct JsonReport<'a> {
     contracts: Option<&'a ContractsReport>,
 }
 
-pub fn run(catalog: &Catalog, plan_path: Option<&Path>, logs: &[PathBuf], format: Format) -> Result<(), Failure> {
+pub fn run(
+    catalog: &Catalog,
+    plan_path: Option<&Path>,
+    logs: &[PathBuf],
+    format: Format,
+    svg_dir: Option<&Path>,
+) -> Result<(), Failure> {
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
     let evaluation = evaluate(&plan, catalog);
-    let contracts = if logs.is_empty() && plan.logs.is_empty() {
+    let audit = if logs.is_empty() && plan.logs.is_empty() {
         None
     } else {
         let args = AuditArgs {
             logs: logs.to_vec(),
             ..AuditArgs::default()
         };
-        let (audit, _) = audit_logs(catalog, Some(&plan), &args)?;
-        contracts_report(&plan, catalog, &audit)
+        Some(audit_logs(catalog, Some(&plan), &args)?.0)
     };
+    let contracts = audit.as_ref().and_then(|a| contracts_report(&plan, catalog, a));
+    let curves = cost_curves(&plan, catalog);
+    let rules = mfu_rules(&evaluation.thresholds);
+    if let Some(dir) = svg_dir {
+        for path in write_svgs(dir, &curves, &rules, audit.as_ref())? {
+            eprintln!("wrote {}", path.display());
+        }
+        if audit.is_none() {
+            eprintln!("no logs audited, so no {UTILIZATION_SVG}: add [[logs]] to the plan or pass --logs");
+        }
+    }
     let out = match format {
         Format::Json => {
             let report = JsonReport {
@@ -52,7 +70,11 @@ pub fn run(catalog: &Catalog, plan_path: Option<&Path>, logs: &[PathBuf], format
                 + "\n"
         }
         Format::Table => render_text(&document(&evaluation, &plan_file, contracts.as_ref())),
-        Format::Markdown => render_markdown(&document(&evaluation, &plan_file, contracts.as_ref())),
+        Format::Markdown => {
+            let mut doc = document(&evaluation, &plan_file, contracts.as_ref());
+            doc.sections.extend(chart_sections(&curves, &rules, audit.as_ref()));
+            render_markdown(&doc)
+        }
     };
     print!("{out}");
     Ok(())

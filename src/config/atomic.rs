@@ -29,6 +29,15 @@ pub fn write_atomically(target: &Path, contents: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// The first half of a save, and nothing after it: writes and fsyncs the temporary file of
+/// `target` without renaming it, as a save interrupted by a crash leaves it. For crash tests.
+#[doc(hidden)]
+pub fn write_temp_without_rename(target: &Path, contents: &[u8]) -> io::Result<PathBuf> {
+    let temp = temp_path_for(target);
+    write_and_sync(&temp, contents)?;
+    Ok(temp)
+}
+
 fn write_and_sync(path: &Path, contents: &[u8]) -> io::Result<()> {
     let mut file = File::create(path)?;
     file.write_all(contents)?;

@@ -7,5 +7,6 @@ pub mod keymap;
 pub mod locate;
 pub mod mapping_file;
 pub mod paths;
+pub mod plan_edit;
 pub mod plan_file;
 pub mod theme;

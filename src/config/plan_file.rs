@@ -86,10 +86,16 @@ pub fn plan_to_toml(plan: &Plan) -> Result<String, String> {
 }
 
 /// The text a save writes: the plan file's own text with only the changed values rewritten
-/// when there is one, else the whole plan.
-pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<String, String> {
-    match original_text {
-        Some(_) | None => plan_to_toml(plan),
+/// when there is one, else the whole plan. When the file's layout cannot be kept, the whole
+/// plan is written rather than losing the edit, and the note says why.
+pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<(String, Option<String>), String> {
+    match original_text.map(|original| super::plan_edit::render_preserving(original, plan)) {
+        Some(Ok(text)) => Ok((text, None)),
+        Some(Err(why)) => Ok((
+            plan_to_toml(plan)?,
+            Some(format!("written whole, without its comments: {why}")),
+        )),
+        None => Ok((plan_to_toml(plan)?, None)),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod board;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;
+pub mod compare;
 pub mod contracts;
 pub mod deployment;
 pub mod evaluate;

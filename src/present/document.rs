@@ -20,6 +20,8 @@ pub enum Block {
     /// Label and value pairs, one a line.
     Facts(Vec<(String, String)>),
     Note(String),
+    /// Text shown as it is, in a fixed-width font (a text chart).
+    Preformatted(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -105,6 +107,12 @@ pub fn render_text(doc: &Document) -> String {
                     }
                 }
                 Block::Note(note) => out.push_str(&format!("  {note}\n")),
+                Block::Preformatted(text) => {
+                    for line in text.lines() {
+                        out.push_str(format!("  {line}").trim_end());
+                        out.push('\n');
+                    }
+                }
             }
         }
     }
@@ -144,6 +152,7 @@ pub fn render_markdown(doc: &Document) -> String {
                     out.push('\n');
                 }
                 Block::Note(note) => out.push_str(&format!("{note}\n\n")),
+                Block::Preformatted(text) => out.push_str(&format!("```text\n{}\n```\n\n", text.trim_end())),
             }
         }
     }
@@ -174,6 +183,19 @@ mod tests {
             text.contains("  chip        cost\n  h100-sxm  $4.21M\n  a|b           $1\n"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn preformatted_text_is_fenced_in_markdown_and_indented_in_text() {
+        let doc = Document {
+            title: "T".into(),
+            sections: vec![Section {
+                title: "Charts".into(),
+                blocks: vec![Block::Preformatted("a | b\n  c\n".into())],
+            }],
+        };
+        assert!(render_markdown(&doc).contains("\n```text\na | b\n  c\n```\n"));
+        assert!(render_text(&doc).contains("\n  a | b\n    c\n"));
     }
 
     #[test]

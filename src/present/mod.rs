@@ -1,4 +1,7 @@
 //! Presentation shared by the headless commands and the workbench: documents rendered as
-//! terminal text or Markdown.
+//! terminal text or Markdown, and charts as text or SVG.
 
+pub mod chart;
 pub mod document;
+pub mod svg;
+pub mod text_chart;

@@ -144,8 +144,8 @@ fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), String> {
 /// rewritten and the planner's comments and layout stay.
 fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
     let shown = path.display().to_string();
-    let text = match crate::config::plan_file::render_for_save(original_text, plan) {
-        Ok(text) => text,
+    let (text, note) = match crate::config::plan_file::render_for_save(original_text, plan) {
+        Ok(rendered) => rendered,
         Err(message) => {
             return Action::Failed {
                 message: format!("{shown}: not saved: {message}"),
@@ -166,6 +166,7 @@ fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
             Action::PlanSaved {
                 path: path.to_path_buf(),
                 text,
+                note,
             }
         }
         Err(e) => Action::Failed {

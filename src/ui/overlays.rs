@@ -121,7 +121,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
             ];
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
         }
-        Overlay::Compare { .. } => super::compare::render(app, theme, frame, size),
+        Overlay::Compare { scroll, .. } => super::compare::render(app, theme, frame, size, *scroll),
     }
 }
 
