@@ -1,5 +1,6 @@
 //! The real binary in a pseudo-terminal, read like a screen (vt100): start on the sample,
-//! see the plan file edited on disk show up, move an MFU slider, read the new cost, quit.
+//! see the plan file edited on disk show up (and a broken edit reported), move an MFU slider,
+//! read the new cost, save (only the moved value's line changes), quit.
 
 use std::io::{Read, Write};
 use std::num::NonZeroU16;
@@ -143,7 +144,22 @@ fn slider_and_disk_edits_reach_the_screen() {
     assert!(shown.contains("47.0 %"), "{shown}");
     assert!(shown.contains('*'), "the unsaved marker");
 
-    // Quit asks first; answering y leaves without writing.
+    // Ctrl-S saves into the planner's file: only the moved value's line changes.
+    keys.write_all(b"\x13").expect("key");
+    keys.flush().expect("flush");
+    screen.wait_for("the save", |s| s.contains("saved") && !s.contains("Seed worked examples *"));
+    let saved = std::fs::read_to_string(&plan_path).expect("plan");
+    let changed: Vec<(&str, &str)> = edited
+        .lines()
+        .zip(saved.lines())
+        .filter(|(before, after)| before != after)
+        .collect();
+    assert_eq!(edited.lines().count(), saved.lines().count(), "{saved}");
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0], ("mfu = 0.45", "mfu = 0.47"), "{changed:?}");
+
+    // One more step, then quit: it asks first, and y leaves without writing.
+    keys.write_all(b"\x1b[C").expect("key");
     keys.write_all(b"q").expect("key");
     keys.flush().expect("flush");
     screen.wait_for("the unsaved-edits question", |s| s.contains("not saved"));
@@ -158,9 +174,5 @@ fn slider_and_disk_edits_reach_the_screen() {
         thread::sleep(Duration::from_millis(25));
     };
     assert!(status.success(), "{status:?}");
-    assert_eq!(
-        std::fs::read_to_string(&plan_path).expect("plan"),
-        edited,
-        "quit without saving wrote nothing"
-    );
+    assert_eq!(std::fs::read_to_string(&plan_path).expect("plan"), saved, "quit without saving wrote nothing");
 }
