@@ -147,7 +147,9 @@ fn slider_and_disk_edits_reach_the_screen() {
     // Ctrl-S saves into the planner's file: only the moved value's line changes.
     keys.write_all(b"\x13").expect("key");
     keys.flush().expect("flush");
-    screen.wait_for("the save", |s| s.contains("saved") && !s.contains("Seed worked examples *"));
+    screen.wait_for("the save", |s| {
+        s.contains("saved") && !s.contains("Seed worked examples *")
+    });
     let saved = std::fs::read_to_string(&plan_path).expect("plan");
     let changed: Vec<(&str, &str)> = edited
         .lines()
@@ -174,5 +176,9 @@ fn slider_and_disk_edits_reach_the_screen() {
         thread::sleep(Duration::from_millis(25));
     };
     assert!(status.success(), "{status:?}");
-    assert_eq!(std::fs::read_to_string(&plan_path).expect("plan"), saved, "quit without saving wrote nothing");
+    assert_eq!(
+        std::fs::read_to_string(&plan_path).expect("plan"),
+        saved,
+        "quit without saving wrote nothing"
+    );
 }
