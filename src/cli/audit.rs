@@ -18,9 +18,6 @@ use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
-/// The shipped sample the audit reads when given no log.
-pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
-
 #[derive(Debug, Clone, Default)]
 pub struct AuditArgs {
     pub logs: Vec<PathBuf>,
@@ -103,8 +100,9 @@ pub fn audit_logs(
             .unwrap_or_default();
     }
     if logs.is_empty() {
-        eprintln!("no log given: auditing the shipped sample {SAMPLE_LOG}");
-        logs.push(PathBuf::from(SAMPLE_LOG));
+        let sample = crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?;
+        eprintln!("no log given: auditing the shipped sample {}", sample.display());
+        logs.push(sample);
     }
     let rules = catalog
         .classification

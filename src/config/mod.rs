@@ -9,4 +9,5 @@ pub mod mapping_file;
 pub mod paths;
 pub mod plan_edit;
 pub mod plan_file;
+pub mod sample_log;
 pub mod theme;

@@ -20,8 +20,6 @@ use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan_text};
 use crate::config::theme::{load_themes, no_color_requested};
 use crate::ui::theme::Theme;
 
-/// The shipped sample log the workbench opens when given none.
-pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
 const SHIPPED_PLANS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");
 
 #[derive(Debug, Clone, Default)]
@@ -72,7 +70,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
         logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
     }
     if logs.is_empty() {
-        logs.push(PathBuf::from(SAMPLE_LOG));
+        logs.push(crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?);
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -172,7 +170,10 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
     let catalog = crate::config::catalog::builtin().catalog;
     let plan = default_plan(&catalog).map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
     let logs = LogInputs {
-        paths: vec![log.map_or_else(|| PathBuf::from(SAMPLE_LOG), std::path::Path::to_path_buf)],
+        paths: vec![match log {
+            Some(log) => log.to_path_buf(),
+            None => crate::config::sample_log::sample_log_path()?,
+        }],
         mapping: None,
     };
     let settings = crate::data::audit::AuditSettings::for_plan(
