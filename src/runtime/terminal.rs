@@ -48,10 +48,14 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// A panic on any thread (the UI, the worker, Polars' pool) gives the screen back, prints its
+/// message on the normal screen, and ends the process: a workbench with a dead thread would
+/// only mislead.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();
         previous(info);
+        std::process::exit(101);
     }));
 }
