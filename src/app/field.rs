@@ -90,19 +90,28 @@ impl Field {
         match slot {
             Some(slot) => {
                 // Steps land on round numbers: 45.5 %, not 45.50000000001 %.
-                *slot = (value * 1e9).round() / 1e9;
+                let rounded = (value * 1e9).round() / 1e9;
+                *slot = if rounded.is_finite() && value.abs() < 1e6 {
+                    rounded
+                } else {
+                    value
+                };
                 true
             }
             None => false,
         }
     }
 
+    /// Limits far beyond any real plan, so a typo cannot overflow into `inf`.
     fn bounds(self) -> (f64, f64) {
         match self {
             Field::Mfu(_) => (0.01, 1.0),
             Field::RiskProbability(_) => (0.0, 1.0),
-            Field::ThroughputTokensPerHour => (1.0, f64::MAX),
-            _ => (0.0, f64::MAX),
+            Field::RiskImpact(_) => (0.0, 1e13),
+            Field::TokensPerMonth => (0.0, 1e18),
+            Field::ApiUsdPer1kTokens => (0.0, 1e3),
+            Field::NodeUsdPerMonth => (0.0, 1e10),
+            Field::ThroughputTokensPerHour => (1.0, 1e16),
         }
     }
 
@@ -125,6 +134,16 @@ impl Field {
 
     pub fn is_fraction(self) -> bool {
         matches!(self, Field::Mfu(_) | Field::RiskProbability(_))
+    }
+
+    /// The value as the entry dialog offers it for editing: exact, with `%` on fractions so
+    /// that confirming it unchanged reads back the same value.
+    pub fn editable_text(self, value: f64) -> String {
+        if self.is_fraction() {
+            format!("{} %", (value * 100.0 * 1e9).round() / 1e9)
+        } else {
+            format!("{value}")
+        }
     }
 
     /// The value as the panes show it.
@@ -198,6 +217,22 @@ mod tests {
         assert_eq!(Field::NodeUsdPerMonth.parse_input("$80,000"), Ok(80_000.0));
         assert!(Field::NodeUsdPerMonth.parse_input("-5").is_err());
         assert!(Field::NodeUsdPerMonth.parse_input("inf").is_err());
+        assert!(Field::TokensPerMonth.parse_input("1e300").is_err());
+    }
+
+    #[test]
+    fn the_offered_text_reads_back_as_the_same_value() {
+        for (field, value) in [
+            (Field::RiskProbability(0), 0.005),
+            (Field::Mfu(0), 0.01),
+            (Field::Mfu(0), 0.4137),
+            (Field::TokensPerMonth, 60e9),
+            (Field::ApiUsdPer1kTokens, 0.0025),
+        ] {
+            let text = field.editable_text(value);
+            let back = field.parse_input(&text).expect("reads back");
+            assert!((back - value).abs() < 1e-12, "{text} -> {back}, not {value}");
+        }
     }
 
     #[test]

@@ -125,6 +125,17 @@ impl Key {
                 },
             },
         };
+        // Terminals send Shift-Tab as BackTab and a shifted letter as its capital.
+        if key.code == KeyCode::Tab && key.shift {
+            key = Key::plain(KeyCode::BackTab);
+        }
+        if let KeyCode::Char(c) = key.code
+            && key.shift
+            && !key.ctrl
+            && !key.alt
+        {
+            key.code = KeyCode::Char(c.to_ascii_uppercase());
+        }
         if matches!(key.code, KeyCode::Char(_)) && !key.ctrl && !key.alt {
             key.shift = false;
         }
@@ -178,6 +189,8 @@ mod tests {
         assert_eq!(Key::parse("shift-right"), Ok(Key::shift(KeyCode::Right)));
         assert_eq!(Key::parse("space"), Ok(Key::char(' ')));
         assert_eq!(Key::parse("f5"), Ok(Key::plain(KeyCode::F(5))));
+        assert_eq!(Key::parse("shift-tab"), Ok(Key::plain(KeyCode::BackTab)));
+        assert_eq!(Key::parse("shift-a"), Ok(Key::char('A')));
         assert!(Key::parse("ctrl-").is_err());
         assert!(Key::parse("hyper-x").is_err());
     }

@@ -212,8 +212,9 @@ pub struct App {
     pub overlay: Overlay,
     pub banner: Option<Banner>,
     pub history: History,
-    /// Unsaved edits since the plan was opened or saved.
+    /// Unsaved edits: the plan differs from `saved`, the plan as last opened, saved or reloaded.
     pub modified: bool,
+    pub saved: Plan,
     pub keymap: KeyMap,
     pub theme_names: Vec<String>,
     pub theme: usize,
@@ -264,11 +265,14 @@ pub enum Action {
     },
     /// The plan file changed on disk and parsed.
     PlanChangedOnDisk {
+        /// The file that changed, so a report about a plan no longer open can be told apart.
+        path: PathBuf,
         plan: Box<Plan>,
         text: String,
     },
     /// The plan file changed on disk and does not parse: the message names file, line, column.
     PlanInvalidOnDisk {
+        path: PathBuf,
         message: String,
     },
     PlanOpened {
@@ -311,10 +315,12 @@ pub enum Effect {
         plan: Box<Plan>,
         original_text: Option<String>,
     },
-    /// Save under a name in the data folder's plans/.
+    /// Save under a name in the data folder's plans/; with `pick_free_name`, `NAME-2`,
+    /// `NAME-3`... when the name is taken, else a taken name is refused.
     SavePlanAs {
         name: String,
         plan: Box<Plan>,
+        pick_free_name: bool,
     },
     OpenPlan {
         path: PathBuf,
@@ -334,6 +340,7 @@ impl App {
     pub fn new(catalog: Catalog, plan: Plan, plan_file: PlanFile, logs: LogInputs) -> App {
         let derived = Derived::compute(&plan, &catalog, None);
         App {
+            saved: plan.clone(),
             catalog,
             plan,
             plan_file,

@@ -256,6 +256,7 @@ fn an_edit_on_disk_reloads_when_nothing_is_unsaved() {
     update(
         &mut app,
         Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             plan: Box::new(theirs),
             text: "theirs".to_string(),
         },
@@ -276,14 +277,17 @@ fn an_edit_on_disk_with_unsaved_edits_loses_nothing() {
     update(
         &mut app,
         Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             plan: Box::new(theirs.clone()),
             text: "theirs".to_string(),
         },
     );
     assert!(matches!(app.overlay, Overlay::Conflict(_)));
     assert_eq!(app.plan, mine, "mine stays on screen");
-    // Compare, then back to the choice.
+    // A lower-case key meant for a pane chooses nothing. Compare, then back to the choice.
     press(&mut app, Key::char('c'));
+    assert!(matches!(app.overlay, Overlay::Conflict(_)));
+    press(&mut app, Key::char('C'));
     assert!(matches!(
         app.overlay,
         Overlay::Compare {
@@ -302,7 +306,7 @@ fn an_edit_on_disk_with_unsaved_edits_loses_nothing() {
     press(&mut app, Key::plain(KeyCode::Esc));
     assert!(matches!(app.overlay, Overlay::Conflict(_)));
     // Take theirs: mine is one undo away.
-    press(&mut app, Key::char('t'));
+    press(&mut app, Key::char('T'));
     assert_eq!(app.plan, theirs);
     run(&mut app, CommandId::Undo);
     assert_eq!(app.plan, mine);
@@ -318,11 +322,12 @@ fn keeping_mine_over_theirs_saves_against_their_text() {
     update(
         &mut app,
         Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             plan: Box::new(theirs),
             text: "their text".to_string(),
         },
     );
-    let effects = press(&mut app, Key::char('o'));
+    let effects = press(&mut app, Key::char('O'));
     match &effects[..] {
         [Effect::SavePlan { original_text, .. }] => assert_eq!(original_text.as_deref(), Some("their text")),
         other => panic!("{other:?}"),
@@ -336,12 +341,13 @@ fn keeping_mine_over_theirs_saves_against_their_text() {
     update(
         &mut app,
         Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             plan: Box::new(theirs),
             text: "t".to_string(),
         },
     );
-    let effects = press(&mut app, Key::char('k'));
-    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, .. }] if name == "seed-mine"));
+    let effects = press(&mut app, Key::char('K'));
+    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, pick_free_name: true, .. }] if name == "seed-mine"));
 }
 
 #[test]
@@ -351,6 +357,7 @@ fn an_invalid_file_on_disk_keeps_the_last_good_plan_with_a_banner() {
     update(
         &mut app,
         Action::PlanInvalidOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             message: "seed.toml:12:7: accelerators[0].mfu: expected a number".to_string(),
         },
     );
@@ -362,6 +369,7 @@ fn an_invalid_file_on_disk_keeps_the_last_good_plan_with_a_banner() {
     update(
         &mut app,
         Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
             plan: Box::new(plan.clone()),
             text: "original".to_string(),
         },
@@ -483,4 +491,41 @@ fn compare_shows_another_plan_and_follows_edits() {
     let after = h100(&app);
     assert!(after[0] < before[0]);
     assert_eq!(after[1], before[1]);
+}
+
+#[test]
+fn a_report_about_another_file_is_ignored() {
+    let mut app = app();
+    let mut theirs = app.plan.clone();
+    theirs.name = "another plan".to_string();
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/old.toml"),
+            plan: Box::new(theirs),
+            text: "other".to_string(),
+        },
+    );
+    assert_eq!(app.plan.name, "Seed worked examples");
+}
+
+#[test]
+fn a_plan_that_would_not_load_is_not_saved() {
+    let mut app = app();
+    app.plan.accelerators[0].id = "no-such-chip".to_string();
+    app.derived.refresh_plan(&app.plan, &app.catalog);
+    let effects = run(&mut app, CommandId::Save);
+    assert!(effects.is_empty());
+    assert!(app.banner.as_ref().is_some_and(|b| b.text.starts_with("not saved")));
+}
+
+#[test]
+fn undoing_back_to_the_saved_plan_is_not_an_unsaved_edit() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    assert!(app.modified);
+    run(&mut app, CommandId::Undo);
+    assert!(!app.modified);
+    assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
 }

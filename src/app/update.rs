@@ -35,7 +35,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             let id = if lines < 0 { CommandId::Up } else { CommandId::Down };
             (0..lines.unsigned_abs()).flat_map(|_| command(app, id)).collect()
         }
-        Action::SetField { field, value } => edit(app, field, value),
+        Action::SetField { field, value } => {
+            // A click on a slider also selects it.
+            if let Field::Mfu(index) = field {
+                app.focus = PaneId::Mfu;
+                app.cursors.accelerator = index;
+            }
+            edit(app, field, value)
+        }
         Action::FleetStarted { generation, what } => {
             if generation == app.generation {
                 app.fleet_status = FleetStatus::Working { generation, what };
@@ -44,6 +51,13 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::FleetLoaded { generation, fleet } => {
             if generation == app.generation {
+                let names =
+                    |f: &crate::app::Fleet| f.report.clusters.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+                if app.fleet.as_ref().map(names) != Some(names(&fleet)) {
+                    // Drills point at clusters by position: other clusters, start from the fleet.
+                    app.workloads_view = WorkloadsView::Fleet;
+                    app.cursors.drill_row = 0;
+                }
                 app.fleet = Some(*fleet);
                 app.fleet_status = FleetStatus::Idle;
                 app.derived
@@ -61,8 +75,13 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             Vec::new()
         }
-        Action::PlanChangedOnDisk { plan, text } => plan_changed_on_disk(app, *plan, text),
-        Action::PlanInvalidOnDisk { message } => {
+        Action::PlanChangedOnDisk { path, .. } | Action::PlanInvalidOnDisk { path, .. }
+            if !is_plan_file(app, &path) =>
+        {
+            Vec::new()
+        }
+        Action::PlanChangedOnDisk { plan, text, .. } => plan_changed_on_disk(app, *plan, text),
+        Action::PlanInvalidOnDisk { message, .. } => {
             app.disk_error = Some(message.clone());
             banner(
                 app,
@@ -91,6 +110,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             let moved = app.plan_file.path.as_ref() != Some(&path);
             app.plan_file.path = Some(path.clone());
             app.plan_file.text = Some(text);
+            app.saved = app.plan.clone();
             app.modified = false;
             match note {
                 Some(note) => banner(app, BannerLevel::Warning, format!("saved {}: {note}", path.display())),
@@ -135,11 +155,21 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
 }
 
+/// True when `path` is the open plan's file (paths compared absolute).
+fn is_plan_file(app: &App, path: &std::path::Path) -> bool {
+    let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    app.plan_file
+        .path
+        .as_deref()
+        .is_some_and(|open| absolute(open) == absolute(path))
+}
+
 fn banner(app: &mut App, level: BannerLevel, text: String) {
     app.banner = Some(Banner { level, text });
 }
 
 fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
+    let cannot_save = unsavable(app);
     match &mut app.overlay {
         Overlay::Entry { field, text, error } => {
             let field = *field;
@@ -160,16 +190,21 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         Overlay::SaveAs { text, error } => {
             match key.code {
                 KeyCode::Enter => match valid_plan_name(text) {
+                    Ok(_) if cannot_save.is_some() => *error = cannot_save,
                     Ok(name) => {
                         app.overlay = Overlay::None;
                         return vec![Effect::SavePlanAs {
                             name,
                             plan: Box::new(app.plan.clone()),
+                            pick_free_name: false,
                         }];
                     }
                     Err(e) => *error = Some(e),
                 },
-                KeyCode::Esc => app.overlay = Overlay::None,
+                KeyCode::Esc => {
+                    app.overlay = Overlay::None;
+                    app.quit_after_save = false;
+                }
                 _ => edit_text(text, key),
             }
             Vec::new()
@@ -207,7 +242,9 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                 app.overlay = Overlay::None;
                 let effects = save(app);
                 // Quit only when the save has landed (see PlanSaved); a failure keeps the edits.
-                app.quit_after_save = matches!(effects.first(), Some(Effect::SavePlan { .. }));
+                // A plan without a file asks for a name first; quitting waits for that too.
+                app.quit_after_save = matches!(effects.first(), Some(Effect::SavePlan { .. }))
+                    || matches!(app.overlay, Overlay::SaveAs { .. });
                 effects
             }
             KeyCode::Char('n' | 'N') | KeyCode::Esc => {
@@ -219,22 +256,24 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         Overlay::Conflict(conflict) => {
             let conflict = conflict.clone();
             match key.code {
+                // Capitals: the dialog opens unasked, and a key meant for a pane must not choose.
                 // Keep mine, written over theirs.
-                KeyCode::Char('o') => {
+                KeyCode::Char('O') => {
                     app.overlay = Overlay::None;
                     app.plan_file.text = Some(conflict.theirs_text.clone());
                     save(app)
                 }
                 // Keep mine as a copy; the file stays theirs.
-                KeyCode::Char('k') => {
+                KeyCode::Char('K') => {
                     app.overlay = Overlay::None;
                     let name = format!("{}-mine", file_stem(app));
                     vec![Effect::SavePlanAs {
                         name,
                         plan: Box::new(app.plan.clone()),
+                        pick_free_name: true,
                     }]
                 }
-                KeyCode::Char('t') => {
+                KeyCode::Char('T') => {
                     app.overlay = Overlay::None;
                     push_undo(app);
                     app.plan_file.text = Some(conflict.theirs_text.clone());
@@ -247,7 +286,7 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                     );
                     effects
                 }
-                KeyCode::Char('c') => {
+                KeyCode::Char('C') => {
                     app.compare = vec![("on disk".to_string(), conflict.theirs.clone())];
                     refresh_comparison(app);
                     app.overlay = Overlay::Compare {
@@ -560,11 +599,7 @@ fn begin_entry(app: &mut App) {
     if let Some(field) = app.selected_field()
         && let Some(value) = field.get(&app.plan)
     {
-        let text = if field.is_fraction() {
-            format!("{}", (value * 1000.0).round() / 10.0)
-        } else {
-            format!("{value}")
-        };
+        let text = field.editable_text(value);
         app.overlay = Overlay::Entry {
             field,
             text,
@@ -611,7 +646,7 @@ fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
         app.history.redo.clear();
     }
     app.history.last_field = Some(field);
-    app.modified = true;
+    app.modified = app.plan != app.saved;
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
     Vec::new()
@@ -637,7 +672,7 @@ fn undo(app: &mut App) -> Vec<Effect> {
     };
     let current = std::mem::replace(&mut app.plan, previous);
     app.history.redo.push(current);
-    app.modified = true;
+    app.modified = app.plan != app.saved;
     recompute(app)
 }
 
@@ -648,12 +683,13 @@ fn redo(app: &mut App) -> Vec<Effect> {
     };
     let current = std::mem::replace(&mut app.plan, next);
     app.history.undo.push(current);
-    app.modified = true;
+    app.modified = app.plan != app.saved;
     recompute(app)
 }
 
 /// Replaces the plan wholesale (reload, open, take theirs) and recomputes.
 fn replace_plan(app: &mut App, plan: Plan) -> Vec<Effect> {
+    app.saved = plan.clone();
     app.plan = plan;
     app.modified = false;
     recompute(app)
@@ -697,8 +733,10 @@ fn recompute(app: &mut App) -> Vec<Effect> {
 
 fn clamp_cursors(app: &mut App) {
     let clusters = cluster_count(app);
+    let contract_classes = app.derived.contracts.as_ref().map_or(0, |c| c.classes.len());
     let c = &mut app.cursors;
     c.accelerator = c.accelerator.min(app.plan.accelerators.len().saturating_sub(1));
+    c.contract_class = c.contract_class.min(contract_classes.saturating_sub(1));
     c.risk_cell = c.risk_cell.min((app.plan.risks.len() * 2).saturating_sub(1));
     c.cluster = c.cluster.min(clusters.saturating_sub(1));
     let valid_cluster = |i: usize| i < clusters;
@@ -715,7 +753,28 @@ fn clamp_cursors(app: &mut App) {
     }
 }
 
+/// Why the plan cannot be written as it stands, if it cannot: a file gpuplan would refuse to
+/// open is never saved.
+fn unsavable(app: &App) -> Option<String> {
+    let problems = &app.derived.problems;
+    (!problems.is_empty()).then(|| {
+        format!(
+            "not saved: {}",
+            problems
+                .iter()
+                .map(|p| format!("{}: {}", p.key_path, p.message))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )
+    })
+}
+
 fn save(app: &mut App) -> Vec<Effect> {
+    if let Some(why) = unsavable(app) {
+        app.quit_after_save = false;
+        banner(app, BannerLevel::Error, why);
+        return Vec::new();
+    }
     match &app.plan_file.path {
         Some(path) => vec![Effect::SavePlan {
             path: path.clone(),
@@ -760,6 +819,8 @@ fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> Vec<Effect> 
         return Vec::new();
     }
     if app.modified && plan != app.plan {
+        // A save-and-quit in flight waits for the user's choice.
+        app.quit_after_save = false;
         app.overlay = Overlay::Conflict(Box::new(Conflict {
             theirs: plan,
             theirs_text: text,

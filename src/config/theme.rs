@@ -189,8 +189,12 @@ pub fn load_themes(user_dir: Option<&Path>, no_color: bool) -> LoadedThemes {
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
                     if let Some((name, palette)) = read_palette(&file, &text, dark.as_ref(), &mut warnings) {
-                        themes.retain(|t| t.name != name);
-                        themes.push(resolve(name, &palette));
+                        // A user theme of a built-in's name replaces it where it stands.
+                        let theme = resolve(name, &palette);
+                        match themes.iter_mut().find(|t| t.name == theme.name) {
+                            Some(slot) => *slot = theme,
+                            None => themes.push(theme),
+                        }
                     }
                 }
                 Err(e) => warnings.push(Diagnostic::file(&file, format!("cannot read the theme: {e}"))),

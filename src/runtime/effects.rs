@@ -65,16 +65,30 @@ impl Runtime {
                 path,
                 plan,
                 original_text,
-            } => Some(save(&path, &plan, original_text.as_deref())),
-            Effect::SavePlanAs { name, plan } => Some(match data_dir() {
+            } => Some(match changed_on_disk(&path, original_text.as_deref(), &self.catalog) {
+                Some(changed) => changed,
+                None => save(&path, &plan, original_text.as_deref()),
+            }),
+            Effect::SavePlanAs {
+                name,
+                plan,
+                pick_free_name,
+            } => Some(match data_dir() {
                 Some(dir) => {
-                    let path = dir.join("plans").join(format!("{name}.toml"));
-                    if path.exists() {
-                        Action::Failed {
-                            message: format!("{} exists: save under another name", path.display()),
-                        }
-                    } else {
-                        save(&path, &plan, app.plan_file.text.as_deref())
+                    let folder = dir.join("plans");
+                    let candidates = std::iter::once(name.clone())
+                        .chain((2..100).filter(|_| pick_free_name).map(|n| format!("{name}-{n}")));
+                    let free = candidates
+                        .map(|n| folder.join(format!("{n}.toml")))
+                        .find(|p| !p.exists());
+                    match free {
+                        Some(path) => save(&path, &plan, app.plan_file.text.as_deref()),
+                        None => Action::Failed {
+                            message: format!(
+                                "{} exists: save under another name",
+                                folder.join(format!("{name}.toml")).display()
+                            ),
+                        },
                     }
                 }
                 None => Action::Failed {
@@ -138,6 +152,25 @@ fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), String> {
     let plan = read_plan_text(&shown, &text, catalog)
         .map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
     Ok((plan, text))
+}
+
+/// When the file on disk is no longer the text the plan was read from (an edit the watcher has
+/// not reported yet, or no watcher), what is on disk now: the app then asks before anything is
+/// overwritten. None when the save may go ahead.
+fn changed_on_disk(path: &Path, original_text: Option<&str>, catalog: &Catalog) -> Option<Action> {
+    let original = original_text?;
+    let on_disk = std::fs::read_to_string(path).ok()?;
+    if on_disk == original {
+        return None;
+    }
+    Some(match super::watcher::read_changed_plan(path, catalog) {
+        Action::PlanInvalidOnDisk { message, .. } => Action::Failed {
+            message: format!(
+                "not saved: the file changed on disk and does not read ({message}); fix it, or save under another name"
+            ),
+        },
+        other => other,
+    })
 }
 
 /// Writes the plan atomically; with the file's text, only the values that changed are

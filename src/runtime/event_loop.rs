@@ -16,7 +16,7 @@ use super::keys::key_of;
 use super::terminal::{TerminalGuard, Tui};
 use super::worker::Worker;
 use crate::app::field::Field;
-use crate::app::{Action, App, Banner, BannerLevel, PaneId, update};
+use crate::app::{Action, App, Banner, BannerLevel, Overlay, PaneId, update};
 use crate::ui::layout::{areas, pane_at, tab_at};
 use crate::ui::panes::mfu::{mfu_at, slider_track};
 use crate::ui::theme::Theme;
@@ -127,6 +127,11 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                 return false;
             };
             let size = Rect::new(0, 0, size.width, size.height);
+            // The mouse works the panes only when they are what the user sees.
+            if app.overlay != Overlay::None || !crate::ui::draws_panes(size) {
+                *drag = None;
+                return false;
+            }
             let layout = areas(size, app);
             let slider_under = |x: u16, y: u16| -> Option<(usize, f64)> {
                 let (_, pane) = layout.panes.iter().find(|(p, _)| *p == PaneId::Mfu)?;
@@ -140,8 +145,6 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                 MouseEventKind::Down(MouseButton::Left) => {
                     if let Some((index, mfu)) = slider_under(mouse.column, mouse.row) {
                         *drag = Some(index);
-                        app.cursors.accelerator = index;
-                        apply(app, runtime, Action::FocusPane(PaneId::Mfu));
                         return apply(
                             app,
                             runtime,

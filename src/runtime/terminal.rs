@@ -2,6 +2,7 @@
 //! exit, error, and panic (the hook restores it before the message prints).
 
 use std::io::{self, Stdout, Write};
+use std::sync::Mutex;
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
@@ -48,14 +49,26 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// A panic on any thread (the UI, the worker, Polars' pool) gives the screen back, prints its
-/// message on the normal screen, and ends the process: a workbench with a dead thread would
-/// only mislead.
+static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// The message of the last panic off the UI thread, for the error the worker reports.
+pub fn last_panic() -> Option<String> {
+    LAST_PANIC.lock().ok().and_then(|m| m.clone())
+}
+
+/// A panic on the UI thread gives the screen back, prints its message on the normal screen and
+/// ends the process. A panic elsewhere (the worker, Polars' pool) is kept for the worker to
+/// report as a failed job, and prints nothing over the screen.
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        restore();
-        previous(info);
-        std::process::exit(101);
+        if std::thread::current().name() == Some("main") {
+            restore();
+            previous(info);
+            std::process::exit(101);
+        }
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(info.to_string());
+        }
     }));
 }

@@ -52,7 +52,14 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
         .name("gpuplan-watch".to_string())
         .spawn(move || {
             while rx.recv().is_ok() {
-                while rx.recv_timeout(DEBOUNCE).is_ok() {}
+                loop {
+                    match rx.recv_timeout(DEBOUNCE) {
+                        Ok(()) => {}
+                        Err(mpsc::RecvTimeoutError::Timeout) => break,
+                        // The watcher was replaced (another plan opened): report nothing.
+                        Err(mpsc::RecvTimeoutError::Disconnected) => return,
+                    }
+                }
                 if results.send(read_changed_plan(&file, &catalog)).is_err() {
                     break;
                 }
@@ -71,17 +78,21 @@ pub fn read_changed_plan(path: &Path, catalog: &Catalog) -> Action {
     match std::fs::read_to_string(path) {
         Ok(text) => match read_plan_text(&shown, &text, catalog) {
             Ok(plan) => Action::PlanChangedOnDisk {
+                path: path.to_path_buf(),
                 plan: Box::new(plan),
                 text,
             },
             Err(diagnostics) => Action::PlanInvalidOnDisk {
+                path: path.to_path_buf(),
                 message: diagnostics.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "),
             },
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Action::PlanInvalidOnDisk {
+            path: path.to_path_buf(),
             message: format!("{shown}: the file is gone (moved or deleted); save to write it again"),
         },
         Err(e) => Action::PlanInvalidOnDisk {
+            path: path.to_path_buf(),
             message: format!("{shown}: cannot read: {e}"),
         },
     }

@@ -34,6 +34,14 @@ pub enum Job {
     },
 }
 
+impl Job {
+    fn generation(&self) -> u64 {
+        match self {
+            Job::Load { generation, .. } | Job::Reaudit { generation, .. } => *generation,
+        }
+    }
+}
+
 #[derive(Default)]
 struct Slot {
     pending: Option<Job>,
@@ -105,7 +113,21 @@ impl Worker {
             .spawn(move || {
                 let mut cache: Option<Cache> = None;
                 while let Some(job) = next_job(&shared) {
-                    let action = run(&catalog, job, &mut cache, &results);
+                    let generation = job.generation();
+                    // A panic in Polars or a reader fails this job, not the workbench.
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run(&catalog, job, &mut cache, &results)
+                    }));
+                    let action = ran.unwrap_or_else(|_| {
+                        cache = None;
+                        Action::FleetFailed {
+                            generation,
+                            message: format!(
+                                "internal error while reading the logs (please report it): {}",
+                                super::terminal::last_panic().unwrap_or_default()
+                            ),
+                        }
+                    });
                     if results.send(action).is_err() {
                         break;
                     }
@@ -116,9 +138,18 @@ impl Worker {
     }
 
     /// Queues a job, replacing any job still waiting: holding a key never builds a backlog.
+    /// A re-audit never drops a read still waiting: it becomes that read, with its settings.
     pub fn submit(&self, job: Job) {
         let (lock, ready) = &*self.slot;
         if let Ok(mut slot) = lock.lock() {
+            let job = match (slot.pending.take(), job) {
+                (Some(Job::Load { logs, .. }), Job::Reaudit { generation, settings }) => Job::Load {
+                    generation,
+                    logs,
+                    settings,
+                },
+                (_, job) => job,
+            };
             slot.pending = Some(job);
             ready.notify_one();
         }
@@ -213,7 +244,11 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             drop(ticker);
             match read {
                 Ok(read) => *cache = Some(read),
-                Err(message) => return Action::FleetFailed { generation, message },
+                Err(message) => {
+                    // A re-audit must not bring back the logs this read was to replace.
+                    *cache = None;
+                    return Action::FleetFailed { generation, message };
+                }
             }
             let _ = results.send(Action::FleetStarted {
                 generation,

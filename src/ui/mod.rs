@@ -19,9 +19,14 @@ use theme::Theme;
 const MIN_WIDTH: u16 = 24;
 const MIN_HEIGHT: u16 = 6;
 
+/// True when a terminal of this size shows the panes (not just a request for more room).
+pub fn draws_panes(size: ratatui::layout::Rect) -> bool {
+    size.width >= MIN_WIDTH && size.height >= MIN_HEIGHT
+}
+
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame) {
     let size = frame.area();
-    if size.width < MIN_WIDTH || size.height < MIN_HEIGHT {
+    if !draws_panes(size) {
         let text = format!("gpuplan: {}×{} is too small", size.width, size.height);
         frame.render_widget(Paragraph::new(Line::styled(text, theme.base)), size);
         return;

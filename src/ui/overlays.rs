@@ -114,10 +114,10 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
                     "Someone edited the file while you hold unsaved edits. Nothing is lost until you choose:",
                     theme.warn,
                 ),
-                choice("o", "keep mine, written over the file"),
-                choice("k", "keep mine as a copy (name-mine.toml); the file stays theirs"),
-                choice("t", "take theirs (undo brings mine back)"),
-                choice("c", "compare the two side by side"),
+                choice("O", "keep mine, written over the file"),
+                choice("K", "keep mine as a copy (name-mine.toml); the file stays theirs"),
+                choice("T", "take theirs (undo brings mine back)"),
+                choice("C", "compare the two side by side"),
             ];
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
         }

@@ -24,7 +24,8 @@ const CELL_WIDTH: usize = 9;
 /// turning a click or drag into an MFU.
 pub fn slider_track(body: Rect, index: usize) -> Option<Rect> {
     let track_width = body.width.checked_sub(NAME_WIDTH + VALUE_WIDTH + COST_WIDTH + 1)?;
-    if track_width < 5 || index as u16 >= body.height {
+    // Row 0 is the title line; slider `index` is on row index + 1.
+    if track_width < 5 || index as u16 + 1 >= body.height {
         return None;
     }
     Some(Rect {
