@@ -245,3 +245,16 @@ fn compare_view_with_a_shipped_plan() {
     assert!(shown.contains("h200-reserved.to"), "{shown}");
     insta::assert_snapshot!("compare_200x60", shown);
 }
+
+#[test]
+fn the_selected_row_stays_on_a_short_screen() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Risk));
+    let last = app.plan.risks.len() * 2 - 1;
+    for _ in 0..last {
+        update(&mut app, Action::Command(CommandId::Down));
+    }
+    let scenario: String = app.plan.risks[last / 2].scenario.chars().take(10).collect();
+    let shown = screen(&app, 80, 10);
+    assert!(shown.contains(&scenario), "{scenario} scrolled away:\n{shown}");
+}

@@ -50,6 +50,13 @@ pub fn paired_fields_line<'a>(groups: Vec<Vec<(String, Style)>>, width: u16) -> 
     Line::from(spans)
 }
 
+/// How far to scroll a pane so that line `selected` (when there is one) is on screen.
+pub fn scroll_to(selected: Option<usize>, height: u16) -> (u16, u16) {
+    let height = usize::from(height.max(1));
+    let offset = selected.map_or(0, |line| (line + 2).saturating_sub(height));
+    (u16::try_from(offset).unwrap_or(u16::MAX), 0)
+}
+
 /// Pads or cuts a label to exactly `width` characters (labels may be cut; numbers never are).
 pub fn label(text: &str, width: usize) -> String {
     let count = text.chars().count();
@@ -148,6 +155,13 @@ mod tests {
             12,
         );
         assert_eq!(line.to_string(), "cost ");
+    }
+
+    #[test]
+    fn the_selected_line_stays_on_screen() {
+        assert_eq!(scroll_to(Some(3), 10), (0, 0));
+        assert_eq!(scroll_to(Some(30), 10), (22, 0));
+        assert_eq!(scroll_to(None, 10), (0, 0));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::app::{App, FleetStatus};
 use crate::model::contracts::MixRole;
 use crate::model::format::{thousands, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right};
+use crate::ui::widgets::{fields_line, label, right, scroll_to};
 
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
@@ -61,7 +61,11 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         ),
         Line::raw(""),
     ];
+    let mut selected_line = None;
     for (i, class) in report.classes.iter().enumerate() {
+        if focused && i == app.cursors.contract_class {
+            selected_line = Some(lines.len());
+        }
         let title_style = if focused && i == app.cursors.contract_class {
             theme.selected
         } else {
@@ -120,5 +124,8 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         format!("demand of the audit's {:.0} days", report.window_days),
         theme.muted,
     ));
-    frame.render_widget(Paragraph::new(lines), body);
+    frame.render_widget(
+        Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
+        body,
+    );
 }

@@ -11,7 +11,7 @@ use crate::app::field::Field;
 use crate::model::checks::CheckStatus;
 use crate::model::format::{pct, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, status_glyph, status_style};
+use crate::ui::widgets::{fields_line, label, right, scroll_to, status_glyph, status_style};
 
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
@@ -27,7 +27,11 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         ],
         width,
     )];
+    let mut selected_line = None;
     for (i, row) in risk.rows.iter().enumerate() {
+        if matches!(selected, Some(Field::RiskProbability(r) | Field::RiskImpact(r)) if r == i) {
+            selected_line = Some(lines.len());
+        }
         let cell = |field: Field| {
             if selected == Some(field) {
                 theme.selected
@@ -95,5 +99,8 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             Span::styled(check.subject.clone(), theme.muted),
         ]));
     }
-    frame.render_widget(Paragraph::new(lines), body);
+    frame.render_widget(
+        Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
+        body,
+    );
 }

@@ -12,7 +12,7 @@ use crate::model::fleet::{AuditReport, ClusterAudit};
 use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::workload::WorkloadClass;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
+use crate::ui::widgets::{EIGHTHS, fields_line, label, right, scroll_to};
 
 const NAME_WIDTH: usize = 14;
 
@@ -32,13 +32,24 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         return;
     };
     let report = &fleet.report;
+    // The selected row's line, to keep on screen: the cluster list starts on line 3, a
+    // cluster's classes and a class's jobs after their headings.
+    let selected_line = match app.workloads_view {
+        WorkloadsView::Fleet => Some(3 + app.cursors.cluster),
+        WorkloadsView::Cluster { .. } => Some(3 + app.cursors.drill_row),
+        WorkloadsView::Class { class, .. } => Some(rules_shown(report, class) + 4 + app.cursors.drill_row),
+        WorkloadsView::Job { .. } => None,
+    };
     let lines = match app.workloads_view {
         WorkloadsView::Fleet => fleet_lines(app, report, theme, body, focused),
         WorkloadsView::Cluster { cluster } => cluster_lines(app, report, cluster, theme, body.width, focused),
         WorkloadsView::Class { cluster, class } => class_lines(app, report, cluster, class, theme, body.width, focused),
         WorkloadsView::Job { cluster, class, job } => job_lines(app, cluster, class, job, theme),
     };
-    frame.render_widget(Paragraph::new(lines), body);
+    frame.render_widget(
+        Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
+        body,
+    );
 }
 
 fn class_style(class: WorkloadClass, theme: &Theme) -> Style {
@@ -394,6 +405,15 @@ fn cluster_lines(
     lines
 }
 
+/// Labels decide whichever class they name, so that rule shows under every class.
+fn shows_rule(rule: &crate::model::fleet::RuleUse, class: WorkloadClass) -> bool {
+    rule.class == class.label() || rule.class == "labels"
+}
+
+fn rules_shown(report: &AuditReport, class: WorkloadClass) -> usize {
+    report.rules.iter().filter(|r| shows_rule(r, class)).count()
+}
+
 fn class_lines(
     app: &App,
     report: &AuditReport,
@@ -408,12 +428,7 @@ fn class_lines(
         format!("{name} ▸ {} ▸ rules (whole fleet)", class.label()),
         theme.title,
     )];
-    // Labels decide whichever class they name, so that rule shows under every class.
-    for rule in report
-        .rules
-        .iter()
-        .filter(|r| r.class == class.label() || r.class == "labels")
-    {
+    for rule in report.rules.iter().filter(|r| shows_rule(r, class)) {
         lines.push(fields_line(
             vec![
                 (label(&rule.rule, 22), theme.base),
