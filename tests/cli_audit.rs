@@ -215,3 +215,16 @@ fn mapping_init_takes_a_headerless_logs_names_from_its_header_file() {
     assert!(run.stdout.contains("gpus = \"plan_gpu\""), "{}", run.stdout);
     assert!(run.stdout.contains("gpus = \"percent\""), "{}", run.stdout);
 }
+
+#[test]
+fn utilization_samples_alone_are_told_apart_from_jobs() {
+    let samples = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/dcgm/DCGM_FI_DEV_GPU_UTIL.csv"
+    );
+    let run = gpuplan(&["audit", samples]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("DCGM_FI_DEV_GPU_UTIL.csv"), "{}", run.stderr);
+    assert!(run.stderr.contains("utilization samples"), "{}", run.stderr);
+    assert!(run.stderr.contains("needs a job log"), "{}", run.stderr);
+}

@@ -147,6 +147,21 @@ pub fn audit_logs(
     )
     .map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let rows = loaded.jobs.height();
+    if rows == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
+        let samples = loaded
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        return Err(Diagnostic::file(
+            &samples,
+            "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log \
+             (scheduler export, sacct -P, Philly JSON...); the samples are read and checked, but not yet \
+             used in the audit's series",
+        )
+        .into());
+    }
     progress.phase(format!(
         "read {} rows ({:.0} rows/s); classifying and aggregating",
         thousands(rows as f64),
