@@ -7,11 +7,10 @@ use serde::Serialize;
 use super::progress::{LARGE_INPUT_BYTES, Progress};
 use super::{Failure, Format, load_plan_if_given};
 use crate::config::diagnostic::Diagnostic;
-use crate::data::audit::{AuditReport, AuditSettings, WindowSpec, audit};
-use crate::data::load::{FileSummary, expand_inputs, load_logs};
+use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
+use crate::data::fleet_source::FleetSource;
+use crate::data::load::{FileSummary, LoadError, expand_inputs};
 use crate::data::mapping::Mapping;
-use crate::data::partitioned::{audit_partitioned, cluster_partitions};
-use crate::data::tabular::Detail;
 use crate::model::catalog::Catalog;
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
@@ -115,76 +114,39 @@ pub fn audit_logs(
         .filter_map(|p| std::fs::metadata(p).ok())
         .map(|m| m.len())
         .sum();
-    if let [input] = inputs.as_slice()
-        && args.input_format.is_none()
-        && let Some(partitions) = cluster_partitions(input)
-    {
-        let progress = Progress::start(
-            true,
-            &format!("auditing {} cluster partitions one at a time", partitions.len()),
-            0,
-        );
-        let (report, files) = audit_partitioned(&partitions, mapping.as_ref(), rules, &settings)
-            .map_err(|e| Diagnostic::file(&e.path, e.message))?;
-        let elapsed = progress.elapsed().as_secs_f64();
-        progress.finish(&format!(
-            "audited {} rows in {} partitions in {elapsed:.1} s",
-            thousands(report.runs_total as f64 + report.rows_rejected_total as f64),
-            partitions.len()
-        ));
-        return Ok((report, files));
-    }
+    // A folder (partitioned Parquet) has no size to show a bar of: a spinner and the phase.
     let progress = Progress::start(
-        bytes > LARGE_INPUT_BYTES,
+        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()),
         &format!("reading {} MB", bytes / 1_000_000),
         bytes,
     );
-    let loaded = load_logs(
-        &inputs,
-        args.input_format.as_deref(),
-        mapping.as_ref(),
-        Detail::Audit(rules),
-    )
-    .map_err(|e| Diagnostic::file(&e.path, e.message))?;
-    let rows = loaded.jobs.height();
-    if rows == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
-        let samples = loaded
-            .files
-            .iter()
-            .map(|f| f.path.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        return Err(Diagnostic::file(
-            &samples,
-            "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log \
-             (scheduler export, sacct -P, Philly JSON...); the samples are read and checked, but not yet \
-             used in the audit's series",
-        )
-        .into());
-    }
-    progress.phase(format!(
-        "read {} rows ({:.0} rows/s); classifying and aggregating",
-        thousands(rows as f64),
-        rows as f64 / progress.elapsed().as_secs_f64().max(1e-9)
-    ));
-    let report = audit(&loaded.jobs, &loaded.quarantine, rules, &settings).map_err(|e| {
-        Diagnostic::file(
-            &logs
-                .iter()
-                .map(|l| l.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            e,
-        )
-    })?;
+    let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
+    let source = FleetSource::read(&inputs, args.input_format.as_deref(), mapping.as_ref(), rules).map_err(fail)?;
+    progress.phase(match (&source, source.rows_read()) {
+        (FleetSource::Partitioned { partitions, .. }, _) => {
+            format!("auditing {} cluster partitions one at a time", partitions.len())
+        }
+        (_, rows) => {
+            let rows = rows.unwrap_or(0) as f64;
+            format!(
+                "read {} rows ({:.0} rows/s); classifying and aggregating",
+                thousands(rows),
+                rows / progress.elapsed().as_secs_f64().max(1e-9)
+            )
+        }
+    });
+    let (report, files) = source.audit(rules, &settings).map_err(fail)?;
+    let rows = source
+        .rows_read()
+        .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
     let elapsed = progress.elapsed().as_secs_f64();
     progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
-    for file in &loaded.files {
+    for file in &files {
         for warning in &file.warnings {
             eprintln!("warning: {}: {warning}", file.path);
         }
     }
-    Ok((report, loaded.files))
+    Ok((report, files))
 }
 
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {

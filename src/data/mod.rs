@@ -6,6 +6,7 @@ pub mod canonical;
 pub mod classify;
 pub mod dcgm;
 pub mod detect;
+pub mod fleet_source;
 pub mod load;
 pub mod mapping;
 pub mod partitioned;

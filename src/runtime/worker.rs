@@ -2,22 +2,17 @@
 //! request replaces the waiting one. Results carry the generation that asked for them; the
 //! app drops stale ones. The logs read last are kept, so a re-audit skips reading.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
 use crossbeam_channel::Sender;
-use polars::prelude::DataFrame;
 
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
-use crate::data::audit::{AuditSettings, audit};
-use crate::data::load::{FileSummary, LoadedLogs, expand_inputs, load_logs};
-use crate::data::mapping::Mapping;
-use crate::data::partitioned::{audit_partitioned, cluster_partitions};
+use crate::data::audit::AuditSettings;
+use crate::data::fleet_source::FleetSource;
+use crate::data::load::{FileSummary, expand_inputs};
 use crate::data::progress::READ_PROGRESS;
-use crate::data::reject::Quarantine;
-use crate::data::tabular::Detail;
 use crate::model::catalog::Catalog;
 use crate::model::workload::ClassificationRules;
 
@@ -53,20 +48,8 @@ pub struct Worker {
     handle: Option<thread::JoinHandle<()>>,
 }
 
-/// What the worker keeps between jobs: the last logs read.
-enum Cache {
-    /// The runs read, kept so an audit with new settings skips reading.
-    Runs {
-        runs: DataFrame,
-        quarantine: Quarantine,
-        files: Vec<FleetFile>,
-    },
-    /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time each time.
-    Partitioned {
-        partitions: Vec<(String, PathBuf)>,
-        mapping: Option<Mapping>,
-    },
-}
+/// The worker keeps the last logs read between jobs.
+type Cache = FleetSource;
 
 fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
     files
@@ -81,27 +64,14 @@ fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
         .collect()
 }
 
-impl Cache {
-    fn audit(&self, rules: &ClassificationRules, settings: &AuditSettings) -> Result<Fleet, String> {
-        match self {
-            Cache::Runs {
-                runs,
-                quarantine,
-                files,
-            } => Ok(Fleet {
-                report: audit(runs, quarantine, rules, settings)?,
-                files: files.clone(),
-            }),
-            Cache::Partitioned { partitions, mapping } => {
-                let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)
-                    .map_err(|e| format!("{}: {}", e.path, e.message))?;
-                Ok(Fleet {
-                    report,
-                    files: fleet_files(files),
-                })
-            }
-        }
-    }
+fn audit_fleet(source: &FleetSource, rules: &ClassificationRules, settings: &AuditSettings) -> Result<Fleet, String> {
+    let (report, files) = source
+        .audit(rules, settings)
+        .map_err(|e| format!("{}: {}", e.path, e.message))?;
+    Ok(Fleet {
+        report,
+        files: fleet_files(files),
+    })
 }
 
 impl Worker {
@@ -270,7 +240,7 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             message: "no classification rules loaded (catalogs/classification.toml)".to_string(),
         };
     };
-    match cached.audit(rules, &settings) {
+    match audit_fleet(cached, rules, &settings) {
         Ok(fleet) => Action::FleetLoaded {
             generation,
             fleet: Box::new(fleet),
@@ -287,7 +257,7 @@ pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings)
         .classification
         .as_ref()
         .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
-    cached.audit(rules, settings)
+    audit_fleet(&cached, rules, settings)
 }
 
 fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
@@ -302,21 +272,5 @@ fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
         .transpose()
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
     let inputs = expand_inputs(&logs.paths).map_err(|e| format!("{}: {}", e.path, e.message))?;
-    if let [input] = inputs.as_slice()
-        && let Some(partitions) = cluster_partitions(input)
-    {
-        return Ok(Cache::Partitioned { partitions, mapping });
-    }
-    let LoadedLogs {
-        jobs,
-        quarantine,
-        files,
-        ..
-    } = load_logs(&inputs, None, mapping.as_ref(), Detail::Audit(rules))
-        .map_err(|e| format!("{}: {}", e.path, e.message))?;
-    Ok(Cache::Runs {
-        runs: jobs,
-        quarantine,
-        files: fleet_files(files),
-    })
+    FleetSource::read(&inputs, None, mapping.as_ref(), rules).map_err(|e| format!("{}: {}", e.path, e.message))
 }
