@@ -42,7 +42,7 @@ impl Derived {
         self.contracts = fleet.and_then(|f| contracts_report(plan, catalog, f));
     }
 
-    /// The slider's training run of accelerator `index` of the plan.
+    /// The run cost at the slider of the plan's accelerator `accelerator_id`.
     pub fn slider_cost_usd(&self, accelerator_id: &str) -> Option<f64> {
         self.curves
             .iter()

@@ -196,6 +196,25 @@ pub struct History {
     pub last_field: Option<Field>,
 }
 
+/// The parts of a plan an audit reads (`AuditSettings::for_plan`): when they change, the
+/// fleet is audited again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditInputs {
+    clusters: Vec<crate::model::plan::ClusterCost>,
+    hours_per_month: f64,
+    thresholds: crate::model::thresholds::ThresholdOverrides,
+}
+
+impl AuditInputs {
+    pub fn of(plan: &Plan) -> AuditInputs {
+        AuditInputs {
+            clusters: plan.clusters.clone(),
+            hours_per_month: plan.hours_per_month,
+            thresholds: plan.thresholds.clone(),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub struct App {
     pub catalog: Catalog,
@@ -205,6 +224,8 @@ pub struct App {
     pub fleet: Option<Fleet>,
     pub fleet_status: FleetStatus,
     pub generation: u64,
+    /// What the latest audit request read of the plan.
+    pub audited_for: Option<AuditInputs>,
     pub logs: LogInputs,
     pub focus: PaneId,
     pub workloads_view: WorkloadsView,
@@ -348,6 +369,7 @@ impl App {
             fleet: None,
             fleet_status: FleetStatus::Idle,
             generation: 0,
+            audited_for: None,
             logs,
             focus: PaneId::Workloads,
             workloads_view: WorkloadsView::Fleet,
@@ -369,9 +391,10 @@ impl App {
         }
     }
 
-    /// The effects to run once at start: read the logs, watch the plan file.
+    /// The effects to run once at start: read the logs, watch the plan file. (Files for the
+    /// palette are listed when it opens, not before the first frame.)
     pub fn start(&mut self) -> Vec<Effect> {
-        let mut effects = vec![self.request_fleet(), Effect::ListFiles];
+        let mut effects = vec![self.request_fleet()];
         if let Some(path) = &self.plan_file.path {
             effects.push(Effect::WatchPlan { path: path.clone() });
         }
@@ -380,6 +403,7 @@ impl App {
 
     fn request_fleet(&mut self) -> Effect {
         self.generation += 1;
+        self.audited_for = Some(AuditInputs::of(&self.plan));
         self.fleet_status = FleetStatus::Working {
             generation: self.generation,
             what: "reading the logs".to_string(),
@@ -392,6 +416,7 @@ impl App {
 
     fn request_reaudit(&mut self) -> Effect {
         self.generation += 1;
+        self.audited_for = Some(AuditInputs::of(&self.plan));
         self.fleet_status = FleetStatus::Working {
             generation: self.generation,
             what: "auditing again with the plan's clusters".to_string(),

@@ -74,7 +74,8 @@ fn all_entries(app: &App, mode: PaletteMode) -> Vec<PaletteEntry> {
         .chain(app.known_files.iter().filter(|p| is_plan_file(p)));
     match mode {
         PaletteMode::Compare => {
-            for path in plans {
+            let mut seen = std::collections::HashSet::new();
+            for path in plans.filter(|p| seen.insert(p.to_path_buf())) {
                 entries.push(PaletteEntry {
                     kind: "compare",
                     label: display(path),

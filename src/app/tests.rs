@@ -529,3 +529,37 @@ fn undoing_back_to_the_saved_plan_is_not_an_unsaved_edit() {
     assert!(!app.modified);
     assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
 }
+
+#[test]
+fn only_what_the_audit_reads_of_the_plan_audits_again() {
+    let mut app = app();
+    app.start();
+    let generation = app.generation;
+    let mut mfu_only = app.plan.clone();
+    mfu_only.accelerators[0].mfu = 0.40;
+    let effects = update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(mfu_only.clone()),
+            text: "mfu".to_string(),
+        },
+    );
+    assert!(effects.is_empty(), "{effects:?}");
+    let mut longer_month = mfu_only;
+    longer_month.hours_per_month = 744.0;
+    let effects = update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(longer_month),
+            text: "month".to_string(),
+        },
+    );
+    assert_eq!(
+        effects,
+        vec![Effect::Reaudit {
+            generation: generation + 1
+        }]
+    );
+}

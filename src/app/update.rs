@@ -4,7 +4,9 @@ use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
 use super::key::{Key, KeyCode};
 use super::palette::{PaletteMode, PaletteState, PaletteTarget, matches};
-use super::{Action, App, Banner, BannerLevel, Conflict, Effect, FleetStatus, Overlay, PaneId, WorkloadsView};
+use super::{
+    Action, App, AuditInputs, Banner, BannerLevel, Conflict, Effect, FleetStatus, Overlay, PaneId, WorkloadsView,
+};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 
@@ -275,7 +277,7 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                 }
                 KeyCode::Char('T') => {
                     app.overlay = Overlay::None;
-                    push_undo(app);
+                    push_undo(app, app.plan.clone());
                     app.plan_file.text = Some(conflict.theirs_text.clone());
                     let effects = replace_plan(app, conflict.theirs.clone());
                     app.modified = false;
@@ -388,7 +390,7 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         }
         CommandId::Palette => {
             app.overlay = Overlay::Palette(PaletteState::new(PaletteMode::All));
-            Vec::new()
+            vec![Effect::ListFiles]
         }
         CommandId::OpenFile => {
             app.overlay = Overlay::Palette(PaletteState::new(PaletteMode::Files));
@@ -618,8 +620,8 @@ fn step(app: &mut App, count: i32, coarse: bool) -> Vec<Effect> {
     edit(app, field, field.stepped(value, count, coarse))
 }
 
-fn push_undo(app: &mut App) {
-    app.history.undo.push(app.plan.clone());
+fn push_undo(app: &mut App, plan: Plan) {
+    app.history.undo.push(plan);
     if app.history.undo.len() > UNDO_DEPTH {
         app.history.undo.remove(0);
     }
@@ -628,9 +630,6 @@ fn push_undo(app: &mut App) {
 
 /// Sets a plan value and recomputes every number that depends on it.
 fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
-    if field.get(&app.plan) == Some(value) {
-        return Vec::new();
-    }
     let before = app.plan.clone();
     if !field.set(&mut app.plan, value) {
         return Vec::new();
@@ -639,11 +638,7 @@ fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
         return Vec::new();
     }
     if app.history.last_field != Some(field) {
-        app.history.undo.push(before);
-        if app.history.undo.len() > UNDO_DEPTH {
-            app.history.undo.remove(0);
-        }
-        app.history.redo.clear();
+        push_undo(app, before);
     }
     app.history.last_field = Some(field);
     app.modified = app.plan != app.saved;
@@ -695,37 +690,16 @@ fn replace_plan(app: &mut App, plan: Plan) -> Vec<Effect> {
     recompute(app)
 }
 
-/// Recomputes after the plan changed in any way; audits again when the clusters changed,
-/// since capacity and price per cluster feed the stranded spend.
+/// Recomputes after the plan changed in any way; audits again when what the audit read of the
+/// plan changed (clusters' capacity and price, the month, thresholds).
 fn recompute(app: &mut App) -> Vec<Effect> {
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
     clamp_cursors(app);
-    let audited_with = app.fleet.as_ref().map(|f| {
-        f.report
-            .clusters
-            .iter()
-            .map(|c| (c.name.clone(), c.usd_per_gpu_hour))
-            .collect::<Vec<_>>()
-    });
-    let wanted_prices: Vec<(String, f64)> = app
-        .plan
-        .clusters
-        .iter()
-        .map(|c| (c.name.clone(), c.usd_per_gpu_hour))
-        .collect();
-    let stale = audited_with.is_some_and(|audited| {
-        wanted_prices
-            .iter()
-            .any(|(name, price)| audited.iter().any(|(n, p)| n == name && p != price))
-    }) || app.fleet.as_ref().is_some_and(|f| {
-        app.plan.clusters.iter().any(|c| {
-            f.report
-                .clusters
-                .iter()
-                .any(|a| a.name == c.name && a.capacity_gpus != f64::from(c.gpus))
-        })
-    });
+    let stale = app
+        .audited_for
+        .as_ref()
+        .is_some_and(|inputs| *inputs != AuditInputs::of(&app.plan));
     app.derived
         .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
     if stale { vec![app.request_reaudit()] } else { Vec::new() }

@@ -51,8 +51,7 @@ struct Entries<T> {
 }
 
 fn parse_table(file: &str, text: &str) -> Result<toml::Table, Diagnostic> {
-    toml::from_str::<toml::Table>(text)
-        .map_err(|e| Diagnostic::at(file, text, e.span(), None, e.message().trim().to_string()))
+    toml::from_str::<toml::Table>(text).map_err(|e| Diagnostic::toml(file, text, &e))
 }
 
 fn check_schema_version(file: &str, text: &str, table: &toml::Table, warnings: &mut Vec<Diagnostic>) {

@@ -56,6 +56,11 @@ impl Diagnostic {
 }
 
 impl Diagnostic {
+    /// A TOML file that does not parse: where the parser stopped and why.
+    pub fn toml(file: &str, text: &str, error: &toml::de::Error) -> Diagnostic {
+        Diagnostic::at(file, text, error.span(), None, error.message().trim().to_string())
+    }
+
     /// One line, for a banner: `file:line:column: key: message`, without the source excerpt.
     pub fn headline(&self) -> String {
         let mut text = self.file.clone();

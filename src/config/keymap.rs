@@ -27,13 +27,7 @@ pub fn parse_keymap(file: &str, text: &str) -> (KeyMap, Vec<Diagnostic>) {
     let table: toml::Table = match toml::from_str(text) {
         Ok(table) => table,
         Err(e) => {
-            warnings.push(Diagnostic::at(
-                file,
-                text,
-                e.span(),
-                None,
-                e.message().trim().to_string(),
-            ));
+            warnings.push(Diagnostic::toml(file, text, &e));
             return (KeyMap::default(), warnings);
         }
     };

@@ -9,10 +9,7 @@ pub fn read_mapping(path: &Path) -> Result<Mapping, Vec<Diagnostic>> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| vec![Diagnostic::file(&shown, format!("cannot read the mapping: {e}"))])?;
-    let mapping: Mapping = toml::from_str(&text).map_err(|e| {
-        let message = e.message().trim().to_string();
-        vec![Diagnostic::at(&shown, &text, e.span(), None, message)]
-    })?;
+    let mapping: Mapping = toml::from_str(&text).map_err(|e| vec![Diagnostic::toml(&shown, &text, &e)])?;
     let problems = mapping.problems();
     if problems.is_empty() {
         return Ok(mapping);

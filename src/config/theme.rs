@@ -57,13 +57,7 @@ fn read_palette(
     let parsed: ThemeFile = match toml::from_str(text) {
         Ok(parsed) => parsed,
         Err(e) => {
-            warnings.push(Diagnostic::at(
-                file,
-                text,
-                e.span(),
-                None,
-                e.message().trim().to_string(),
-            ));
+            warnings.push(Diagnostic::toml(file, text, &e));
             return None;
         }
     };

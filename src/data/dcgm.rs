@@ -171,14 +171,12 @@ pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, S
         if line == header_line {
             continue;
         }
-        let Some(fields) = split_fields(line, names.len()) else {
-            let detail = format!(
-                "expected {} comma-separated fields, found {}",
-                names.len(),
-                count_fields(line)
-            );
-            out.quarantine.add(reject(line_no, RejectReason::MalformedRow, detail));
-            continue;
+        let fields = match record_fields(line, names.len()) {
+            Ok(fields) => fields,
+            Err(detail) => {
+                out.quarantine.add(reject(line_no, RejectReason::MalformedRow, detail));
+                continue;
+            }
         };
         let field = |i: usize| fields.get(i).map_or("", |f| f.trim());
         let metric_name = field(columns.metric);
@@ -301,14 +299,12 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
         if line == header_line {
             continue;
         }
-        let Some(fields) = split_fields(line, names.len()) else {
-            let detail = format!(
-                "expected {} comma-separated fields, found {}",
-                names.len(),
-                count_fields(line)
-            );
-            out.quarantine.add(reject(line_no, RejectReason::MalformedRow, detail));
-            continue;
+        let fields = match record_fields(line, names.len()) {
+            Ok(fields) => fields,
+            Err(detail) => {
+                out.quarantine.add(reject(line_no, RejectReason::MalformedRow, detail));
+                continue;
+            }
         };
         let raw_time = fields.first().map_or("", |f| f.trim());
         let Some(time_ms) = parse_sample_time_ms(raw_time) else {
@@ -445,6 +441,16 @@ fn split_fields(line: &str, expected: usize) -> Option<Vec<Cow<'_, str>>> {
         fields.pop();
     }
     (fields.len() == expected).then_some(fields)
+}
+
+/// A data line's fields, or what is wrong with its shape.
+fn record_fields(line: &str, expected: usize) -> Result<Vec<Cow<'_, str>>, String> {
+    split_fields(line, expected).ok_or_else(|| {
+        format!(
+            "expected {expected} comma-separated fields, found {}",
+            count_fields(line)
+        )
+    })
 }
 
 fn count_fields(line: &str) -> usize {

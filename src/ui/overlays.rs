@@ -50,40 +50,25 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
             }
             frame.render_widget(Paragraph::new(lines), body);
         }
-        Overlay::Entry { field, text, error } => {
-            let area = centered(size, 50, 6);
-            let body = dialog(frame, area, "Type a value", theme);
-            let mut lines = vec![
-                Line::styled(field.label(&app.plan), theme.muted),
-                Line::from(vec![
-                    Span::styled("› ", theme.title),
-                    Span::styled(text.clone(), theme.base),
-                    Span::styled("▏", theme.title),
-                ]),
-            ];
-            lines.push(match error {
-                Some(e) => Line::styled(e.clone(), theme.bad),
-                None => Line::styled("Enter to set, Esc to cancel", theme.muted),
-            });
-            frame.render_widget(Paragraph::new(lines), body);
-        }
-        Overlay::SaveAs { text, error } => {
-            let area = centered(size, 56, 6);
-            let body = dialog(frame, area, "Save the plan as", theme);
-            let lines = vec![
-                Line::styled("a name in the plans folder (letters, digits, - _ .)", theme.muted),
-                Line::from(vec![
-                    Span::styled("› ", theme.title),
-                    Span::styled(text.clone(), theme.base),
-                    Span::styled(".toml▏", theme.muted),
-                ]),
-                match error {
-                    Some(e) => Line::styled(e.clone(), theme.bad),
-                    None => Line::styled("Enter to save, Esc to cancel", theme.muted),
-                },
-            ];
-            frame.render_widget(Paragraph::new(lines), body);
-        }
+        Overlay::Entry { field, text, error } => text_dialog(
+            frame,
+            theme,
+            centered(size, 50, 6),
+            ("Type a value", &field.label(&app.plan)),
+            (text, ""),
+            (error.as_deref(), "Enter to set, Esc to cancel"),
+        ),
+        Overlay::SaveAs { text, error } => text_dialog(
+            frame,
+            theme,
+            centered(size, 56, 6),
+            (
+                "Save the plan as",
+                "a name in the plans folder (letters, digits, - _ .)",
+            ),
+            (text, ".toml"),
+            (error.as_deref(), "Enter to save, Esc to cancel"),
+        ),
         Overlay::ConfirmQuit => {
             let area = centered(size, 50, 5);
             let body = dialog(frame, area, "Unsaved edits", theme);
@@ -123,6 +108,31 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
         }
         Overlay::Compare { scroll, .. } => super::compare::render(app, theme, frame, size, *scroll),
     }
+}
+
+/// A dialog that takes a line of text: (title, prompt), (text, suffix after it), (error, hint).
+fn text_dialog(
+    frame: &mut Frame,
+    theme: &Theme,
+    area: Rect,
+    (title, prompt): (&str, &str),
+    (text, suffix): (&str, &str),
+    (error, hint): (Option<&str>, &str),
+) {
+    let body = dialog(frame, area, title, theme);
+    let lines = vec![
+        Line::styled(prompt.to_string(), theme.muted),
+        Line::from(vec![
+            Span::styled("› ", theme.title),
+            Span::styled(text.to_string(), theme.base),
+            Span::styled(format!("{suffix}▏"), theme.muted),
+        ]),
+        match error {
+            Some(e) => Line::styled(e.to_string(), theme.bad),
+            None => Line::styled(hint.to_string(), theme.muted),
+        },
+    ];
+    frame.render_widget(Paragraph::new(lines), body);
 }
 
 fn dialog(frame: &mut Frame, area: Rect, title: &str, theme: &Theme) -> Rect {

@@ -2,6 +2,8 @@
 //! user's config folder.
 #![allow(dead_code)]
 
+pub mod pty;
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -1,0 +1,93 @@
+//! The real binary in a pseudo-terminal, its output fed to a vt100 screen: shared by the
+//! end-to-end test and the start-up benchmark.
+
+use std::io::{Read, Write};
+use std::num::NonZeroU16;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
+
+pub struct Workbench {
+    parser: Arc<Mutex<vt100::Parser>>,
+    keys: Box<dyn Write + Send>,
+    pub child: Box<dyn Child + Send + Sync>,
+}
+
+impl Workbench {
+    /// Starts `gpuplan ARGS` on a `cols`×`rows` terminal with config and data folders in `home`.
+    pub fn start(args: &[&std::ffi::OsStr], home: &Path, cols: u16, rows: u16) -> Workbench {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pseudo-terminal");
+        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_gpuplan"));
+        command.args(args);
+        command.env("TERM", "xterm-256color");
+        command.env("GPUPLAN_CONFIG_DIR", home.join("config"));
+        command.env("GPUPLAN_DATA_DIR", home.join("data"));
+        command.env_remove("NO_COLOR");
+        let child = pair.slave.spawn_command(command).expect("gpuplan starts");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let keys = pair.master.take_writer().expect("writer");
+        let size = |n: u16| NonZeroU16::new(n.max(1)).expect("non-zero");
+        let parser = Arc::new(Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
+        let feed = Arc::clone(&parser);
+        thread::spawn(move || {
+            let mut buffer = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut p) = feed.lock() {
+                    p.process(&buffer[..n]);
+                }
+            }
+        });
+        Workbench { parser, keys, child }
+    }
+
+    pub fn text(&self) -> String {
+        self.parser.lock().map(|p| p.screen().contents()).unwrap_or_default()
+    }
+
+    /// Waits until `ready` holds for the screen text, or fails showing the screen.
+    pub fn wait_for(&self, what: &str, patience: Duration, ready: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if ready(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < patience,
+                "timed out waiting for {what}; the screen:\n{text}"
+            );
+            thread::sleep(Duration::from_micros(200));
+        }
+    }
+
+    pub fn press(&mut self, keys: &[u8]) {
+        self.keys.write_all(keys).expect("keys");
+        self.keys.flush().expect("flush");
+    }
+
+    /// Waits for the process to end; its exit status.
+    pub fn wait_exit(&mut self, patience: Duration) -> portable_pty::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(start.elapsed() < patience, "gpuplan did not exit");
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
