@@ -8,17 +8,33 @@ use gpuplan::config::catalog::builtin;
 use gpuplan::data::audit::{AuditSettings, WindowSpec, audit};
 use gpuplan::data::load::load_logs;
 
+// The allocator and settings of the gpuplan binary (src/main.rs), so the phases add up to it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// CPU seconds (user + system) the process has used so far, over all threads.
+fn cpu_s() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
 fn rss_mb() -> String {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM"))
-                .map(|l| l.split_whitespace().nth(1).unwrap_or("?").to_string())
-        })
-        .map_or("?".into(), |kb| {
-            format!("{} MB peak", kb.parse::<u64>().unwrap_or(0) / 1024)
-        })
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let mb = |key: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(key))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map_or("?".to_string(), |kb| (kb / 1024).to_string())
+    };
+    format!("{} MB resident, {} MB peak", mb("VmRSS"), mb("VmHWM"))
 }
 
 fn main() {
@@ -26,6 +42,7 @@ fn main() {
         eprintln!("usage: audit_phases FILE");
         std::process::exit(2);
     };
+    gpuplan::runtime::allocator::tune_for_columns();
     let started = Instant::now();
     let rules = builtin().catalog.classification.expect("built-in rules");
     let logs = match load_logs(&[path], None, None, gpuplan::data::tabular::Detail::Audit(&rules)) {
@@ -35,10 +52,12 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let load_cpu_s = cpu_s();
     println!(
-        "load: {:.2} s, {} rows, {}",
+        "load: {:.2} s ({load_cpu_s:.2} s of CPU), {} rows ({} MB of columns), {}",
         started.elapsed().as_secs_f64(),
         logs.jobs.height(),
+        logs.jobs.estimated_size() / 1_000_000,
         rss_mb()
     );
     let settings = AuditSettings {
@@ -52,8 +71,9 @@ fn main() {
     let t = Instant::now();
     match audit(&logs.jobs, &logs.quarantine, &rules, &settings) {
         Ok(report) => println!(
-            "audit: {:.2} s, {} jobs, {}",
+            "audit: {:.2} s ({:.2} s of CPU), {} jobs, {}",
             t.elapsed().as_secs_f64(),
+            cpu_s() - load_cpu_s,
             report.jobs_total,
             rss_mb()
         ),

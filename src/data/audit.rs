@@ -7,12 +7,12 @@
 use polars::prelude::*;
 
 use super::canonical as c;
-use std::collections::HashMap;
 
-use super::classify::{
-    JOB_KEY, JobClasses, classify_jobs, label_rule_index, no_rule_index, rule_name, with_run_features,
-};
+use super::classify::{JOB_KEY, classify_jobs, label_rule_index, no_rule_index, rule_name};
 use super::reject::Quarantine;
+use super::run_features::with_run_features;
+use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_minutes};
+use super::top_jobs::{TopJobInputs, top_jobs};
 use crate::model::catalog::{Catalog, Term};
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, RejectReason,
@@ -21,7 +21,6 @@ pub use crate::model::fleet::{
 use crate::model::plan::Plan;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
-const MS_PER_MINUTE: i64 = 60_000;
 const MS_PER_HOUR: f64 = 3_600_000.0;
 const MINUTES_PER_HOUR: usize = 60;
 
@@ -202,40 +201,6 @@ fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> 
     window_for(data_span(runs)?, spec)
 }
 
-/// Minute-resolution occupancy of one cluster, built from difference arrays: a run adds its
-/// GPUs to every minute it touches.
-struct Occupancy {
-    busy_by_class: [Vec<f64>; 3],
-    utilized: Vec<f64>,
-}
-
-impl Occupancy {
-    fn new(minutes: usize) -> Occupancy {
-        Occupancy {
-            busy_by_class: [vec![0.0; minutes + 1], vec![0.0; minutes + 1], vec![0.0; minutes + 1]],
-            utilized: vec![0.0; minutes + 1],
-        }
-    }
-
-    fn add(&mut self, first_minute: usize, end_minute: usize, class: usize, gpus: f64, utilized_gpus: f64) {
-        self.busy_by_class[class][first_minute] += gpus;
-        self.busy_by_class[class][end_minute] -= gpus;
-        self.utilized[first_minute] += utilized_gpus;
-        self.utilized[end_minute] -= utilized_gpus;
-    }
-
-    fn integrate(&mut self) {
-        for series in self.busy_by_class.iter_mut().chain(std::iter::once(&mut self.utilized)) {
-            let mut level = 0.0;
-            for value in series.iter_mut() {
-                level += *value;
-                *value = level.max(0.0);
-            }
-            series.pop();
-        }
-    }
-}
-
 fn hourly_means(minutes: &[f64]) -> Vec<f64> {
     minutes
         .chunks(MINUTES_PER_HOUR)
@@ -254,16 +219,6 @@ fn percentile(values: &[f64], q: f64) -> f64 {
 }
 
 /// Per cluster, what the runs in the window added up to.
-struct ClusterAccumulator {
-    name: String,
-    occupancy: Occupancy,
-    gpu_hours: [f64; 3],
-    util_gpu_hours: [f64; 3],
-    util_weight: [f64; 3],
-    jobs: [u64; 3],
-    runs: u64,
-}
-
 fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3], jobs: [u64; 3]) -> ClassBreakdown {
     let all: f64 = gpu_hours.iter().sum();
     let summary = |k: usize| ClassSummary {
@@ -285,7 +240,7 @@ fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> Result<DataFr
     if runs.column(JOB_KEY).is_ok() {
         return Ok(runs.clone());
     }
-    with_run_features(runs.clone().lazy(), rules).collect().map_err(err)
+    with_run_features(runs.clone().lazy(), rules)?.collect().map_err(err)
 }
 
 pub fn audit(
@@ -297,80 +252,14 @@ pub fn audit(
     let window = resolve_window(runs, settings.window)?;
     let runs = with_features(runs, rules)?;
     let jobs = classify_jobs(&runs, rules, window.end_ms)?;
-    let minutes = ((window.end_ms - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE).max(1) as usize;
-
-    let cluster_col = runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
-    let (start_col, end_col) = (c::int64_column(&runs, c::START)?, c::int64_column(&runs, c::END)?);
-    let gpus_col = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
-    let util_col = runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone();
-
-    let mut accumulators: Vec<ClusterAccumulator> = Vec::new();
-    let mut cluster_index: HashMap<String, usize> = HashMap::new();
-    // For each job touching the window: its cluster (+1; 0 = not in the window).
-    let mut job_cluster = vec![0u32; jobs.class.len()];
+    let minutes = window_minutes(&window);
     let rule_count = no_rule_index(rules) as usize + 1;
-    let mut rule_gpu_hours = vec![0.0; rule_count];
-    // f32 per job: enough to rank jobs, half the memory on ten million of them.
-    let mut job_gpu_hours = vec![0.0f32; jobs.class.len()];
-    let rows = cluster_col
-        .iter()
-        .zip(start_col.iter())
-        .zip(end_col.iter())
-        .zip(gpus_col.iter())
-        .zip(util_col.iter());
-    for (row, ((((cluster, start), end), gpus), util)) in rows.enumerate() {
-        let (Some(cluster), Some(start)) = (cluster, start) else {
-            continue;
-        };
-        let end = end.unwrap_or(window.end_ms);
-        // Runs that touch the window, edges included: a job started at the log's last instant counts.
-        if start > window.end_ms || end < window.start_ms {
-            continue;
-        }
-        let (s, e) = (
-            start.clamp(window.start_ms, window.end_ms),
-            end.clamp(window.start_ms, window.end_ms),
-        );
-        let index = match cluster_index.get(cluster) {
-            Some(&i) => i,
-            None => {
-                cluster_index.insert(cluster.to_string(), accumulators.len());
-                accumulators.push(ClusterAccumulator {
-                    name: cluster.to_string(),
-                    occupancy: Occupancy::new(minutes),
-                    gpu_hours: [0.0; 3],
-                    util_gpu_hours: [0.0; 3],
-                    util_weight: [0.0; 3],
-                    jobs: [0; 3],
-                    runs: 0,
-                });
-                accumulators.len() - 1
-            }
-        };
-        let job = jobs.job_of_run[row] as usize;
-        let class = jobs.class[job] as usize;
-        let gpus = gpus.unwrap_or(0.0);
-        let gpu_hours = gpus * (e - s) as f64 / MS_PER_HOUR;
-        let acc = &mut accumulators[index];
-        acc.runs += 1;
-        acc.gpu_hours[class] += gpu_hours;
-        if let Some(util) = util {
-            acc.util_gpu_hours[class] += util * gpu_hours;
-            acc.util_weight[class] += gpu_hours;
-        }
-        let first = ((s - window.start_ms) / MS_PER_MINUTE) as usize;
-        let last = ((e - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE) as usize;
-        acc.occupancy.add(
-            first.min(minutes),
-            last.min(minutes),
-            class,
-            gpus,
-            gpus * util.unwrap_or(1.0),
-        );
-        job_cluster[job] = index as u32 + 1;
-        job_gpu_hours[job] += gpu_hours as f32;
-        rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
-    }
+    let RunTotals {
+        clusters: mut accumulators,
+        rule_gpu_hours,
+        job_cluster,
+        job_rank_gpu_hours,
+    } = run_totals(&runs, &jobs, rule_count, &window)?;
 
     let mut rule_jobs = vec![0u64; rule_count];
     let mut matrix = [[0u64; 3]; 3];
@@ -391,7 +280,7 @@ pub fn audit(
         runs: &runs,
         jobs: &jobs,
         job_cluster: &job_cluster,
-        job_gpu_hours: &job_gpu_hours,
+        job_rank_gpu_hours: &job_rank_gpu_hours,
         cluster_names: &accumulators.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
         rules,
         window: &window,
@@ -455,100 +344,6 @@ pub fn audit(
     })
 }
 
-/// How many of the largest jobs of each cluster and class the audit keeps for drilling into.
-pub const TOP_JOBS_PER_CLASS: usize = 12;
-
-struct TopJobInputs<'a> {
-    runs: &'a DataFrame,
-    jobs: &'a JobClasses,
-    job_cluster: &'a [u32],
-    job_gpu_hours: &'a [f32],
-    cluster_names: &'a [String],
-    rules: &'a ClassificationRules,
-    window: &'a Window,
-}
-
-/// The largest jobs by GPU-hours of each cluster and class, with the line of their first run
-/// in the window.
-fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
-    let classes = WorkloadClass::ALL.len();
-    let mut groups: Vec<Vec<u32>> = vec![Vec::new(); input.cluster_names.len() * classes];
-    for (job, &cluster) in input.job_cluster.iter().enumerate() {
-        if cluster > 0 {
-            let class = input.jobs.class[job] as usize;
-            groups[(cluster as usize - 1) * classes + class].push(job as u32);
-        }
-    }
-    let mut chosen: HashMap<u32, JobLine> = HashMap::new();
-    for (group, jobs) in groups.iter_mut().enumerate() {
-        let cluster = group / classes;
-        let by_hours = |a: &u32, b: &u32| input.job_gpu_hours[*b as usize].total_cmp(&input.job_gpu_hours[*a as usize]);
-        if jobs.len() > TOP_JOBS_PER_CLASS {
-            jobs.select_nth_unstable_by(TOP_JOBS_PER_CLASS - 1, by_hours);
-            jobs.truncate(TOP_JOBS_PER_CLASS);
-        }
-        for &job in jobs.iter() {
-            chosen.insert(
-                job,
-                JobLine {
-                    cluster: input.cluster_names[cluster].clone(),
-                    class: input.jobs.class[job as usize],
-                    rule: rule_name(input.rules, input.jobs.rule[job as usize]),
-                    runs: 0,
-                    max_gpus: 0.0,
-                    gpu_hours: 0.0,
-                    first_start_ms: i64::MAX,
-                    source_line: None,
-                },
-            );
-        }
-    }
-    let (start_col, end_col) = (
-        c::int64_column(input.runs, c::START)?,
-        c::int64_column(input.runs, c::END)?,
-    );
-    let gpus_col = input.runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?;
-    let no_lines = UInt64Chunked::full_null("".into(), input.runs.height());
-    let line_col = match input.runs.column(c::SOURCE_LINE).ok().and_then(|s| s.u64().ok()) {
-        Some(lines) => lines.clone(),
-        None => no_lines,
-    };
-    let (window_start, window_end) = (input.window.start_ms, input.window.end_ms);
-    let rows = input
-        .jobs
-        .job_of_run
-        .iter()
-        .zip(start_col.iter())
-        .zip(end_col.iter())
-        .zip(gpus_col.iter())
-        .zip(line_col.iter());
-    for ((((&job, start), end), gpus), source_line) in rows {
-        let (Some(line), Some(start)) = (chosen.get_mut(&job), start) else {
-            continue;
-        };
-        let end = end.unwrap_or(window_end);
-        if start > window_end || end < window_start {
-            continue;
-        }
-        let gpus = gpus.unwrap_or(0.0);
-        let hours = (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
-        line.runs += 1;
-        line.max_gpus = line.max_gpus.max(gpus);
-        line.gpu_hours += gpus * hours;
-        if start < line.first_start_ms {
-            line.first_start_ms = start;
-            line.source_line = source_line;
-        }
-    }
-    let mut lines: Vec<JobLine> = chosen.into_values().collect();
-    lines.sort_by(|a, b| {
-        (a.cluster.as_str(), a.class as u8)
-            .cmp(&(b.cluster.as_str(), b.class as u8))
-            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
-    });
-    Ok(lines)
-}
-
 /// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.
 fn cluster_audit(
     acc: ClusterAccumulator,
@@ -560,14 +355,13 @@ fn cluster_audit(
 ) -> ClusterAudit {
     let ClusterAccumulator {
         name,
-        mut occupancy,
+        occupancy,
         gpu_hours,
         util_weight,
         jobs,
         ..
     } = acc;
-    occupancy.integrate();
-    let occ = occupancy;
+    let occ = occupancy.integrate();
     let busy: Vec<f64> = (0..minutes)
         .map(|m| occ.busy_by_class.iter().map(|s| s[m]).sum())
         .collect();

@@ -1,10 +1,9 @@
 //! Classifying jobs in two steps, so that ten million runs classify in seconds:
 //!
-//! 1. `with_run_features` (Polars, row by row): a 64-bit job key (cluster, job_id), a 64-bit key of
-//!    the name's stem (digits and hex ids removed), one boolean per rule pattern, and the class
-//!    the run's label stands for. The audit computes them while a log streams in, so names and
-//!    ids are never held for every row.
-//! 2. `classify_jobs` (one pass in Rust over the runs sorted by job key): job-level values (run
+//! 1. `run_features::with_run_features` (row by row, while a log streams in): a 64-bit job key
+//!    (cluster, job_id), a 64-bit key of the name's stem (digits and hex ids removed), the rules
+//!    whose name and queue patterns match as bits, and the class the run's label stands for.
+//! 2. `classify_jobs` (two passes in Rust over the runs grouped by job): job-level values (run
 //!    hours summed over attempts, most GPUs, utilization, any attempt's name matching), stem
 //!    statistics for sweeps and services, then the ordered rules of
 //!    `catalogs/classification.toml`. An explicit label wins; every job keeps the index of the
@@ -14,28 +13,17 @@
 //! job; at ten million jobs the chance is about one in three hundred thousand.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use polars::prelude::*;
 
 use super::canonical as c;
+use super::job_runs::{JobRuns, JobSpan};
+pub use super::run_features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
 use crate::model::workload::{ClassRule, ClassificationRules, LABEL_RULE, WorkloadClass};
 
-pub const JOB_KEY: &str = "job_key";
-pub const STEM_KEY: &str = "stem_key";
-/// The class of the run's label (`WorkloadClass as u32`), null when unlabeled or unknown.
-pub const LABEL_CODE: &str = "label_code";
 const MS_PER_HOUR: f64 = 3_600_000.0;
-/// Rule patterns are carried as bits of a 128-bit mask.
-pub const MAX_RULES: usize = 128;
-
-fn name_flag(i: usize) -> String {
-    format!("name_rule_{i}")
-}
-
-fn queue_flag(i: usize) -> String {
-    format!("queue_rule_{i}")
-}
 
 /// The name of the rule at `index` (the label pseudo-rule and "no rule" follow the list).
 pub fn rule_name(rules: &ClassificationRules, index: u32) -> String {
@@ -57,105 +45,31 @@ pub fn no_rule_index(rules: &ClassificationRules) -> u32 {
     rules.rules.len() as u32 + 1
 }
 
-fn regex_escape(pattern: &str) -> String {
-    let mut out = String::with_capacity(pattern.len());
-    for ch in pattern.chars() {
-        if "\\.+*?()|[]{}^$#&-~".contains(ch) {
-            out.push('\\');
-        }
-        out.push(ch);
-    }
-    out
-}
-
-/// Case-insensitive "contains any of" over a text column; false when the text is missing.
-fn contains_any(column: &str, patterns: &[String]) -> Expr {
-    let alternatives: Vec<String> = patterns.iter().map(|p| regex_escape(&p.to_lowercase())).collect();
-    col(column)
-        .str()
-        .contains(lit(alternatives.join("|")), false)
-        .fill_null(lit(false))
-}
-
-fn hash(expr: Expr, seed: u64) -> Expr {
-    expr.hash(seed, seed.rotate_left(17), seed.rotate_left(31), seed.rotate_left(47))
-}
-
-/// The class a label stands for, as a code, or null.
-fn label_code(rules: &ClassificationRules) -> Expr {
-    let label = col(c::LABEL).str().to_lowercase().str().strip_chars(lit(NULL));
-    let mut expr = lit(NULL).cast(DataType::UInt32);
-    for class in WorkloadClass::ALL.into_iter().rev() {
-        let values: Vec<String> = rules.labels.of(class).iter().map(|s| s.to_lowercase()).collect();
-        let series = Series::new("labels".into(), values);
-        expr = when(
-            label
-                .clone()
-                .is_in(lit(series).implode(false), false)
-                .fill_null(lit(false)),
-        )
-        .then(lit(class as u32))
-        .otherwise(expr);
-    }
-    expr
-}
-
-/// Per-run features from the canonical columns (see the module comment).
-/// Adds the per-run classification features (see the module comment) to canonical runs.
-/// Names and queues are lowercased once, then each rule's patterns run as a case-sensitive
-/// alternation of literals, which the regex engine searches for all at once.
-pub fn with_run_features(runs: LazyFrame, rules: &ClassificationRules) -> LazyFrame {
-    let cluster = hash(col(c::CLUSTER), 0x9e37_79b9_7f4a_7c15);
-    let stem = col(LOWER_NAME)
-        .str()
-        .replace_all(lit("[0-9a-f]{6,}|[0-9]+"), lit("#"), false);
-    let mut features = vec![
-        cluster
-            .clone()
-            .xor(hash(col(c::JOB_ID), 0xc2b2_ae3d_27d4_eb4f))
-            .alias(JOB_KEY),
-        when(col(LOWER_NAME).is_not_null())
-            .then(cluster.xor(hash(stem, 0x1656_67b1_9e37_79f9)))
-            .otherwise(lit(NULL).cast(DataType::UInt64))
-            .alias(STEM_KEY),
-        label_code(rules).alias(LABEL_CODE),
-    ];
-    for (i, rule) in rules.rules.iter().enumerate() {
-        if !rule.name_patterns.is_empty() {
-            features.push(contains_any(LOWER_NAME, &rule.name_patterns).alias(name_flag(i)));
-        }
-        if !rule.queue_patterns.is_empty() {
-            features.push(contains_any(LOWER_QUEUE, &rule.queue_patterns).alias(queue_flag(i)));
-        }
-    }
-    runs.with_columns([
-        col(c::NAME).str().to_lowercase().alias(LOWER_NAME),
-        col(c::QUEUE).str().to_lowercase().alias(LOWER_QUEUE),
-    ])
-    .with_columns(features)
-    .drop(by_name([LOWER_NAME, LOWER_QUEUE], true, false))
-}
-
-const LOWER_NAME: &str = "__lower_name";
-const LOWER_QUEUE: &str = "__lower_queue";
-
-/// The columns `with_run_features` adds.
-pub fn feature_columns(rules: &ClassificationRules) -> Vec<String> {
-    let mut names = vec![JOB_KEY.to_string(), STEM_KEY.to_string(), LABEL_CODE.to_string()];
-    for (i, rule) in rules.rules.iter().enumerate() {
-        if !rule.name_patterns.is_empty() {
-            names.push(name_flag(i));
-        }
-        if !rule.queue_patterns.is_empty() {
-            names.push(queue_flag(i));
-        }
-    }
-    names
-}
-
 fn err(e: PolarsError) -> String {
     e.to_string()
 }
+
+/// Stem keys are already hashes: the map uses them as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+type StemMap = HashMap<u64, StemStats, BuildHasherDefault<KeyHasher>>;
 
 /// What one job's runs say about it, built while walking its runs.
 #[derive(Debug, Clone, Copy)]
@@ -164,8 +78,8 @@ struct JobFacts {
     gpus: f64,
     util_gpu_hours: f64,
     util_weight: f64,
-    name_matches: u128,
-    queue_matches: u128,
+    name_matches: u64,
+    queue_matches: u64,
     label: Option<u32>,
     stem: Option<u64>,
     first_ms: i64,
@@ -197,6 +111,15 @@ struct StemStats {
     last_ms: i64,
 }
 
+impl StemStats {
+    fn merge(&mut self, other: &StemStats) {
+        self.jobs += other.jobs;
+        self.run_hours += other.run_hours;
+        self.first_ms = self.first_ms.min(other.first_ms);
+        self.last_ms = self.last_ms.max(other.last_ms);
+    }
+}
+
 /// Every run's job and every job's class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobClasses {
@@ -214,8 +137,8 @@ fn class_of_code(code: u32) -> Option<WorkloadClass> {
     WorkloadClass::ALL.into_iter().find(|c| *c as u32 == code)
 }
 
-fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &HashMap<u64, StemStats>) -> bool {
-    let bit = 1u128 << i;
+fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &StemMap) -> bool {
+    let bit = 1u64 << i;
     let within = |value: Option<f64>, min: Option<f64>, max: Option<f64>| match value {
         Some(v) => min.is_none_or(|m| v >= m) && max.is_none_or(|m| v <= m),
         None => min.is_none() && max.is_none(),
@@ -237,30 +160,42 @@ fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &HashMap<u64, S
         })
 }
 
-/// Bits of the rules whose pattern column is true on each row.
-fn pattern_bits(runs: &DataFrame, rules: &ClassificationRules, name: bool) -> Result<Vec<u128>, String> {
-    let mut bits = vec![0u128; runs.height()];
-    for (i, rule) in rules.rules.iter().enumerate() {
-        let patterns = if name {
-            &rule.name_patterns
-        } else {
-            &rule.queue_patterns
-        };
-        if patterns.is_empty() {
-            continue;
-        }
-        let column = if name { name_flag(i) } else { queue_flag(i) };
-        let flags = runs.column(&column).map_err(err)?.bool().map_err(err)?.clone();
-        for (slot, flag) in bits.iter_mut().zip(flags.iter()) {
-            if flag == Some(true) {
-                *slot |= 1u128 << i;
-            }
-        }
-    }
-    Ok(bits)
+/// One column's values and validity, read by row without a chunk search.
+struct Values<'a, P: PolarsNumericType> {
+    values: &'a [P::Native],
+    /// The validity bitmap's bytes and bit offset, when the column has nulls.
+    validity: Option<(&'a [u8], usize)>,
 }
 
-/// The columns a classification reads, taken out of the frame once.
+impl<'a, P: PolarsNumericType> Values<'a, P> {
+    fn of(column: &'a ChunkedArray<P>) -> Result<Values<'a, P>, String> {
+        let mut chunks = column.downcast_iter();
+        match (chunks.next(), chunks.next()) {
+            (Some(array), None) => Ok(Values {
+                values: array.values().as_slice(),
+                validity: array.validity().filter(|bitmap| bitmap.unset_bits() > 0).map(|bitmap| {
+                    let (bytes, offset, _) = bitmap.as_slice();
+                    (bytes, offset)
+                }),
+            }),
+            (None, _) => Ok(Values {
+                values: &[],
+                validity: None,
+            }),
+            _ => Err("internal: a classification column is not one chunk".to_string()),
+        }
+    }
+
+    #[inline]
+    fn get(&self, row: usize) -> Option<P::Native> {
+        match self.validity {
+            Some((bytes, offset)) if bytes[(offset + row) / 8] & (1 << ((offset + row) % 8)) == 0 => None,
+            _ => Some(self.values[row]),
+        }
+    }
+}
+
+/// The columns a classification reads, each as one chunk.
 struct RunColumns {
     keys: UInt64Chunked,
     stems: UInt64Chunked,
@@ -269,91 +204,114 @@ struct RunColumns {
     ends: Int64Chunked,
     gpus: Float64Chunked,
     utils: Float64Chunked,
-    name_bits: Vec<u128>,
-    queue_bits: Vec<u128>,
+    name_bits: UInt64Chunked,
+    queue_bits: UInt64Chunked,
 }
 
 impl RunColumns {
-    fn of(runs: &DataFrame, rules: &ClassificationRules) -> Result<RunColumns, String> {
+    fn of(runs: &DataFrame) -> Result<RunColumns, String> {
+        let one_chunk = |name: &str| -> Result<Series, String> {
+            Ok(runs.column(name).map_err(err)?.as_materialized_series().rechunk())
+        };
         Ok(RunColumns {
-            keys: runs.column(JOB_KEY).map_err(err)?.u64().map_err(err)?.clone(),
-            stems: runs.column(STEM_KEY).map_err(err)?.u64().map_err(err)?.clone(),
-            labels: runs.column(LABEL_CODE).map_err(err)?.u32().map_err(err)?.clone(),
-            starts: c::int64_column(runs, c::START)?,
-            ends: c::int64_column(runs, c::END)?,
-            gpus: runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone(),
-            utils: runs.column(c::GPU_UTIL_FRAC).map_err(err)?.f64().map_err(err)?.clone(),
-            name_bits: pattern_bits(runs, rules, true)?,
-            queue_bits: pattern_bits(runs, rules, false)?,
+            keys: one_chunk(JOB_KEY)?.u64().map_err(err)?.clone(),
+            stems: one_chunk(STEM_KEY)?.u64().map_err(err)?.clone(),
+            labels: one_chunk(LABEL_CODE)?.u32().map_err(err)?.clone(),
+            starts: c::int64_column(runs, c::START)?.rechunk().into_owned(),
+            ends: c::int64_column(runs, c::END)?.rechunk().into_owned(),
+            gpus: one_chunk(c::GPUS)?.f64().map_err(err)?.clone(),
+            utils: one_chunk(c::GPU_UTIL_FRAC)?.f64().map_err(err)?.clone(),
+            name_bits: one_chunk(NAME_BITS)?.u64().map_err(err)?.clone(),
+            queue_bits: one_chunk(QUEUE_BITS)?.u64().map_err(err)?.clone(),
         })
     }
 
-    /// Walks the jobs in key order, calling `visit` with each job's facts and its rows.
-    fn each_job(&self, order: &JobOrder, observation_end_ms: i64, mut visit: impl FnMut(&JobFacts, &JobOrder)) {
-        let mut begin = 0;
-        while begin < order.len() {
-            let key = order[begin].0;
-            let end = begin + order[begin..].iter().take_while(|(k, _)| *k == key).count();
+    fn view(&self) -> Result<RunView<'_>, String> {
+        Ok(RunView {
+            stems: Values::of(&self.stems)?,
+            labels: Values::of(&self.labels)?,
+            starts: Values::of(&self.starts)?,
+            ends: Values::of(&self.ends)?,
+            gpus: Values::of(&self.gpus)?,
+            utils: Values::of(&self.utils)?,
+            name_bits: Values::of(&self.name_bits)?,
+            queue_bits: Values::of(&self.queue_bits)?,
+        })
+    }
+}
+
+/// The classification columns read by row.
+struct RunView<'a> {
+    stems: Values<'a, UInt64Type>,
+    labels: Values<'a, UInt32Type>,
+    starts: Values<'a, Int64Type>,
+    ends: Values<'a, Int64Type>,
+    gpus: Values<'a, Float64Type>,
+    utils: Values<'a, Float64Type>,
+    name_bits: Values<'a, UInt64Type>,
+    queue_bits: Values<'a, UInt64Type>,
+}
+
+/// The runs by job, read through the view; open runs count up to `observation_end_ms`.
+struct JobWalk<'a> {
+    view: RunView<'a>,
+    jobs: JobRuns,
+    observation_end_ms: i64,
+}
+
+impl JobWalk<'_> {
+    /// Walks the jobs of `spans`, calling `visit` with each job's facts and its rows.
+    fn each_job(&self, spans: &[JobSpan], mut visit: impl FnMut(&JobFacts, &[u32])) {
+        let (view, observation_end_ms) = (&self.view, self.observation_end_ms);
+        for span in spans {
+            let rows = self.jobs.rows_of(span);
             let mut job = JobFacts::new();
-            for &(_, row) in &order[begin..end] {
+            for &row in rows {
                 let row = row as usize;
-                let start = self.starts.get(row).unwrap_or(observation_end_ms);
-                let finish = self.ends.get(row).unwrap_or(observation_end_ms).max(start);
+                let start = view.starts.get(row).unwrap_or(observation_end_ms);
+                let finish = view.ends.get(row).unwrap_or(observation_end_ms).max(start);
                 let hours = (finish - start) as f64 / MS_PER_HOUR;
-                let gpus = self.gpus.get(row).unwrap_or(0.0);
+                let gpus = view.gpus.get(row).unwrap_or(0.0);
                 job.run_hours += hours;
                 job.gpus = job.gpus.max(gpus);
-                if let Some(util) = self.utils.get(row) {
+                if let Some(util) = view.utils.get(row) {
                     job.util_gpu_hours += util * gpus * hours;
                     job.util_weight += gpus * hours;
                 }
-                job.name_matches |= self.name_bits[row];
-                job.queue_matches |= self.queue_bits[row];
-                job.label = job.label.max(self.labels.get(row));
-                job.stem = match (job.stem, self.stems.get(row)) {
+                job.name_matches |= view.name_bits.get(row).unwrap_or(0);
+                job.queue_matches |= view.queue_bits.get(row).unwrap_or(0);
+                job.label = job.label.max(view.labels.get(row));
+                job.stem = match (job.stem, view.stems.get(row)) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
                 };
                 job.first_ms = job.first_ms.min(start);
                 job.last_ms = job.last_ms.max(finish);
             }
-            visit(&job, &order[begin..end]);
-            begin = end;
+            visit(&job, rows);
         }
     }
 }
 
-/// (job key, row) pairs sorted by key: the runs of each job side by side.
-type JobOrder = [(u64, u32)];
-
-/// Splits the job-ordered runs near the middle, never inside a job.
-fn split_at_job_boundary(order: &JobOrder) -> (&JobOrder, &JobOrder) {
-    let mut middle = order.len() / 2;
-    while middle > 0 && middle < order.len() && order[middle].0 == order[middle - 1].0 {
-        middle += 1;
-    }
-    order.split_at(middle)
-}
-
-fn count_jobs(order: &JobOrder) -> u32 {
-    order.windows(2).filter(|pair| pair[0].0 != pair[1].0).count() as u32 + u32::from(!order.is_empty())
-}
-
 /// The first pass: every stem's jobs, run hours and time span.
-fn stem_stats(columns: &RunColumns, order: &JobOrder, observation_end_ms: i64) -> HashMap<u64, StemStats> {
-    let mut stems: HashMap<u64, StemStats> = HashMap::new();
-    columns.each_job(order, observation_end_ms, |job, _| {
+fn stem_stats(walk: &JobWalk, spans: &[JobSpan]) -> StemMap {
+    let mut stems = StemMap::default();
+    walk.each_job(spans, |job, _| {
         if let Some(stem) = job.stem {
-            let s = stems.entry(stem).or_insert(StemStats {
-                jobs: 0.0,
-                run_hours: 0.0,
-                first_ms: i64::MAX,
-                last_ms: i64::MIN,
-            });
-            s.jobs += 1.0;
-            s.run_hours += job.run_hours;
-            s.first_ms = s.first_ms.min(job.first_ms);
-            s.last_ms = s.last_ms.max(job.last_ms);
+            stems
+                .entry(stem)
+                .or_insert(StemStats {
+                    jobs: 0.0,
+                    run_hours: 0.0,
+                    first_ms: i64::MAX,
+                    last_ms: i64::MIN,
+                })
+                .merge(&StemStats {
+                    jobs: 1.0,
+                    run_hours: job.run_hours,
+                    first_ms: job.first_ms,
+                    last_ms: job.last_ms,
+                });
         }
     });
     stems
@@ -362,12 +320,11 @@ fn stem_stats(columns: &RunColumns, order: &JobOrder, observation_end_ms: i64) -
 /// The second pass over a range of jobs numbered from `first_job`: each job's class and rule,
 /// and each of its runs pointed at it.
 fn classify_range(
-    columns: &RunColumns,
-    order: &JobOrder,
+    walk: &JobWalk,
+    spans: &[JobSpan],
     first_job: u32,
-    stems: &HashMap<u64, StemStats>,
+    stems: &StemMap,
     rules: &ClassificationRules,
-    observation_end_ms: i64,
     job_of_run: &[AtomicU32],
 ) -> JobClasses {
     let mut classes = JobClasses {
@@ -377,9 +334,9 @@ fn classify_range(
         rule_class: Vec::new(),
         label_class: Vec::new(),
     };
-    columns.each_job(order, observation_end_ms, |job, rows| {
+    walk.each_job(spans, |job, rows| {
         let index = first_job + classes.class.len() as u32;
-        for &(_, row) in rows {
+        for &row in rows {
             job_of_run[row as usize].store(index, Ordering::Relaxed);
         }
         let matched = rules
@@ -403,9 +360,10 @@ fn classify_range(
     classes
 }
 
-/// Classifies the jobs of runs that carry `with_run_features`'s columns. Runs still open (no end) count up
-/// to `observation_end_ms`. Two passes over the runs sorted by job key: the first gathers the
-/// stems' statistics, the second applies the rules, so no job's facts are kept.
+/// Classifies the jobs of runs that carry `with_run_features`'s columns; jobs are numbered in
+/// the order they first appear. Runs still open (no end) count up to `observation_end_ms`. Two
+/// passes over the runs grouped by job: the first gathers the stems' statistics, the second
+/// applies the rules, so no job's facts are kept.
 pub fn classify_jobs(
     runs: &DataFrame,
     rules: &ClassificationRules,
@@ -417,58 +375,34 @@ pub fn classify_jobs(
             rules.rules.len()
         ));
     }
-    // One chunk per column: the second pass reads rows in job order, and finding a row in a
-    // many-chunk column (as a streaming read leaves it) costs a search per access.
-    let mut runs = runs.clone();
-    runs.rechunk_mut();
-    let runs = &runs;
-    let columns = RunColumns::of(runs, rules)?;
-    let mut order: Vec<(u64, u32)> = columns
-        .keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.unwrap_or(0), i as u32))
-        .collect();
-    order.sort_unstable();
+    // One chunk per column: the passes read rows in job order, straight from the values.
+    let columns = RunColumns::of(runs)?;
+    let keys = Values::of(&columns.keys)?;
+    let walk = JobWalk {
+        view: columns.view()?,
+        jobs: JobRuns::of(runs.height(), |row| keys.get(row).unwrap_or(0)),
+        observation_end_ms,
+    };
 
-    // Both passes walk the runs in job order, bound by memory latency: the two halves of the
-    // order (split at a job boundary) go to two threads.
-    let (left, right) = split_at_job_boundary(&order);
+    // Both passes are bound by memory latency: each half of the jobs goes to a thread.
+    let (left, right) = walk.jobs.spans.split_at(walk.jobs.spans.len() / 2);
     let stems = std::thread::scope(|scope| {
-        let right_stems = scope.spawn(|| stem_stats(&columns, right, observation_end_ms));
-        let mut stems = stem_stats(&columns, left, observation_end_ms);
+        let right_stems = scope.spawn(|| stem_stats(&walk, right));
+        let mut stems = stem_stats(&walk, left);
         for (stem, other) in right_stems
             .join()
             .map_err(|_| "the classification thread failed".to_string())?
         {
-            stems
-                .entry(stem)
-                .and_modify(|s| {
-                    s.jobs += other.jobs;
-                    s.run_hours += other.run_hours;
-                    s.first_ms = s.first_ms.min(other.first_ms);
-                    s.last_ms = s.last_ms.max(other.last_ms);
-                })
-                .or_insert(other);
+            stems.entry(stem).and_modify(|s| s.merge(&other)).or_insert(other);
         }
         Ok::<_, String>(stems)
     })?;
 
     let job_of_run: Vec<AtomicU32> = (0..runs.height()).map(|_| AtomicU32::new(0)).collect();
-    let left_jobs = count_jobs(left);
+    let left_jobs = left.len() as u32;
     let (mut classes, right_classes) = std::thread::scope(|scope| {
-        let right_classes = scope.spawn(|| {
-            classify_range(
-                &columns,
-                right,
-                left_jobs,
-                &stems,
-                rules,
-                observation_end_ms,
-                &job_of_run,
-            )
-        });
-        let left_classes = classify_range(&columns, left, 0, &stems, rules, observation_end_ms, &job_of_run);
+        let right_classes = scope.spawn(|| classify_range(&walk, right, left_jobs, &stems, rules, &job_of_run));
+        let left_classes = classify_range(&walk, left, 0, &stems, rules, &job_of_run);
         right_classes
             .join()
             .map(|right| (left_classes, right))
@@ -486,6 +420,7 @@ pub fn classify_jobs(
 mod tests {
     use super::*;
     use crate::data::canonical::{JobRun, frame_from_runs};
+    use crate::data::run_features::with_run_features;
     use crate::model::workload::LabelSynonyms;
 
     fn rules() -> ClassificationRules {
@@ -540,6 +475,7 @@ mod tests {
     fn classes(runs: &[JobRun]) -> Vec<(WorkloadClass, String)> {
         let rules = rules();
         let frame = with_run_features(frame_from_runs(runs).expect("frame").lazy(), &rules)
+            .expect("rules")
             .collect()
             .expect("features");
         let jobs = classify_jobs(&frame, &rules, 3_600_000).expect("classified");

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::canonical::{frame_from_runs, schema};
-use super::classify::with_run_features;
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
+use super::run_features::with_run_features;
 use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
 
@@ -193,8 +193,8 @@ pub fn load_logs(
                 if f.column(super::classify::JOB_KEY).is_ok() {
                     Ok(f)
                 } else {
-                    with_run_features(f.lazy(), rules)
-                        .select(audit_columns(rules))
+                    with_run_features(f.lazy(), rules)?
+                        .select(audit_columns())
                         .collect()
                         .map_err(|e| e.to_string())
                 }

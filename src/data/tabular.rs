@@ -8,11 +8,12 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::canonical::{self as c};
-use super::classify::{feature_columns, with_run_features};
 use super::detect::{LogFormat, split_header};
+use super::fast_time;
 use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
 use super::progress::READ_PROGRESS;
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
+use super::run_features::{FEATURE_COLUMNS, run_feature_exprs};
 use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
 use crate::model::workload::ClassificationRules;
 
@@ -30,18 +31,20 @@ pub enum Detail<'a> {
     #[default]
     Full,
     /// What an audit needs: cluster, times, GPUs, utilization and the classification features
-    /// of `classify::run_features`, computed while the log streams in. Names, ids, users and
+    /// of `run_features`, computed while the log streams in. Names, ids, users and
     /// states are never held for every row, which keeps ten million rows well under 2 GiB.
     Audit(&'a ClassificationRules),
 }
 
+/// Canonical fields read only for `Detail::Full`: an audit holds them as nulls.
+const DETAIL_ONLY_FIELDS: [&str; 3] = ["user", "state", "gpu_type"];
+
 /// The columns of `Detail::Audit`, after `with_run_features`.
-pub fn audit_columns(rules: &ClassificationRules) -> Vec<Expr> {
+pub fn audit_columns() -> Vec<Expr> {
     [c::CLUSTER, c::START, c::END, c::GPUS, c::GPU_UTIL_FRAC, c::SOURCE_LINE]
         .into_iter()
-        .map(str::to_string)
-        .chain(feature_columns(rules))
-        .map(|name| col(name.as_str()))
+        .chain(FEATURE_COLUMNS)
+        .map(col)
         .collect()
 }
 
@@ -348,30 +351,17 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
 
 /// One strftime pattern applied to a text column, giving naive UTC milliseconds.
 fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, String> {
-    let options = StrptimeOptions {
-        format: Some(pattern.pattern.as_str().into()),
-        strict: false,
-        exact: true,
-        cache: true,
-    };
+    let read = fast_time::read_times(text, pattern)?;
     if pattern.aware {
-        return Ok(text
-            .str()
-            .to_datetime(Some(TimeUnit::Milliseconds), Some(TimeZone::UTC), options, lit("raise"))
-            .dt()
-            .replace_time_zone(None, lit("raise"), NonExistent::Raise));
+        return Ok(read);
     }
-    let naive = text
-        .str()
-        .to_datetime(Some(TimeUnit::Milliseconds), None, options, lit("raise"));
     Ok(match time_zone {
-        None | Some("UTC") | Some("utc") => naive,
+        None | Some("UTC") | Some("utc") => read,
         Some(zone) => {
             let zone = TimeZone::opt_try_new(Some(zone))
                 .map_err(|e| format!("units.time_zone = \"{zone}\": {e}"))?
                 .unwrap_or(TimeZone::UTC);
-            naive
-                .dt()
+            read.dt()
                 .replace_time_zone(Some(zone), lit("earliest"), NonExistent::Null)
                 .dt()
                 .convert_time_zone(TimeZone::UTC)
@@ -554,10 +544,12 @@ fn unique_names(names: Vec<String>) -> Vec<String> {
     seen
 }
 
-/// One piece of a delimited text file as text columns, rows numbered from `first_row`.
+/// One piece of a delimited text file as text columns, rows numbered from `first_row`; only
+/// the `wanted` columns when given.
 fn parse_chunk(
     bytes: Vec<u8>,
     names: &[String],
+    wanted: Option<&Arc<[PlSmallStr]>>,
     delimiter: u8,
     mapping: &Mapping,
     first_row: IdxSize,
@@ -569,6 +561,7 @@ fn parse_chunk(
         // A header with no rows is an empty log, not an unreadable one.
         .with_raise_if_empty(false)
         .with_schema(Some(Arc::new(schema)))
+        .with_columns(wanted.cloned())
         .with_row_index(Some(RowIndex {
             name: ROW.into(),
             offset: first_row,
@@ -610,7 +603,7 @@ fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<Delim
     };
     let names = unique_names(names);
     let first_bytes = first.len() as u64;
-    let first = parse_chunk(first, &names, delimiter, mapping, 0)?;
+    let first = parse_chunk(first, &names, None, delimiter, mapping, 0)?;
     Ok(DelimitedFile {
         chunks,
         names,
@@ -719,6 +712,7 @@ pub fn read_tabular(
         1.0
     };
     let detail_field = |field: &str| {
+        debug_assert!(DETAIL_ONLY_FIELDS.contains(&field));
         if matches!(detail, Detail::Full) {
             text_field(field, &mapping)
         } else {
@@ -743,17 +737,21 @@ pub fn read_tabular(
         raw_present("end", &mapping).alias(END_PRESENT),
         raw_present("gpu_util", &mapping).alias(UTIL_PRESENT),
     ];
+    let features = match detail {
+        Detail::Full => None,
+        Detail::Audit(rules) => Some(run_feature_exprs(rules)?),
+    };
     let finish = |lf: LazyFrame| -> LazyFrame {
         let query = lf
             .select(columns.clone())
             .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
             .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
-        match detail {
-            Detail::Full => query,
-            Detail::Audit(rules) => {
-                let mut compact = audit_columns(rules);
+        match &features {
+            None => query,
+            Some(features) => {
+                let mut compact = audit_columns();
                 compact.push(col(REASON));
-                with_run_features(query, rules).select(compact)
+                query.with_columns(features.clone()).select(compact)
             }
         }
     };
@@ -765,24 +763,64 @@ pub fn read_tabular(
                 first,
                 first_bytes,
             } = file;
-            let mut rows = first.height() as IdxSize;
-            READ_PROGRESS.add(first_bytes, rows as u64);
+            READ_PROGRESS.add(first_bytes, first.height() as u64);
+            let first_rows = first.height() as IdxSize;
             let (mut jobs, mut rejected) = split_rejected(finish(first.lazy()).collect().map_err(err)?)?;
-            while let Some(bytes) = chunks.next_chunk()? {
-                let piece_bytes = bytes.len() as u64;
-                let piece = parse_chunk(bytes, &names, delimiter, &mapping, rows)?;
-                rows += piece.height() as IdxSize;
-                READ_PROGRESS.add(piece_bytes, piece.height() as u64);
-                let (piece_jobs, piece_rejected) = split_rejected(finish(piece.lazy()).collect().map_err(err)?)?;
-                jobs.vstack_mut_owned(piece_jobs).map_err(err)?;
-                if piece_rejected.height() > 0 {
-                    rejected = if rejected.height() > 0 {
-                        rejected.vstack(&piece_rejected).map_err(err)?
-                    } else {
-                        piece_rejected
-                    };
+            // Two stages at once: one thread reads and parses the next piece while this one
+            // maps, validates and (for an audit) classifies the last, so both cores work.
+            let (parsed, pieces) = crossbeam_channel::bounded::<Result<(DataFrame, u64), String>>(1);
+            // Later pieces: only the columns the mapping reads for this detail (the first
+            // piece chose them); an audit never reads users, states or GPU types.
+            let read_by_detail = |field: &str| matches!(detail, Detail::Full) || !DETAIL_ONLY_FIELDS.contains(&field);
+            let wanted: Arc<[PlSmallStr]> = names
+                .iter()
+                .filter(|name| {
+                    let mapped = mapping
+                        .columns
+                        .iter()
+                        .any(|(field, source)| source == *name && read_by_detail(field));
+                    mapped || mapping.gpu_multiplier.as_ref() == Some(*name)
+                })
+                .map(|name| PlSmallStr::from(name.as_str()))
+                .collect();
+            let (names, wanted, mapping_ref) = (&names, &wanted, &mapping);
+            std::thread::scope(|scope| {
+                scope.spawn(move || {
+                    let mut rows = first_rows;
+                    loop {
+                        let piece = match chunks.next_chunk() {
+                            Ok(None) => break,
+                            Ok(Some(bytes)) => {
+                                let piece_bytes = bytes.len() as u64;
+                                parse_chunk(bytes, names, Some(wanted), delimiter, mapping_ref, rows).map(|piece| {
+                                    rows += piece.height() as IdxSize;
+                                    (piece, piece_bytes)
+                                })
+                            }
+                            Err(e) => Err(e),
+                        };
+                        let failed = piece.is_err();
+                        // The receiver is gone when the other stage failed: stop reading.
+                        if parsed.send(piece).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+                for piece in pieces {
+                    let (piece, piece_bytes) = piece?;
+                    READ_PROGRESS.add(piece_bytes, piece.height() as u64);
+                    let (piece_jobs, piece_rejected) = split_rejected(finish(piece.lazy()).collect().map_err(err)?)?;
+                    jobs.vstack_mut_owned(piece_jobs).map_err(err)?;
+                    if piece_rejected.height() > 0 {
+                        rejected = if rejected.height() > 0 {
+                            rejected.vstack(&piece_rejected).map_err(err)?
+                        } else {
+                            piece_rejected
+                        };
+                    }
                 }
-            }
+                Ok::<_, String>(())
+            })?;
             (jobs, rejected)
         }
         // The streaming engine reads in morsels; one query without sinks gives a single frame.
@@ -939,7 +977,7 @@ mod tests {
             let mut rows: IdxSize = 0;
             let mut frames = Vec::new();
             for piece in pieces(&body, chunk_bytes) {
-                let frame = parse_chunk(piece.into_bytes(), &names, b',', &mapping, rows).expect("parse");
+                let frame = parse_chunk(piece.into_bytes(), &names, None, b',', &mapping, rows).expect("parse");
                 rows += frame.height() as IdxSize;
                 frames.push(frame);
             }

@@ -1,6 +1,7 @@
 //! Every side effect of the workbench: the terminal, the event loop, the background worker,
 //! the file watcher, saving and opening files.
 
+pub mod allocator;
 mod effects;
 mod event_loop;
 pub mod keys;
