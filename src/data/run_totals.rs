@@ -194,18 +194,8 @@ pub fn run_totals(
         Ok(RunSlice {
             first_row,
             cluster: column(c::CLUSTER)?.str().map_err(err)?.clone(),
-            start: column(c::START)?
-                .cast(&DataType::Int64)
-                .map_err(err)?
-                .i64()
-                .map_err(err)?
-                .clone(),
-            end: column(c::END)?
-                .cast(&DataType::Int64)
-                .map_err(err)?
-                .i64()
-                .map_err(err)?
-                .clone(),
+            start: c::int64_column(runs, c::START)?.slice(first_row as i64, len),
+            end: c::int64_column(runs, c::END)?.slice(first_row as i64, len),
             gpus: column(c::GPUS)?.f64().map_err(err)?.clone(),
             util: column(c::GPU_UTIL_FRAC)?.f64().map_err(err)?.clone(),
         })
