@@ -254,3 +254,12 @@ fn one_plan_is_a_usage_error() {
     let run = gpuplan(&["diff", DEFAULT]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn a_plan_passed_with_the_plan_flag_is_refused_not_ignored() {
+    let run = gpuplan(&["diff", DEFAULT, SPOT, "--plan", H200]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains(H200), "{}", run.stderr);
+    assert!(run.stderr.contains("list this one among them"), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}

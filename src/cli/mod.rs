@@ -223,7 +223,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Report { format, logs, svg }) => {
             report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref())
         }
-        Some(Command::Diff { plans, format }) => diff::run(&load_catalog(), &plans, format),
+        Some(Command::Diff { plans, format }) => match plan_path {
+            // The plans to compare are the arguments; a --plan beside them would be ignored.
+            Some(plan) => Err(Diagnostic::file(
+                &plan.display().to_string(),
+                "`gpuplan diff` compares the plan files given as arguments: list this one among them \
+                 (the first is the baseline) instead of passing it with --plan",
+            )
+            .into()),
+            None => diff::run(&load_catalog(), &plans, format),
+        },
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
