@@ -30,7 +30,15 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
         .parent()
         .ok_or_else(|| format!("{}: no parent folder to watch", path.display()))?
         .to_path_buf();
-    let name = path.file_name().map(|n| n.to_os_string());
+    // A plan kept as a link is edited where it lives: watch that folder too.
+    let linked = crate::config::atomic::save_target(&path);
+    let linked = std::path::absolute(&linked).unwrap_or(linked);
+    let linked_folder = linked.parent().map(Path::to_path_buf).filter(|f| *f != folder);
+    let names: Vec<_> = [path.file_name(), linked.file_name()]
+        .into_iter()
+        .flatten()
+        .map(|n| n.to_os_string())
+        .collect();
     let (tx, rx) = mpsc::channel::<()>();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if let Ok(event) = event
@@ -38,15 +46,17 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
             && event
                 .paths
                 .iter()
-                .any(|p| p.file_name().map(|n| n.to_os_string()) == name)
+                .any(|p| p.file_name().is_some_and(|n| names.iter().any(|name| name == n)))
         {
             let _ = tx.send(());
         }
     })
     .map_err(|e| format!("cannot watch {}: {e}", folder.display()))?;
-    watcher
-        .watch(&folder, RecursiveMode::NonRecursive)
-        .map_err(|e| format!("cannot watch {}: {e}", folder.display()))?;
+    for folder in std::iter::once(&folder).chain(&linked_folder) {
+        watcher
+            .watch(folder, RecursiveMode::NonRecursive)
+            .map_err(|e| format!("cannot watch {}: {e}", folder.display()))?;
+    }
     let file = path.clone();
     thread::Builder::new()
         .name("gpuplan-watch".to_string())
@@ -95,5 +105,34 @@ pub fn read_changed_plan(path: &Path, catalog: &Catalog) -> Action {
             path: path.to_path_buf(),
             message: format!("{shown}: cannot read: {e}"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::plan_file::DEFAULT_PLAN_TOML;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_plan_kept_as_a_link_is_watched_where_it_lives() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).expect("folder");
+        let real = shared.join("team.toml");
+        std::fs::write(&real, DEFAULT_PLAN_TOML).expect("plan");
+        let link = dir.path().join("plan.toml");
+        std::os::unix::fs::symlink(&real, &link).expect("link");
+        let catalog = crate::config::catalog::builtin().catalog;
+        let (results, actions) = crossbeam_channel::unbounded();
+        let _watcher = watch_plan(&link, catalog, results).expect("watch");
+        // Edited where it lives, as another editor would, with a new name for the plan.
+        let edited = DEFAULT_PLAN_TOML.replacen("name = \"", "name = \"edited ", 1);
+        assert_ne!(edited, DEFAULT_PLAN_TOML);
+        std::fs::write(&real, &edited).expect("edit");
+        match actions.recv_timeout(Duration::from_secs(5)) {
+            Ok(Action::PlanChangedOnDisk { text, .. }) => assert_eq!(text, edited),
+            other => panic!("expected the edited plan, got {other:?}"),
+        }
     }
 }
