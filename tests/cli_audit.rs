@@ -228,3 +228,48 @@ fn utilization_samples_alone_are_told_apart_from_jobs() {
     assert!(run.stderr.contains("utilization samples"), "{}", run.stderr);
     assert!(run.stderr.contains("needs a job log"), "{}", run.stderr);
 }
+
+/// A job log and DCGM samples of the same four hours: what the hardware measured beside what
+/// the log reports. Figures by hand: series n1/0 (0.8, 0.6) → 0.7, n1/1 → 0.2, n2/0 (0.1, an
+/// empty sample, 0.3) → 0.2, n3/0 (1.0 at the window's end; its samples before and after the
+/// window left out) → 1.0; mean of the series 0.525.
+#[test]
+fn dcgm_samples_beside_a_job_log_report_measured_utilization() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/measured");
+    let (jobs, samples) = (format!("{dir}/jobs.csv"), format!("{dir}/dcgm-long.csv"));
+    let report = audit_json(&[&jobs, &samples]);
+    let m = &report["measured_utilization"];
+    assert_eq!(m["samples"], 6);
+    assert_eq!(m["hosts"], 3);
+    assert_eq!(m["gpu_series"], 4);
+    let close = |v: &Value, x: f64| (v.as_f64().expect("number") - x).abs() < 1e-12;
+    assert!(close(&m["mean_util_frac"], 0.525), "{m}");
+    // Hours from 10:00: (0.8 + 0.6 + 0.2) / 3, 0.1, none, then 0.3 at 13:59 with 1.0 at 14:00.
+    let hourly = m["hourly_util_frac"].as_array().expect("hourly");
+    assert_eq!(hourly.len(), 4);
+    assert!(close(&hourly[0], 1.6 / 3.0) && close(&hourly[1], 0.1) && hourly[2].is_null() && close(&hourly[3], 0.65));
+    // n1 averages 0.45: above the 40 % threshold; n2 is below it.
+    assert!(close(&m["threshold_frac"], 0.4));
+    let below = m["hosts_below_threshold"].as_array().expect("hosts");
+    assert_eq!(below.len(), 1);
+    assert_eq!(below[0]["host"], "n2");
+    // The log's own figures are unchanged by the samples.
+    let alone = audit_json(&[&jobs]);
+    assert!(alone["measured_utilization"].is_null());
+    assert_eq!(alone["clusters"], report["clusters"]);
+    let table = gpuplan(&["audit", &jobs, &samples]);
+    assert!(
+        table
+            .stdout
+            .contains("52.5 % mean over 4 GPU series on 3 hosts (6 samples)"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table
+            .stdout
+            .contains("n2        20.0 % over 1 GPU series: below 40.0 %"),
+        "{}",
+        table.stdout
+    );
+}

@@ -258,3 +258,21 @@ fn the_selected_row_stays_on_a_short_screen() {
     let shown = screen(&app, 80, 10);
     assert!(shown.contains(&scenario), "{scenario} scrolled away:\n{shown}");
 }
+
+#[test]
+fn measured_utilization_shows_beside_the_log_when_dcgm_samples_were_read() {
+    let mut app = app();
+    assert!(!screen(&app, 200, 60).contains("DCGM"));
+    let fleet = app.fleet.as_mut().expect("the sample's fleet");
+    fleet.report.measured_utilization = Some(gpuplan::model::fleet::MeasuredUtilization {
+        samples: 6,
+        hosts: 3,
+        gpu_series: 4,
+        mean_util_frac: 0.525,
+        hourly_util_frac: vec![Some(0.5), None],
+        threshold_frac: 0.4,
+        hosts_below_threshold: Vec::new(),
+    });
+    let shown = screen(&app, 200, 60);
+    assert!(shown.contains("DCGM 52 % measured · 4 GPU series"), "{shown}");
+}

@@ -12,6 +12,7 @@ use crate::data::fleet_source::FleetSource;
 use crate::data::load::{FileSummary, LoadError, expand_inputs};
 use crate::data::mapping::Mapping;
 use crate::model::catalog::Catalog;
+use crate::model::fleet::MeasuredUtilization;
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
@@ -199,6 +200,70 @@ fn util_text(u: Option<f64>) -> String {
     u.map_or("-".to_string(), pct)
 }
 
+/// What DCGM measured, beside what the job log reports for the same window.
+fn measured_section(m: &MeasuredUtilization, r: &AuditReport) -> Section {
+    let capacity: f64 = r.clusters.iter().map(|c| c.capacity_gpus).sum();
+    let reported = r
+        .clusters
+        .iter()
+        .map(|c| c.utilization_frac * c.capacity_gpus)
+        .sum::<f64>();
+    let by_day: String = m
+        .hourly_util_frac
+        .chunks(24)
+        .map(|day| {
+            let values: Vec<f64> = day.iter().flatten().copied().collect();
+            if values.is_empty() {
+                " ".to_string()
+            } else {
+                sparkline(&[values.iter().sum::<f64>() / values.len() as f64], 1.0)
+            }
+        })
+        .collect();
+    let mut facts = vec![
+        (
+            "measured".into(),
+            format!(
+                "{} mean over {} GPU series on {} hosts ({} samples)",
+                pct(m.mean_util_frac),
+                thousands(m.gpu_series as f64),
+                thousands(m.hosts as f64),
+                thousands(m.samples as f64)
+            ),
+        ),
+        (
+            "job log".into(),
+            if capacity > 0.0 {
+                format!("{} of capacity across clusters", pct(reported / capacity))
+            } else {
+                "-".to_string()
+            },
+        ),
+        ("by day".into(), by_day),
+    ];
+    for host in &m.hosts_below_threshold {
+        facts.push((
+            host.host.clone(),
+            format!(
+                "{} over {} GPU series: below {}",
+                pct(host.mean_util_frac),
+                host.gpu_series,
+                pct(m.threshold_frac)
+            ),
+        ));
+    }
+    Section {
+        title: "Measured utilization (DCGM)".into(),
+        blocks: vec![
+            Block::Facts(facts),
+            Block::Note(
+                "Samples name hosts, not clusters: the measured figures are the fleet's; a GPU sampled more often weighs the same as the others."
+                    .into(),
+            ),
+        ],
+    }
+}
+
 pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
     let mut inputs = Table::new(&[
         ("input", Align::Left),
@@ -317,6 +382,9 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             blocks: vec![Block::Facts(series)],
         },
     ];
+    if let Some(m) = &r.measured_utilization {
+        sections.push(measured_section(m, r));
+    }
     let mut rules = Table::new(&[
         ("rule", Align::Left),
         ("class", Align::Left),

@@ -341,6 +341,7 @@ pub fn audit(
         rules: rule_uses,
         label_agreement,
         top_jobs,
+        measured_utilization: None,
     })
 }
 

@@ -10,6 +10,7 @@ use polars::prelude::DataFrame;
 use super::audit::{AuditSettings, audit};
 use super::load::{FileSummary, LoadError, load_logs};
 use super::mapping::Mapping;
+use super::measured::measured_utilization;
 use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::reject::Quarantine;
 use super::tabular::Detail;
@@ -22,6 +23,8 @@ pub enum FleetSource {
         runs: DataFrame,
         quarantine: Quarantine,
         files: Vec<FileSummary>,
+        /// DCGM samples read beside the jobs.
+        utilization: Option<DataFrame>,
     },
     /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time.
     Partitioned {
@@ -35,8 +38,8 @@ fn joined(files: &[FileSummary]) -> String {
 }
 
 impl FleetSource {
-    /// Reads expanded inputs for an audit. GPU utilization samples alone (DCGM) are refused
-    /// with why: they hold no jobs.
+    /// Reads expanded inputs for an audit. GPU utilization samples (DCGM) are read beside a job
+    /// log; alone they are refused with why: they hold no jobs.
     pub fn read(
         inputs: &[PathBuf],
         forced_format: Option<&str>,
@@ -57,8 +60,8 @@ impl FleetSource {
             return Err(LoadError {
                 path: joined(&loaded.files),
                 message: "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log \
-                          (scheduler export, sacct -P, Philly JSON...); the samples are read and checked, but not \
-                          yet used in the audit's series"
+                          (scheduler export, sacct -P, Philly JSON...); give the samples beside it and the audit \
+                          reports the utilization they measured"
                     .to_string(),
             });
         }
@@ -66,6 +69,7 @@ impl FleetSource {
             runs: loaded.jobs,
             quarantine: loaded.quarantine,
             files: loaded.files,
+            utilization: loaded.utilization,
         })
     }
 
@@ -87,11 +91,17 @@ impl FleetSource {
                 runs,
                 quarantine,
                 files,
+                utilization,
             } => {
-                let report = audit(runs, quarantine, rules, settings).map_err(|message| LoadError {
+                let fail = |message| LoadError {
                     path: joined(files),
                     message,
-                })?;
+                };
+                let mut report = audit(runs, quarantine, rules, settings).map_err(fail)?;
+                if let Some(samples) = utilization {
+                    report.measured_utilization =
+                        measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
+                }
                 Ok((report, files.clone()))
             }
             FleetSource::Partitioned { partitions, mapping } => {

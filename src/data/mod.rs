@@ -11,6 +11,7 @@ pub mod fleet_source;
 pub mod job_runs;
 pub mod load;
 pub mod mapping;
+pub mod measured;
 pub mod partitioned;
 pub mod philly;
 pub mod progress;

@@ -155,6 +155,36 @@ pub struct AuditReport {
     pub label_agreement: Option<LabelAgreement>,
     /// The largest jobs of each cluster and class by GPU-hours in the window, to drill into.
     pub top_jobs: Vec<JobLine>,
+    /// GPU utilization measured by DCGM samples read beside the job log, when there are any.
+    pub measured_utilization: Option<MeasuredUtilization>,
+}
+
+/// GPU utilization as DCGM measured it over the audit's window: what the hardware did, beside
+/// what the job log reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasuredUtilization {
+    /// Samples with a value in the window.
+    pub samples: u64,
+    pub hosts: u64,
+    /// Sampled series: one per GPU, or one for a host exported as a whole.
+    pub gpu_series: u64,
+    /// Each series' mean sample, averaged over the series: a GPU sampled more often weighs the
+    /// same as the others.
+    pub mean_util_frac: f64,
+    /// The mean of the samples in each hour of the window, from its start; null for an hour
+    /// without samples.
+    pub hourly_util_frac: Vec<Option<f64>>,
+    /// The utilization threshold (the plan's, else the catalog's) the hosts are held to.
+    pub threshold_frac: f64,
+    /// Hosts whose series averaged below `threshold_frac`, lowest first.
+    pub hosts_below_threshold: Vec<HostUtilization>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HostUtilization {
+    pub host: String,
+    pub gpu_series: u64,
+    pub mean_util_frac: f64,
 }
 
 /// One job as the audit saw it: where it ran, what it was classed as and by which rule.
@@ -225,6 +255,8 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         rules: Vec::new(),
         label_agreement: None,
         top_jobs: Vec::new(),
+        // Partitions are job logs only: measured samples are attached to the merged audit.
+        measured_utilization: None,
     };
     for part in parts {
         merged.jobs_total += part.jobs_total;

@@ -70,7 +70,7 @@ fn class_glyph(class: WorkloadClass) -> char {
 }
 
 fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-    vec![
+    let mut lines = vec![
         fields_line(
             vec![
                 (format!("{:.0} days · ", report.window.days), theme.muted),
@@ -88,7 +88,23 @@ fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'s
             ],
             width,
         ),
-    ]
+    ];
+    if let Some(measured) = &report.measured_utilization {
+        lines.push(fields_line(
+            vec![
+                (
+                    format!("DCGM {:.0} % measured · ", measured.mean_util_frac * 100.0),
+                    theme.title,
+                ),
+                (
+                    format!("{} GPU series", thousands(measured.gpu_series as f64)),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ));
+    }
+    lines
 }
 
 /// Words wrapped to the width, for flags and notes.
