@@ -14,6 +14,7 @@ use super::run_features::with_run_features;
 use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_minutes};
 use super::top_jobs::{TopJobInputs, top_jobs};
 use crate::model::catalog::{Catalog, Term};
+use crate::model::fleet::iso_utc;
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, RejectReason,
     RejectedRow, RuleUse, Window,
@@ -116,11 +117,6 @@ fn err(e: PolarsError) -> String {
     e.to_string()
 }
 
-fn iso(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-}
-
 /// The instants the runs cover: the earliest start, the latest end and the latest start
 /// (a run still running has no end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,17 +179,11 @@ pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
     if end_ms <= start_ms {
         return Err(format!(
             "the observation window is empty: {} to {}",
-            iso(start_ms),
-            iso(end_ms)
+            iso_utc(start_ms),
+            iso_utc(end_ms)
         ));
     }
-    Ok(Window {
-        start: iso(start_ms),
-        end: iso(end_ms),
-        start_ms,
-        end_ms,
-        days: (end_ms - start_ms) as f64 / (24.0 * MS_PER_HOUR),
-    })
+    Ok(Window::from_ms(start_ms, end_ms))
 }
 
 /// Resolves the observation window against the data's own span.

@@ -121,16 +121,6 @@ pub fn measured_utilization(
 mod tests {
     use super::*;
 
-    fn window(start_ms: i64, end_ms: i64) -> Window {
-        Window {
-            start: String::new(),
-            end: String::new(),
-            start_ms,
-            end_ms,
-            days: (end_ms - start_ms) as f64 / 86_400_000.0,
-        }
-    }
-
     fn samples(rows: &[(i64, &str, Option<f64>)]) -> DataFrame {
         let frame = df![
             TIME => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
@@ -153,9 +143,9 @@ mod tests {
             (5 * MS_PER_HOUR, "a", None),
             (9 * MS_PER_HOUR, "b", Some(1.0)),
         ]);
-        let none = measured_utilization(&frame, &window(MS_PER_HOUR, 6 * MS_PER_HOUR), 0.4).expect("measured");
+        let none = measured_utilization(&frame, &Window::from_ms(MS_PER_HOUR, 6 * MS_PER_HOUR), 0.4).expect("measured");
         assert_eq!(none, None);
-        let some = measured_utilization(&frame, &window(0, 9 * MS_PER_HOUR), 0.4)
+        let some = measured_utilization(&frame, &Window::from_ms(0, 9 * MS_PER_HOUR), 0.4)
             .expect("measured")
             .expect("samples in the window");
         assert_eq!((some.samples, some.hosts, some.gpu_series), (2, 2, 2));

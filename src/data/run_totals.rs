@@ -354,16 +354,6 @@ mod tests {
     use super::*;
     use crate::model::workload::WorkloadClass;
 
-    fn window(start_ms: i64, end_ms: i64) -> Window {
-        Window {
-            start: String::new(),
-            end: String::new(),
-            start_ms,
-            end_ms,
-            days: (end_ms - start_ms) as f64 / 86_400_000.0,
-        }
-    }
-
     /// `n` one-GPU-hour runs, two per job (run `i` of job `i / 2`), the jobs in two clusters.
     fn runs(n: usize) -> (DataFrame, JobClasses) {
         let hour = 3_600_000i64;
@@ -402,7 +392,7 @@ mod tests {
     fn two_halves_add_up_to_every_run_and_number_jobs_clusters_alike() {
         for n in [10, PARALLEL_MIN_RUNS + 7] {
             let (frame, jobs) = runs(n);
-            let totals = run_totals(&frame, &jobs, 1, &window(0, 48 * 3_600_000)).expect("totals");
+            let totals = run_totals(&frame, &jobs, 1, &Window::from_ms(0, 48 * 3_600_000)).expect("totals");
             let names: Vec<String> = totals.clusters.iter().map(|c| c.name.clone()).collect();
             assert_eq!(names, ["b", "a"], "{n}");
             let runs: u64 = totals.clusters.iter().map(|c| c.runs).sum();
@@ -429,7 +419,7 @@ mod tests {
     fn runs_outside_the_window_count_nowhere() {
         let (frame, jobs) = runs(40);
         // The window holds hours 10 to 12: runs starting at hours 9..=12 touch it.
-        let totals = run_totals(&frame, &jobs, 1, &window(10 * 3_600_000, 12 * 3_600_000)).expect("totals");
+        let totals = run_totals(&frame, &jobs, 1, &Window::from_ms(10 * 3_600_000, 12 * 3_600_000)).expect("totals");
         let runs: u64 = totals.clusters.iter().map(|c| c.runs).sum();
         assert_eq!(runs, 4);
         let hours: f64 = totals.clusters.iter().flat_map(|c| c.gpu_hours).sum();

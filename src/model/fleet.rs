@@ -52,6 +52,25 @@ pub struct Window {
     pub days: f64,
 }
 
+/// An instant (UTC milliseconds) as RFC 3339 text to the second.
+pub fn iso_utc(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+}
+
+impl Window {
+    /// The window between two instants (UTC milliseconds), with their RFC 3339 text.
+    pub fn from_ms(start_ms: i64, end_ms: i64) -> Window {
+        Window {
+            start: iso_utc(start_ms),
+            end: iso_utc(end_ms),
+            start_ms,
+            end_ms,
+            days: (end_ms - start_ms) as f64 / 86_400_000.0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClassSummary {
     pub jobs: u64,
