@@ -6,7 +6,7 @@
 
 use polars::prelude::*;
 
-use super::canonical as c;
+use super::canonical::{self as c, MS_PER_HOUR};
 
 use super::classify::{JOB_KEY, classify_jobs, label_rule_index, no_rule_index, rule_name};
 use super::reject::Quarantine;
@@ -22,7 +22,6 @@ pub use crate::model::fleet::{
 use crate::model::plan::Plan;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
-const MS_PER_HOUR: f64 = 3_600_000.0;
 const MINUTES_PER_HOUR: usize = 60;
 
 /// Which span of the log the audit looks at.
@@ -208,7 +207,7 @@ fn percentile(values: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
-/// Per cluster, what the runs in the window added up to.
+/// Each class's summary, with its share of the GPU-hours.
 fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3], jobs: [u64; 3]) -> ClassBreakdown {
     let all: f64 = gpu_hours.iter().sum();
     let summary = |k: usize| ClassSummary {

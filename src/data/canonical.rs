@@ -24,6 +24,10 @@ pub const LABEL: &str = "label";
 /// 1-based line of the source file the row came from, for messages.
 pub const SOURCE_LINE: &str = "source_line";
 
+/// Canonical times are UTC milliseconds.
+pub const MS_PER_MINUTE: i64 = 60_000;
+pub const MS_PER_HOUR: f64 = 3_600_000.0;
+
 /// Canonical columns in order, with their types.
 pub fn schema() -> Schema {
     let datetime = DataType::Datetime(TimeUnit::Milliseconds, None);

@@ -18,12 +18,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use polars::prelude::*;
 
-use super::canonical as c;
+use super::canonical::{self as c, MS_PER_HOUR};
 use super::job_runs::{JobRuns, JobSpan};
 pub use super::run_features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
 use crate::model::workload::{ClassRule, ClassificationRules, LABEL_RULE, WorkloadClass};
-
-const MS_PER_HOUR: f64 = 3_600_000.0;
 
 /// The name of the rule at `index` (the label pseudo-rule and "no rule" follow the list).
 pub fn rule_name(rules: &ClassificationRules, index: u32) -> String {

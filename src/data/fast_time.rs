@@ -56,23 +56,18 @@ impl IsoLayout {
         let zone = match rest {
             "" => Zone::Naive,
             "Z" => Zone::LiteralZ,
-            "%z" => Zone::Offset {
-                space: false,
-                colon: false,
-            },
-            "%:z" => Zone::Offset {
-                space: false,
-                colon: true,
-            },
-            " %z" => Zone::Offset {
-                space: true,
-                colon: false,
-            },
-            " %:z" => Zone::Offset {
-                space: true,
-                colon: true,
-            },
-            _ => return None,
+            _ => {
+                let (space, offset) = match rest.strip_prefix(' ') {
+                    Some(offset) => (true, offset),
+                    None => (false, rest),
+                };
+                let colon = match offset {
+                    "%z" => false,
+                    "%:z" => true,
+                    _ => return None,
+                };
+                Zone::Offset { space, colon }
+            }
         };
         Some(IsoLayout {
             separator,

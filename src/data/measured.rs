@@ -5,10 +5,12 @@
 
 use polars::prelude::*;
 
+use super::canonical::MS_PER_MINUTE;
 use super::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 
-const MS_PER_HOUR: i64 = 3_600_000;
+/// An hour in the samples' integer milliseconds.
+const HOUR_MS: i64 = 60 * MS_PER_MINUTE;
 const SERIES_MEAN: &str = "series_mean";
 const HOUR: &str = "hour";
 
@@ -58,12 +60,12 @@ pub fn measured_utilization(
         )
         .collect()
         .map_err(err)?;
-    let hours = ((window.end_ms - window.start_ms) as f64 / MS_PER_HOUR as f64)
+    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
         .ceil()
         .max(1.0) as usize;
     // A sample at the window's last instant belongs to the last hour.
     let last_hour = hours as i64 - 1;
-    let hour = (col(TIME) - lit(window.start_ms)) / lit(MS_PER_HOUR);
+    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
     let hourly = in_window
         .lazy()
         .with_column(
@@ -140,12 +142,12 @@ mod tests {
     fn no_sample_with_a_value_in_the_window_measures_nothing() {
         let frame = samples(&[
             (0, "a", Some(0.5)),
-            (5 * MS_PER_HOUR, "a", None),
-            (9 * MS_PER_HOUR, "b", Some(1.0)),
+            (5 * HOUR_MS, "a", None),
+            (9 * HOUR_MS, "b", Some(1.0)),
         ]);
-        let none = measured_utilization(&frame, &Window::from_ms(MS_PER_HOUR, 6 * MS_PER_HOUR), 0.4).expect("measured");
+        let none = measured_utilization(&frame, &Window::from_ms(HOUR_MS, 6 * HOUR_MS), 0.4).expect("measured");
         assert_eq!(none, None);
-        let some = measured_utilization(&frame, &Window::from_ms(0, 9 * MS_PER_HOUR), 0.4)
+        let some = measured_utilization(&frame, &Window::from_ms(0, 9 * HOUR_MS), 0.4)
             .expect("measured")
             .expect("samples in the window");
         assert_eq!((some.samples, some.hosts, some.gpu_series), (2, 2, 2));

@@ -9,12 +9,9 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::canonical as c;
+use super::canonical::{self as c, MS_PER_HOUR, MS_PER_MINUTE};
 use super::classify::JobClasses;
 use crate::model::fleet::Window;
-
-const MS_PER_MINUTE: i64 = 60_000;
-const MS_PER_HOUR: f64 = 3_600_000.0;
 
 /// Below this many runs one thread does it all.
 const PARALLEL_MIN_RUNS: usize = 1 << 16;

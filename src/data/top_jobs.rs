@@ -7,12 +7,10 @@ use std::collections::{BinaryHeap, HashMap};
 
 use polars::prelude::*;
 
-use super::canonical as c;
+use super::canonical::{self as c, MS_PER_HOUR};
 use super::classify::{JobClasses, rule_name};
 use crate::model::fleet::{JobLine, Window};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
-
-const MS_PER_HOUR: f64 = 3_600_000.0;
 
 /// How many of the largest jobs of each cluster and class the audit keeps for drilling into.
 pub const TOP_JOBS_PER_CLASS: usize = 12;
