@@ -67,6 +67,7 @@ fn main() {
         default_usd_per_gpu_hour: 12.29,
         default_price_source: "seed".into(),
         min_utilization_frac: 0.4,
+        host_patterns: Default::default(),
     };
     let t = Instant::now();
     match audit(&logs.jobs, &logs.quarantine, &rules, &settings) {

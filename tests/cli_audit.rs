@@ -273,3 +273,72 @@ fn dcgm_samples_beside_a_job_log_report_measured_utilization() {
         table.stdout
     );
 }
+
+/// DCGM samples of a Slurm fleet placed per cluster: `NodeList` puts e-gpu01/02 in east and
+/// w-gpu01 in west, the plan's `[hosts]` puts w-gpu02 in west, spare-9 belongs to none.
+/// Figures by hand, hours from 10:00: east h0 mean(0.8, 0.5) = 0.65, h2 0.1 → 0.375; west h0
+/// 0.3, h1 mean(0.5, 0.4) = 0.45 → 0.375. East trained 10:00–12:00, so its non-training
+/// utilization is hour 2's 0.1; west served throughout: 0.375.
+#[test]
+fn dcgm_samples_of_a_slurm_fleet_are_measured_per_cluster() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/measured/per-cluster");
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    let extra = std::fs::read_to_string(format!("{dir}/hosts-plan-extra.toml")).expect("extra");
+    std::fs::write(&plan, common::default_plan_text() + &extra).expect("plan");
+    let (log, samples) = (format!("{dir}/sacct.txt"), format!("{dir}/dcgm-long.csv"));
+    let run = gpuplan_in(
+        home.path(),
+        &[
+            "audit",
+            &log,
+            &samples,
+            "--plan",
+            plan.to_str().expect("path"),
+            "--cost-per-gpu-hour",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("json");
+    let close = |v: &Value, x: f64| (v.as_f64().expect("number") - x).abs() < 1e-9;
+    let cluster = |name: &str| {
+        report["clusters"]
+            .as_array()
+            .expect("clusters")
+            .iter()
+            .find(|c| c["name"] == name)
+            .cloned()
+            .expect("cluster")
+    };
+    let east = cluster("east");
+    assert_eq!(east["utilization_source"], "measured");
+    assert_eq!(
+        (
+            east["measured"]["gpu_series"].as_u64(),
+            east["measured"]["hosts"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    let hourly = east["measured"]["hourly_util_frac"].as_array().expect("hourly");
+    assert!(close(&hourly[0], 0.65) && hourly[1].is_null() && close(&hourly[2], 0.1) && hourly[3].is_null());
+    assert!(close(&east["utilization_frac"], 0.375));
+    assert!(close(&east["non_training_utilization_frac"], 0.1));
+    assert!(close(&east["stranded_usd_per_month"], 4.0 * 2.0 * 730.0 * 0.5 * 0.9));
+    let west = cluster("west");
+    assert!(close(&west["utilization_frac"], 0.375));
+    assert!(close(
+        &west["stranded_usd_per_month"],
+        2.0 * 2.0 * 730.0 * (1.0 - 0.375)
+    ));
+    assert_eq!(west["measured"]["hosts"].as_u64(), Some(2));
+    // The log's own figures stay beside: allocation, since sacct -X carries no utilization.
+    assert!(close(&west["log"]["utilization_frac"], 1.0));
+    let notes = report["measurement_notes"].to_string();
+    assert!(
+        notes.contains("1 hosts belong to no cluster, their GPUs left out: spare-9"),
+        "{notes}"
+    );
+}

@@ -30,6 +30,7 @@ fn settings() -> AuditSettings {
         default_usd_per_gpu_hour: 10.0,
         default_price_source: "test".into(),
         min_utilization_frac: 0.40,
+        host_patterns: Default::default(),
     }
 }
 

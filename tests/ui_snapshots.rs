@@ -276,3 +276,46 @@ fn measured_utilization_shows_beside_the_log_when_dcgm_samples_were_read() {
     let shown = screen(&app, 200, 60);
     assert!(shown.contains("DCGM 52 % measured · 4 GPU series"), "{shown}");
 }
+
+#[test]
+fn measured_utilization_and_a_failed_pull_show_in_the_workbench() {
+    use gpuplan::model::utilization::{ClusterMeasurement, apply_measurements};
+    let mut app = app();
+    let mut fleet = app.fleet.clone().expect("the sample is loaded");
+    let cluster = &fleet.report.clusters[0];
+    let measured = ClusterMeasurement {
+        cluster: cluster.name.clone(),
+        metric: "DCGM_FI_PROF_GR_ENGINE_ACTIVE".to_string(),
+        origin: "prometheus http://127.0.0.1:9090".to_string(),
+        gpu_series: 131,
+        hosts: 0,
+        hourly_util_frac: vec![Some(0.25); cluster.hourly.busy_gpus.len()],
+    };
+    let log_util = cluster.utilization_frac;
+    apply_measurements(&mut fleet.report, &[measured], 0.4);
+    let generation = app.generation;
+    update(
+        &mut app,
+        Action::FleetLoaded {
+            generation,
+            fleet: Box::new(fleet.clone()),
+        },
+    );
+    let shown = screen(&app, 200, 60);
+    let line = format!("util 25.0 % DCGM · log {:.1} %", log_util * 100.0);
+    assert!(shown.contains(&line), "{line} in\n{shown}");
+    assert!(app.banner.is_none());
+    fleet.warning = Some("prometheus http://127.0.0.1:9: cannot connect".to_string());
+    update(
+        &mut app,
+        Action::FleetLoaded {
+            generation,
+            fleet: Box::new(fleet),
+        },
+    );
+    let shown = screen(&app, 200, 60);
+    assert!(
+        shown.contains("prometheus http://127.0.0.1:9: cannot connect"),
+        "{shown}"
+    );
+}

@@ -76,6 +76,8 @@ pub struct FleetFile {
 pub struct Fleet {
     pub report: AuditReport,
     pub files: Vec<FleetFile>,
+    /// A source that failed while the logs' audit stood (Prometheus down): for the banner.
+    pub warning: Option<String>,
 }
 
 /// Where the fleet stands: the last result stays on screen while a newer one is computed.
@@ -97,6 +99,8 @@ pub enum FleetStatus {
 pub struct LogInputs {
     pub paths: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
+    /// The Prometheus holding the fleet's DCGM metrics, when there is one.
+    pub prometheus: Option<crate::model::plan::PrometheusSource>,
 }
 
 /// The plan file behind the plan on screen.

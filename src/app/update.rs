@@ -60,6 +60,13 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     app.workloads_view = WorkloadsView::Fleet;
                     app.cursors.drill_row = 0;
                 }
+                if let Some(warning) = &fleet.warning {
+                    banner(
+                        app,
+                        BannerLevel::Error,
+                        format!("{warning} — the logs' own figures stand until it answers"),
+                    );
+                }
                 app.fleet = Some(*fleet);
                 app.fleet_status = FleetStatus::Idle;
                 app.derived

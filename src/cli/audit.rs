@@ -8,15 +8,20 @@ use super::progress::{LARGE_INPUT_BYTES, Progress};
 use super::{Failure, Format, load_plan_if_given};
 use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
-use crate::data::fleet_source::FleetSource;
+use crate::data::fleet_source::{FleetSource, attach_measurements};
 use crate::data::load::{FileSummary, LoadError, expand_inputs};
 use crate::data::mapping::Mapping;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::MeasuredUtilization;
+use crate::model::fleet::Window;
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
+use crate::model::plan::PrometheusSource;
+use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
+use crate::runtime::prometheus::client::{PrometheusClient, PrometheusError};
+use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
 
 #[derive(Debug, Clone, Default)]
 pub struct AuditArgs {
@@ -30,6 +35,7 @@ pub struct AuditArgs {
     pub since: Option<String>,
     pub until: Option<String>,
     pub cost_per_gpu_hour: Option<f64>,
+    pub prometheus: super::prometheus_args::PrometheusArgs,
 }
 
 #[derive(Serialize)]
@@ -85,31 +91,83 @@ fn settings(
     Ok(AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour))
 }
 
-/// Loads the logs and audits them: what `gpuplan audit` prints, and what the report's contract
-/// matching reads.
+/// Loads the logs (or, with Prometheus and no logs, the pods kube-state-metrics saw) and
+/// audits them, with each cluster's utilization measured by DCGM where it can be: what
+/// `gpuplan audit` prints, and what the report's contract matching reads.
 pub fn audit_logs(
     catalog: &Catalog,
     plan: Option<&Plan>,
     args: &AuditArgs,
 ) -> Result<(AuditReport, Vec<FileSummary>), Failure> {
     let mapping = args.mapping.as_deref().map(read_mapping).transpose()?;
+    let prometheus = args.prometheus.resolve(plan);
     let mut logs = args.logs.clone();
     if logs.is_empty() {
         logs = plan
             .map(|p| p.logs.iter().map(|l| PathBuf::from(&l.path)).collect())
             .unwrap_or_default();
     }
-    if logs.is_empty() {
-        let sample = crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?;
-        eprintln!("no log given: auditing the shipped sample {}", sample.display());
-        logs.push(sample);
-    }
     let rules = catalog
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let settings = settings(args, catalog, plan)?;
-    let inputs = expand_inputs(&logs).map_err(|e| Diagnostic::file(&e.path, e.message))?;
+    let mut settings = settings(args, catalog, plan)?;
+    if let Some(mapping) = &mapping {
+        for (cluster, patterns) in &mapping.hosts {
+            settings
+                .host_patterns
+                .entry(cluster.clone())
+                .or_default()
+                .extend(patterns.iter().cloned());
+        }
+    }
+    let (source, progress) = match (&prometheus, logs.is_empty()) {
+        (Some(prometheus), true) => pods_from_prometheus(prometheus, rules, &mut settings, args)?,
+        _ => {
+            if logs.is_empty() {
+                let sample =
+                    crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?;
+                eprintln!("no log given: auditing the shipped sample {}", sample.display());
+                logs.push(sample);
+            }
+            read_logs(&logs, args, mapping.as_ref(), rules)?
+        }
+    };
+    let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
+    let (mut report, files) = source.audit(rules, &settings).map_err(fail)?;
+    if let Some(prometheus) = &prometheus {
+        let hosts = source.host_map(&settings).map_err(|e| Diagnostic::file("[hosts]", e))?;
+        let pull = pull_utilization(prometheus, &report.window, &hosts, &progress)?;
+        attach_measurements(&mut report, &pull.measurements, &settings);
+        report.measurement_notes.extend(pull.notes);
+        report.measurement_notes.push(format!(
+            "{} queries to {}, {} bytes received",
+            pull.queries,
+            crate::runtime::prometheus::client::shown_url(&prometheus.url),
+            thousands(pull.bytes_received as f64)
+        ));
+    }
+    let rows = source
+        .rows_read()
+        .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
+    let elapsed = progress.elapsed().as_secs_f64();
+    progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
+    for file in &files {
+        for warning in &file.warnings {
+            eprintln!("warning: {}: {warning}", file.path);
+        }
+    }
+    Ok((report, files))
+}
+
+/// Reads job logs, with a progress line for large ones.
+fn read_logs(
+    logs: &[PathBuf],
+    args: &AuditArgs,
+    mapping: Option<&Mapping>,
+    rules: &crate::model::workload::ClassificationRules,
+) -> Result<(FleetSource, Progress), Failure> {
+    let inputs = expand_inputs(logs).map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let bytes: u64 = inputs
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -117,12 +175,12 @@ pub fn audit_logs(
         .sum();
     // A folder (partitioned Parquet) has no size to show a bar of: a spinner and the phase.
     let progress = Progress::start(
-        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()),
+        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || args.prometheus.prometheus.is_some(),
         &format!("reading {} MB", bytes / 1_000_000),
         bytes,
     );
     let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
-    let source = FleetSource::read(&inputs, args.input_format.as_deref(), mapping.as_ref(), rules).map_err(fail)?;
+    let source = FleetSource::read(&inputs, args.input_format.as_deref(), mapping, rules).map_err(fail)?;
     progress.phase(match (&source, source.rows_read()) {
         (FleetSource::Partitioned { partitions, .. }, _) => {
             format!("auditing {} cluster partitions one at a time", partitions.len())
@@ -136,18 +194,82 @@ pub fn audit_logs(
             )
         }
     });
-    let (report, files) = source.audit(rules, &settings).map_err(fail)?;
-    let rows = source
-        .rows_read()
-        .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
-    let elapsed = progress.elapsed().as_secs_f64();
-    progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
-    for file in &files {
-        for warning in &file.warnings {
-            eprintln!("warning: {}: {warning}", file.path);
-        }
+    Ok((source, progress))
+}
+
+fn prometheus_failure(e: PrometheusError) -> Failure {
+    Diagnostic::file(&format!("prometheus {}", e.url), e.message).into()
+}
+
+/// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
+/// The window is fixed here (the pull needs it before any job is known): `--since`/`--until`,
+/// else the last `--days` (90) to now.
+fn pods_from_prometheus(
+    prometheus: &PrometheusSource,
+    rules: &crate::model::workload::ClassificationRules,
+    settings: &mut AuditSettings,
+    args: &AuditArgs,
+) -> Result<(FleetSource, Progress), Failure> {
+    if args.all_time {
+        return Err(Diagnostic::file(
+            "--all-time",
+            "with Prometheus and no job log there is no log to span: give --since (and --until) or --days",
+        )
+        .into());
     }
-    Ok((report, files))
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let end_ms = settings.window.until_ms.unwrap_or(now_ms);
+    let days = settings.window.days.unwrap_or(90.0);
+    let start_ms = settings
+        .window
+        .since_ms
+        .unwrap_or(end_ms - (days * 86_400_000.0) as i64);
+    if end_ms <= start_ms {
+        return Err(Diagnostic::file("--since", "the window is empty: --since must come before --until").into());
+    }
+    settings.window = WindowSpec {
+        days: None,
+        since_ms: Some(start_ms),
+        until_ms: Some(end_ms),
+    };
+    let window = Window::from_ms(start_ms, end_ms);
+    let progress = Progress::start(true, "pulling pods from kube-state-metrics", 0);
+    let client = PrometheusClient::connect(prometheus).map_err(prometheus_failure)?;
+    let mut tick = |p: PullProgress| {
+        progress.phase(format!(
+            "pods from {}: query {} of {}",
+            client.shown_url(),
+            p.done,
+            p.total
+        ))
+    };
+    let pods = pull_pods(&client, prometheus, &window, &mut tick).map_err(prometheus_failure)?;
+    let origin = format!("prometheus {} (kube-state-metrics)", client.shown_url());
+    let source =
+        FleetSource::from_runs(&pods.runs, &origin, rules).map_err(|e| Diagnostic::file(&e.path, e.message))?;
+    for note in pods.notes {
+        eprintln!("{note}");
+    }
+    Ok((source, progress))
+}
+
+/// Each cluster's hourly DCGM utilization over the audit window, with progress.
+fn pull_utilization(
+    prometheus: &PrometheusSource,
+    window: &Window,
+    hosts: &crate::data::host_map::HostMap,
+    progress: &Progress,
+) -> Result<UtilizationPull, Failure> {
+    let client = PrometheusClient::connect(prometheus).map_err(prometheus_failure)?;
+    let mut tick = |p: PullProgress| {
+        progress.phase(format!(
+            "pulling utilization from {}: query {} of {}",
+            client.shown_url(),
+            p.done,
+            p.total
+        ))
+    };
+    pull_cluster_utilization(&client, prometheus, window, hosts, &mut tick).map_err(prometheus_failure)
 }
 
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
@@ -194,6 +316,77 @@ pub fn sparkline(hourly: &[f64], capacity: f64) -> String {
             BARS[((level * 7.0).round() as usize).min(7)]
         })
         .collect()
+}
+
+/// The cluster table's short name for where a utilization figure came from.
+pub fn source_tag(source: UtilizationSource) -> &'static str {
+    match source {
+        UtilizationSource::Measured => "dcgm",
+        UtilizationSource::JobLog => "log",
+        UtilizationSource::Allocation => "alloc",
+    }
+}
+
+/// Each measured cluster: the hardware's figures beside the log's, and where they came from.
+fn measured_clusters_section(r: &AuditReport) -> Option<Section> {
+    let measured: Vec<_> = r
+        .clusters
+        .iter()
+        .filter_map(|c| Some((c, c.measured.as_ref()?, c.log.as_ref()?)))
+        .collect();
+    if measured.is_empty() && r.measurement_notes.is_empty() {
+        return None;
+    }
+    let mut table = Table::new(&[
+        ("cluster", Align::Left),
+        ("GPU series", Align::Right),
+        ("hours", Align::Right),
+        ("util dcgm", Align::Right),
+        ("util log", Align::Right),
+        ("non-training", Align::Right),
+        ("stranded dcgm", Align::Right),
+        ("stranded log", Align::Right),
+    ]);
+    let mut origins = Vec::new();
+    for (c, m, log) in &measured {
+        table.row(vec![
+            c.name.clone(),
+            thousands(m.gpu_series as f64),
+            thousands(m.hours_measured as f64),
+            pct(m.mean_util_frac),
+            pct(log.utilization_frac),
+            format!(
+                "{} / {}",
+                pct(m.non_training_util_frac),
+                pct(log.non_training_utilization_frac)
+            ),
+            usd(c.stranded_usd_per_month),
+            usd(log.stranded_usd_per_month),
+        ]);
+        origins.push((c.name.clone(), format!("{} from {}", m.metric, m.origin)));
+    }
+    let mut blocks = Vec::new();
+    if !measured.is_empty() {
+        blocks.push(Block::Table(table));
+        blocks.push(Block::Note(
+            "Measured: the mean over the cluster's GPU series of each hour's mean; non-training: measured / log, \
+             each measured hour weighed by its minutes without training. The stranded spend uses the measured figure."
+                .into(),
+        ));
+        blocks.push(Block::Facts(origins));
+    }
+    if !r.measurement_notes.is_empty() {
+        blocks.push(Block::Facts(
+            r.measurement_notes
+                .iter()
+                .map(|n| ("note".to_string(), n.clone()))
+                .collect(),
+        ));
+    }
+    Some(Section {
+        title: "Utilization measured per cluster (DCGM)".into(),
+        blocks,
+    })
 }
 
 fn util_text(u: Option<f64>) -> String {
@@ -323,6 +516,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         ("train/infer/burst", Align::Left),
         ("alloc", Align::Right),
         ("util", Align::Right),
+        ("from", Align::Left),
         ("peak", Align::Right),
         ("p95", Align::Right),
         ("cost/month", Align::Right),
@@ -345,6 +539,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             format!("{} %", mix.join("/")),
             pct(c.allocation_frac),
             pct(c.utilization_frac),
+            source_tag(c.utilization_source).to_string(),
             thousands(c.peak_concurrent_gpus),
             thousands(c.p95_concurrent_gpus),
             usd(c.monthly_cost_usd),
@@ -358,7 +553,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
     let stranded: f64 = r.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
     let mut cluster_blocks = vec![
         Block::Table(clusters),
-        Block::Note("* capacity not in the plan: the observed peak is used. Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time).".into()),
+        Block::Note("* capacity not in the plan: the observed peak is used. Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time). from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither, allocation counted as use.".into()),
         Block::Facts(vec![("stranded spend".into(), format!("{} per month across clusters", usd(stranded)))]),
     ];
     if !flags.is_empty() {
@@ -382,6 +577,9 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             blocks: vec![Block::Facts(series)],
         },
     ];
+    if let Some(section) = measured_clusters_section(r) {
+        sections.push(section);
+    }
     if let Some(m) = &r.measured_utilization {
         sections.push(measured_section(m, r));
     }

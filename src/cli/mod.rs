@@ -10,6 +10,7 @@ mod export;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
+pub mod prometheus_args;
 pub mod report;
 mod sample_cmd;
 
@@ -45,6 +46,8 @@ pub struct Cli {
     /// Plan file (TOML); the built-in seed examples when absent.
     #[arg(long, global = true, value_name = "FILE")]
     plan: Option<PathBuf>,
+    #[command(flatten)]
+    prometheus: prometheus_args::PrometheusArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -113,6 +116,8 @@ enum Command {
         /// Price of a GPU-hour for clusters the plan does not list (default: the seed's $12.29 H100 rate).
         #[arg(long, value_name = "USD")]
         cost_per_gpu_hour: Option<f64>,
+        #[command(flatten)]
+        prometheus: prometheus_args::PrometheusArgs,
     },
     /// Column mappings for logs gpuplan cannot map alone.
     #[command(subcommand)]
@@ -213,9 +218,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let plan_path = plan_path.as_deref();
     match cli.command {
         None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            // The plan's own [prometheus] is read with the plan; flags given here win.
+            let plan = load_plan_if_given(&load_catalog(), plan_path)?;
             crate::runtime::run_workbench(crate::runtime::WorkbenchArgs {
                 logs: cli.logs,
                 mapping: cli.mapping,
+                prometheus: cli.prometheus.resolve(plan.as_ref()),
                 plan: cli.plan,
             })
         }
@@ -247,8 +255,10 @@ fn run(cli: Cli) -> Result<(), Failure> {
             since,
             until,
             cost_per_gpu_hour,
+            prometheus,
         }) => {
             let args = audit::AuditArgs {
+                prometheus,
                 logs,
                 mapping,
                 input_format,

@@ -38,7 +38,12 @@ fn key_before(text: &str, value_offset: usize) -> Option<String> {
 /// Parses and validates: every problem of the plan's values, each located.
 pub fn read_plan_text(file: &str, text: &str, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
     let plan = parse_plan(file, text).map_err(|d| vec![d])?;
-    let problems = plan.problems(catalog);
+    let mut problems = plan.problems(catalog);
+    problems.extend(
+        crate::data::host_map::host_table_problems(&plan.hosts)
+            .into_iter()
+            .map(|(key_path, message)| crate::model::plan::PlanProblem { key_path, message }),
+    );
     if problems.is_empty() {
         return Ok(plan);
     }

@@ -20,6 +20,7 @@ pub use crate::model::fleet::{
     RejectedRow, RuleUse, Window,
 };
 use crate::model::plan::Plan;
+use crate::model::utilization::{UtilizationSource, cluster_flags};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 const MINUTES_PER_HOUR: usize = 60;
@@ -63,6 +64,8 @@ pub struct AuditSettings {
     pub default_price_source: String,
     /// Clusters averaging below this are candidates for a shorter commitment.
     pub min_utilization_frac: f64,
+    /// Cluster → host patterns (the plan's and the mapping's `[hosts]`), for DCGM samples.
+    pub host_patterns: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl AuditSettings {
@@ -108,6 +111,7 @@ impl AuditSettings {
             default_usd_per_gpu_hour,
             default_price_source,
             min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
+            host_patterns: plan.map(|p| p.hosts.clone()).unwrap_or_default(),
         }
     }
 }
@@ -331,6 +335,7 @@ pub fn audit(
         label_agreement,
         top_jobs,
         measured_utilization: None,
+        measurement_notes: Vec::new(),
     })
 }
 
@@ -380,19 +385,21 @@ fn cluster_audit(
     let monthly_cost_usd = capacity * usd_per_gpu_hour * settings.hours_per_month;
     let stranded = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);
     let utilization_frac = share(utilized_hours, capacity_hours);
-    let mut flags = Vec::new();
-    if jobs.iter().all(|&j| j > 0) {
-        flags.push("runs all three classes: separate them".to_string());
-    }
-    if utilization_frac < settings.min_utilization_frac {
-        flags.push(format!(
-            "below {:.0} % utilization: candidate for a shorter commitment",
-            settings.min_utilization_frac * 100.0
-        ));
-    }
-    if !utilization_reported {
-        flags.push("no utilization in the log: allocation counted as use".to_string());
-    }
+    let utilization_source = if utilization_reported {
+        UtilizationSource::JobLog
+    } else {
+        UtilizationSource::Allocation
+    };
+    let flags = cluster_flags(
+        jobs.iter().all(|&j| j > 0),
+        utilization_frac,
+        utilization_source,
+        settings.min_utilization_frac,
+    );
+    let non_training_minutes = occ.busy_by_class[0]
+        .chunks(MINUTES_PER_HOUR)
+        .map(|hour| hour.iter().filter(|&&busy| busy <= 0.0).count() as u8)
+        .collect();
     ClusterAudit {
         name,
         capacity_gpus: capacity,
@@ -402,6 +409,7 @@ fn cluster_audit(
         allocation_frac: share(gpu_hours, capacity_hours),
         utilization_frac,
         utilization_reported,
+        utilization_source,
         peak_concurrent_gpus: peak,
         p95_concurrent_gpus: percentile(&busy, 0.95),
         classes: breakdown,
@@ -419,6 +427,9 @@ fn cluster_audit(
             training_gpus: hourly_means(&occ.busy_by_class[0]),
             inference_gpus: hourly_means(&occ.busy_by_class[1]),
             burst_gpus: hourly_means(&occ.busy_by_class[2]),
+            non_training_minutes,
         },
+        measured: None,
+        log: None,
     }
 }

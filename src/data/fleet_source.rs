@@ -3,18 +3,24 @@
 //! audit time, one cluster at a time), anything else is read whole and can be audited again
 //! with other settings without reading.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use polars::prelude::DataFrame;
+use polars::prelude::{DataFrame, IntoLazy};
 
 use super::audit::{AuditSettings, audit};
+use super::canonical::{JobRun, frame_from_runs};
+use super::host_map::{HostMap, unmapped_note};
 use super::load::{FileSummary, LoadError, load_logs};
 use super::mapping::Mapping;
-use super::measured::measured_utilization;
+use super::measured::{measured_by_cluster, measured_utilization};
 use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::reject::Quarantine;
+use super::run_features::with_run_features;
 use super::tabular::Detail;
+use super::tabular::audit_columns;
 use crate::model::fleet::AuditReport;
+use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
 
 pub enum FleetSource {
@@ -25,12 +31,32 @@ pub enum FleetSource {
         files: Vec<FileSummary>,
         /// DCGM samples read beside the jobs.
         utilization: Option<DataFrame>,
+        /// Host → cluster, from the hosts the logs ran jobs on.
+        hosts: BTreeMap<String, String>,
     },
     /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time.
     Partitioned {
         partitions: Vec<(String, PathBuf)>,
         mapping: Option<Mapping>,
     },
+}
+
+/// Puts measured clusters on the audit and notes the ones the logs do not have.
+pub fn attach_measurements(report: &mut AuditReport, measured: &[ClusterMeasurement], settings: &AuditSettings) {
+    for cluster in apply_measurements(report, measured, settings.min_utilization_frac) {
+        report.measurement_notes.push(format!(
+            "cluster {cluster} was measured but ran no job in the logs: left out"
+        ));
+    }
+}
+
+fn joined_dcgm(files: &[FileSummary]) -> String {
+    let dcgm: Vec<&str> = files
+        .iter()
+        .filter(|f| f.format.starts_with("dcgm"))
+        .map(|f| f.path.as_str())
+        .collect();
+    dcgm.join(", ")
 }
 
 fn joined(files: &[FileSummary]) -> String {
@@ -70,7 +96,43 @@ impl FleetSource {
             quarantine: loaded.quarantine,
             files: loaded.files,
             utilization: loaded.utilization,
+            hosts: loaded.hosts,
         })
+    }
+
+    /// A run log read whole, from jobs gathered elsewhere (Kubernetes pods from Prometheus).
+    pub fn from_runs(runs: &[JobRun], origin: &str, rules: &ClassificationRules) -> Result<FleetSource, LoadError> {
+        let fail = |message: String| LoadError {
+            path: origin.to_string(),
+            message,
+        };
+        let frame = frame_from_runs(runs).map_err(|e| fail(e.to_string()))?;
+        let frame = with_run_features(frame.lazy(), rules)
+            .and_then(|f| f.select(audit_columns()).collect().map_err(|e| e.to_string()))
+            .map_err(fail)?;
+        Ok(FleetSource::Runs {
+            runs: frame,
+            quarantine: Quarantine::default(),
+            files: vec![FileSummary {
+                path: origin.to_string(),
+                format: "kube-state-metrics",
+                rows: runs.len(),
+                rejected: 0,
+                warnings: Vec::new(),
+            }],
+            utilization: None,
+            hosts: BTreeMap::new(),
+        })
+    }
+
+    /// Which cluster each GPU host belongs to: the hosts the logs ran jobs on, then the
+    /// `[hosts]` patterns of the plan and the mapping.
+    pub fn host_map(&self, settings: &AuditSettings) -> Result<HostMap, String> {
+        let seen = match self {
+            FleetSource::Runs { hosts, .. } => hosts.clone(),
+            FleetSource::Partitioned { .. } => BTreeMap::new(),
+        };
+        HostMap::new(&[&settings.host_patterns], seen)
     }
 
     /// Rows read so far: known after reading for logs read whole, after the audit otherwise.
@@ -92,6 +154,7 @@ impl FleetSource {
                 quarantine,
                 files,
                 utilization,
+                ..
             } => {
                 let fail = |message| LoadError {
                     path: joined(files),
@@ -101,6 +164,16 @@ impl FleetSource {
                 if let Some(samples) = utilization {
                     report.measured_utilization =
                         measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
+                    let hosts = self.host_map(settings).map_err(fail)?;
+                    if !hosts.is_empty() {
+                        let origin = format!("DCGM samples in {}", joined_dcgm(files));
+                        let (measured, unmapped) =
+                            measured_by_cluster(samples, &report.window, &hosts, &origin).map_err(fail)?;
+                        if !unmapped.is_empty() {
+                            report.measurement_notes.push(unmapped_note(&unmapped));
+                        }
+                        attach_measurements(&mut report, &measured, settings);
+                    }
                 }
                 Ok((report, files.clone()))
             }

@@ -1,6 +1,7 @@
 //! Loading logs of any supported layout into one canonical job frame (and, for DCGM
 //! exports, a utilization frame), with every file's problems attached to it.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
@@ -43,6 +44,8 @@ pub struct LoadedLogs {
     pub utilization: Option<DataFrame>,
     pub quarantine: Quarantine,
     pub files: Vec<FileSummary>,
+    /// Host → cluster, from the hosts Slurm logs ran jobs on (`NodeList`).
+    pub hosts: BTreeMap<String, String>,
 }
 
 fn has_glob(path: &str) -> bool {
@@ -130,6 +133,7 @@ pub fn load_logs(
     let mut utilization: Vec<DataFrame> = Vec::new();
     let mut quarantine = Quarantine::default();
     let mut files = Vec::new();
+    let mut hosts: BTreeMap<String, String> = BTreeMap::new();
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
         let fail = |message: String| LoadError {
@@ -141,9 +145,12 @@ pub fn load_logs(
         let (rows, file_quarantine, warnings) = match format {
             LogFormat::Sacct => {
                 let text = read_text(&path).map_err(fail)?;
-                let (runs, q) = slurm::read_sacct(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
-                frames.push(frame_from_runs(&runs).map_err(|e| fail(e.to_string()))?);
-                (runs.len(), q, Vec::new())
+                let log = slurm::read_sacct_detailed(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                for (host, cluster) in log.hosts {
+                    hosts.entry(host).or_insert(cluster);
+                }
+                (log.runs.len(), log.quarantine, log.host_problems)
             }
             LogFormat::Philly => {
                 let text = read_text(&path).map_err(fail)?;
@@ -214,6 +221,7 @@ pub fn load_logs(
         utilization,
         quarantine,
         files,
+        hosts,
     })
 }
 

@@ -231,6 +231,10 @@ pub struct Mapping {
     pub constants: BTreeMap<String, String>,
     #[serde(default)]
     pub units: Units,
+    /// Cluster name → host patterns (Slurm host lists or globs), for DCGM samples that name
+    /// hosts.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, Vec<String>>,
 }
 
 fn yes() -> bool {
@@ -258,6 +262,7 @@ impl Default for Mapping {
             gpu_multiplier: None,
             constants: BTreeMap::new(),
             units: Units::default(),
+            hosts: BTreeMap::new(),
         }
     }
 }
@@ -276,7 +281,7 @@ fn simplify(name: &str) -> String {
 impl Mapping {
     /// Problems with the mapping itself (unknown canonical fields, a bad delimiter).
     pub fn problems(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
+        let mut out = super::host_map::host_table_problems(&self.hosts);
         if self.schema_version != MAPPING_SCHEMA_VERSION {
             out.push(("schema_version".into(), format!("expected {MAPPING_SCHEMA_VERSION}")));
         }

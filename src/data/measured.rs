@@ -7,7 +7,9 @@ use polars::prelude::*;
 
 use super::canonical::MS_PER_MINUTE;
 use super::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
+use super::host_map::HostMap;
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
+use crate::model::utilization::ClusterMeasurement;
 
 /// An hour in the samples' integer milliseconds.
 const HOUR_MS: i64 = 60 * MS_PER_MINUTE;
@@ -117,6 +119,123 @@ pub fn measured_utilization(
         threshold_frac,
         hosts_below_threshold,
     }))
+}
+
+const CLUSTER: &str = "cluster";
+
+/// DCGM samples per cluster, through the host map: each hour's mean over the cluster's GPU
+/// series of their means in that hour (as the Prometheus pull computes it). Also returns the
+/// hosts no cluster claims.
+pub fn measured_by_cluster(
+    samples: &DataFrame,
+    window: &Window,
+    hosts: &HostMap,
+    origin: &str,
+) -> Result<(Vec<ClusterMeasurement>, Vec<String>), String> {
+    let host_names = samples.column(HOST).map_err(err)?.unique().map_err(err)?;
+    let host_names = host_names.str().map_err(err)?;
+    let mut mapped_hosts = Vec::new();
+    let mut clusters = Vec::new();
+    let mut unmapped = Vec::new();
+    for host in host_names.iter().flatten() {
+        match hosts.cluster_of(host) {
+            Some(cluster) => {
+                mapped_hosts.push(host.to_string());
+                clusters.push(cluster);
+            }
+            None => unmapped.push(host.to_string()),
+        }
+    }
+    unmapped.sort();
+    if mapped_hosts.is_empty() {
+        return Ok((Vec::new(), unmapped));
+    }
+    let host_clusters = df![HOST => mapped_hosts, CLUSTER => clusters].map_err(err)?;
+    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
+        .ceil()
+        .max(1.0) as usize;
+    let last_hour = hours as i64 - 1;
+    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
+    let per_series_hour = samples
+        .clone()
+        .lazy()
+        .with_column(col(TIME).cast(DataType::Int64).alias(TIME))
+        .filter(
+            col(TIME)
+                .gt_eq(lit(window.start_ms))
+                .and(col(TIME).lt_eq(lit(window.end_ms)))
+                .and(col(UTIL_FRAC).is_not_null()),
+        )
+        .join(
+            host_clusters.lazy(),
+            [col(HOST)],
+            [col(HOST)],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .with_column(
+            when(hour.clone().gt(lit(last_hour)))
+                .then(lit(last_hour))
+                .otherwise(hour)
+                .alias(HOUR),
+        )
+        .group_by([col(CLUSTER), col(HOST), col(GPU), col(HOUR)])
+        .agg([col(UTIL_FRAC).mean()])
+        .collect()
+        .map_err(err)?;
+    // Rows are series × hours: small beside the samples; summed here in plain Rust.
+    let cluster_col = per_series_hour.column(CLUSTER).map_err(err)?.str().map_err(err)?;
+    let host_col = per_series_hour.column(HOST).map_err(err)?.str().map_err(err)?;
+    let gpu_col = per_series_hour.column(GPU).map_err(err)?.str().map_err(err)?;
+    let hour_col = per_series_hour.column(HOUR).map_err(err)?.i64().map_err(err)?;
+    let mean_col = per_series_hour.column(UTIL_FRAC).map_err(err)?.f64().map_err(err)?;
+    struct Acc {
+        sum: Vec<f64>,
+        count: Vec<u32>,
+        series: std::collections::BTreeSet<(String, String)>,
+        hosts: std::collections::BTreeSet<String>,
+    }
+    let mut by_cluster: std::collections::BTreeMap<String, Acc> = std::collections::BTreeMap::new();
+    for row in 0..per_series_hour.height() {
+        let (Some(cluster), Some(host), Some(gpu), Some(hour), Some(mean)) = (
+            cluster_col.get(row),
+            host_col.get(row),
+            gpu_col.get(row),
+            hour_col.get(row),
+            mean_col.get(row),
+        ) else {
+            continue;
+        };
+        let Some(hour) = usize::try_from(hour).ok().filter(|&h| h < hours) else {
+            continue;
+        };
+        let acc = by_cluster.entry(cluster.to_string()).or_insert_with(|| Acc {
+            sum: vec![0.0; hours],
+            count: vec![0; hours],
+            series: Default::default(),
+            hosts: Default::default(),
+        });
+        acc.sum[hour] += mean;
+        acc.count[hour] += 1;
+        acc.series.insert((host.to_string(), gpu.to_string()));
+        acc.hosts.insert(host.to_string());
+    }
+    let measurements = by_cluster
+        .into_iter()
+        .map(|(cluster, acc)| ClusterMeasurement {
+            cluster,
+            metric: "DCGM utilization field (per GPU, the best it exports)".to_string(),
+            origin: origin.to_string(),
+            gpu_series: acc.series.len() as u64,
+            hosts: acc.hosts.len() as u64,
+            hourly_util_frac: acc
+                .sum
+                .iter()
+                .zip(&acc.count)
+                .map(|(&sum, &n)| (n > 0).then(|| sum / f64::from(n)))
+                .collect(),
+        })
+        .collect();
+    Ok((measurements, unmapped))
 }
 
 #[cfg(test)]

@@ -36,12 +36,13 @@
 //!   number (a `|` inside a job name breaks `-P` output this way). A repeated header line
 //!   (concatenated exports) is skipped.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime};
 
 use super::canonical::JobRun;
+use super::hostlist::expand_hostlist;
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// Everything read from one sacct export, with what was set aside and why.
@@ -55,6 +56,11 @@ pub struct SacctLog {
     pub step_rows_folded: u64,
     /// Exact repeats of an allocation row already read (same cluster, job id and start).
     pub duplicate_rows: u64,
+    /// Hosts named by `NodeList`, each with the cluster of the first job seen on it: how DCGM's
+    /// hosts map to the log's clusters.
+    pub hosts: BTreeMap<String, String>,
+    /// Host lists that could not be expanded, or hosts seen in two clusters, with their lines.
+    pub host_problems: Vec<String>,
 }
 
 impl SacctLog {
@@ -132,9 +138,16 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
 
     let mut seen_runs: HashSet<(String, String, i64)> = HashSet::new();
     let mut stood_in: HashSet<(String, String)> = HashSet::new();
+    // GPU utilization lives on step rows (`TRESUsageInAve`): each job's steps' mean.
+    let mut step_util: HashMap<(String, String), (f64, u32)> = HashMap::new();
     for row in parsed {
+        note_hosts(&mut log, &row, &file);
         let job = (row.run.cluster.clone(), row.alloc_id.clone());
         if row.is_step {
+            if let Some(util) = row.run.gpu_util_frac {
+                let entry = step_util.entry(job.clone()).or_insert((0.0, 0));
+                *entry = (entry.0 + util, entry.1 + 1);
+            }
             if allocations.contains(&job) || !stood_in.insert(job) {
                 log.step_rows_folded += 1;
                 continue;
@@ -145,7 +158,68 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
         }
         log.runs.push(row.run);
     }
+    for run in log.runs.iter_mut().filter(|r| r.gpu_util_frac.is_none()) {
+        if let Some(&(sum, n)) = step_util.get(&(run.cluster.clone(), run.job_id.clone())) {
+            run.gpu_util_frac = Some(sum / f64::from(n));
+        }
+    }
     Ok(log)
+}
+
+/// Most hosts one `NodeList` may name: larger than any real allocation, small enough that a
+/// hostile `n[0-99999999]` is refused before it is expanded.
+const MAX_HOSTS_PER_JOB: usize = 100_000;
+/// Problems listed per file; the rest are counted.
+const MAX_HOST_PROBLEMS: usize = 20;
+
+/// The row's hosts, assigned to its cluster (the first cluster seen on a host keeps it).
+fn note_hosts(log: &mut SacctLog, row: &ParsedRow, file: &str) {
+    let Some(list) = row.node_list.as_deref() else { return };
+    let problem = |log: &mut SacctLog, text: String| {
+        if log.host_problems.len() < MAX_HOST_PROBLEMS {
+            log.host_problems
+                .push(format!("{file}:{}: {text}", row.run.source_line));
+        }
+    };
+    match expand_hostlist(list, MAX_HOSTS_PER_JOB) {
+        Ok(hosts) => {
+            for host in hosts {
+                let host = host.to_ascii_lowercase();
+                match log.hosts.get(&host) {
+                    Some(cluster) if *cluster != row.run.cluster => {
+                        let text = format!(
+                            "host {host} ran jobs of clusters {cluster} and {}: its GPUs count for {cluster}",
+                            row.run.cluster
+                        );
+                        problem(log, text);
+                    }
+                    Some(_) => {}
+                    None => {
+                        log.hosts.insert(host, row.run.cluster.clone());
+                    }
+                }
+            }
+        }
+        Err(e) => problem(log, format!("column NodeList \"{list}\": {e}")),
+    }
+}
+
+/// A job's GPU utilization from `TRESUsageInAve`'s `gres/gpuutil` (percent). Slurm sums the
+/// percentage over a step's GPUs, so a value above 100 is divided by the GPU count.
+fn gpu_util_of(tres: Option<&str>, gpus: f64) -> Option<f64> {
+    let value: f64 = split_outside_parens(tres?)
+        .into_iter()
+        .find_map(|item| item.trim().strip_prefix("gres/gpuutil="))?
+        .trim()
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let per_gpu = if value > 100.0 && gpus > 1.0 {
+        value / gpus
+    } else {
+        value
+    };
+    Some((per_gpu / 100.0).clamp(0.0, 1.0))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,6 +239,8 @@ enum Field {
     AllocGres,
     ReqTres,
     Cluster,
+    NodeList,
+    TresUsageInAve,
 }
 
 fn field_of(header: &str) -> Option<Field> {
@@ -184,6 +260,8 @@ fn field_of(header: &str) -> Option<Field> {
         "allocgres" => Field::AllocGres,
         "reqtres" => Field::ReqTres,
         "cluster" => Field::Cluster,
+        "nodelist" => Field::NodeList,
+        "tresusageinave" => Field::TresUsageInAve,
         _ => return None,
     })
 }
@@ -206,6 +284,8 @@ struct Columns {
     alloc_gres: Option<usize>,
     req_tres: Option<usize>,
     cluster: Option<usize>,
+    node_list: Option<usize>,
+    tres_usage_in_ave: Option<usize>,
 }
 
 impl Columns {
@@ -232,6 +312,8 @@ impl Columns {
             alloc_gres: find(Field::AllocGres),
             req_tres: find(Field::ReqTres),
             cluster: find(Field::Cluster),
+            node_list: find(Field::NodeList),
+            tres_usage_in_ave: find(Field::TresUsageInAve),
         })
     }
 }
@@ -250,6 +332,7 @@ struct ParsedRow {
     alloc_id: String,
     is_step: bool,
     run: JobRun,
+    node_list: Option<String>,
 }
 
 type Reject = (RejectReason, String);
@@ -328,7 +411,7 @@ fn parse_row(
         end_ms,
         gpus: gpus.count,
         gpu_type: gpus.gpu_type,
-        gpu_util_frac: None,
+        gpu_util_frac: gpu_util_of(get(columns.tres_usage_in_ave), gpus.count),
         label: None,
         source_line: line_no,
     };
@@ -336,6 +419,7 @@ fn parse_row(
         alloc_id: alloc_id.to_string(),
         is_step,
         run,
+        node_list: get(columns.node_list).map(str::to_string),
     }))
 }
 
@@ -614,6 +698,56 @@ mod tests {
         assert_eq!(sample.line, 22);
         assert_eq!(sample.file, "sacct.txt");
         assert!(sample.detail.contains("expected 12"), "{}", sample.detail);
+    }
+
+    #[test]
+    fn node_lists_map_hosts_to_their_cluster_and_bad_lists_name_their_line() {
+        let text = "JobID|Cluster|Start|End|AllocTRES|NodeList\n\
+                    1|east|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=16|gpu[001-002]\n\
+                    2|west|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=8|a[1-2]-b[3-4],GPU001\n\
+                    3|west|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=8|gpu[7-\n\
+                    4|west|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=0|None assigned\n";
+        let log = read(text);
+        assert_eq!(log.runs.len(), 4, "a bad host list costs the mapping, not the job");
+        let hosts: Vec<(&str, &str)> = log.hosts.iter().map(|(h, c)| (h.as_str(), c.as_str())).collect();
+        assert_eq!(
+            hosts,
+            [
+                ("a1-b3", "west"),
+                ("a1-b4", "west"),
+                ("a2-b3", "west"),
+                ("a2-b4", "west"),
+                ("gpu001", "east"),
+                ("gpu002", "east")
+            ]
+        );
+        assert_eq!(log.host_problems.len(), 2, "{:?}", log.host_problems);
+        assert!(
+            log.host_problems[0].starts_with("sacct.txt:3: host gpu001 ran jobs of clusters east and west"),
+            "{:?}",
+            log.host_problems
+        );
+        assert!(
+            log.host_problems[1].starts_with("sacct.txt:4: column NodeList \"gpu[7-\": unclosed '['"),
+            "{:?}",
+            log.host_problems
+        );
+    }
+
+    #[test]
+    fn gpu_utilization_comes_from_the_steps_tres_usage() {
+        let text = "JobID|Start|End|AllocTRES|TRESUsageInAve\n\
+                    10|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=4|\n\
+                    10.batch|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=4|cpu=00:01:00,gres/gpumem=30G,gres/gpuutil=240\n\
+                    10.0|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=4|gres/gpuutil=320,gres/gpumem=40G\n\
+                    11|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=1|gres/gpuutil=45\n\
+                    12|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=1|cpu=00:01:00\n";
+        let log = read(text);
+        // 240 and 320 over 4 GPUs: 60 % and 80 %, the steps' mean 70 %.
+        let util = |id: &str| run(&log, id).gpu_util_frac;
+        assert!((util("10").expect("measured") - 0.7).abs() < 1e-12);
+        assert_eq!(util("11"), Some(0.45));
+        assert_eq!(util("12"), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::utilization::{LogFigures, MeasuredCluster, UtilizationSource};
 use super::workload::WorkloadClass;
 
 /// Why a row was set aside. The variants are the stable keys of `rows_rejected` in JSON.
@@ -109,6 +110,8 @@ pub struct HourlySeries {
     pub training_gpus: Vec<f64>,
     pub inference_gpus: Vec<f64>,
     pub burst_gpus: Vec<f64>,
+    /// Minutes of each hour when no training ran: the weights of measured utilization.
+    pub non_training_minutes: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -125,6 +128,8 @@ pub struct ClusterAudit {
     /// the allocation when the log reports no utilization.
     pub utilization_frac: f64,
     pub utilization_reported: bool,
+    /// Which figure `utilization_frac` and the stranded spend stand on.
+    pub utilization_source: UtilizationSource,
     pub peak_concurrent_gpus: f64,
     pub p95_concurrent_gpus: f64,
     pub classes: ClassBreakdown,
@@ -139,6 +144,17 @@ pub struct ClusterAudit {
     pub stranded_usd_per_month: f64,
     pub flags: Vec<String>,
     pub hourly: HourlySeries,
+    /// DCGM's figures for the cluster, when its GPUs were measured.
+    pub measured: Option<MeasuredCluster>,
+    /// The job log's own figures, kept beside the measured ones that replaced them.
+    pub log: Option<LogFigures>,
+}
+
+impl ClusterAudit {
+    /// Whether training, inference and burst all ran on the cluster.
+    pub fn all_classes(&self) -> bool {
+        WorkloadClass::ALL.iter().all(|&c| self.classes.get(c).jobs > 0)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -176,6 +192,9 @@ pub struct AuditReport {
     pub top_jobs: Vec<JobLine>,
     /// GPU utilization measured by DCGM samples read beside the job log, when there are any.
     pub measured_utilization: Option<MeasuredUtilization>,
+    /// What matching measurements to clusters left out: hosts no cluster claims, measured
+    /// clusters the log does not have, the metric each source fell back to.
+    pub measurement_notes: Vec<String>,
 }
 
 /// GPU utilization as DCGM measured it over the audit's window: what the hardware did, beside
@@ -276,6 +295,7 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         top_jobs: Vec::new(),
         // Partitions are job logs only: measured samples are attached to the merged audit.
         measured_utilization: None,
+        measurement_notes: Vec::new(),
     };
     for part in parts {
         merged.jobs_total += part.jobs_total;

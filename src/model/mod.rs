@@ -22,4 +22,5 @@ pub mod rules;
 pub mod sensitivity;
 pub mod thresholds;
 pub mod training;
+pub mod utilization;
 pub mod workload;

@@ -2,6 +2,8 @@
 //! documented in README.md ("Plan files"). Validation returns key paths, which the loader
 //! turns into file:line:column.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::catalog::{Catalog, Price, Term};
@@ -40,6 +42,105 @@ pub struct Plan {
     pub thresholds: ThresholdOverrides,
     #[serde(default)]
     pub logs: Vec<LogSource>,
+    /// Where the fleet's DCGM metrics live: measured utilization per cluster.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prometheus: Option<PrometheusSource>,
+    /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, Vec<String>>,
+}
+
+/// A Prometheus-compatible server (Prometheus, Thanos, Mimir, VictoriaMetrics) holding
+/// dcgm-exporter's metrics, and kube-state-metrics' for a Kubernetes fleet.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrometheusSource {
+    /// The server's root, e.g. `http://prometheus.monitoring:9090`.
+    pub url: String,
+    /// The label naming a series' cluster: an external label (`cluster`), OpenCost's
+    /// `cluster_id`, or whatever the fleet uses.
+    #[serde(default = "default_cluster_label")]
+    pub cluster_label: String,
+    /// Resolution of the range queries, in seconds; divides an hour.
+    #[serde(default = "default_step_seconds")]
+    pub step_seconds: u32,
+    /// Time allowed for one HTTP request, in seconds.
+    #[serde(default = "default_timeout_seconds")]
+    pub timeout_seconds: u32,
+    /// The NAME of an environment variable holding a bearer token; never the token itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+}
+
+pub fn default_cluster_label() -> String {
+    "cluster".to_string()
+}
+
+pub fn default_step_seconds() -> u32 {
+    3600
+}
+
+pub fn default_timeout_seconds() -> u32 {
+    30
+}
+
+impl PrometheusSource {
+    /// The settings for a server named on the command line.
+    pub fn at(url: &str) -> PrometheusSource {
+        PrometheusSource {
+            url: url.to_string(),
+            cluster_label: default_cluster_label(),
+            step_seconds: default_step_seconds(),
+            timeout_seconds: default_timeout_seconds(),
+            token_env: None,
+        }
+    }
+
+    /// What is wrong with these settings, as (key, message).
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut problems = Vec::new();
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
+            problems.push((
+                "url".to_string(),
+                format!("'{}' is not an http:// or https:// URL", self.url),
+            ));
+        }
+        if self.step_seconds == 0 || 3600 % self.step_seconds != 0 {
+            problems.push((
+                "step_seconds".to_string(),
+                format!(
+                    "{} does not divide an hour (3600 s): try 60, 300, 900 or 3600",
+                    self.step_seconds
+                ),
+            ));
+        }
+        if self.timeout_seconds == 0 {
+            problems.push(("timeout_seconds".to_string(), "must be at least 1".to_string()));
+        }
+        let label_ok = |l: &str| {
+            let mut chars = l.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if !label_ok(&self.cluster_label) {
+            problems.push((
+                "cluster_label".to_string(),
+                format!(
+                    "'{}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)",
+                    self.cluster_label
+                ),
+            ));
+        }
+        if let Some(var) = &self.token_env
+            && (var.is_empty() || var.contains(['=', '\0']) || var.len() > 256)
+        {
+            problems.push((
+                "token_env".to_string(),
+                "expected the name of an environment variable (the token itself never goes in a file)".to_string(),
+            ));
+        }
+        problems
+    }
 }
 
 fn default_hours_per_month() -> f64 {
@@ -551,6 +652,14 @@ impl Plan {
             );
             if let Some(util) = cluster.utilization_frac {
                 check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);
+            }
+        }
+        if let Some(prometheus) = &self.prometheus {
+            for (key, message) in prometheus.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("prometheus.{key}"),
+                    message,
+                });
             }
         }
         problems

@@ -5,6 +5,7 @@ pub mod allocator;
 mod effects;
 mod event_loop;
 pub mod keys;
+pub mod prometheus;
 pub mod terminal;
 pub mod watcher;
 pub mod worker;
@@ -28,6 +29,8 @@ pub struct WorkbenchArgs {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
     pub plan: Option<PathBuf>,
+    /// Prometheus for measured utilization (else the plan's `[prometheus]`).
+    pub prometheus: Option<crate::model::plan::PrometheusSource>,
 }
 
 /// Everything the workbench needs before its first frame, and the problems found on the way
@@ -84,6 +87,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
         None => (Default::default(), Vec::new()),
     };
     notes.extend(key_warnings.iter().map(|d| d.headline()));
+    let prometheus = args.prometheus.clone().or_else(|| plan.prometheus.clone());
     let mut app = App::new(
         catalog,
         plan,
@@ -91,6 +95,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
         LogInputs {
             paths: logs,
             mapping: args.mapping.clone(),
+            prometheus,
         },
     );
     app.keymap = keymap;
@@ -176,6 +181,7 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
             None => crate::config::sample_log::sample_log_path()?,
         }],
         mapping: None,
+        prometheus: None,
     };
     let settings = crate::data::audit::AuditSettings::for_plan(
         &catalog,

@@ -10,11 +10,15 @@ use crossbeam_channel::Sender;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
 use crate::data::audit::AuditSettings;
-use crate::data::fleet_source::FleetSource;
+use crate::data::fleet_source::{FleetSource, attach_measurements};
 use crate::data::load::{FileSummary, expand_inputs};
 use crate::data::progress::READ_PROGRESS;
 use crate::model::catalog::Catalog;
+use crate::model::fleet::Window;
+use crate::model::plan::PrometheusSource;
 use crate::model::workload::ClassificationRules;
+use crate::runtime::prometheus::client::PrometheusClient;
+use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
 
 #[derive(Debug, Clone)]
 pub enum Job {
@@ -48,8 +52,13 @@ pub struct Worker {
     handle: Option<thread::JoinHandle<()>>,
 }
 
-/// The worker keeps the last logs read between jobs.
-type Cache = FleetSource;
+/// The worker keeps the last logs read between jobs, and the last utilization pulled from
+/// Prometheus for a window (a re-audit over the same window does not pull again).
+struct Cache {
+    source: FleetSource,
+    prometheus: Option<PrometheusSource>,
+    pulled: Option<(Window, UtilizationPull)>,
+}
 
 fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
     files
@@ -71,7 +80,50 @@ fn audit_fleet(source: &FleetSource, rules: &ClassificationRules, settings: &Aud
     Ok(Fleet {
         report,
         files: fleet_files(files),
+        warning: None,
     })
+}
+
+/// Measured utilization from Prometheus on the fleet's clusters: pulled once per window, with
+/// progress in the header. A server that fails leaves the logs' figures and says why.
+fn measure_fleet(
+    cache: &mut Cache,
+    fleet: &mut Fleet,
+    settings: &AuditSettings,
+    generation: u64,
+    results: &Sender<Action>,
+) {
+    let Some(source) = cache.prometheus.clone() else { return };
+    let window = fleet.report.window.clone();
+    let cached = cache
+        .pulled
+        .as_ref()
+        .filter(|(w, _)| *w == window)
+        .map(|(_, p)| p.clone());
+    let pulled = match cached {
+        Some(pull) => Ok(pull),
+        None => {
+            let hosts = cache.source.host_map(settings);
+            let shown = crate::runtime::prometheus::client::shown_url(&source.url);
+            let mut report = |p: PullProgress| {
+                let what = format!("pulling utilization from {shown}: query {} of {}", p.done, p.total);
+                let _ = results.send(Action::FleetStarted { generation, what });
+            };
+            hosts.and_then(|hosts| {
+                PrometheusClient::connect(&source)
+                    .and_then(|client| pull_cluster_utilization(&client, &source, &window, &hosts, &mut report))
+                    .map_err(|e| e.to_string())
+            })
+        }
+    };
+    match pulled {
+        Ok(pull) => {
+            attach_measurements(&mut fleet.report, &pull.measurements, settings);
+            fleet.report.measurement_notes.extend(pull.notes.iter().cloned());
+            cache.pulled = Some((window, pull));
+        }
+        Err(message) => fleet.warning = Some(message),
+    }
 }
 
 impl Worker {
@@ -213,7 +265,13 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             let read = read(catalog, &logs);
             drop(ticker);
             match read {
-                Ok(read) => *cache = Some(read),
+                Ok(read) => {
+                    *cache = Some(Cache {
+                        source: read,
+                        prometheus: logs.prometheus.clone(),
+                        pulled: None,
+                    })
+                }
                 Err(message) => {
                     // A re-audit must not bring back the logs this read was to replace.
                     *cache = None;
@@ -228,7 +286,7 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
         }
         Job::Reaudit { generation, settings } => (generation, settings),
     };
-    let Some(cached) = cache.as_ref() else {
+    let Some(cached) = cache.as_mut() else {
         return Action::FleetFailed {
             generation,
             message: "no logs read yet".to_string(),
@@ -240,11 +298,14 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
             message: "no classification rules loaded (catalogs/classification.toml)".to_string(),
         };
     };
-    match audit_fleet(cached, rules, &settings) {
-        Ok(fleet) => Action::FleetLoaded {
-            generation,
-            fleet: Box::new(fleet),
-        },
+    match audit_fleet(&cached.source, rules, &settings) {
+        Ok(mut fleet) => {
+            measure_fleet(cached, &mut fleet, &settings, generation, results);
+            Action::FleetLoaded {
+                generation,
+                fleet: Box::new(fleet),
+            }
+        }
         Err(message) => Action::FleetFailed { generation, message },
     }
 }
@@ -260,7 +321,7 @@ pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings)
     audit_fleet(&cached, rules, settings)
 }
 
-fn read(catalog: &Catalog, logs: &LogInputs) -> Result<Cache, String> {
+fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, String> {
     let rules = catalog
         .classification
         .as_ref()

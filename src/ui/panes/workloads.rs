@@ -231,6 +231,16 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
             ],
             width,
         ));
+        if let (Some(measured), Some(log)) = (&cluster.measured, &cluster.log) {
+            lines.push(fields_line(
+                vec![
+                    (format!("util {} DCGM ", pct(measured.mean_util_frac)), theme.title),
+                    (format!("· log {} ", pct(log.utilization_frac)), theme.muted),
+                    (format!("· {}", measured.metric), theme.muted),
+                ],
+                width,
+            ));
+        }
         let remaining = body
             .height
             .saturating_sub(lines.len() as u16 + 1 + cluster.flags.len() as u16);

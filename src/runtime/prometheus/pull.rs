@@ -1,0 +1,293 @@
+//! What gpuplan pulls from Prometheus for an audit: each cluster's hourly DCGM utilization
+//! (grouped by the cluster label on the server, or by host and mapped here), and for a
+//! Kubernetes fleet its pods as a job log.
+
+use std::collections::BTreeMap;
+
+use super::client::{PrometheusClient, PrometheusError};
+use crate::data::canonical::JobRun;
+use crate::data::host_map::{HostMap, unmapped_note};
+use crate::data::prometheus::cluster_hours::{ClusterHours, GroupHours, accumulate, measurements};
+use crate::data::prometheus::pods::{
+    PodUtilization, add_pod_utilization, owner_query, owners, pod_runs, pod_utilization_queries, requests_query,
+};
+use crate::data::prometheus::query::{
+    Grouping, HOST_LABELS, MAX_POINTS_PER_QUERY, StepGrid, UTILIZATION_METRICS, utilization_queries,
+};
+use crate::data::prometheus::response::Matrix;
+use crate::model::fleet::{Window, iso_utc};
+use crate::model::plan::PrometheusSource;
+use crate::model::utilization::ClusterMeasurement;
+
+/// Queries done and to do, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PullProgress {
+    pub done: u64,
+    pub total: u64,
+}
+
+/// Each cluster's measured utilization, and what the pull noticed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UtilizationPull {
+    pub measurements: Vec<ClusterMeasurement>,
+    pub notes: Vec<String>,
+    pub queries: u64,
+    pub bytes_received: u64,
+}
+
+struct Tally<'a> {
+    done: u64,
+    total: u64,
+    report: &'a mut dyn FnMut(PullProgress),
+}
+
+impl Tally<'_> {
+    fn tick(&mut self) {
+        self.done += 1;
+        self.total = self.total.max(self.done);
+        (self.report)(PullProgress {
+            done: self.done,
+            total: self.total,
+        });
+    }
+}
+
+/// Per metric (in `UTILIZATION_METRICS` order), each group's hours.
+type MetricGroups = [BTreeMap<String, GroupHours>; 2];
+
+/// Sums and counts per group, per metric, over every chunk of the window; with the points of
+/// series that had no group key, and the points that were NaN or infinite.
+fn pull_groups(
+    client: &PrometheusClient,
+    grid: &StepGrid,
+    grouping: &Grouping,
+    tally: &mut Tally<'_>,
+) -> Result<(MetricGroups, u64, u64), PrometheusError> {
+    let label = match grouping {
+        Grouping::Cluster(label) => Some(label.as_str()),
+        Grouping::Host { .. } => None,
+    };
+    let mut groups = [BTreeMap::new(), BTreeMap::new()];
+    let (mut unlabelled, mut non_finite) = (0, 0);
+    for (m, metric) in UTILIZATION_METRICS.iter().enumerate() {
+        let [sum_query, count_query] = utilization_queries(metric.name, grouping, grid.step_ms);
+        for (first, last) in grid.chunks(MAX_POINTS_PER_QUERY) {
+            let sums = client.query_range(&sum_query, first, last, grid.step_ms)?;
+            tally.tick();
+            let counts = client.query_range(&count_query, first, last, grid.step_ms)?;
+            tally.tick();
+            non_finite += sums.non_finite_points + counts.non_finite_points;
+            unlabelled += accumulate(grid, label, &sums, &counts, &mut groups[m]);
+        }
+    }
+    Ok((groups, unlabelled, non_finite))
+}
+
+/// Each cluster's hourly utilization over the window. Series carrying the cluster label are
+/// grouped by it on the server; series without it, when a host map is known, by host, mapped
+/// here. Each cluster takes the engine-active ratio when it has one, else GPU_UTIL.
+pub fn pull_cluster_utilization(
+    client: &PrometheusClient,
+    source: &PrometheusSource,
+    window: &Window,
+    hosts: &HostMap,
+    report: &mut dyn FnMut(PullProgress),
+) -> Result<UtilizationPull, PrometheusError> {
+    let grid = StepGrid::over(window, source.step_seconds);
+    let per_pass = 2 * UTILIZATION_METRICS.len() as u64 * grid.chunks(MAX_POINTS_PER_QUERY).len() as u64;
+    let mut tally = Tally {
+        done: 0,
+        total: per_pass,
+        report,
+    };
+    let mut notes = Vec::new();
+    let label = &source.cluster_label;
+    let (labelled, unlabelled, mut non_finite) =
+        pull_groups(client, &grid, &Grouping::Cluster(label.clone()), &mut tally)?;
+    let mut hours = [ClusterHours::default(), ClusterHours::default()];
+    for (m, groups) in labelled.iter().enumerate() {
+        hours[m].add(groups, None);
+    }
+    let any_labelled = hours.iter().any(|h| !h.clusters.is_empty());
+    if unlabelled > 0 && hosts.is_empty() {
+        if !any_labelled {
+            let labels = client
+                .label_names(UTILIZATION_METRICS[0].name, window.start_ms, window.end_ms)
+                .or_else(|_| client.label_names(UTILIZATION_METRICS[1].name, window.start_ms, window.end_ms))
+                .unwrap_or_default();
+            return Err(client_error(
+                client,
+                format!(
+                    "the DCGM series carry no '{label}' label: set [prometheus] cluster_label (or \
+                     --prometheus-cluster-label) to the label naming the cluster (the series have: {}), or map \
+                     hosts to clusters with a [hosts] table",
+                    if labels.is_empty() {
+                        "none listed".to_string()
+                    } else {
+                        labels.join(", ")
+                    }
+                ),
+            ));
+        }
+        notes.push(format!(
+            "{unlabelled} points of series without a '{label}' label left out (map their hosts with a [hosts] table)"
+        ));
+    } else if unlabelled > 0 {
+        tally.total += per_pass;
+        let by_host = Grouping::Host { without: label.clone() };
+        let (host_groups, _, host_non_finite) = pull_groups(client, &grid, &by_host, &mut tally)?;
+        non_finite += host_non_finite;
+        let cluster_of = |host: &str| hosts.cluster_of(host);
+        for (m, groups) in host_groups.iter().enumerate() {
+            hours[m].add(groups, Some(&cluster_of));
+        }
+        notes.push(format!(
+            "series without a '{label}' label: hosts ({}) mapped to clusters by {}",
+            HOST_LABELS.join(", "),
+            hosts.describe()
+        ));
+    }
+    if hours.iter().all(|h| h.clusters.is_empty()) && unlabelled == 0 {
+        return Err(client_error(
+            client,
+            format!(
+                "no {} or {} samples between {} and {}",
+                UTILIZATION_METRICS[0].name, UTILIZATION_METRICS[1].name, window.start, window.end
+            ),
+        ));
+    }
+    if non_finite > 0 {
+        notes.push(format!("{non_finite} points that were NaN or infinite left out"));
+    }
+    let origin = format!("prometheus {}", client.shown_url());
+    let preferred = measurements(&hours[0], UTILIZATION_METRICS[0], &origin);
+    let fallback = measurements(&hours[1], UTILIZATION_METRICS[1], &origin);
+    let mut measured = preferred.clusters;
+    for cluster in fallback.clusters {
+        if !measured.iter().any(|m| m.cluster == cluster.cluster) {
+            notes.push(format!(
+                "{}: {} (no {} samples)",
+                cluster.cluster, UTILIZATION_METRICS[1].name, UTILIZATION_METRICS[0].name
+            ));
+            measured.push(cluster);
+        }
+    }
+    measured.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+    let mut unmapped: Vec<String> = hours.iter().flat_map(|h| h.unmapped_hosts.iter().cloned()).collect();
+    unmapped.sort();
+    unmapped.dedup();
+    if !unmapped.is_empty() {
+        notes.push(unmapped_note(&unmapped));
+    }
+    let out_of_range = preferred.out_of_range_hours + fallback.out_of_range_hours;
+    if out_of_range > 0 {
+        notes.push(format!(
+            "{out_of_range} cluster-hours with a mean outside 0–100 % left out"
+        ));
+    }
+    Ok(UtilizationPull {
+        measurements: measured,
+        notes,
+        queries: client.requests(),
+        bytes_received: client.bytes_received(),
+    })
+}
+
+fn client_error(client: &PrometheusClient, message: String) -> PrometheusError {
+    PrometheusError {
+        url: client.shown_url().to_string(),
+        message,
+    }
+}
+
+/// Pods are followed to the minute.
+pub const POD_STEP_MS: i64 = 60_000;
+
+/// A Kubernetes fleet's pods that requested GPUs over the window, as job runs.
+pub struct PodPull {
+    pub runs: Vec<JobRun>,
+    pub notes: Vec<String>,
+}
+
+/// kube-state-metrics' GPU requests over the window as a job log: one job per pod, named by its
+/// owner, queued by its namespace, its utilization from DCGM's per-pod labels where present.
+pub fn pull_pods(
+    client: &PrometheusClient,
+    source: &PrometheusSource,
+    window: &Window,
+    report: &mut dyn FnMut(PullProgress),
+) -> Result<PodPull, PrometheusError> {
+    let first_eval = window.start_ms + POD_STEP_MS;
+    let total_points = ((window.end_ms - window.start_ms) / POD_STEP_MS).max(1);
+    let mut chunks = Vec::new();
+    let mut k = 0;
+    while k < total_points {
+        let last = (k + MAX_POINTS_PER_QUERY).min(total_points) - 1;
+        chunks.push((first_eval + k * POD_STEP_MS, first_eval + last * POD_STEP_MS));
+        k = last + 1;
+    }
+    let mut tally = Tally {
+        done: 0,
+        total: chunks.len() as u64 * 6,
+        report,
+    };
+    let requests = requests_query(&source.cluster_label, POD_STEP_MS);
+    let mut request_answers: Vec<Matrix> = Vec::new();
+    let mut owner_answers: Vec<Matrix> = Vec::new();
+    let mut utilization: BTreeMap<(String, String), PodUtilization> = BTreeMap::new();
+    let mut metric_used = None;
+    for &(first, last) in &chunks {
+        request_answers.push(client.query_range(&requests, first, last, POD_STEP_MS)?);
+        tally.tick();
+        let span = last - first + POD_STEP_MS;
+        owner_answers.push(client.query_range(&owner_query(span), last, last, POD_STEP_MS)?);
+        tally.tick();
+        for metric in UTILIZATION_METRICS {
+            if metric_used.is_some_and(|m: &str| m != metric.name) {
+                continue;
+            }
+            let queries = pod_utilization_queries(metric.name, span);
+            let mut answers: [Matrix; 4] = Default::default();
+            for (answer, query) in answers.iter_mut().zip(&queries) {
+                *answer = client.query_range(query, last, last, POD_STEP_MS)?;
+            }
+            tally.tick();
+            if answers.iter().any(|a| !a.series.is_empty()) {
+                metric_used = Some(metric.name);
+                add_pod_utilization(&answers, metric.scale_to_frac, &mut utilization);
+                break;
+            }
+        }
+    }
+    let owners = owners(&owner_answers);
+    let runs = pod_runs(
+        &request_answers,
+        POD_STEP_MS,
+        &source.cluster_label,
+        "kubernetes",
+        &owners,
+        &utilization,
+    );
+    if runs.is_empty() {
+        return Err(client_error(
+            client,
+            format!(
+                "no pod requested GPUs between {} and {} (kube_pod_container_resource_requests{{resource=\"nvidia_com_gpu\"}} from kube-state-metrics)",
+                iso_utc(window.start_ms),
+                iso_utc(window.end_ms)
+            ),
+        ));
+    }
+    let mut notes = vec![format!(
+        "{} pods from kube-state-metrics, followed to the minute",
+        runs.iter()
+            .map(|r| r.job_id.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
+    )];
+    match metric_used {
+        Some(metric) => notes.push(format!("pod utilization from {metric} by pod label")),
+        None => notes.push("no DCGM series carries pod labels: pods' utilization unknown".to_string()),
+    }
+    Ok(PodPull { runs, notes })
+}
