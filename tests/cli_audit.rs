@@ -338,7 +338,7 @@ fn dcgm_samples_of_a_slurm_fleet_are_measured_per_cluster() {
     assert!(close(&west["log"]["utilization_frac"], 1.0));
     let notes = report["measurement_notes"].to_string();
     assert!(
-        notes.contains("1 hosts belong to no cluster, their GPUs left out: spare-9"),
+        notes.contains("1 host belongs to no cluster, GPUs left out: spare-9"),
         "{notes}"
     );
 }

@@ -77,28 +77,49 @@ fn prometheus_and_hosts_tables_are_checked_and_located() {
         + "\n[prometheus]\nurl = \"https://thanos.example:10902\"\ncluster_label = \"cluster_id\"\ntoken_env = \"THANOS_TOKEN\"\n\n[hosts]\neast = [\"gpu[001-016]\", \"dgx-*\"]\n";
     let plan = read_plan_text("p.toml", &good, &catalog()).expect("valid");
     let prometheus = plan.prometheus.expect("prometheus table");
-    assert_eq!((prometheus.cluster_label.as_str(), prometheus.step_seconds), ("cluster_id", 3600));
+    assert_eq!(
+        (prometheus.cluster_label.as_str(), prometheus.step_seconds),
+        ("cluster_id", 3600)
+    );
     assert_eq!(plan.hosts["east"].len(), 2);
     let bad = default_plan_text()
         + "\n[prometheus]\nurl = \"prometheus:9090\"\nstep_seconds = 7\ncluster_label = \"bad-label\"\n\n[hosts]\neast = [\"gpu[001-\"]\n";
     let errors = read_plan_text("p.toml", &bad, &catalog()).expect_err("invalid values");
     let keys: Vec<&str> = errors.iter().filter_map(|d| d.key.as_deref()).collect();
-    for key in ["prometheus.url", "prometheus.step_seconds", "prometheus.cluster_label", "hosts.east[0]"] {
+    for key in [
+        "prometheus.url",
+        "prometheus.step_seconds",
+        "prometheus.cluster_label",
+        "hosts.east[0]",
+    ] {
         assert!(keys.contains(&key), "{key} in {keys:?}");
     }
     let step = errors
         .iter()
         .find(|d| d.key.as_deref() == Some("prometheus.step_seconds"))
         .expect("located");
-    assert_eq!(bad.lines().nth(step.line.expect("has a line") - 1), Some("step_seconds = 7"));
+    assert_eq!(
+        bad.lines().nth(step.line.expect("has a line") - 1),
+        Some("step_seconds = 7")
+    );
     assert!(step.message.contains("does not divide an hour"));
-    let hosts = errors.iter().find(|d| d.key.as_deref() == Some("hosts.east[0]")).expect("located");
+    let hosts = errors
+        .iter()
+        .find(|d| d.key.as_deref() == Some("hosts.east[0]"))
+        .expect("located");
     assert!(hosts.message.contains("unclosed '['"), "{}", hosts.message);
-    assert_eq!(bad.lines().nth(hosts.line.expect("has a line") - 1), Some("east = [\"gpu[001-\"]"));
+    assert_eq!(
+        bad.lines().nth(hosts.line.expect("has a line") - 1),
+        Some("east = [\"gpu[001-\"]")
+    );
     // The token itself has no place in a plan.
     let token = default_plan_text() + "\n[prometheus]\nurl = \"http://p:9090\"\ntoken = \"abc\"\n";
     let errors = read_plan_text("p.toml", &token, &catalog()).expect_err("unknown key");
-    assert!(errors[0].message.contains("unknown field `token`"), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("unknown field `token`"),
+        "{}",
+        errors[0].message
+    );
 }
 
 #[test]

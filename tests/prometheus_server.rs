@@ -287,37 +287,50 @@ fn server() -> Option<&'static Server> {
     SERVER.get_or_init(start_server).as_ref()
 }
 
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/prometheus");
+
 /// A job log with every test cluster in the window, so each has a line in the audit.
-fn job_log(dir: &Path) -> PathBuf {
-    let path = dir.join("jobs.csv");
-    let rows = [
-        "job_id,cluster,name,user,queue,state,start,end,gpus",
-        "1,alpha,pretrain-llama,ml,train,COMPLETED,2024-03-01T00:00:00Z,2024-03-02T00:00:00Z,8",
-        "2,alpha,serve-chat,svc,prod,RUNNING,2024-03-02T06:00:00Z,2024-03-04T00:00:00Z,2",
-        "3,alpha,sweep-lr-1,ml,dev,COMPLETED,2024-03-03T01:00:00Z,2024-03-03T03:30:00Z,1",
-        "4,beta,serve-embed,svc,prod,RUNNING,2024-03-01T00:00:00Z,2024-03-04T00:00:00Z,1",
-        "5,gamma,eval-nightly,ml,dev,COMPLETED,2024-03-01T10:00:00Z,2024-03-01T12:00:00Z,1",
-    ];
-    std::fs::write(&path, rows.join("\n") + "\n").expect("job log");
-    path
+fn job_log(_dir: &Path) -> PathBuf {
+    PathBuf::from(format!("{FIXTURES}/jobs.csv"))
 }
 
-/// The built-in plan with the test clusters priced and sized, beta's hosts mapped by pattern.
+/// The built-in plan with the test clusters priced and sized, beta's hosts mapped by pattern
+/// (`plan-extra.toml`, which sizes them as `CLUSTERS` does).
 fn plan(dir: &Path, extra: &str) -> PathBuf {
-    let mut text = default_plan_text();
+    let clusters = std::fs::read_to_string(format!("{FIXTURES}/plan-extra.toml")).expect("plan-extra.toml");
     for c in CLUSTERS.iter() {
         let gpus = c.hosts.len() as i64 * c.gpus_per_host;
-        let _ = write!(
-            text,
-            "\n[[clusters]]\nname = \"{}\"\naccelerator = \"h100-sxm\"\ngpus = {gpus}\nusd_per_gpu_hour = {PRICE_USD_PER_GPU_HOUR}\nterm = \"1-year\"\ndeployment = \"bare-metal\"\n",
+        let entry = format!(
+            "name = \"{}\"\naccelerator = \"h100-sxm\"\ngpus = {gpus}\nusd_per_gpu_hour = {PRICE_USD_PER_GPU_HOUR}\n",
+            c.name
+        );
+        assert!(
+            clusters.contains(&entry),
+            "plan-extra.toml sizes {} as the test writes it",
             c.name
         );
     }
-    text.push_str("\n[hosts]\nbeta = [\"b-gpu[01-02]\"]\n");
-    text.push_str(extra);
+    let text = default_plan_text() + &clusters + extra;
     let path = dir.join("plan.toml");
     std::fs::write(&path, text).expect("plan");
     path
+}
+
+/// `GPUPLAN_WRITE_OPENMETRICS=FILE cargo test --release --test prometheus_server` writes the
+/// test fleet's samples, to backfill and audit by hand (README, "Utilization from Prometheus").
+#[test]
+fn the_samples_can_be_written_for_a_person_to_try() {
+    if let Some(path) = std::env::var_os("GPUPLAN_WRITE_OPENMETRICS") {
+        std::fs::write(&path, openmetrics()).expect("write the samples");
+    }
+    let text = openmetrics();
+    assert!(text.ends_with("# EOF\n"));
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("DCGM_FI_PROF_GR_ENGINE_ACTIVE{cluster=\"gamma\""))
+            .count(),
+        72 * 60
+    );
 }
 
 fn run(home: &Path, args: &[&str]) -> Run {
@@ -417,11 +430,16 @@ fn every_cluster_figure_matches_what_was_written() {
         notes.iter().any(|n| n.starts_with("beta: DCGM_FI_DEV_GPU_UTIL")),
         "{notes:?}"
     );
-    assert!(notes.iter().any(|n| n.contains("NaN or infinite")), "{notes:?}");
     assert!(
         notes
             .iter()
-            .any(|n| n.contains("mapped to clusters by 1 [hosts] patterns")),
+            .any(|n| n.contains("1 point that was NaN or infinite left out")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("mapped to clusters by [hosts] (1 pattern)")),
         "{notes:?}"
     );
 }

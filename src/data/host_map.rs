@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::hostlist::{HostPatterns, validate_host_pattern};
+use crate::model::format::count_of;
 
 #[derive(Debug, Clone, Default)]
 pub struct HostMap {
@@ -63,10 +64,17 @@ impl HostMap {
     pub fn describe(&self) -> String {
         match (self.seen.len(), self.pattern_count) {
             (0, 0) => "no host map".to_string(),
-            (hosts, 0) => format!("{hosts} hosts named by the job log's NodeList"),
-            (0, patterns) => format!("{patterns} [hosts] patterns"),
+            (hosts, 0) => format!(
+                "{} named by the job log's NodeList",
+                count_of(hosts as u64, "host", "hosts")
+            ),
+            (0, patterns) => format!("[hosts] ({})", count_of(patterns as u64, "pattern", "patterns")),
             (hosts, patterns) => {
-                format!("{hosts} hosts named by the job log's NodeList, then {patterns} [hosts] patterns")
+                format!(
+                    "{} named by the job log's NodeList, then [hosts] ({})",
+                    count_of(hosts as u64, "host", "hosts"),
+                    count_of(patterns as u64, "pattern", "patterns")
+                )
             }
         }
     }
@@ -92,8 +100,8 @@ pub fn unmapped_note(hosts: &[String]) -> String {
         String::new()
     };
     format!(
-        "{} hosts belong to no cluster, their GPUs left out: {}{more} (map them with a [hosts] table)",
-        hosts.len(),
+        "{} to no cluster, GPUs left out: {}{more} (map them with a [hosts] table)",
+        count_of(hosts.len() as u64, "host belongs", "hosts belong"),
         named.join(", ")
     )
 }

@@ -79,6 +79,11 @@ pub fn delta_pct(actual: f64, reference: f64) -> String {
     format!("{:+.1} %", (actual / reference - 1.0) * 100.0)
 }
 
+/// A count with its noun: `1 point`, `3 points`, `1,204 hosts`.
+pub fn count_of(count: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(count as f64), if count == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

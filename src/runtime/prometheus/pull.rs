@@ -16,6 +16,7 @@ use crate::data::prometheus::query::{
 };
 use crate::data::prometheus::response::Matrix;
 use crate::model::fleet::{Window, iso_utc};
+use crate::model::format::count_of;
 use crate::model::plan::PrometheusSource;
 use crate::model::utilization::ClusterMeasurement;
 
@@ -130,7 +131,8 @@ pub fn pull_cluster_utilization(
             ));
         }
         notes.push(format!(
-            "{unlabelled} points of series without a '{label}' label left out (map their hosts with a [hosts] table)"
+            "{} of series without a '{label}' label left out (map their hosts with a [hosts] table)",
+            count_of(unlabelled, "point", "points")
         ));
     } else if unlabelled > 0 {
         tally.total += per_pass;
@@ -157,7 +159,10 @@ pub fn pull_cluster_utilization(
         ));
     }
     if non_finite > 0 {
-        notes.push(format!("{non_finite} points that were NaN or infinite left out"));
+        notes.push(format!(
+            "{} NaN or infinite left out",
+            count_of(non_finite, "point that was", "points that were")
+        ));
     }
     let origin = format!("prometheus {}", client.shown_url());
     let preferred = measurements(&hours[0], UTILIZATION_METRICS[0], &origin);
@@ -182,7 +187,8 @@ pub fn pull_cluster_utilization(
     let out_of_range = preferred.out_of_range_hours + fallback.out_of_range_hours;
     if out_of_range > 0 {
         notes.push(format!(
-            "{out_of_range} cluster-hours with a mean outside 0–100 % left out"
+            "{} with a mean outside 0–100 % left out",
+            count_of(out_of_range, "cluster-hour", "cluster-hours")
         ));
     }
     Ok(UtilizationPull {
