@@ -17,6 +17,7 @@ pub mod monte_carlo;
 pub mod plan;
 pub mod recommend;
 pub mod references;
+pub mod replay;
 pub mod risk;
 pub mod rules;
 pub mod sensitivity;
