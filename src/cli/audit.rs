@@ -99,6 +99,15 @@ pub fn audit_logs(
     plan: Option<&Plan>,
     args: &AuditArgs,
 ) -> Result<(AuditReport, Vec<FileSummary>), Failure> {
+    audit_with_source(catalog, plan, args).map(|(_, report, files)| (report, files))
+}
+
+/// As `audit_logs`, keeping what was read (a replay reads the jobs again from it).
+pub fn audit_with_source(
+    catalog: &Catalog,
+    plan: Option<&Plan>,
+    args: &AuditArgs,
+) -> Result<(FleetSource, AuditReport, Vec<FileSummary>), Failure> {
     let mapping = args.mapping.as_deref().map(read_mapping).transpose()?;
     let prometheus = args.prometheus.resolve(plan);
     let mut logs = args.logs.clone();
@@ -157,7 +166,7 @@ pub fn audit_logs(
             eprintln!("warning: {}: {warning}", file.path);
         }
     }
-    Ok((report, files))
+    Ok((source, report, files))
 }
 
 /// Reads job logs, with a progress line for large ones.

@@ -11,6 +11,7 @@ mod mapping_cmd;
 mod plan_cmd;
 mod progress;
 pub mod prometheus_args;
+mod replay;
 pub mod report;
 mod sample_cmd;
 
@@ -90,34 +91,18 @@ enum Command {
     Catalog,
     /// Classify the jobs of logs and show the stranded spend (the shipped sample without LOGS).
     Audit {
-        /// Job logs: CSV/TSV, Parquet (file, folder or glob), NDJSON/JSON, Slurm sacct -P, Philly JSON, DCGM.
-        #[arg(value_name = "LOGS")]
-        logs: Vec<PathBuf>,
-        /// Column mapping (TOML); see `gpuplan mapping init`.
-        #[arg(long, value_name = "FILE")]
-        mapping: Option<PathBuf>,
-        /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide.
-        #[arg(long, value_name = "LAYOUT")]
-        input_format: Option<String>,
+        #[command(flatten)]
+        logs: LogFlags,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
-        /// Audit the last N days of the data (default 90).
-        #[arg(long, value_name = "N", conflicts_with = "all_time")]
-        days: Option<f64>,
-        /// Audit the whole log.
-        #[arg(long)]
-        all_time: bool,
-        /// Window start, YYYY-MM-DD or RFC 3339.
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// Window end, YYYY-MM-DD or RFC 3339.
-        #[arg(long, value_name = "DATE")]
-        until: Option<String>,
-        /// Price of a GPU-hour for clusters the plan does not list (default: the seed's $12.29 H100 rate).
-        #[arg(long, value_name = "USD")]
-        cost_per_gpu_hour: Option<f64>,
+    },
+    /// Replay the logs' jobs through today's clusters and through a split into training,
+    /// inference and burst pools ([replay] in the plan, else the contract matcher's bases).
+    Replay {
         #[command(flatten)]
-        prometheus: prometheus_args::PrometheusArgs,
+        logs: LogFlags,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
     },
     /// Column mappings for logs gpuplan cannot map alone.
     #[command(subcommand)]
@@ -136,6 +121,55 @@ enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+/// The logs an audit reads and the window it looks at (audit, replay).
+#[derive(Debug, Clone, clap::Args)]
+struct LogFlags {
+    /// Job logs: CSV/TSV, Parquet (file, folder or glob), NDJSON/JSON, Slurm sacct -P, Philly JSON, DCGM.
+    #[arg(value_name = "LOGS")]
+    logs: Vec<PathBuf>,
+    /// Column mapping (TOML); see `gpuplan mapping init`.
+    #[arg(long, value_name = "FILE")]
+    mapping: Option<PathBuf>,
+    /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide.
+    #[arg(long, value_name = "LAYOUT")]
+    input_format: Option<String>,
+    /// Audit the last N days of the data (default 90).
+    #[arg(long, value_name = "N", conflicts_with = "all_time")]
+    days: Option<f64>,
+    /// Audit the whole log.
+    #[arg(long)]
+    all_time: bool,
+    /// Window start, YYYY-MM-DD or RFC 3339.
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Window end, YYYY-MM-DD or RFC 3339.
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// Price of a GPU-hour for clusters the plan does not list (default: the seed's $12.29 H100 rate).
+    #[arg(long, value_name = "USD")]
+    cost_per_gpu_hour: Option<f64>,
+    #[command(flatten)]
+    prometheus: prometheus_args::PrometheusArgs,
+}
+
+impl LogFlags {
+    fn into_args(self, plan: Option<PathBuf>, format: Format) -> audit::AuditArgs {
+        audit::AuditArgs {
+            logs: self.logs,
+            mapping: self.mapping,
+            input_format: self.input_format,
+            plan,
+            format,
+            days: self.days,
+            all_time: self.all_time,
+            since: self.since,
+            until: self.until,
+            cost_per_gpu_hour: self.cost_per_gpu_hour,
+            prometheus: self.prometheus,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -245,33 +279,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
-        Some(Command::Audit {
-            logs,
-            mapping,
-            input_format,
-            format,
-            days,
-            all_time,
-            since,
-            until,
-            cost_per_gpu_hour,
-            prometheus,
-        }) => {
-            let args = audit::AuditArgs {
-                prometheus,
-                logs,
-                mapping,
-                input_format,
-                plan: cli.plan,
-                format,
-                days,
-                all_time,
-                since,
-                until,
-                cost_per_gpu_hour,
-            };
-            audit::run(&load_catalog(), args)
-        }
+        Some(Command::Audit { logs, format }) => audit::run(&load_catalog(), logs.into_args(cli.plan, format)),
+        Some(Command::Replay { logs, format }) => replay::run(&load_catalog(), logs.into_args(cli.plan, format)),
         Some(Command::Mapping(MappingCommand::Init {
             log,
             output,

@@ -135,6 +135,32 @@ impl FleetSource {
         HostMap::new(&[&settings.host_patterns], seen)
     }
 
+    /// The jobs of logs read whole, for a replay over the audit's window and clusters.
+    pub fn replay_jobs(
+        &self,
+        rules: &ClassificationRules,
+        report: &AuditReport,
+    ) -> Result<super::replay_jobs::FleetJobs, LoadError> {
+        match self {
+            FleetSource::Runs { runs, files, .. } => {
+                let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters).map_err(|message| LoadError {
+                    path: joined(files),
+                    message,
+                })
+            }
+            FleetSource::Partitioned { partitions, .. } => Err(LoadError {
+                path: partitions
+                    .first()
+                    .map(|(_, p)| p.display().to_string())
+                    .unwrap_or_default(),
+                message: "a replay holds every job in memory: give the partitions' files, or a cluster's folder, \
+                          rather than a folder partitioned by cluster"
+                    .to_string(),
+            }),
+        }
+    }
+
     /// Rows read so far: known after reading for logs read whole, after the audit otherwise.
     pub fn rows_read(&self) -> Option<usize> {
         match self {

@@ -19,6 +19,7 @@ pub mod philly;
 pub mod progress;
 pub mod prometheus;
 pub mod reject;
+pub mod replay_jobs;
 pub mod run_features;
 pub mod run_totals;
 pub mod sample;

@@ -21,6 +21,7 @@ pub mod replay;
 pub mod risk;
 pub mod rules;
 pub mod sensitivity;
+pub mod split;
 pub mod thresholds;
 pub mod training;
 pub mod utilization;

@@ -48,6 +48,63 @@ pub struct Plan {
     /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hosts: BTreeMap<String, Vec<String>>,
+    /// The proposed split the replay tests: pool sizes and scheduling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayPlan>,
+}
+
+/// The split a replay tests against today's clusters. Pool sizes left out come from the
+/// contract matcher's committed base for the class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayPlan {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training_gpus: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inference_gpus: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst_gpus: Option<f64>,
+    /// An inference job that waits longer than this to start misses its SLO.
+    #[serde(default = "default_inference_start_slo_minutes")]
+    pub inference_start_slo_minutes: f64,
+    /// A job still waiting this long runs on its pool's overflow (on-demand or spot), when the
+    /// pool has one.
+    #[serde(default = "default_overflow_after_wait_minutes")]
+    pub overflow_after_wait_minutes: f64,
+    /// EASY backfill for training and burst.
+    #[serde(default = "yes")]
+    pub backfill: bool,
+    /// Inference preempts running burst jobs when it cannot start otherwise.
+    #[serde(default = "yes")]
+    pub preempt_burst: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+pub fn default_inference_start_slo_minutes() -> f64 {
+    5.0
+}
+
+/// As long as inference may wait: a job the base cannot start within the SLO is better on
+/// rented capacity than late.
+pub fn default_overflow_after_wait_minutes() -> f64 {
+    default_inference_start_slo_minutes()
+}
+
+impl Default for ReplayPlan {
+    fn default() -> ReplayPlan {
+        ReplayPlan {
+            training_gpus: None,
+            inference_gpus: None,
+            burst_gpus: None,
+            inference_start_slo_minutes: default_inference_start_slo_minutes(),
+            overflow_after_wait_minutes: default_overflow_after_wait_minutes(),
+            backfill: true,
+            preempt_burst: true,
+        }
+    }
 }
 
 /// A Prometheus-compatible server (Prometheus, Thanos, Mimir, VictoriaMetrics) holding
@@ -652,6 +709,33 @@ impl Plan {
             );
             if let Some(util) = cluster.utilization_frac {
                 check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);
+            }
+        }
+        if let Some(replay) = &self.replay {
+            for (key, value) in [
+                ("training_gpus", replay.training_gpus),
+                ("inference_gpus", replay.inference_gpus),
+                ("burst_gpus", replay.burst_gpus),
+            ] {
+                if let Some(gpus) = value
+                    && !(0.0..=10_000_000.0).contains(&gpus)
+                {
+                    problems.push(PlanProblem {
+                        key_path: format!("replay.{key}"),
+                        message: "expected a GPU count from 0 to 10,000,000".to_string(),
+                    });
+                }
+            }
+            for (key, minutes) in [
+                ("inference_start_slo_minutes", replay.inference_start_slo_minutes),
+                ("overflow_after_wait_minutes", replay.overflow_after_wait_minutes),
+            ] {
+                if !(0.0..=525_600.0).contains(&minutes) {
+                    problems.push(PlanProblem {
+                        key_path: format!("replay.{key}"),
+                        message: "expected minutes from 0 to 525,600 (a year)".to_string(),
+                    });
+                }
             }
         }
         if let Some(prometheus) = &self.prometheus {

@@ -1,0 +1,285 @@
+//! The two fleets a replay compares (seed 001's argument, tested on the user's jobs): today's
+//! clusters at their capacities, each job where it ran, against a proposed split into a
+//! training pool, an inference fleet and a burst pool, each on its matched terms with the
+//! shorter-term tier above its base as overflow.
+//!
+//! The engine counts whole units; logs carry fractional GPUs (shared GPUs, MIG slices), so
+//! pools and jobs are given in thousandths of a GPU and outcomes are turned back into GPUs.
+
+use serde::Serialize;
+
+use super::contracts::{MixRole, MixRow};
+use super::fleet::AuditReport;
+use super::fleet_contracts::ContractsReport;
+use super::plan::ReplayPlan;
+use super::replay::{ClassOutcome, Overflow, Pool, ReplayOutcome, ReplayPolicy, Routing, Topology};
+use super::workload::WorkloadClass;
+
+/// Replay units per GPU: a job of 0.25 GPUs holds 250.
+pub const UNITS_PER_GPU: f64 = 1000.0;
+const MS_PER_MINUTE: f64 = 60_000.0;
+
+/// GPUs as replay units, rounded up so a job never shrinks (at least one unit).
+pub fn gpu_units(gpus: f64) -> u32 {
+    (gpus * UNITS_PER_GPU).ceil().clamp(1.0, f64::from(u32::MAX)) as u32
+}
+
+/// One pool of the split, and where its size and prices came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolChoice {
+    pub class: WorkloadClass,
+    pub gpus: f64,
+    pub usd_per_gpu_hour: f64,
+    /// `plan` ([replay]) or what the contract matcher chose.
+    pub source: String,
+    /// The shorter-term tier above the base, when the matcher put one there.
+    pub overflow_label: Option<String>,
+    pub overflow_usd_per_gpu_hour: Option<f64>,
+}
+
+fn base_and_burst(rows: &[MixRow]) -> (Option<&MixRow>, Option<&MixRow>) {
+    (
+        rows.iter().find(|r| r.role == MixRole::Base),
+        rows.iter().find(|r| r.role == MixRole::Burst),
+    )
+}
+
+/// The class's peak concurrent GPUs over the fleet's hours.
+fn class_peak(audit: &AuditReport, class: WorkloadClass) -> f64 {
+    let hours = audit
+        .clusters
+        .iter()
+        .map(|c| c.hourly.busy_gpus.len())
+        .max()
+        .unwrap_or(0);
+    (0..hours)
+        .map(|h| {
+            audit
+                .clusters
+                .iter()
+                .map(|c| {
+                    let series = match class {
+                        WorkloadClass::Training => &c.hourly.training_gpus,
+                        WorkloadClass::Inference => &c.hourly.inference_gpus,
+                        WorkloadClass::Burst => &c.hourly.burst_gpus,
+                    };
+                    series.get(h).copied().unwrap_or(0.0)
+                })
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The GPU-hour-weighted price of today's clusters: what a pool costs when no offer is matched.
+fn fleet_price(audit: &AuditReport) -> f64 {
+    let capacity: f64 = audit.clusters.iter().map(|c| c.capacity_gpus).sum();
+    if capacity <= 0.0 {
+        return 0.0;
+    }
+    audit
+        .clusters
+        .iter()
+        .map(|c| c.capacity_gpus * c.usd_per_gpu_hour)
+        .sum::<f64>()
+        / capacity
+}
+
+/// Each class's pool: the plan's size when it gives one, else the matcher's committed base;
+/// prices from the matcher's rows, else today's fleet price.
+pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit: &AuditReport) -> Vec<PoolChoice> {
+    WorkloadClass::ALL
+        .iter()
+        .map(|&class| {
+            let matched = contracts.and_then(|c| c.classes.iter().find(|m| m.class == class));
+            let (base, burst) = matched.map_or((None, None), |m| base_and_burst(&m.best_mix));
+            let planned = match class {
+                WorkloadClass::Training => plan.training_gpus,
+                WorkloadClass::Inference => plan.inference_gpus,
+                WorkloadClass::Burst => plan.burst_gpus,
+            };
+            let (gpus, source) = match (planned, base, matched) {
+                (Some(gpus), _, _) => (gpus, "plan ([replay])".to_string()),
+                (None, Some(base), _) => (
+                    base.gpus.ceil(),
+                    format!(
+                        "matcher: committed base, {} {}",
+                        base.term.label(),
+                        base.deployment.label()
+                    ),
+                ),
+                (None, None, Some(_)) => (0.0, "matcher: no committed base, all on the shorter term".to_string()),
+                (None, None, None) => (
+                    class_peak(audit, class).ceil(),
+                    "the class's peak (no offer matched)".to_string(),
+                ),
+            };
+            PoolChoice {
+                class,
+                gpus,
+                usd_per_gpu_hour: base.map_or_else(|| fleet_price(audit), |b| b.effective_usd_per_gpu_hour),
+                source,
+                overflow_label: burst.map(|b| b.term.label().to_string()),
+                overflow_usd_per_gpu_hour: burst.map(|b| b.effective_usd_per_gpu_hour),
+            }
+        })
+        .collect()
+}
+
+/// Today: the audited clusters at their capacities and prices, each job on its own.
+pub fn today_topology(audit: &AuditReport) -> Topology {
+    Topology {
+        pools: audit
+            .clusters
+            .iter()
+            .map(|c| Pool {
+                name: c.name.clone(),
+                gpus: (c.capacity_gpus * UNITS_PER_GPU)
+                    .round()
+                    .clamp(0.0, f64::from(u32::MAX)) as u32,
+                usd_per_gpu_hour: c.usd_per_gpu_hour / UNITS_PER_GPU,
+                overflow: None,
+            })
+            .collect(),
+        routing: Routing::Home,
+    }
+}
+
+/// The split: one pool per class, in `WorkloadClass::ALL` order.
+pub fn split_topology(pools: &[PoolChoice]) -> Topology {
+    Topology {
+        pools: pools
+            .iter()
+            .map(|p| Pool {
+                name: format!("{} pool", p.class.label()),
+                gpus: (p.gpus * UNITS_PER_GPU).round().clamp(0.0, f64::from(u32::MAX)) as u32,
+                usd_per_gpu_hour: p.usd_per_gpu_hour / UNITS_PER_GPU,
+                overflow: p
+                    .overflow_label
+                    .clone()
+                    .zip(p.overflow_usd_per_gpu_hour)
+                    .map(|(label, usd)| Overflow {
+                        usd_per_gpu_hour: usd / UNITS_PER_GPU,
+                        label,
+                    }),
+            })
+            .collect(),
+        routing: Routing::ByClass {
+            training: 0,
+            inference: 1,
+            burst: 2,
+        },
+    }
+}
+
+/// How both fleets schedule: the plan's [replay] choices; a preempted burst job loses the work
+/// since its last checkpoint (the plan's checkpoint interval).
+pub fn policy(plan: &ReplayPlan, checkpoint_interval_minutes: f64) -> ReplayPolicy {
+    let interval_ms = (checkpoint_interval_minutes * MS_PER_MINUTE).max(1.0) as i64;
+    ReplayPolicy {
+        backfill: plan.backfill,
+        inference_first: true,
+        preempt_burst_for_inference: plan.preempt_burst,
+        checkpoint_interval_ms: interval_ms,
+        inference_start_slo_ms: (plan.inference_start_slo_minutes * MS_PER_MINUTE) as i64,
+        overflow_after_wait_ms: Some((plan.overflow_after_wait_minutes * MS_PER_MINUTE) as i64),
+    }
+}
+
+fn class_in_gpus(c: &mut ClassOutcome) {
+    let k = UNITS_PER_GPU;
+    c.gpu_ms_run = (c.gpu_ms_run as f64 / k).round() as u64;
+    c.gpu_hours_run /= k;
+    c.busy_gpu_hours_in_window /= k;
+    c.overflow_gpu_ms = (c.overflow_gpu_ms as f64 / k).round() as u64;
+    c.overflow_gpu_hours /= k;
+    c.overflow_gpu_hours_in_window /= k;
+    c.redone_gpu_hours /= k;
+}
+
+/// An outcome counted in replay units, in GPUs (costs and shares are unchanged by the unit).
+pub fn outcome_in_gpus(mut outcome: ReplayOutcome) -> ReplayOutcome {
+    let k = UNITS_PER_GPU;
+    outcome.classes.iter_mut().for_each(class_in_gpus);
+    for pool in &mut outcome.pools {
+        pool.classes.iter_mut().for_each(class_in_gpus);
+        pool.gpus = (f64::from(pool.gpus) / k).round() as u32;
+        pool.gpu_ms_run = (pool.gpu_ms_run as f64 / k).round() as u64;
+        pool.gpu_hours_run /= k;
+        pool.busy_gpu_hours_in_window /= k;
+        pool.committed_gpu_hours /= k;
+        pool.stranded_gpu_hours /= k;
+        pool.overflow_gpu_ms = (pool.overflow_gpu_ms as f64 / k).round() as u64;
+        pool.overflow_gpu_hours /= k;
+        pool.overflow_gpu_hours_in_window /= k;
+        pool.redone_gpu_hours /= k;
+    }
+    let t = &mut outcome.totals;
+    t.gpus = (t.gpus as f64 / k).round() as u64;
+    t.gpu_ms_run = (t.gpu_ms_run as f64 / k).round() as u64;
+    t.gpu_hours_run /= k;
+    t.busy_gpu_hours_in_window /= k;
+    t.committed_gpu_hours /= k;
+    t.stranded_gpu_hours /= k;
+    t.overflow_gpu_ms = (t.overflow_gpu_ms as f64 / k).round() as u64;
+    t.overflow_gpu_hours /= k;
+    t.redone_gpu_hours /= k;
+    for job in &mut outcome.never_started {
+        job.gpus = (f64::from(job.gpus) / k).ceil() as u32;
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::replay::{ReplayJob, ReplayWindow, replay};
+
+    #[test]
+    fn fractional_gpus_replay_in_units_and_come_back_in_gpus() {
+        let hour = 3_600_000;
+        let jobs = [
+            ReplayJob {
+                id: 0,
+                submit_ms: 0,
+                gpus: gpu_units(0.25),
+                duration_ms: 2 * hour,
+                class: WorkloadClass::Inference,
+                home: 0,
+                submit_is_start: true,
+            },
+            ReplayJob {
+                id: 1,
+                submit_ms: 0,
+                gpus: gpu_units(1.0),
+                duration_ms: hour,
+                class: WorkloadClass::Burst,
+                home: 0,
+                submit_is_start: true,
+            },
+        ];
+        let topology = Topology {
+            pools: vec![Pool {
+                name: "a".into(),
+                gpus: gpu_units(2.0),
+                usd_per_gpu_hour: 3.0 / UNITS_PER_GPU,
+                overflow: None,
+            }],
+            routing: Routing::Home,
+        };
+        let policy = policy(&ReplayPlan::default(), 60.0);
+        let window = ReplayWindow {
+            start_ms: 0,
+            end_ms: 4 * hour,
+        };
+        let outcome = outcome_in_gpus(replay(&jobs, &topology, &policy, window).expect("replays"));
+        let pool = &outcome.pools[0];
+        assert_eq!(pool.gpus, 2);
+        assert!((pool.gpu_hours_run - 1.5).abs() < 1e-12, "{}", pool.gpu_hours_run);
+        assert!((pool.committed_gpu_hours - 8.0).abs() < 1e-12);
+        assert!((pool.stranded_gpu_hours - 6.5).abs() < 1e-12);
+        assert!((pool.utilization_frac.expect("util") - 1.5 / 8.0).abs() < 1e-12);
+        // Two GPUs at $3 for a 730-hour month, whatever the unit.
+        assert!((pool.committed_usd_per_month - 2.0 * 3.0 * 730.0).abs() < 1e-6);
+        assert_eq!(gpu_units(0.0001), 1);
+    }
+}
