@@ -139,3 +139,16 @@ fn the_philly_trace_replays() {
     );
     assert!(number(&replay["split"]["totals"]["total_usd_per_month"]) > 0.0);
 }
+
+#[test]
+fn the_report_with_logs_carries_the_replay() {
+    let report = json(&["report", "--logs", SAMPLE, "--format", "json"]);
+    let replay = json(&["replay", SAMPLE, "--format", "json"]);
+    assert_eq!(report["replay"]["split"]["totals"], replay["split"]["totals"]);
+    assert_eq!(report["replay"]["today"]["totals"], replay["today"]["totals"]);
+    let markdown = gpuplan(&["report", "--logs", SAMPLE, "--format", "markdown"]);
+    assert_eq!(markdown.code, 0, "{}", markdown.stderr);
+    assert!(markdown.stdout.contains("## Waits by class"), "{}", markdown.stdout);
+    let without_logs = json(&["report", "--format", "json"]);
+    assert!(without_logs["replay"].is_null());
+}

@@ -7,9 +7,12 @@ use serde::Serialize;
 use super::audit::{AuditArgs, audit_with_source};
 use super::{Failure, Format, load_plan};
 use crate::config::diagnostic::Diagnostic;
+use crate::data::fleet_source::FleetSource;
 use crate::model::catalog::Catalog;
+use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::contracts_report;
 use crate::model::format::{pct, thousands, usd};
+use crate::model::plan::Plan;
 use crate::model::replay::{ClassOutcome, ReplayOutcome, ReplayPolicy, ReplayWindow, replay};
 use crate::model::split::{PoolChoice, outcome_in_gpus, policy, split_pools, split_topology, today_topology};
 use crate::model::workload::WorkloadClass;
@@ -40,16 +43,33 @@ fn replay_failure(fleet: &str, e: impl std::fmt::Display) -> Failure {
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
     let (plan, _) = load_plan(catalog, args.plan.as_deref())?;
     let (source, audit, _) = audit_with_source(catalog, Some(&plan), &args)?;
+    let report = replay_report(catalog, &plan, &source, &audit)?;
+    let out = match args.format {
+        Format::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+        Format::Table => render_text(&document(&report)),
+        Format::Markdown => render_markdown(&document(&report)),
+    };
+    print!("{out}");
+    Ok(())
+}
+
+/// Both replays of the audited jobs: today's clusters, and the plan's split.
+pub fn replay_report(
+    catalog: &Catalog,
+    plan: &Plan,
+    source: &FleetSource,
+    audit: &AuditReport,
+) -> Result<ReplayReport, Failure> {
     let rules = catalog
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
     let fleet = source
-        .replay_jobs(rules, &audit)
+        .replay_jobs(rules, audit)
         .map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let replay_plan = plan.replay.clone().unwrap_or_default();
-    let contracts = contracts_report(&plan, catalog, &audit);
-    let pools = split_pools(&replay_plan, contracts.as_ref(), &audit);
+    let contracts = contracts_report(plan, catalog, audit);
+    let pools = split_pools(&replay_plan, contracts.as_ref(), audit);
     let policy = policy(&replay_plan, plan.reliability.checkpoint_interval_minutes);
     let window = ReplayWindow {
         start_ms: audit.window.start_ms,
@@ -60,13 +80,13 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         preempt_burst_for_inference: false,
         ..policy
     };
-    let today = replay(&fleet.jobs, &today_topology(&audit), &today_policy, window)
+    let today = replay(&fleet.jobs, &today_topology(audit), &today_policy, window)
         .map(outcome_in_gpus)
         .map_err(|e| replay_failure("today's clusters", e))?;
     let split = replay(&fleet.jobs, &split_topology(&pools), &policy, window)
         .map(outcome_in_gpus)
         .map_err(|e| replay_failure("the split", e))?;
-    let report = ReplayReport {
+    Ok(ReplayReport {
         window_start: audit.window.start.clone(),
         window_end: audit.window.end.clone(),
         jobs: fleet.jobs.len(),
@@ -75,14 +95,7 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         split_pools: pools,
         today,
         split,
-    };
-    let out = match args.format {
-        Format::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
-        Format::Table => render_text(&document(&report)),
-        Format::Markdown => render_markdown(&document(&report)),
-    };
-    print!("{out}");
-    Ok(())
+    })
 }
 
 /// A wait as a person reads it: `0`, `40 s`, `12 min`, `3.5 h`, `2.1 d`.
@@ -119,6 +132,14 @@ fn class_row(fleet: &str, c: &ClassOutcome) -> Vec<String> {
 }
 
 pub fn document(r: &ReplayReport) -> Document {
+    Document {
+        title: "gpuplan replay".into(),
+        sections: sections(r),
+    }
+}
+
+/// The replay as sections of a document: `replay` prints them, `report --logs` appends them.
+pub fn sections(r: &ReplayReport) -> Vec<Section> {
     let mut pools = Table::new(&[
         ("fleet", Align::Left),
         ("pool", Align::Left),
@@ -285,10 +306,7 @@ pub fn document(r: &ReplayReport) -> Document {
             ],
         });
     }
-    Document {
-        title: "gpuplan replay".into(),
-        sections,
-    }
+    sections
 }
 
 fn usd_rate(usd_per_hour: f64) -> String {

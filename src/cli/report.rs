@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::audit::{AuditArgs, audit_logs};
+use super::audit::{AuditArgs, audit_with_source};
 use super::export::{UTILIZATION_SVG, chart_sections, mfu_rules, write_svgs};
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
@@ -26,6 +26,8 @@ struct JsonReport<'a> {
     evaluation: &'a Evaluation,
     /// Contract-term matching of the logs' demand; null when the plan names no logs.
     contracts: Option<&'a ContractsReport>,
+    /// The logs' jobs replayed through today's clusters and the split; null without logs.
+    replay: Option<&'a super::replay::ReplayReport>,
 }
 
 pub fn run(
@@ -44,8 +46,21 @@ pub fn run(
             logs: logs.to_vec(),
             ..AuditArgs::default()
         };
-        Some(audit_logs(catalog, Some(&plan), &args)?.0)
+        Some(audit_with_source(catalog, Some(&plan), &args)?)
     };
+    // The replay of the audited jobs; a log it cannot replay leaves the rest of the report.
+    let replay = audit.as_ref().and_then(|(source, audit, _)| {
+        super::replay::replay_report(catalog, &plan, source, audit)
+            .map_err(|failure| {
+                if let Failure::Input(diagnostics) = failure {
+                    for d in diagnostics {
+                        eprintln!("warning: no replay: {d}");
+                    }
+                }
+            })
+            .ok()
+    });
+    let audit = audit.map(|(_, audit, _)| audit);
     let contracts = audit.as_ref().and_then(|a| contracts_report(&plan, catalog, a));
     let curves = cost_curves(&plan, catalog);
     let rules = mfu_rules(&evaluation.thresholds);
@@ -64,14 +79,22 @@ pub fn run(
                 plan_file: &plan_file,
                 evaluation: &evaluation,
                 contracts: contracts.as_ref(),
+                replay: replay.as_ref(),
             };
             serde_json::to_string_pretty(&report)
                 .map_err(|e| crate::config::diagnostic::Diagnostic::file(&plan_file, e.to_string()))?
                 + "\n"
         }
-        Format::Table => render_text(&document(&evaluation, &plan_file, contracts.as_ref())),
+        Format::Table => {
+            let mut doc = document(&evaluation, &plan_file, contracts.as_ref());
+            doc.sections
+                .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
+            render_text(&doc)
+        }
         Format::Markdown => {
             let mut doc = document(&evaluation, &plan_file, contracts.as_ref());
+            doc.sections
+                .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
             doc.sections.extend(chart_sections(&curves, &rules, audit.as_ref()));
             render_markdown(&doc)
         }

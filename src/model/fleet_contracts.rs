@@ -40,7 +40,8 @@ pub struct ContractsReport {
     pub saving_usd_per_year: f64,
 }
 
-fn class_demand(audit: &AuditReport, class: WorkloadClass) -> Vec<f64> {
+/// The class's GPUs in use in each hour, summed over the clusters.
+pub fn class_demand(audit: &AuditReport, class: WorkloadClass) -> Vec<f64> {
     let hours = audit
         .clusters
         .iter()

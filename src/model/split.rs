@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::contracts::{MixRole, MixRow};
 use super::fleet::AuditReport;
-use super::fleet_contracts::ContractsReport;
+use super::fleet_contracts::{ContractsReport, class_demand};
 use super::plan::ReplayPlan;
 use super::replay::{ClassOutcome, Overflow, Pool, ReplayOutcome, ReplayPolicy, Routing, Topology};
 use super::workload::WorkloadClass;
@@ -46,28 +46,7 @@ fn base_and_burst(rows: &[MixRow]) -> (Option<&MixRow>, Option<&MixRow>) {
 
 /// The class's peak concurrent GPUs over the fleet's hours.
 fn class_peak(audit: &AuditReport, class: WorkloadClass) -> f64 {
-    let hours = audit
-        .clusters
-        .iter()
-        .map(|c| c.hourly.busy_gpus.len())
-        .max()
-        .unwrap_or(0);
-    (0..hours)
-        .map(|h| {
-            audit
-                .clusters
-                .iter()
-                .map(|c| {
-                    let series = match class {
-                        WorkloadClass::Training => &c.hourly.training_gpus,
-                        WorkloadClass::Inference => &c.hourly.inference_gpus,
-                        WorkloadClass::Burst => &c.hourly.burst_gpus,
-                    };
-                    series.get(h).copied().unwrap_or(0.0)
-                })
-                .sum::<f64>()
-        })
-        .fold(0.0, f64::max)
+    class_demand(audit, class).into_iter().fold(0.0, f64::max)
 }
 
 /// The GPU-hour-weighted price of today's clusters: what a pool costs when no offer is matched.
