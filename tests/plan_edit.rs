@@ -56,6 +56,20 @@ fn the_shipped_plan_with_one_mfu_changed_differs_in_exactly_that_line() {
 }
 
 #[test]
+fn a_pool_sized_in_the_workbench_adds_a_replay_table_and_keeps_the_rest() {
+    let before = default_plan_text();
+    let mut plan = parsed(&before);
+    plan.replay = Some(gpuplan::model::plan::ReplayPlan {
+        training_gpus: Some(112.0),
+        ..Default::default()
+    });
+    let after = render_preserving(&before, &plan).expect("kept the layout");
+    assert_eq!(parsed(&after), plan);
+    assert!(after.starts_with(before.trim_end()), "the file's own text stays first");
+    assert!(after.contains("training_gpus = 112"), "{after}");
+}
+
+#[test]
 fn a_commented_mfu_line_keeps_its_comment() {
     let mut plan = parsed(COMMENTED);
     plan.accelerators[1].mfu = 0.52;

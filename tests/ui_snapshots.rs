@@ -319,3 +319,37 @@ fn measured_utilization_and_a_failed_pull_show_in_the_workbench() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
+    use gpuplan::app::Effect;
+    let mut app = app();
+    let report = app.replay.result.clone().expect("the sample workbench replays");
+    let base = report.split_pools[0].gpus;
+    update(&mut app, Action::Command(CommandId::FocusContracts));
+    let effects = update(&mut app, Action::Command(CommandId::Increase));
+    assert_eq!(app.plan.replay.as_ref().and_then(|r| r.training_gpus), Some(base + 1.0));
+    assert!(matches!(effects.as_slice(), [Effect::Replay { .. }]), "{effects:?}");
+    let effects = update(&mut app, Action::Command(CommandId::IncreaseCoarse));
+    let [Effect::Replay { generation, plan }] = effects.as_slice() else {
+        panic!("a replay request: {effects:?}");
+    };
+    assert_eq!(plan.replay.as_ref().and_then(|r| r.training_gpus), Some(base + 9.0));
+    // The first request's answer arrives late: dropped, the last result stays on screen.
+    let mut stale = report.clone();
+    stale.split.totals.total_usd_per_month = -1.0;
+    update(
+        &mut app,
+        Action::ReplayLoaded {
+            generation: generation - 1,
+            report: Box::new(stale),
+        },
+    );
+    assert_eq!(app.replay.result.as_ref(), Some(&report));
+    let shown = screen(&app, 200, 60);
+    assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
+    assert!(shown.contains("replaying…"), "{shown}");
+    // An edit elsewhere does not replay: the MFU is not a replay input.
+    update(&mut app, Action::Command(CommandId::FocusMfu));
+    assert!(update(&mut app, Action::Command(CommandId::Increase)).is_empty());
+}

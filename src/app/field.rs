@@ -1,8 +1,18 @@
 //! The plan values the workbench edits in place: where each lives in the plan, its steps,
 //! bounds and how it is typed and shown.
 
-use crate::model::format::{pct, si, usd};
-use crate::model::plan::Plan;
+use crate::model::format::{pct, si, thousands, usd};
+use crate::model::plan::{Plan, ReplayPlan};
+use crate::model::workload::WorkloadClass;
+
+/// Where a class's pool size sits in the plan's [replay] table.
+fn pool_slot(replay: &mut ReplayPlan, class: WorkloadClass) -> &mut Option<f64> {
+    match class {
+        WorkloadClass::Training => &mut replay.training_gpus,
+        WorkloadClass::Inference => &mut replay.inference_gpus,
+        WorkloadClass::Burst => &mut replay.burst_gpus,
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {
@@ -14,6 +24,8 @@ pub enum Field {
     ApiUsdPer1kTokens,
     NodeUsdPerMonth,
     ThroughputTokensPerHour,
+    /// The GPUs of a class's pool in the replayed split (`plan.replay`).
+    ReplayPool(WorkloadClass),
 }
 
 /// How a step changes a value.
@@ -44,6 +56,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => "inference.api_usd_per_1k_tokens".to_string(),
             Field::NodeUsdPerMonth => "inference.node_usd_per_month".to_string(),
             Field::ThroughputTokensPerHour => "inference.throughput_tokens_per_hour".to_string(),
+            Field::ReplayPool(class) => format!("replay.{}_gpus", class.label()),
         }
     }
 
@@ -59,6 +72,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => "API price per 1k tokens".to_string(),
             Field::NodeUsdPerMonth => "node cost per month".to_string(),
             Field::ThroughputTokensPerHour => "throughput, tokens per hour".to_string(),
+            Field::ReplayPool(class) => format!("GPUs of the {} pool", class.label()),
         }
     }
 
@@ -71,6 +85,8 @@ impl Field {
             Field::ApiUsdPer1kTokens => Some(plan.inference.api_usd_per_1k_tokens),
             Field::NodeUsdPerMonth => Some(plan.inference.node_usd_per_month),
             Field::ThroughputTokensPerHour => Some(plan.inference.throughput_tokens_per_hour),
+            // None until the plan sizes the pool: the matcher's base stands in (App::field_value).
+            Field::ReplayPool(class) => plan.replay.clone().and_then(|mut r| *pool_slot(&mut r, class)),
         }
     }
 
@@ -78,6 +94,11 @@ impl Field {
     pub fn set(self, plan: &mut Plan, value: f64) -> bool {
         let (low, high) = self.bounds();
         let value = value.clamp(low, high);
+        if let Field::ReplayPool(class) = self {
+            // Whole GPUs: a pool is bought by the GPU.
+            *pool_slot(plan.replay.get_or_insert_with(ReplayPlan::default), class) = Some(value.round());
+            return true;
+        }
         let slot = match self {
             Field::Mfu(i) => plan.accelerators.get_mut(i).map(|a| &mut a.mfu),
             Field::RiskProbability(i) => plan.risks.get_mut(i).map(|r| &mut r.probability),
@@ -86,6 +107,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => Some(&mut plan.inference.api_usd_per_1k_tokens),
             Field::NodeUsdPerMonth => Some(&mut plan.inference.node_usd_per_month),
             Field::ThroughputTokensPerHour => Some(&mut plan.inference.throughput_tokens_per_hour),
+            Field::ReplayPool(_) => None,
         };
         match slot {
             Some(slot) => {
@@ -112,6 +134,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => (0.0, 1e3),
             Field::NodeUsdPerMonth => (0.0, 1e10),
             Field::ThroughputTokensPerHour => (1.0, 1e16),
+            Field::ReplayPool(_) => (0.0, 1e7),
         }
     }
 
@@ -119,6 +142,8 @@ impl Field {
         match self {
             Field::Mfu(_) => (Step::Add(0.005), Step::Add(0.05)),
             Field::RiskProbability(_) => (Step::Add(0.01), Step::Add(0.10)),
+            // A GPU, or a node of eight.
+            Field::ReplayPool(_) => (Step::Add(1.0), Step::Add(8.0)),
             _ => (Step::Scale(0.05), Step::Scale(0.25)),
         }
     }
@@ -153,6 +178,7 @@ impl Field {
             Field::RiskImpact(_) | Field::NodeUsdPerMonth => usd(value),
             Field::ApiUsdPer1kTokens => format!("${value:.4}"),
             Field::TokensPerMonth | Field::ThroughputTokensPerHour => si(value),
+            Field::ReplayPool(_) => format!("{} GPUs", thousands(value)),
         }
     }
 

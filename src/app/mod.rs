@@ -6,6 +6,7 @@ pub mod derived;
 pub mod field;
 pub mod key;
 pub mod palette;
+pub mod replay_state;
 mod update;
 
 use std::path::PathBuf;
@@ -17,6 +18,7 @@ use self::derived::Derived;
 use self::field::Field;
 use self::key::Key;
 use self::palette::PaletteState;
+use self::replay_state::ReplayState;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::AuditReport;
 use crate::model::plan::Plan;
@@ -256,6 +258,7 @@ pub struct App {
     /// Quit once the save in flight lands; a failed save keeps the workbench open.
     pub quit_after_save: bool,
     pub quit: bool,
+    pub replay: ReplayState,
 }
 
 /// Something that happened: a command, typed text, a mouse gesture or a runtime result.
@@ -321,6 +324,14 @@ pub enum Action {
     FilesListed {
         files: Vec<PathBuf>,
     },
+    ReplayLoaded {
+        generation: u64,
+        report: Box<crate::model::split::ReplayReport>,
+    },
+    ReplayFailed {
+        generation: u64,
+        message: String,
+    },
 }
 
 /// What the runtime must do for the app.
@@ -358,6 +369,11 @@ pub enum Effect {
         path: PathBuf,
     },
     ListFiles,
+    /// Replay the audited jobs through today's clusters and the plan's split.
+    Replay {
+        generation: u64,
+        plan: Box<Plan>,
+    },
     Quit,
 }
 
@@ -392,6 +408,7 @@ impl App {
             disk_error: None,
             quit_after_save: false,
             quit: false,
+            replay: ReplayState::default(),
         }
     }
 
@@ -459,7 +476,13 @@ impl App {
                 .then_some(Field::Mfu(self.cursors.accelerator)),
             PaneId::Risk => self.risk_fields().get(self.cursors.risk_cell).copied(),
             PaneId::Inference => field::INFERENCE_FIELDS.get(self.cursors.inference_field).copied(),
-            PaneId::Workloads | PaneId::Contracts => None,
+            PaneId::Contracts => self
+                .derived
+                .contracts
+                .as_ref()
+                .and_then(|c| c.classes.get(self.cursors.contract_class))
+                .map(|c| Field::ReplayPool(c.class)),
+            PaneId::Workloads => None,
         }
     }
 

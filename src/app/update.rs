@@ -72,6 +72,24 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.derived
                     .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
                 clamp_cursors(app);
+                // A new audit: the replay runs again on its jobs.
+                app.replay.requested = None;
+                return app.request_replay().into_iter().collect();
+            }
+            Vec::new()
+        }
+        Action::ReplayLoaded { generation, report } => {
+            if generation == app.replay.generation {
+                app.replay.result = Some(*report);
+                app.replay.working = false;
+                app.replay.error = None;
+            }
+            Vec::new()
+        }
+        Action::ReplayFailed { generation, message } => {
+            if generation == app.replay.generation {
+                app.replay.working = false;
+                app.replay.error = Some(message);
             }
             Vec::new()
         }
@@ -606,7 +624,7 @@ fn back(app: &mut App) {
 
 fn begin_entry(app: &mut App) {
     if let Some(field) = app.selected_field()
-        && let Some(value) = field.get(&app.plan)
+        && let Some(value) = app.field_value(field)
     {
         let text = field.editable_text(value);
         app.overlay = Overlay::Entry {
@@ -621,7 +639,7 @@ fn step(app: &mut App, count: i32, coarse: bool) -> Vec<Effect> {
     let Some(field) = app.selected_field() else {
         return Vec::new();
     };
-    let Some(value) = field.get(&app.plan) else {
+    let Some(value) = app.field_value(field) else {
         return Vec::new();
     };
     edit(app, field, field.stepped(value, count, coarse))
@@ -651,7 +669,7 @@ fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
     app.modified = app.plan != app.saved;
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
-    Vec::new()
+    app.request_replay().into_iter().collect()
 }
 
 /// The current plan against the plans being compared, when there are any.
@@ -709,7 +727,12 @@ fn recompute(app: &mut App) -> Vec<Effect> {
         .is_some_and(|inputs| *inputs != AuditInputs::of(&app.plan));
     app.derived
         .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
-    if stale { vec![app.request_reaudit()] } else { Vec::new() }
+    // A re-audit brings its own replay when it lands.
+    if stale {
+        vec![app.request_reaudit()]
+    } else {
+        app.request_replay().into_iter().collect()
+    }
 }
 
 fn clamp_cursors(app: &mut App) {

@@ -2,40 +2,23 @@
 //! split (training, inference and burst pools), side by side: waits, SLO misses, utilization,
 //! stranded and overflow GPU-hours, cost.
 
-use serde::Serialize;
-
 use super::audit::{AuditArgs, audit_with_source};
 use super::{Failure, Format, load_plan};
 use crate::config::diagnostic::Diagnostic;
 use crate::data::fleet_source::FleetSource;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::AuditReport;
-use crate::model::fleet_contracts::contracts_report;
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
-use crate::model::replay::{ClassOutcome, ReplayOutcome, ReplayPolicy, ReplayWindow, replay};
-use crate::model::split::{PoolChoice, outcome_in_gpus, policy, split_pools, split_topology, today_topology};
+use crate::model::replay::ClassOutcome;
+use crate::model::split::{ReplayReport, replay_fleets};
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
-/// Both replays and what they were given.
-#[derive(Debug, Clone, Serialize)]
-pub struct ReplayReport {
-    pub window_start: String,
-    pub window_end: String,
-    pub jobs: usize,
-    /// Jobs whose first start stands in for their submit time (no submit column).
-    pub jobs_submit_is_start: u64,
-    pub policy: ReplayPolicy,
-    pub split_pools: Vec<PoolChoice>,
-    pub today: ReplayOutcome,
-    pub split: ReplayOutcome,
-}
-
-fn replay_failure(fleet: &str, e: impl std::fmt::Display) -> Failure {
+fn replay_failure(e: &impl std::fmt::Display) -> Failure {
     Diagnostic::file(
         "replay",
-        format!("{fleet}: {e} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
+        format!("{e} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
     )
     .into()
 }
@@ -67,35 +50,7 @@ pub fn replay_report(
     let fleet = source
         .replay_jobs(rules, audit)
         .map_err(|e| Diagnostic::file(&e.path, e.message))?;
-    let replay_plan = plan.replay.clone().unwrap_or_default();
-    let contracts = contracts_report(plan, catalog, audit);
-    let pools = split_pools(&replay_plan, contracts.as_ref(), audit);
-    let policy = policy(&replay_plan, plan.reliability.checkpoint_interval_minutes);
-    let window = ReplayWindow {
-        start_ms: audit.window.start_ms,
-        end_ms: audit.window.end_ms,
-    };
-    // Nothing preempted today's jobs: the log shows them running as they ran.
-    let today_policy = ReplayPolicy {
-        preempt_burst_for_inference: false,
-        ..policy
-    };
-    let today = replay(&fleet.jobs, &today_topology(audit), &today_policy, window)
-        .map(outcome_in_gpus)
-        .map_err(|e| replay_failure("today's clusters", e))?;
-    let split = replay(&fleet.jobs, &split_topology(&pools), &policy, window)
-        .map(outcome_in_gpus)
-        .map_err(|e| replay_failure("the split", e))?;
-    Ok(ReplayReport {
-        window_start: audit.window.start.clone(),
-        window_end: audit.window.end.clone(),
-        jobs: fleet.jobs.len(),
-        jobs_submit_is_start: fleet.jobs.iter().filter(|j| j.submit_is_start).count() as u64,
-        policy,
-        split_pools: pools,
-        today,
-        split,
-    })
+    replay_fleets(&fleet.jobs, audit, plan, catalog).map_err(|e| replay_failure(&e))
 }
 
 /// A wait as a person reads it: `0`, `40 s`, `12 min`, `3.5 h`, `2.1 d`.

@@ -27,7 +27,7 @@ struct JsonReport<'a> {
     /// Contract-term matching of the logs' demand; null when the plan names no logs.
     contracts: Option<&'a ContractsReport>,
     /// The logs' jobs replayed through today's clusters and the split; null without logs.
-    replay: Option<&'a super::replay::ReplayReport>,
+    replay: Option<&'a crate::model::split::ReplayReport>,
 }
 
 pub fn run(

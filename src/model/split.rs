@@ -8,11 +8,15 @@
 
 use serde::Serialize;
 
+use super::catalog::Catalog;
 use super::contracts::{MixRole, MixRow};
 use super::fleet::AuditReport;
-use super::fleet_contracts::{ContractsReport, class_demand};
-use super::plan::ReplayPlan;
-use super::replay::{ClassOutcome, Overflow, Pool, ReplayOutcome, ReplayPolicy, Routing, Topology};
+use super::fleet_contracts::{ContractsReport, class_demand, contracts_report};
+use super::plan::{Plan, ReplayPlan};
+use super::replay::{
+    ClassOutcome, Overflow, Pool, ReplayError, ReplayJob, ReplayOutcome, ReplayPolicy, ReplayWindow, Routing, Topology,
+    replay,
+};
 use super::workload::WorkloadClass;
 
 /// Replay units per GPU: a job of 0.25 GPUs holds 250.
@@ -208,10 +212,80 @@ pub fn outcome_in_gpus(mut outcome: ReplayOutcome) -> ReplayOutcome {
     outcome
 }
 
+/// Both replays and what they were given.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayReport {
+    pub window_start: String,
+    pub window_end: String,
+    pub jobs: usize,
+    /// Jobs whose first start stands in for their submit time (no submit column).
+    pub jobs_submit_is_start: u64,
+    pub policy: ReplayPolicy,
+    pub split_pools: Vec<PoolChoice>,
+    pub today: ReplayOutcome,
+    pub split: ReplayOutcome,
+}
+
+/// Which fleet a replay failed on, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SplitError {
+    pub fleet: &'static str,
+    pub error: ReplayError,
+}
+
+impl std::fmt::Display for SplitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.fleet, self.error)
+    }
+}
+
+/// The audited jobs through today's clusters (nothing preempted: the log shows the jobs as they
+/// ran) and through the plan's split.
+pub fn replay_fleets(
+    jobs: &[ReplayJob],
+    audit: &AuditReport,
+    plan: &Plan,
+    catalog: &Catalog,
+) -> Result<ReplayReport, SplitError> {
+    let replay_plan = plan.replay.clone().unwrap_or_default();
+    let contracts = contracts_report(plan, catalog, audit);
+    let pools = split_pools(&replay_plan, contracts.as_ref(), audit);
+    let policy = policy(&replay_plan, plan.reliability.checkpoint_interval_minutes);
+    let window = ReplayWindow {
+        start_ms: audit.window.start_ms,
+        end_ms: audit.window.end_ms,
+    };
+    let today_policy = ReplayPolicy {
+        preempt_burst_for_inference: false,
+        ..policy
+    };
+    let today = replay(jobs, &today_topology(audit), &today_policy, window)
+        .map(outcome_in_gpus)
+        .map_err(|error| SplitError {
+            fleet: "today's clusters",
+            error,
+        })?;
+    let split = replay(jobs, &split_topology(&pools), &policy, window)
+        .map(outcome_in_gpus)
+        .map_err(|error| SplitError {
+            fleet: "the split",
+            error,
+        })?;
+    Ok(ReplayReport {
+        window_start: audit.window.start.clone(),
+        window_end: audit.window.end.clone(),
+        jobs: jobs.len(),
+        jobs_submit_is_start: jobs.iter().filter(|j| j.submit_is_start).count() as u64,
+        policy,
+        split_pools: pools,
+        today,
+        split,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::replay::{ReplayJob, ReplayWindow, replay};
 
     #[test]
     fn fractional_gpus_replay_in_units_and_come_back_in_gpus() {

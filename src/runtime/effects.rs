@@ -61,6 +61,10 @@ impl Runtime {
                 });
                 None
             }
+            Effect::Replay { generation, plan } => {
+                self.worker.submit(Job::Replay { generation, plan });
+                None
+            }
             Effect::SavePlan {
                 path,
                 plan,

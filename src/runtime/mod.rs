@@ -189,7 +189,8 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
         crate::data::audit::WindowSpec::default(),
         None,
     );
-    let fleet = worker::load_fleet(&catalog, &logs, &settings)?;
+    let (fleet, source) = worker::load_fleet_with_source(&catalog, &logs, &settings)?;
+    let audit = fleet.report.clone();
     let mut app = App::new(
         catalog,
         plan,
@@ -201,13 +202,19 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
     );
     app.start();
     let generation = app.generation;
-    crate::app::update(
+    let effects = crate::app::update(
         &mut app,
         crate::app::Action::FleetLoaded {
             generation,
             fleet: Box::new(fleet),
         },
     );
+    // The replay the worker would run next, here on this thread.
+    if let Some(crate::app::Effect::Replay { generation, plan }) = effects.into_iter().next() {
+        let catalog = app.catalog.clone();
+        let action = worker::replay_now(&catalog, source, audit, generation, &plan);
+        crate::app::update(&mut app, action);
+    }
     Ok(app)
 }
 

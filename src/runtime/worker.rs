@@ -14,8 +14,11 @@ use crate::data::fleet_source::{FleetSource, attach_measurements};
 use crate::data::load::{FileSummary, expand_inputs};
 use crate::data::progress::READ_PROGRESS;
 use crate::model::catalog::Catalog;
-use crate::model::fleet::Window;
+use crate::model::fleet::{AuditReport, Window};
+use crate::model::plan::Plan;
 use crate::model::plan::PrometheusSource;
+use crate::model::replay::ReplayJob;
+use crate::model::split::replay_fleets;
 use crate::model::workload::ClassificationRules;
 use crate::runtime::prometheus::client::PrometheusClient;
 use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
@@ -31,19 +34,29 @@ pub enum Job {
         generation: u64,
         settings: AuditSettings,
     },
+    /// Replay the last audit's jobs through today's clusters and the plan's split.
+    Replay {
+        generation: u64,
+        plan: Box<Plan>,
+    },
 }
 
 impl Job {
     fn generation(&self) -> u64 {
         match self {
-            Job::Load { generation, .. } | Job::Reaudit { generation, .. } => *generation,
+            Job::Load { generation, .. } | Job::Reaudit { generation, .. } | Job::Replay { generation, .. } => {
+                *generation
+            }
         }
     }
 }
 
+/// One waiting audit and one waiting replay: a newer request of either kind replaces the
+/// waiting one of its kind, and an audit goes first (the replay reads its result).
 #[derive(Default)]
 struct Slot {
     pending: Option<Job>,
+    pending_replay: Option<Job>,
     closed: bool,
 }
 
@@ -58,6 +71,9 @@ struct Cache {
     source: FleetSource,
     prometheus: Option<PrometheusSource>,
     pulled: Option<(Window, UtilizationPull)>,
+    /// The last audit, and its jobs as replay input once a replay asked for them.
+    audit: Option<AuditReport>,
+    replay_jobs: Option<Vec<ReplayJob>>,
 }
 
 fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
@@ -136,18 +152,23 @@ impl Worker {
                 let mut cache: Option<Cache> = None;
                 while let Some(job) = next_job(&shared) {
                     let generation = job.generation();
+                    let replay = matches!(job, Job::Replay { .. });
                     // A panic in Polars or a reader fails this job, not the workbench.
                     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         run(&catalog, job, &mut cache, &results)
                     }));
                     let action = ran.unwrap_or_else(|_| {
+                        let why = super::terminal::last_panic().unwrap_or_default();
+                        if replay {
+                            return Action::ReplayFailed {
+                                generation,
+                                message: format!("internal error while replaying (please report it): {why}"),
+                            };
+                        }
                         cache = None;
                         Action::FleetFailed {
                             generation,
-                            message: format!(
-                                "internal error while reading the logs (please report it): {}",
-                                super::terminal::last_panic().unwrap_or_default()
-                            ),
+                            message: format!("internal error while reading the logs (please report it): {why}"),
                         }
                     });
                     if results.send(action).is_err() {
@@ -164,15 +185,19 @@ impl Worker {
     pub fn submit(&self, job: Job) {
         let (lock, ready) = &*self.slot;
         if let Ok(mut slot) = lock.lock() {
-            let job = match (slot.pending.take(), job) {
-                (Some(Job::Load { logs, .. }), Job::Reaudit { generation, settings }) => Job::Load {
-                    generation,
-                    logs,
-                    settings,
-                },
-                (_, job) => job,
-            };
-            slot.pending = Some(job);
+            if matches!(job, Job::Replay { .. }) {
+                slot.pending_replay = Some(job);
+            } else {
+                let job = match (slot.pending.take(), job) {
+                    (Some(Job::Load { logs, .. }), Job::Reaudit { generation, settings }) => Job::Load {
+                        generation,
+                        logs,
+                        settings,
+                    },
+                    (_, job) => job,
+                };
+                slot.pending = Some(job);
+            }
             ready.notify_one();
         }
     }
@@ -184,6 +209,7 @@ impl Drop for Worker {
         if let Ok(mut slot) = lock.lock() {
             slot.closed = true;
             slot.pending = None;
+            slot.pending_replay = None;
             ready.notify_one();
         }
         // A running Polars job is not interrupted; the process exits without waiting for it.
@@ -247,7 +273,7 @@ fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
         if guard.closed {
             return None;
         }
-        if let Some(job) = guard.pending.take() {
+        if let Some(job) = guard.pending.take().or_else(|| guard.pending_replay.take()) {
             return Some(job);
         }
         guard = ready.wait(guard).ok()?;
@@ -256,6 +282,7 @@ fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
 
 fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<Action>) -> Action {
     let (generation, settings) = match job {
+        Job::Replay { generation, plan } => return replay_fleet(catalog, cache.as_mut(), generation, &plan),
         Job::Load {
             generation,
             logs,
@@ -270,6 +297,8 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
                         source: read,
                         prometheus: logs.prometheus.clone(),
                         pulled: None,
+                        audit: None,
+                        replay_jobs: None,
                     })
                 }
                 Err(message) => {
@@ -301,6 +330,8 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
     match audit_fleet(&cached.source, rules, &settings) {
         Ok(mut fleet) => {
             measure_fleet(cached, &mut fleet, &settings, generation, results);
+            cached.audit = Some(fleet.report.clone());
+            cached.replay_jobs = None;
             Action::FleetLoaded {
                 generation,
                 fleet: Box::new(fleet),
@@ -310,15 +341,64 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
     }
 }
 
+/// Both replays of the last audit's jobs; the jobs are gathered once per audit.
+fn replay_fleet(catalog: &Catalog, cache: Option<&mut Cache>, generation: u64, plan: &Plan) -> Action {
+    let failed = |message: String| Action::ReplayFailed { generation, message };
+    let Some(cache) = cache else {
+        return failed("no logs read yet".to_string());
+    };
+    let Some(audit) = cache.audit.as_ref() else {
+        return failed("no audit yet".to_string());
+    };
+    let Some(rules) = catalog.classification.as_ref() else {
+        return failed("no classification rules loaded (catalogs/classification.toml)".to_string());
+    };
+    if cache.replay_jobs.is_none() {
+        match cache.source.replay_jobs(rules, audit) {
+            Ok(fleet) => cache.replay_jobs = Some(fleet.jobs),
+            Err(e) => return failed(format!("{}: {}", e.path, e.message)),
+        }
+    }
+    let jobs = cache.replay_jobs.as_deref().unwrap_or_default();
+    match replay_fleets(jobs, audit, plan, catalog) {
+        Ok(report) => Action::ReplayLoaded {
+            generation,
+            report: Box::new(report),
+        },
+        Err(e) => failed(format!("{e}: size the pools in the plan's [replay]")),
+    }
+}
+
 /// Reads and audits logs in one go, on the calling thread: for tests, benchmarks and tools
 /// that have no event loop.
 pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, String> {
+    load_fleet_with_source(catalog, logs, settings).map(|(fleet, _)| fleet)
+}
+
+/// As `load_fleet`, with what was read, for a replay on the calling thread.
+pub fn load_fleet_with_source(
+    catalog: &Catalog,
+    logs: &LogInputs,
+    settings: &AuditSettings,
+) -> Result<(Fleet, FleetSource), String> {
     let cached = read(catalog, logs)?;
     let rules = catalog
         .classification
         .as_ref()
         .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
-    audit_fleet(&cached, rules, settings)
+    audit_fleet(&cached, rules, settings).map(|fleet| (fleet, cached))
+}
+
+/// Both replays of an audit's jobs on the calling thread, as the worker would answer.
+pub fn replay_now(catalog: &Catalog, source: FleetSource, audit: AuditReport, generation: u64, plan: &Plan) -> Action {
+    let mut cache = Cache {
+        source,
+        prometheus: None,
+        pulled: None,
+        audit: Some(audit),
+        replay_jobs: None,
+    };
+    replay_fleet(catalog, Some(&mut cache), generation, plan)
 }
 
 fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, String> {

@@ -110,7 +110,11 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
             (CommandId::Drill, "drill"),
             (CommandId::Back, "back"),
         ],
-        PaneId::Contracts => vec![(CommandId::Up, "class")],
+        PaneId::Contracts => vec![
+            (CommandId::Up, "class"),
+            (CommandId::Increase, "pool GPUs"),
+            (CommandId::Edit, "type"),
+        ],
     };
     hints.extend([
         (CommandId::NextPane, "pane"),

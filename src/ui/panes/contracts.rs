@@ -79,6 +79,15 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             ],
             width,
         ));
+        if let Some(line) = super::replay_lines::pool_line(
+            app,
+            class.class,
+            focused && i == app.cursors.contract_class,
+            theme,
+            width,
+        ) {
+            lines.push(line);
+        }
         for row in &class.best_mix {
             let role = match row.role {
                 MixRole::Base => "base",
@@ -124,6 +133,8 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         format!("demand of the audit's {:.0} days", report.window_days),
         theme.muted,
     ));
+    let selected_class = report.classes.get(app.cursors.contract_class).map(|c| c.class);
+    lines.extend(super::replay_lines::comparison_lines(app, selected_class, theme, width));
     frame.render_widget(
         Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
         body,

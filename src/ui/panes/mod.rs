@@ -3,6 +3,7 @@
 mod contracts;
 mod inference;
 pub mod mfu;
+mod replay_lines;
 mod risk;
 mod workloads;
 

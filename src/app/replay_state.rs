@@ -1,0 +1,72 @@
+//! The replay the Contracts pane shows: today's clusters against the split, rerun on the
+//! worker when the plan's pools (or what else the replay reads) change, the last result kept on
+//! screen until the newer one lands.
+
+use super::{App, Effect, Field};
+use crate::model::plan::{ClusterCost, Plan, ReplayPlan};
+use crate::model::split::ReplayReport;
+
+/// The parts of a plan a replay reads: when they change, the replay runs again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayInputs {
+    replay: Option<ReplayPlan>,
+    checkpoint_interval_minutes: f64,
+    clusters: Vec<ClusterCost>,
+    hours_per_month: f64,
+}
+
+impl ReplayInputs {
+    pub fn of(plan: &Plan) -> ReplayInputs {
+        ReplayInputs {
+            replay: plan.replay.clone(),
+            checkpoint_interval_minutes: plan.reliability.checkpoint_interval_minutes,
+            clusters: plan.clusters.clone(),
+            hours_per_month: plan.hours_per_month,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReplayState {
+    pub generation: u64,
+    /// What the latest request read of the plan; None after a new audit.
+    pub requested: Option<ReplayInputs>,
+    pub result: Option<ReplayReport>,
+    pub working: bool,
+    pub error: Option<String>,
+}
+
+impl App {
+    /// Asks for a replay when there is an audit and the plan's replay inputs changed since the
+    /// last request.
+    pub fn request_replay(&mut self) -> Option<Effect> {
+        self.fleet.as_ref()?;
+        let inputs = ReplayInputs::of(&self.plan);
+        if self.replay.requested.as_ref() == Some(&inputs) {
+            return None;
+        }
+        self.replay.requested = Some(inputs);
+        self.replay.generation += 1;
+        self.replay.working = true;
+        Some(Effect::Replay {
+            generation: self.replay.generation,
+            plan: Box::new(self.plan.clone()),
+        })
+    }
+
+    /// A field's value: the plan's, or for a pool the plan does not size, the size the last
+    /// replay used (the contract matcher's base).
+    pub fn field_value(&self, field: Field) -> Option<f64> {
+        field.get(&self.plan).or_else(|| match field {
+            Field::ReplayPool(class) => self
+                .replay
+                .result
+                .as_ref()?
+                .split_pools
+                .iter()
+                .find(|p| p.class == class)
+                .map(|p| p.gpus),
+            _ => None,
+        })
+    }
+}
