@@ -263,3 +263,53 @@ fn a_plan_passed_with_the_plan_flag_is_refused_not_ignored() {
     assert!(run.stderr.contains("list this one among them"), "{}", run.stderr);
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
+
+/// Two plans that differ only in their pools: `diff --logs` replays the same jobs under each
+/// and shows what the pools change, each figure equal to `gpuplan replay` under that plan.
+#[test]
+fn diff_with_logs_compares_the_replays_of_two_pool_sizes() {
+    let home = tempfile::tempdir().expect("home");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let small = home.path().join("small.toml");
+    let large = home.path().join("large.toml");
+    std::fs::write(&small, default_plan_text()).expect("small");
+    std::fs::write(
+        &large,
+        default_plan_text() + "\n[replay]\ntraining_gpus = 160\ninference_gpus = 113\nburst_gpus = 64\n",
+    )
+    .expect("large");
+    let (small, large) = (small.to_str().expect("path"), large.to_str().expect("path"));
+    let run = gpuplan_in(
+        home.path(),
+        &["diff", small, large, "--logs", sample, "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff: Value = serde_json::from_str(&run.stdout).expect("json");
+    let output = |key: &str| {
+        diff["outputs"]
+            .as_array()
+            .expect("outputs")
+            .iter()
+            .find(|o| o["key"] == key)
+            .cloned()
+            .unwrap_or_else(|| panic!("{key} in the outputs"))
+    };
+    let cost = output("replay.split.total_usd_per_month");
+    let replay = |plan: &str| {
+        let run = gpuplan_in(home.path(), &["replay", sample, "--plan", plan, "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        serde_json::from_str::<Value>(&run.stdout).expect("json")
+    };
+    assert_eq!(
+        cost["values"][0],
+        replay(small)["split"]["totals"]["total_usd_per_month"]
+    );
+    assert_eq!(
+        cost["values"][1],
+        replay(large)["split"]["totals"]["total_usd_per_month"]
+    );
+    assert_ne!(cost["values"][0], cost["values"][1]);
+    // Without logs there is nothing to replay, and no replay rows.
+    let plain = gpuplan_in(home.path(), &["diff", small, large, "--format", "json"]);
+    assert!(!plain.stdout.contains("replay.split"), "{}", plain.stdout);
+}

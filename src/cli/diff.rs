@@ -9,9 +9,15 @@ use serde::Serialize;
 use super::{Failure, Format};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::read_plan;
+use crate::data::audit::{AuditSettings, WindowSpec};
+use crate::data::fleet_source::FleetSource;
+use crate::data::load::expand_inputs;
 use crate::model::catalog::Catalog;
+use crate::model::compare::replay_outputs;
 use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
-use crate::model::format::{si, usd, usd_compact};
+use crate::model::format::{si, thousands, usd, usd_compact};
+use crate::model::plan::Plan;
+use crate::model::split::{ReplayReport, replay_fleets};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
 #[derive(Serialize)]
@@ -21,7 +27,7 @@ struct JsonDiff<'a> {
     comparison: &'a PlanComparison,
 }
 
-pub fn run(catalog: &Catalog, files: &[PathBuf], format: Format) -> Result<(), Failure> {
+pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Format) -> Result<(), Failure> {
     let mut plans = Vec::new();
     let mut problems = Vec::new();
     for file in files {
@@ -33,7 +39,21 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], format: Format) -> Result<(), F
     if !problems.is_empty() {
         return Err(Failure::Input(problems));
     }
-    let comparison = compare_plans(&plans, catalog);
+    let mut comparison = compare_plans(&plans, catalog);
+    let logs: Vec<PathBuf> = if logs.is_empty() {
+        plans
+            .first()
+            .map(|(_, p)| p.logs.iter().map(|l| PathBuf::from(&l.path)).collect())
+            .unwrap_or_default()
+    } else {
+        logs.to_vec()
+    };
+    if !logs.is_empty() {
+        let reports = replay_each(catalog, &plans, &logs)?;
+        comparison
+            .outputs
+            .extend(replay_outputs(&reports.iter().map(Option::as_ref).collect::<Vec<_>>()));
+    }
     let out = match format {
         Format::Json => {
             let json = JsonDiff {
@@ -47,6 +67,39 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], format: Format) -> Result<(), F
     };
     print!("{out}");
     Ok(())
+}
+
+/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once.
+fn replay_each(
+    catalog: &Catalog,
+    plans: &[(String, Plan)],
+    logs: &[PathBuf],
+) -> Result<Vec<Option<ReplayReport>>, Failure> {
+    let rules = catalog
+        .classification
+        .as_ref()
+        .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
+    let fail = |e: crate::data::load::LoadError| Diagnostic::file(&e.path, e.message);
+    let inputs = expand_inputs(logs).map_err(fail)?;
+    let source = FleetSource::read(&inputs, None, None, rules).map_err(fail)?;
+    let mut reports = Vec::new();
+    for (label, plan) in plans {
+        let settings = AuditSettings::for_plan(catalog, Some(plan), WindowSpec::default(), None);
+        let replayed = source.audit(rules, &settings).and_then(|(audit, _)| {
+            let jobs = source.replay_jobs(rules, &audit)?;
+            Ok((jobs, audit))
+        });
+        let report = match replayed {
+            Ok((jobs, audit)) => replay_fleets(&jobs.jobs, &audit, plan, catalog).map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        reports.push(
+            report
+                .map_err(|why| eprintln!("warning: {label}: no replay: {why}"))
+                .ok(),
+        );
+    }
+    Ok(reports)
 }
 
 /// Longest input value a table cell shows; JSON has them whole.
@@ -172,6 +225,9 @@ fn amount(unit: OutputUnit, value: f64) -> String {
         OutputUnit::UsdPerBillionTokens => format!("{}/B tokens", usd(value)),
         OutputUnit::TokensPerMonth => format!("{}/month", si(value)),
         OutputUnit::Count => format!("{value:.0}"),
+        OutputUnit::Fraction => format!("{:.1} %", value * 100.0),
+        OutputUnit::GpuHours => format!("{} GPU-h", thousands(value)),
+        OutputUnit::Minutes => format!("{value:.1} min"),
     }
 }
 

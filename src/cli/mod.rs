@@ -72,6 +72,10 @@ enum Command {
         plans: Vec<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// Job logs to replay under each plan (default: the first plan's [[logs]]): adds the
+        /// replay's cost, utilization, waits and SLO misses to the outputs compared.
+        #[arg(long, value_name = "LOG", num_args = 1..)]
+        logs: Vec<PathBuf>,
     },
     /// Run every policy and threshold rule; exit 1 when any fails.
     Check {
@@ -265,7 +269,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Report { format, logs, svg }) => {
             report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref())
         }
-        Some(Command::Diff { plans, format }) => match plan_path {
+        Some(Command::Diff { plans, format, logs }) => match plan_path {
             // The plans to compare are the arguments; a --plan beside them would be ignored.
             Some(plan) => Err(Diagnostic::file(
                 &plan.display().to_string(),
@@ -273,7 +277,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                  (the first is the baseline) instead of passing it with --plan",
             )
             .into()),
-            None => diff::run(&load_catalog(), &plans, format),
+            None => diff::run(&load_catalog(), &plans, &logs, format),
         },
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),

@@ -10,6 +10,8 @@ use super::catalog::Catalog;
 use super::checks::CheckStatus;
 use super::evaluate::{Evaluation, MfuSource, evaluate};
 use super::plan::Plan;
+use super::split::ReplayReport;
+use super::workload::WorkloadClass;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanComparison {
@@ -40,6 +42,11 @@ pub enum OutputUnit {
     UsdPerBillionTokens,
     TokensPerMonth,
     Count,
+    /// A share, 0–1.
+    Fraction,
+    GpuHours,
+    /// A wait, in minutes.
+    Minutes,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -250,6 +257,60 @@ fn headline_outputs(evaluations: &[Evaluation]) -> Vec<OutputComparison> {
             .into_iter()
             .map(|(key, label, unit, values)| row(key.to_string(), label.to_string(), unit, values)),
     );
+    rows
+}
+
+/// What each plan's split did to the same jobs (None where a plan could not be replayed): the
+/// rows `gpuplan diff --logs` adds.
+pub fn replay_outputs(reports: &[Option<&ReplayReport>]) -> Vec<OutputComparison> {
+    let each = |f: &dyn Fn(&ReplayReport) -> Option<f64>| reports.iter().map(|r| r.and_then(f)).collect::<Vec<_>>();
+    let class = |r: &ReplayReport, class: WorkloadClass| r.split.classes.iter().find(|c| c.class == class).cloned();
+    let mut rows = vec![
+        row(
+            "replay.today.total_usd_per_month".into(),
+            "replay: today's clusters per month".into(),
+            OutputUnit::Usd,
+            each(&|r| Some(r.today.totals.total_usd_per_month)),
+        ),
+        row(
+            "replay.split.total_usd_per_month".into(),
+            "replay: the split per month".into(),
+            OutputUnit::Usd,
+            each(&|r| Some(r.split.totals.total_usd_per_month)),
+        ),
+        row(
+            "replay.split.utilization_frac".into(),
+            "replay: the split's committed GPUs utilized".into(),
+            OutputUnit::Fraction,
+            each(&|r| r.split.totals.utilization_frac),
+        ),
+        row(
+            "replay.split.stranded_gpu_hours".into(),
+            "replay: the split's stranded GPU-hours".into(),
+            OutputUnit::GpuHours,
+            each(&|r| Some(r.split.totals.stranded_gpu_hours)),
+        ),
+        row(
+            "replay.split.overflow_gpu_hours".into(),
+            "replay: the split's overflow GPU-hours".into(),
+            OutputUnit::GpuHours,
+            each(&|r| Some(r.split.totals.overflow_gpu_hours)),
+        ),
+        row(
+            "replay.split.inference_over_slo_frac".into(),
+            "replay: inference starts over the SLO (split)".into(),
+            OutputUnit::Fraction,
+            each(&|r| class(r, WorkloadClass::Inference).and_then(|c| c.wait.over_slo_frac)),
+        ),
+    ];
+    for c in WorkloadClass::ALL {
+        rows.push(row(
+            format!("replay.split.{}.p95_wait_minutes", c.label()),
+            format!("replay: {} p95 wait (split)", c.label()),
+            OutputUnit::Minutes,
+            each(&|r| class(r, c).and_then(|o| o.wait.p95_ms).map(|ms| ms as f64 / 60_000.0)),
+        ));
+    }
     rows
 }
 

@@ -24,6 +24,9 @@ fn show(unit: OutputUnit, value: f64) -> String {
         OutputUnit::UsdPerBillionTokens => usd(value),
         OutputUnit::TokensPerMonth => si(value),
         OutputUnit::Count => thousands(value),
+        OutputUnit::Fraction => format!("{:.1} %", value * 100.0),
+        OutputUnit::GpuHours => thousands(value),
+        OutputUnit::Minutes => format!("{value:.1} min"),
     }
 }
 
