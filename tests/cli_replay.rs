@@ -131,6 +131,9 @@ fn the_philly_trace_replays() {
     }
     let replay = json(&["replay", PHILLY, "--all-time", "--format", "json"]);
     assert_eq!(replay["jobs"].as_u64(), Some(3_034));
+    // Philly's submitted_time is each job's submit: only the jobs without one wait from their start.
+    let from_start = replay["jobs_submit_is_start"].as_u64().expect("count");
+    assert!(from_start < 30, "{from_start} jobs without a submit time");
     let today = &replay["today"]["totals"];
     // The audit counts 772,361 GPU-hours (attempts summed): today's replay runs them all.
     assert!(

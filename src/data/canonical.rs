@@ -23,10 +23,17 @@ pub const GPU_UTIL_FRAC: &str = "gpu_util_frac";
 pub const LABEL: &str = "label";
 /// 1-based line of the source file the row came from, for messages.
 pub const SOURCE_LINE: &str = "source_line";
+/// When the job was submitted, UTC, `Datetime(ms)`; null when the log does not say (the
+/// replay then takes the first start, and says so).
+pub const SUBMIT: &str = "submit";
 
 /// Canonical times are UTC milliseconds.
 pub const MS_PER_MINUTE: i64 = 60_000;
 pub const MS_PER_HOUR: f64 = 3_600_000.0;
+
+fn datetime_submit() -> DataType {
+    DataType::Datetime(TimeUnit::Milliseconds, None)
+}
 
 /// Canonical columns in order, with their types.
 pub fn schema() -> Schema {
@@ -45,6 +52,7 @@ pub fn schema() -> Schema {
         Field::new(GPU_UTIL_FRAC.into(), DataType::Float64),
         Field::new(LABEL.into(), DataType::String),
         Field::new(SOURCE_LINE.into(), DataType::UInt64),
+        Field::new(SUBMIT.into(), datetime_submit()),
     ])
 }
 
@@ -65,6 +73,7 @@ pub struct JobRun {
     pub gpu_util_frac: Option<f64>,
     pub label: Option<String>,
     pub source_line: u64,
+    pub submit_ms: Option<i64>,
 }
 
 /// Builds the canonical frame from runs collected in Rust.
@@ -104,6 +113,7 @@ pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
                 SOURCE_LINE.into(),
                 runs.iter().map(|r| r.source_line).collect::<Vec<u64>>(),
             ),
+            time(SUBMIT, runs.iter().map(|r| r.submit_ms).collect())?,
         ],
     )
 }

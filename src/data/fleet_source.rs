@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use polars::prelude::{DataFrame, IntoLazy};
+use polars::prelude::{DataFrame, IntoLazy, col};
 
 use super::audit::{AuditSettings, audit};
 use super::canonical::{JobRun, frame_from_runs};
@@ -108,7 +108,16 @@ impl FleetSource {
         };
         let frame = frame_from_runs(runs).map_err(|e| fail(e.to_string()))?;
         let frame = with_run_features(frame.lazy(), rules)
-            .and_then(|f| f.select(audit_columns()).collect().map_err(|e| e.to_string()))
+            .and_then(|f| {
+                f.select(
+                    audit_columns()
+                        .into_iter()
+                        .chain([col(super::canonical::SUBMIT)])
+                        .collect::<Vec<_>>(),
+                )
+                .collect()
+                .map_err(|e| e.to_string())
+            })
             .map_err(fail)?;
         Ok(FleetSource::Runs {
             runs: frame,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use super::canonical::{frame_from_runs, schema};
+use super::canonical::{SUBMIT, frame_from_runs, schema};
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
@@ -201,7 +201,7 @@ pub fn load_logs(
                     Ok(f)
                 } else {
                     with_run_features(f.lazy(), rules)?
-                        .select(audit_columns())
+                        .select(audit_columns().into_iter().chain([col(SUBMIT)]).collect::<Vec<_>>())
                         .collect()
                         .map_err(|e| e.to_string())
                 }
@@ -209,6 +209,25 @@ pub fn load_logs(
             .collect::<Result<Vec<_>, String>>()
             .map_err(combined)?,
     };
+    // Delimited logs carry no submit time (yet): a null column, so every frame stacks.
+    let frames = frames
+        .into_iter()
+        .map(|f| {
+            if f.column(SUBMIT).is_ok() {
+                Ok(f)
+            } else {
+                f.lazy()
+                    .with_column(
+                        lit(NULL)
+                            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                            .alias(SUBMIT),
+                    )
+                    .collect()
+                    .map_err(|e| e.to_string())
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(combined)?;
     let mut jobs = concat_frames(frames).map_err(combined)?;
     // Streaming reads leave many small chunks; consumers read rows by index.
     jobs.rechunk_mut();

@@ -129,6 +129,7 @@ pub fn read_philly_detailed(path: &Path, text: &str, cluster_default: &str) -> R
                     gpu_util_frac: None,
                     label: None,
                     source_line: element.line,
+                    submit_ms: job.submitted_ms,
                 }),
                 Err((reason, detail)) => {
                     let detail = format!("job {} attempt {}: {detail}", job.id, index + 1);
@@ -291,6 +292,8 @@ struct JobFields {
     status: Option<String>,
     gpus: f64,
     gpu_type: Option<String>,
+    /// `submitted_time`, when the job has a readable one.
+    submitted_ms: Option<i64>,
 }
 
 type Reject = (RejectReason, String);
@@ -329,6 +332,8 @@ fn job_fields(value: &Value, cluster_default: &str) -> Result<JobFields, Reject>
         user: text_of(job, "user"),
         status: text_of(job, "status"),
         gpu_type: text_of(job, "gpu_type"),
+        // A submit time that cannot be read costs the replay its wait, not the job.
+        submitted_ms: philly_time(job.get("submitted_time")).ok().flatten(),
         gpus,
         id,
     })

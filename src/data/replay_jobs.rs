@@ -29,6 +29,8 @@ fn err(e: PolarsError) -> String {
 #[derive(Clone, Copy)]
 struct JobSoFar {
     first_start_ms: i64,
+    /// The earliest submit time the job's runs give.
+    submit_ms: Option<i64>,
     gpu_ms: f64,
     max_gpus: f64,
     cluster: u32,
@@ -56,6 +58,18 @@ pub fn fleet_jobs(
     let ends = one(c::END)?.cast(&DataType::Int64).map_err(err)?;
     let gpus = one(c::GPUS)?;
     let cluster_col = one(c::CLUSTER)?;
+    // Logs read before submit times were kept have no column: every job then waits from its start.
+    let submits = match runs.column(c::SUBMIT) {
+        Ok(column) => Some(
+            column
+                .as_materialized_series()
+                .rechunk()
+                .cast(&DataType::Int64)
+                .map_err(err)?,
+        ),
+        Err(_) => None,
+    };
+    let submits = submits.as_ref().map(|s| s.i64()).transpose().map_err(err)?;
     let (starts, ends, gpus, cluster_col) = (
         starts.i64().map_err(err)?,
         ends.i64().map_err(err)?,
@@ -65,6 +79,7 @@ pub fn fleet_jobs(
     let mut jobs = vec![
         JobSoFar {
             first_start_ms: i64::MAX,
+            submit_ms: None,
             gpu_ms: 0.0,
             max_gpus: 0.0,
             cluster: 0,
@@ -91,6 +106,9 @@ pub fn fleet_jobs(
             job.first_start_ms = from;
             job.cluster = home as u32;
         }
+        if let Some(submit) = submits.and_then(|s| s.get(row)) {
+            job.submit_ms = Some(job.submit_ms.map_or(submit, |s: i64| s.min(submit)));
+        }
         job.gpu_ms += count * (to - from) as f64;
         job.max_gpus = job.max_gpus.max(count);
         job.seen = true;
@@ -104,14 +122,19 @@ pub fn fleet_jobs(
             let units = gpu_units(job.max_gpus);
             // From the rounded units, so units × duration is the job's GPU-time to the ms.
             let duration_ms = (job.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
+            // A submit inside the window and before the first start is a wait the log saw; one
+            // before the window (the job queued or ran before it) is not replayed.
+            let submit = job
+                .submit_ms
+                .filter(|&s| s >= window.start_ms && s <= job.first_start_ms);
             ReplayJob {
                 id: id as u64,
-                submit_ms: job.first_start_ms,
+                submit_ms: submit.unwrap_or(job.first_start_ms),
                 gpus: units,
                 duration_ms,
                 class,
                 home: job.cluster,
-                submit_is_start: true,
+                submit_is_start: submit.is_none(),
             }
         })
         .collect();

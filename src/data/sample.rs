@@ -143,6 +143,7 @@ impl SampleRow {
             gpu_util_frac: Some(self.gpu_util_pct / 100.0),
             label: self.label.map(|l| l.as_str().to_string()),
             source_line,
+            submit_ms: None,
         })
     }
 }

@@ -241,6 +241,7 @@ enum Field {
     Cluster,
     NodeList,
     TresUsageInAve,
+    Submit,
 }
 
 fn field_of(header: &str) -> Option<Field> {
@@ -262,6 +263,7 @@ fn field_of(header: &str) -> Option<Field> {
         "cluster" => Field::Cluster,
         "nodelist" => Field::NodeList,
         "tresusageinave" => Field::TresUsageInAve,
+        "submit" => Field::Submit,
         _ => return None,
     })
 }
@@ -286,6 +288,7 @@ struct Columns {
     cluster: Option<usize>,
     node_list: Option<usize>,
     tres_usage_in_ave: Option<usize>,
+    submit: Option<usize>,
 }
 
 impl Columns {
@@ -314,6 +317,7 @@ impl Columns {
             cluster: find(Field::Cluster),
             node_list: find(Field::NodeList),
             tres_usage_in_ave: find(Field::TresUsageInAve),
+            submit: find(Field::Submit),
         })
     }
 }
@@ -414,6 +418,10 @@ fn parse_row(
         gpu_util_frac: gpu_util_of(get(columns.tres_usage_in_ave), gpus.count),
         label: None,
         source_line: line_no,
+        submit_ms: match get(columns.submit).map(parse_slurm_time) {
+            Some(SlurmTime::At(ms)) if ms <= start_ms => Some(ms),
+            _ => None,
+        },
     };
     Ok(Some(ParsedRow {
         alloc_id: alloc_id.to_string(),
@@ -731,6 +739,22 @@ mod tests {
             log.host_problems[1].starts_with("sacct.txt:4: column NodeList \"gpu[7-\": unclosed '['"),
             "{:?}",
             log.host_problems
+        );
+    }
+
+    #[test]
+    fn submit_times_are_kept_when_they_precede_the_start() {
+        let text = "JobID|Submit|Start|End|AllocTRES\n\
+                    1|2024-03-01T09:30:00|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=1\n\
+                    2|Unknown|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=1\n\
+                    3|2024-03-01T10:30:00|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=1\n";
+        let log = read(text);
+        assert_eq!(run(&log, "1").submit_ms, Some(ms("2024-03-01T09:30:00")));
+        assert_eq!(run(&log, "2").submit_ms, None);
+        assert_eq!(
+            run(&log, "3").submit_ms,
+            None,
+            "a submit after the start is not believed"
         );
     }
 

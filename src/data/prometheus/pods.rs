@@ -161,6 +161,8 @@ pub fn pod_runs(
                 gpu_util_frac: util,
                 label: None,
                 source_line: 0,
+                // When the pod was created is not asked for yet: its first minute stands in.
+                submit_ms: None,
             });
             start = i;
         }
