@@ -1,5 +1,6 @@
-//! Where everything goes, for drawing and for hit-testing clicks: five columns on a wide
-//! terminal, three over two on a big one, one pane with tabs on a small one.
+//! Where everything goes, for drawing and for hit-testing clicks: three panes over two on a
+//! big terminal (each pane then gets the width its tables need and the height its charts use),
+//! five columns on a wide but short one, one pane with tabs on a small one.
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
@@ -29,10 +30,10 @@ pub struct Areas {
 }
 
 pub fn arrangement(size: Rect) -> Arrangement {
-    if size.width >= MIN_COLUMN_WIDTH * 5 && size.height >= 24 {
-        Arrangement::Columns
-    } else if size.width >= MIN_COLUMN_WIDTH * 3 && size.height >= 40 {
+    if size.width >= MIN_COLUMN_WIDTH * 3 && size.height >= 40 {
         Arrangement::Grid
+    } else if size.width >= MIN_COLUMN_WIDTH * 5 && size.height >= 24 {
+        Arrangement::Columns
     } else {
         Arrangement::Tabs
     }
@@ -58,7 +59,7 @@ pub fn areas(size: Rect, app: &App) -> Areas {
             PaneId::ALL.iter().copied().zip(columns.iter().copied()).collect()
         }
         Arrangement::Grid => {
-            let [top, bottom] = Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
+            let [top, bottom] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
             let upper = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(top);
             let lower = Layout::horizontal([Constraint::Ratio(1, 2); 2]).split(bottom);
             PaneId::ALL
