@@ -103,6 +103,7 @@ fn svg_writes_the_cost_chart_into_a_new_folder() {
         assert!(svg.contains(label), "no {label}");
     }
     assert!(!dir.join("utilization.svg").exists());
+    assert!(!dir.join("replay.svg").exists(), "no logs, no replay");
     assert!(run.stderr.contains("mfu-vs-cost.svg"), "{}", run.stderr);
     assert!(run.stderr.contains("no utilization.svg"), "{}", run.stderr);
 
@@ -141,6 +142,12 @@ fn with_logs_the_markdown_and_the_svg_show_each_clusters_utilization() {
         "a capacity line each"
     );
     well_formed_elements(&read(&dir.join("mfu-vs-cost.svg"))).expect("well-formed SVG");
+    let replay = read(&dir.join("replay.svg"));
+    well_formed_elements(&replay).expect("well-formed SVG");
+    assert_eq!(replay.matches("<polyline").count(), 6, "today and the split, per class");
+    for class in ["training", "inference", "burst"] {
+        assert!(replay.contains(&format!("{class} jobs waiting")), "{class} panel");
+    }
 }
 
 #[test]

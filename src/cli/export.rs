@@ -14,6 +14,7 @@ use crate::present::svg::{cost_curves_svg, utilization_svg};
 use crate::present::text_chart::{cost_curves_chart, utilization_chart};
 
 pub const COST_SVG: &str = "mfu-vs-cost.svg";
+pub const REPLAY_SVG: &str = "replay.svg";
 pub const UTILIZATION_SVG: &str = "utilization.svg";
 
 /// The MFU thresholds the cost charts draw, as the plan's thresholds set them.
@@ -56,6 +57,7 @@ pub fn write_svgs(
     curves: &[CostCurve],
     rules: &[(f64, String)],
     audit: Option<&AuditReport>,
+    replay: Option<&crate::model::split::ReplayReport>,
 ) -> Result<Vec<PathBuf>, Failure> {
     let shown = dir.display().to_string();
     std::fs::create_dir_all(dir)
@@ -63,6 +65,9 @@ pub fn write_svgs(
     let mut files = vec![(dir.join(COST_SVG), cost_curves_svg(curves, rules))];
     if let Some(audit) = audit.filter(|a| !a.clusters.is_empty()) {
         files.push((dir.join(UTILIZATION_SVG), utilization_svg(&audit.clusters)));
+    }
+    if let Some(replay) = replay {
+        files.push((dir.join(REPLAY_SVG), crate::present::replay_svg::replay_svg(replay)));
     }
     let mut written = Vec::new();
     for (path, svg) in files {

@@ -65,7 +65,7 @@ pub fn run(
     let curves = cost_curves(&plan, catalog);
     let rules = mfu_rules(&evaluation.thresholds);
     if let Some(dir) = svg_dir {
-        for path in write_svgs(dir, &curves, &rules, audit.as_ref())? {
+        for path in write_svgs(dir, &curves, &rules, audit.as_ref(), replay.as_ref())? {
             eprintln!("wrote {}", path.display());
         }
         if audit.is_none() {

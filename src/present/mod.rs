@@ -3,5 +3,6 @@
 
 pub mod chart;
 pub mod document;
+pub mod replay_svg;
 pub mod svg;
 pub mod text_chart;

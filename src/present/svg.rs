@@ -9,8 +9,8 @@ use crate::model::fleet::ClusterAudit;
 use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
 
-const WIDTH: f64 = 820.0;
-const PALETTE: [&str; 8] = [
+pub(super) const WIDTH: f64 = 820.0;
+pub(super) const PALETTE: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
 ];
 
@@ -33,7 +33,7 @@ pub fn escape(text: &str) -> String {
 }
 
 /// A coordinate to 0.1 px, never `-0.0`.
-fn px(value: f64) -> String {
+pub(super) fn px(value: f64) -> String {
     let rounded = (value * 10.0).round() / 10.0;
     if rounded == 0.0 || !rounded.is_finite() {
         "0".to_string()
@@ -43,25 +43,25 @@ fn px(value: f64) -> String {
 }
 
 /// The drawing area of one chart and the axes mapped onto it.
-struct Frame {
-    left: f64,
-    top: f64,
-    width: f64,
-    height: f64,
-    x: Axis,
-    y: Axis,
+pub(super) struct Frame {
+    pub(super) left: f64,
+    pub(super) top: f64,
+    pub(super) width: f64,
+    pub(super) height: f64,
+    pub(super) x: Axis,
+    pub(super) y: Axis,
 }
 
 impl Frame {
-    fn sx(&self, x: f64) -> f64 {
+    pub(super) fn sx(&self, x: f64) -> f64 {
         self.left + self.x.position(x) * self.width
     }
 
-    fn sy(&self, y: f64) -> f64 {
+    pub(super) fn sy(&self, y: f64) -> f64 {
         self.top + (1.0 - self.y.position(y)) * self.height
     }
 
-    fn inside(&self, (x, y): (f64, f64)) -> bool {
+    pub(super) fn inside(&self, (x, y): (f64, f64)) -> bool {
         x.is_finite()
             && y.is_finite()
             && (0.0..=1.0).contains(&self.x.position(x))
@@ -69,7 +69,7 @@ impl Frame {
     }
 
     /// Grid lines, axis lines and tick labels.
-    fn axes(&self, out: &mut String, x_label: impl Fn(f64) -> String, y_label: impl Fn(f64) -> String) {
+    pub(super) fn axes(&self, out: &mut String, x_label: impl Fn(f64) -> String, y_label: impl Fn(f64) -> String) {
         let (right, bottom) = (self.left + self.width, self.top + self.height);
         for tick in self.y.ticks() {
             let y = px(self.sy(tick));
@@ -111,7 +111,7 @@ impl Frame {
         );
     }
 
-    fn polyline(&self, out: &mut String, points: &[(f64, f64)], colour: &str) {
+    pub(super) fn polyline(&self, out: &mut String, points: &[(f64, f64)], colour: &str) {
         let coordinates: Vec<String> = points
             .iter()
             .copied()
@@ -126,7 +126,7 @@ impl Frame {
     }
 }
 
-fn open(out: &mut String, height: f64, title: &str) {
+pub(super) fn open(out: &mut String, height: f64, title: &str) {
     let _ = writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
     let _ = writeln!(
         out,
@@ -149,7 +149,7 @@ fn open(out: &mut String, height: f64, title: &str) {
     );
 }
 
-fn legend_entry(out: &mut String, x: f64, y: f64, colour: &str, dashed: bool, label: &str) {
+pub(super) fn legend_entry(out: &mut String, x: f64, y: f64, colour: &str, dashed: bool, label: &str) {
     let dash = if dashed { r#" stroke-dasharray="4 3""# } else { "" };
     let _ = writeln!(
         out,
