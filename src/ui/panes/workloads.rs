@@ -231,15 +231,26 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
             ],
             width,
         ));
-        if let (Some(measured), Some(log)) = (&cluster.measured, &cluster.log) {
-            lines.push(fields_line(
+        match (&cluster.measured, &cluster.log) {
+            (Some(measured), Some(log)) => lines.push(fields_line(
                 vec![
                     (format!("util {} DCGM ", pct(measured.mean_util_frac)), theme.title),
                     (format!("· log {} ", pct(log.utilization_frac)), theme.muted),
                     (format!("· {}", measured.metric), theme.muted),
                 ],
                 width,
-            ));
+            )),
+            _ => lines.push(fields_line(
+                vec![(
+                    format!(
+                        "util {} from {}",
+                        pct(cluster.utilization_frac),
+                        cluster.utilization_source.label()
+                    ),
+                    theme.muted,
+                )],
+                width,
+            )),
         }
         let remaining = body
             .height
