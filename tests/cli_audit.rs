@@ -342,3 +342,19 @@ fn dcgm_samples_of_a_slurm_fleet_are_measured_per_cluster() {
         "{notes}"
     );
 }
+
+/// A Slurm log (with submit times) beside a CSV (without): both stack into one audit and one
+/// replay, the CSV's jobs starting at their starts.
+#[test]
+fn logs_with_and_without_submit_times_audit_and_replay_together() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/measured");
+    let (sacct, csv) = (format!("{dir}/per-cluster/sacct.txt"), format!("{dir}/jobs.csv"));
+    let alone = audit_json(&[&csv, "--all-time"]);
+    let both = audit_json(&[&sacct, &csv, "--all-time"]);
+    let jobs = |r: &Value| r["jobs_total"].as_u64().expect("jobs");
+    assert_eq!(jobs(&both), jobs(&alone) + 2);
+    let run = gpuplan(&["replay", &sacct, &csv, "--all-time", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let replay: Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(replay["jobs"].as_u64(), Some(jobs(&both)));
+}

@@ -209,11 +209,13 @@ pub fn load_logs(
             .collect::<Result<Vec<_>, String>>()
             .map_err(combined)?,
     };
-    // Delimited logs carry no submit time (yet): a null column, so every frame stacks.
+    // Delimited logs carry no submit time (yet): beside a log that does, a null column, so
+    // every frame stacks; alone, none at all (the replay then starts each job at its start).
+    let some_submit = frames.iter().any(|f| f.column(SUBMIT).is_ok());
     let frames = frames
         .into_iter()
         .map(|f| {
-            if f.column(SUBMIT).is_ok() {
+            if !some_submit || f.column(SUBMIT).is_ok() {
                 Ok(f)
             } else {
                 f.lazy()
