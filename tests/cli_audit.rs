@@ -358,3 +358,29 @@ fn logs_with_and_without_submit_times_audit_and_replay_together() {
     let replay: Value = serde_json::from_str(&run.stdout).expect("json");
     assert_eq!(replay["jobs"].as_u64(), Some(jobs(&both)));
 }
+
+/// JSON nested 200,000 levels deep overflowed the stack of the JSON reader and aborted the
+/// process; it is refused with the file, line and column instead.
+#[test]
+fn json_nested_absurdly_deep_is_refused_not_a_crash() {
+    let home = tempfile::tempdir().expect("home");
+    let deep = "[".repeat(200_000) + &"]".repeat(200_000);
+    for (name, text) in [
+        ("deep.json", deep.clone()),
+        (
+            "deep.ndjson",
+            "{\"a\":".repeat(200_000) + "1" + &"}".repeat(200_000) + "\n",
+        ),
+    ] {
+        let path = home.path().join(name);
+        std::fs::write(&path, &text).expect("write");
+        let run = gpuplan_in(home.path(), &["audit", path.to_str().expect("path")]);
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(run.stderr.contains(name), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("JSON nested deeper than 64 levels"),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -141,6 +141,9 @@ pub fn load_logs(
             message,
         };
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
+        if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
+            super::json_depth::check_json_depth(&path, super::json_depth::MAX_JSON_DEPTH).map_err(fail)?;
+        }
         let default_mapping = Mapping::default();
         let (rows, file_quarantine, warnings) = match format {
             LogFormat::Sacct => {
