@@ -3,16 +3,16 @@
 //! screen until the newer one lands.
 
 use super::{App, Effect, Field};
-use crate::model::plan::{ClusterCost, Plan, ReplayPlan};
+use crate::model::plan::{Plan, ReplayPlan};
 use crate::model::split::ReplayReport;
 
-/// The parts of a plan a replay reads: when they change, the replay runs again.
+/// The parts of a plan a replay reads beyond the audit's (clusters, month): when they change,
+/// the replay runs again. A change to the audit's inputs audits again, and every audit brings
+/// its replay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplayInputs {
     replay: Option<ReplayPlan>,
     checkpoint_interval_minutes: f64,
-    clusters: Vec<ClusterCost>,
-    hours_per_month: f64,
 }
 
 impl ReplayInputs {
@@ -20,8 +20,6 @@ impl ReplayInputs {
         ReplayInputs {
             replay: plan.replay.clone(),
             checkpoint_interval_minutes: plan.reliability.checkpoint_interval_minutes,
-            clusters: plan.clusters.clone(),
-            hours_per_month: plan.hours_per_month,
         }
     }
 }

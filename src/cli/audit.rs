@@ -139,7 +139,7 @@ pub fn audit_with_source(
                 eprintln!("no log given: auditing the shipped sample {}", sample.display());
                 logs.push(sample);
             }
-            read_logs(&logs, args, mapping.as_ref(), rules)?
+            read_logs(&logs, args, mapping.as_ref(), rules, prometheus.is_some())?
         }
     };
     let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
@@ -169,12 +169,13 @@ pub fn audit_with_source(
     Ok((source, report, files))
 }
 
-/// Reads job logs, with a progress line for large ones.
+/// Reads job logs, with a progress line for large ones, or when a Prometheus pull follows.
 fn read_logs(
     logs: &[PathBuf],
     args: &AuditArgs,
     mapping: Option<&Mapping>,
     rules: &crate::model::workload::ClassificationRules,
+    pulls_after: bool,
 ) -> Result<(FleetSource, Progress), Failure> {
     let inputs = expand_inputs(logs).map_err(|e| Diagnostic::file(&e.path, e.message))?;
     let bytes: u64 = inputs
@@ -184,7 +185,7 @@ fn read_logs(
         .sum();
     // A folder (partitioned Parquet) has no size to show a bar of: a spinner and the phase.
     let progress = Progress::start(
-        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || args.prometheus.prometheus.is_some(),
+        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || pulls_after,
         &format!("reading {} MB", bytes / 1_000_000),
         bytes,
     );

@@ -53,21 +53,8 @@ pub fn replay_report(
     replay_fleets(&fleet.jobs, audit, plan, catalog).map_err(|e| replay_failure(&e))
 }
 
-/// A wait as a person reads it: `0`, `40 s`, `12 min`, `3.5 h`, `2.1 d`.
-pub fn wait_text(ms: Option<f64>) -> String {
-    let Some(ms) = ms else { return "-".to_string() };
-    let s = ms / 1000.0;
-    if s < 0.5 {
-        "0".to_string()
-    } else if s < 90.0 {
-        format!("{s:.0} s")
-    } else if s < 90.0 * 60.0 {
-        format!("{:.0} min", s / 60.0)
-    } else if s < 48.0 * 3600.0 {
-        format!("{:.1} h", s / 3600.0)
-    } else {
-        format!("{:.1} d", s / 86_400.0)
-    }
+fn wait_text(ms: Option<f64>) -> String {
+    crate::model::format::wait_text(ms, false)
 }
 
 fn class_row(fleet: &str, c: &ClassOutcome) -> Vec<String> {

@@ -20,14 +20,9 @@ fn err(e: PolarsError) -> String {
     format!("DCGM samples: {e}")
 }
 
-/// The samples' utilization over `window`; None when no sample with a value falls in it.
-/// Hosts averaging below `threshold_frac` are listed, lowest first.
-pub fn measured_utilization(
-    samples: &DataFrame,
-    window: &Window,
-    threshold_frac: f64,
-) -> Result<Option<MeasuredUtilization>, String> {
-    let in_window = samples
+/// The samples with a value inside `window`, times as integer milliseconds.
+fn in_window(samples: &DataFrame, window: &Window) -> LazyFrame {
+    samples
         .clone()
         .lazy()
         .with_column(col(TIME).cast(DataType::Int64).alias(TIME))
@@ -37,6 +32,31 @@ pub fn measured_utilization(
                 .and(col(TIME).lt_eq(lit(window.end_ms)))
                 .and(col(UTIL_FRAC).is_not_null()),
         )
+}
+
+/// The window's hours, and each sample's hour from the window's start as the column `HOUR`; a
+/// sample at the window's last instant belongs to the last hour.
+fn hour_of_sample(window: &Window) -> (usize, Expr) {
+    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
+        .ceil()
+        .max(1.0) as usize;
+    let last_hour = hours as i64 - 1;
+    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
+    let expr = when(hour.clone().gt(lit(last_hour)))
+        .then(lit(last_hour))
+        .otherwise(hour)
+        .alias(HOUR);
+    (hours, expr)
+}
+
+/// The samples' utilization over `window`; None when no sample with a value falls in it.
+/// Hosts averaging below `threshold_frac` are listed, lowest first.
+pub fn measured_utilization(
+    samples: &DataFrame,
+    window: &Window,
+    threshold_frac: f64,
+) -> Result<Option<MeasuredUtilization>, String> {
+    let in_window = in_window(samples, window)
         .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC)])
         .collect()
         .map_err(err)?;
@@ -62,20 +82,10 @@ pub fn measured_utilization(
         )
         .collect()
         .map_err(err)?;
-    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
-        .ceil()
-        .max(1.0) as usize;
-    // A sample at the window's last instant belongs to the last hour.
-    let last_hour = hours as i64 - 1;
-    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
+    let (hours, hour) = hour_of_sample(window);
     let hourly = in_window
         .lazy()
-        .with_column(
-            when(hour.clone().gt(lit(last_hour)))
-                .then(lit(last_hour))
-                .otherwise(hour)
-                .alias(HOUR),
-        )
+        .with_column(hour)
         .group_by([col(HOUR)])
         .agg([col(UTIL_FRAC).mean()])
         .collect()
@@ -151,33 +161,15 @@ pub fn measured_by_cluster(
         return Ok((Vec::new(), unmapped));
     }
     let host_clusters = df![HOST => mapped_hosts, CLUSTER => clusters].map_err(err)?;
-    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
-        .ceil()
-        .max(1.0) as usize;
-    let last_hour = hours as i64 - 1;
-    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
-    let per_series_hour = samples
-        .clone()
-        .lazy()
-        .with_column(col(TIME).cast(DataType::Int64).alias(TIME))
-        .filter(
-            col(TIME)
-                .gt_eq(lit(window.start_ms))
-                .and(col(TIME).lt_eq(lit(window.end_ms)))
-                .and(col(UTIL_FRAC).is_not_null()),
-        )
+    let (hours, hour) = hour_of_sample(window);
+    let per_series_hour = in_window(samples, window)
         .join(
             host_clusters.lazy(),
             [col(HOST)],
             [col(HOST)],
             JoinArgs::new(JoinType::Inner),
         )
-        .with_column(
-            when(hour.clone().gt(lit(last_hour)))
-                .then(lit(last_hour))
-                .otherwise(hour)
-                .alias(HOUR),
-        )
+        .with_column(hour)
         .group_by([col(CLUSTER), col(HOST), col(GPU), col(HOUR)])
         .agg([col(UTIL_FRAC).mean()])
         .collect()

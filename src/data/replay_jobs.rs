@@ -76,6 +76,8 @@ pub fn fleet_jobs(
         gpus.f64().map_err(err)?,
         cluster_col.str().map_err(err)?,
     );
+    let home_of: std::collections::HashMap<&str, usize> =
+        clusters.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
     let mut jobs = vec![
         JobSoFar {
             first_start_ms: i64::MAX,
@@ -91,7 +93,7 @@ pub fn fleet_jobs(
         let (Some(start), Some(count), Some(cluster)) = (starts.get(row), gpus.get(row), cluster_col.get(row)) else {
             continue;
         };
-        let Some(home) = clusters.iter().position(|c| c == cluster) else {
+        let Some(&home) = home_of.get(cluster) else {
             continue;
         };
         let from = start.max(window.start_ms);

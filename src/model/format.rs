@@ -84,6 +84,25 @@ pub fn count_of(count: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(count as f64), if count == 1 { one } else { many })
 }
 
+/// A wait as a person reads it: `0`, `40 s`, `12 min`, `3.5 h`, `2.1 d`; `compact` for a
+/// narrow pane: `40s`, `12m`, `3.5h`, `2.1d`.
+pub fn wait_text(ms: Option<f64>, compact: bool) -> String {
+    let Some(ms) = ms else { return "-".to_string() };
+    let s = ms / 1000.0;
+    let (value, unit) = if s < 0.5 {
+        return "0".to_string();
+    } else if s < 90.0 {
+        (format!("{s:.0}"), if compact { "s" } else { " s" })
+    } else if s < 90.0 * 60.0 {
+        (format!("{:.0}", s / 60.0), if compact { "m" } else { " min" })
+    } else if s < 48.0 * 3600.0 {
+        (format!("{:.1}", s / 3600.0), if compact { "h" } else { " h" })
+    } else {
+        (format!("{:.1}", s / 86_400.0), if compact { "d" } else { " d" })
+    };
+    value + unit
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

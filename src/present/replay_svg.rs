@@ -1,10 +1,8 @@
 //! `replay.svg`: each class's queue over the window, today against the split, one panel a
 //! class: what separating the workloads does to waiting, at a glance.
 
-use std::fmt::Write as _;
-
 use super::chart::Axis;
-use super::svg::{Frame, PALETTE, WIDTH, escape, legend_entry, open, px};
+use super::svg::{Frame, PALETTE, legend_entry, open};
 use crate::model::format::{thousands, usd_compact};
 use crate::model::replay::ReplayOutcome;
 use crate::model::split::ReplayReport;
@@ -53,23 +51,15 @@ pub fn replay_svg(report: &ReplayReport) -> String {
             .copied()
             .filter(|v| v.is_finite())
             .fold(1.0, f64::max);
-        let frame = Frame {
-            left: 90.0,
-            top: top + 30.0,
-            width: WIDTH - 130.0,
-            height: PANEL_HEIGHT - 80.0,
-            x: Axis::spanning(0.0, days.max(1e-9), 9),
-            y: Axis::covering(0.0, highest, 4),
-        };
-        let _ = writeln!(
-            out,
-            r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
-            px(frame.left),
-            px(top + 16.0),
-            escape(&format!(
-                "{} jobs waiting (mean per slice of the window)",
-                class.label()
-            ))
+        let frame = Frame::panel(
+            top,
+            PANEL_HEIGHT,
+            Axis::spanning(0.0, days.max(1e-9), 9),
+            Axis::covering(0.0, highest, 4),
+        );
+        frame.panel_title(
+            &mut out,
+            &format!("{} jobs waiting (mean per slice of the window)", class.label()),
         );
         // Queues of a job or two need their decimals.
         let jobs = |v: f64| {

@@ -9,7 +9,7 @@ use crate::model::fleet::ClusterAudit;
 use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
 
-pub(super) const WIDTH: f64 = 820.0;
+const WIDTH: f64 = 820.0;
 pub(super) const PALETTE: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
 ];
@@ -33,7 +33,7 @@ pub fn escape(text: &str) -> String {
 }
 
 /// A coordinate to 0.1 px, never `-0.0`.
-pub(super) fn px(value: f64) -> String {
+fn px(value: f64) -> String {
     let rounded = (value * 10.0).round() / 10.0;
     if rounded == 0.0 || !rounded.is_finite() {
         "0".to_string()
@@ -44,24 +44,47 @@ pub(super) fn px(value: f64) -> String {
 
 /// The drawing area of one chart and the axes mapped onto it.
 pub(super) struct Frame {
-    pub(super) left: f64,
-    pub(super) top: f64,
-    pub(super) width: f64,
-    pub(super) height: f64,
-    pub(super) x: Axis,
-    pub(super) y: Axis,
+    left: f64,
+    top: f64,
+    width: f64,
+    height: f64,
+    x: Axis,
+    y: Axis,
 }
 
 impl Frame {
-    pub(super) fn sx(&self, x: f64) -> f64 {
+    /// The chart of a panel of `height` starting at `top`, below its title, full width.
+    pub(super) fn panel(top: f64, height: f64, x: Axis, y: Axis) -> Frame {
+        Frame {
+            left: 90.0,
+            top: top + 30.0,
+            width: WIDTH - 130.0,
+            height: height - 80.0,
+            x,
+            y,
+        }
+    }
+
+    /// The panel's title, in bold above its chart.
+    pub(super) fn panel_title(&self, out: &mut String, text: &str) {
+        let _ = writeln!(
+            out,
+            r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
+            px(self.left),
+            px(self.top - 14.0),
+            escape(text)
+        );
+    }
+
+    fn sx(&self, x: f64) -> f64 {
         self.left + self.x.position(x) * self.width
     }
 
-    pub(super) fn sy(&self, y: f64) -> f64 {
+    fn sy(&self, y: f64) -> f64 {
         self.top + (1.0 - self.y.position(y)) * self.height
     }
 
-    pub(super) fn inside(&self, (x, y): (f64, f64)) -> bool {
+    fn inside(&self, (x, y): (f64, f64)) -> bool {
         x.is_finite()
             && y.is_finite()
             && (0.0..=1.0).contains(&self.x.position(x))
@@ -288,27 +311,22 @@ fn panel(out: &mut String, cluster: &ClusterAudit, top: f64) {
         .map(|p| p.1)
         .filter(|v| v.is_finite())
         .fold(cluster.capacity_gpus, f64::max);
-    let frame = Frame {
-        left: 90.0,
-        top: top + 30.0,
-        width,
-        height: PANEL_HEIGHT - 80.0,
-        x: Axis::spanning(0.0, days, 9),
-        y: Axis::covering(0.0, highest, 4),
-    };
-    let _ = writeln!(
+    let frame = Frame::panel(
+        top,
+        PANEL_HEIGHT,
+        Axis::spanning(0.0, days, 9),
+        Axis::covering(0.0, highest, 4),
+    );
+    frame.panel_title(
         out,
-        r#"<text x="{}" y="{}" font-weight="bold">{}</text>"#,
-        px(frame.left),
-        px(top + 16.0),
-        escape(&format!(
+        &format!(
             "{}: capacity {} GPUs ({}), {} allocated, {} utilized",
             cluster.name,
             thousands(cluster.capacity_gpus),
             cluster.capacity_source,
             pct(cluster.allocation_frac),
             pct(cluster.utilization_frac)
-        ))
+        ),
     );
     frame.axes(out, |d| format!("day {d:.0}"), thousands);
     let _ = writeln!(

@@ -173,10 +173,7 @@ mod tests {
     use crate::model::fleet::Window;
 
     fn series(labels: &[(&str, &str)], points: &[(i64, f64)]) -> Series {
-        Series {
-            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            points: points.to_vec(),
-        }
+        Series::of(labels, points)
     }
 
     #[test]

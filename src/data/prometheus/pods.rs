@@ -28,19 +28,14 @@ pub fn owner_query(range_ms: i64) -> String {
 /// Per-pod utilization: dcgm-exporter labels a GPU with the pod using it, as `pod`/`namespace`
 /// or, scraped through a ServiceMonitor, `exported_pod`/`exported_namespace`.
 pub fn pod_utilization_queries(metric: &str, range_ms: i64) -> [String; 4] {
-    let mut queries = Vec::new();
-    for (ns, pod) in [("namespace", "pod"), ("exported_namespace", "exported_pod")] {
-        for agg in ["sum", "count"] {
-            queries.push(format!(
-                "{agg} by ({ns}, {pod}) (avg_over_time({metric}{{{pod}!=\"\"}}[{range_ms}ms]))"
-            ));
-        }
-    }
+    let query = |agg: &str, ns: &str, pod: &str| {
+        format!("{agg} by ({ns}, {pod}) (avg_over_time({metric}{{{pod}!=\"\"}}[{range_ms}ms]))")
+    };
     [
-        queries[0].clone(),
-        queries[1].clone(),
-        queries[2].clone(),
-        queries[3].clone(),
+        query("sum", "namespace", "pod"),
+        query("count", "namespace", "pod"),
+        query("sum", "exported_namespace", "exported_pod"),
+        query("count", "exported_namespace", "exported_pod"),
     ]
 }
 
@@ -176,10 +171,7 @@ mod tests {
     use crate::data::prometheus::response::Series;
 
     fn series(labels: &[(&str, &str)], points: &[(i64, f64)]) -> Series {
-        Series {
-            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-            points: points.to_vec(),
-        }
+        Series::of(labels, points)
     }
 
     #[test]

@@ -18,6 +18,17 @@ pub struct Series {
     pub points: Vec<(i64, f64)>,
 }
 
+impl Series {
+    /// A series from label pairs and points, for tests.
+    #[cfg(test)]
+    pub fn of(labels: &[(&str, &str)], points: &[(i64, f64)]) -> Series {
+        Series {
+            labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            points: points.to_vec(),
+        }
+    }
+}
+
 /// A range query's result.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Matrix {

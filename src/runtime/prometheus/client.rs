@@ -161,8 +161,7 @@ impl PrometheusClient {
         loop {
             match self.post_once(path, form) {
                 Ok(body) => return Ok(body),
-                Err((message, retry)) if retry && attempt < ATTEMPTS => {
-                    let _ = message;
+                Err((_, true)) if attempt < ATTEMPTS => {
                     std::thread::sleep(backoff);
                     backoff *= 2;
                     attempt += 1;

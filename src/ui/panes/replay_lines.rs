@@ -5,7 +5,7 @@
 use ratatui::text::Line;
 
 use crate::app::App;
-use crate::model::format::{pct, thousands, usd_compact};
+use crate::model::format::{pct, thousands, usd_compact, wait_text};
 use crate::model::replay::{ClassOutcome, ReplayOutcome};
 use crate::model::split::ReplayReport;
 use crate::model::workload::WorkloadClass;
@@ -14,21 +14,8 @@ use crate::ui::widgets::{fields_line, label, right};
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
-/// A wait, short: `0`, `40s`, `12m`, `3.5h`, `2.1d`.
 fn wait_short(ms: Option<i64>) -> String {
-    let Some(ms) = ms else { return "-".to_string() };
-    let s = ms as f64 / 1000.0;
-    if s < 0.5 {
-        "0".to_string()
-    } else if s < 90.0 {
-        format!("{s:.0}s")
-    } else if s < 5400.0 {
-        format!("{:.0}m", s / 60.0)
-    } else if s < 172_800.0 {
-        format!("{:.1}h", s / 3600.0)
-    } else {
-        format!("{:.1}d", s / 86_400.0)
-    }
+    wait_text(ms.map(|v| v as f64), true)
 }
 
 fn class_of(outcome: &ReplayOutcome, class: WorkloadClass) -> Option<&ClassOutcome> {
@@ -140,41 +127,19 @@ pub fn comparison_lines(app: &App, selected: Option<WorkloadClass>, theme: &Them
 }
 
 fn totals(report: &ReplayReport, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-    let (t, s) = (&report.today, &report.split);
-    let slo = |o: &ReplayOutcome| {
-        class_of(o, WorkloadClass::Inference)
-            .and_then(|c| c.wait.over_slo_frac)
-            .map_or("-".to_string(), pct)
-    };
-    vec![
-        side(
-            "cost/mo",
-            usd_compact(t.totals.total_usd_per_month),
-            usd_compact(s.totals.total_usd_per_month),
-            theme,
-            width,
-        ),
-        side(
-            "utilized",
-            t.totals.utilization_frac.map_or("-".to_string(), pct),
-            s.totals.utilization_frac.map_or("-".to_string(), pct),
-            theme,
-            width,
-        ),
-        side(
-            "stranded GPU-h",
-            thousands(t.totals.stranded_gpu_hours),
-            thousands(s.totals.stranded_gpu_hours),
-            theme,
-            width,
-        ),
-        side(
-            "overflow GPU-h",
-            thousands(t.totals.overflow_gpu_hours),
-            thousands(s.totals.overflow_gpu_hours),
-            theme,
-            width,
-        ),
-        side("inference SLO", slo(t), slo(s), theme, width),
-    ]
+    type Figure = fn(&ReplayOutcome) -> String;
+    let rows: [(&str, Figure); 5] = [
+        ("cost/mo", |o| usd_compact(o.totals.total_usd_per_month)),
+        ("utilized", |o| o.totals.utilization_frac.map_or("-".to_string(), pct)),
+        ("stranded GPU-h", |o| thousands(o.totals.stranded_gpu_hours)),
+        ("overflow GPU-h", |o| thousands(o.totals.overflow_gpu_hours)),
+        ("inference SLO", |o| {
+            class_of(o, WorkloadClass::Inference)
+                .and_then(|c| c.wait.over_slo_frac)
+                .map_or("-".to_string(), pct)
+        }),
+    ];
+    rows.iter()
+        .map(|(name, figure)| side(name, figure(&report.today), figure(&report.split), theme, width))
+        .collect()
 }
