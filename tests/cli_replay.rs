@@ -57,10 +57,13 @@ fn todays_replay_reproduces_the_audit_of_the_sample() {
     }
     assert_eq!(replay["jobs"].as_u64(), audit["jobs_total"].as_u64());
     assert_eq!(replay["jobs_submit_is_start"], replay["jobs"]);
-    // The split's pools come from the matcher when the plan gives none.
+    // The split's pools come from the term mix at today's prices when the plan gives none.
     for pool in replay["split_pools"].as_array().expect("split pools") {
         assert!(
-            pool["source"].as_str().expect("source").starts_with("matcher"),
+            pool["source"]
+                .as_str()
+                .expect("source")
+                .starts_with("term mix at today's prices"),
             "{pool}"
         );
     }

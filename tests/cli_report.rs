@@ -217,3 +217,117 @@ fn the_report_matches_contract_terms_to_the_logs_demand() {
     assert!(table.stdout.contains("CONTRACTS (BOARD VIEW)"), "{}", table.stdout);
     assert!(table.stdout.contains("workload-matched"), "{}", table.stdout);
 }
+
+fn f(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
+}
+
+#[test]
+fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let audit = json_report(&["audit", sample, "--format", "json"]);
+    let w = &report["waterfall"];
+    let steps = w["steps"].as_array().expect("steps");
+    let keys: Vec<&str> = steps.iter().map(|s| s["step"].as_str().expect("key")).collect();
+    assert_eq!(
+        keys,
+        ["today", "right_sized", "term_mix", "split_pools", "cheapest_offers"]
+    );
+    // Step 1 is the built-in plan's four clusters at their prices, 730 hours a month.
+    let today = (192.0 * 4.3344 + 256.0 * 5.815154 + 96.0 * 4.09625 + 136.0 * 6.88) * 730.0;
+    assert!((f(&steps[0]["usd_per_month"]) - today).abs() < 1e-6, "{}", steps[0]);
+    // Step 2 cuts each cluster to its audited p95, in whole GPUs.
+    let right_sized: f64 = audit["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .map(|c| {
+            let kept = f(&c["p95_concurrent_gpus"]).ceil().min(f(&c["capacity_gpus"]));
+            kept * f(&c["usd_per_gpu_hour"]) * 730.0
+        })
+        .sum();
+    assert!((f(&steps[1]["usd_per_month"]) - right_sized).abs() < 1e-6);
+    // Every step is computed here, and the changes add up to the saving.
+    let changes: f64 = steps[1..].iter().map(|s| f(&s["change_usd_per_month"])).sum();
+    assert!((changes + f(&w["saving_usd_per_month"])).abs() < 1e-6, "{changes}");
+    assert!(f(&w["saving_usd_per_year"]) > 0.0);
+    // Step 4 is the replay's split, step 3 each class's term mix at today's prices.
+    let split: f64 = report["replay"]["split"]["pools"]
+        .as_array()
+        .expect("pools")
+        .iter()
+        .map(|p| f(&p["total_usd_per_month"]))
+        .sum();
+    assert!((f(&steps[3]["usd_per_month"]) - split).abs() < 1e-6);
+    let term_mix: f64 = report["contracts"]["classes"]
+        .as_array()
+        .expect("classes")
+        .iter()
+        .map(|c| f(&c["today_prices_usd_per_month"]))
+        .sum();
+    assert!((f(&steps[2]["usd_per_month"]) - term_mix).abs() < 1e-6);
+    // Each class: the chosen accelerator is no dearer than the runner-up, and A100 demand is
+    // carried over by dense BF16 peak, never GPU for GPU.
+    for class in report["contracts"]["classes"].as_array().expect("classes") {
+        let cost = f(&class["cost_usd_per_month"]);
+        assert!(cost <= f(&class["runner_up"]["cost_usd_per_month"]), "{class}");
+        if class["accelerator"] == "h100-sxm" {
+            let a100 = class["normalization"]
+                .as_array()
+                .expect("normalization")
+                .iter()
+                .find(|n| n["from"] == "a100-80gb")
+                .expect("A100 demand");
+            assert!((f(&a100["factor"]) - 312.0 / 989.0).abs() < 1e-9, "{a100}");
+        }
+        // Step 3 keeps each accelerator apart.
+        let groups = class["today_prices"].as_array().expect("groups");
+        let mut accelerators: Vec<&str> = groups.iter().map(|g| g["accelerator"].as_str().expect("id")).collect();
+        accelerators.dedup();
+        assert_eq!(accelerators.len(), groups.len());
+    }
+    assert_eq!(
+        report["contracts"]["fallback_price_clusters"].as_array().map(Vec::len),
+        Some(0)
+    );
+    let table = gpuplan(&["report", "--logs", sample]);
+    assert!(table.stdout.contains("BOARD WATERFALL"), "{}", table.stdout);
+    assert!(table.stdout.contains("5. cheapest offers:"), "{}", table.stdout);
+}
+
+#[test]
+fn clusters_the_plan_does_not_list_are_named_wherever_the_fallback_price_is_used() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plan = dir.path().join("plan.toml");
+    // The built-in plan with its [[clusters]] left out.
+    let text = default_plan_text();
+    let cut = text.find("[[clusters]]").expect("clusters");
+    let end = text.find("# Per-plan threshold overrides").expect("thresholds");
+    std::fs::write(&plan, format!("{}{}", &text[..cut], &text[end..])).expect("plan");
+    let plan = plan.to_str().expect("utf-8");
+    let report = json_report(&["report", "--format", "json", "--plan", plan, "--logs", sample]);
+    let named: Vec<&str> = report["contracts"]["fallback_price_clusters"]
+        .as_array()
+        .expect("fallback clusters")
+        .iter()
+        .map(|c| c.as_str().expect("name"))
+        .collect();
+    assert_eq!(named, ["ap-south-h100", "eu-west-a100", "us-east-h100", "us-west-h200"]);
+    let assumption = report["waterfall"]["steps"][0]["assumption"]
+        .as_str()
+        .expect("assumption");
+    assert!(
+        assumption.contains("$12.29") && assumption.contains("us-west-h200"),
+        "{assumption}"
+    );
+    let audit = gpuplan(&["audit", sample, "--plan", plan]);
+    assert!(
+        audit.stdout.contains("Not in the plan, priced at $12.29/GPU-h"),
+        "{}",
+        audit.stdout
+    );
+    let table = gpuplan(&["report", "--plan", plan, "--logs", sample]);
+    assert!(table.stdout.contains("fallback rate"), "{}", table.stdout);
+}

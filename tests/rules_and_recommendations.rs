@@ -124,6 +124,8 @@ fn bare_metal_rules() {
                 term,
                 deployment: gpuplan::model::deployment::Deployment::Vm,
                 utilization_frac: Some(util),
+                price_source: None,
+                price_as_of: None,
             }]
         }
     };

@@ -5,6 +5,7 @@
 use super::{App, Effect, Field};
 use crate::model::plan::{Plan, ReplayPlan};
 use crate::model::split::ReplayReport;
+use crate::model::waterfall::{Waterfall, waterfall};
 
 /// The parts of a plan a replay reads beyond the audit's (clusters, month): when they change,
 /// the replay runs again. A change to the audit's inputs audits again, and every audit brings
@@ -50,6 +51,19 @@ impl App {
             generation: self.replay.generation,
             plan: Box::new(self.plan.clone()),
         })
+    }
+
+    /// The board's waterfall from the contract matching and, once it has landed for the plan
+    /// on screen, the replay's split.
+    pub fn waterfall(&self) -> Option<Waterfall> {
+        let contracts = self.derived.contracts.as_ref()?;
+        let replay = self.replay.result.as_ref().filter(|_| !self.replay.working);
+        let why_not = match (&self.replay.error, self.replay.working) {
+            (Some(e), _) => format!("the replay failed: {e}"),
+            (None, true) => "replaying the jobs…".to_string(),
+            (None, false) => "no replay yet".to_string(),
+        };
+        Some(waterfall(contracts, replay, &why_not))
     }
 
     /// A field's value: the plan's, or for a pool the plan does not size, the size the last

@@ -12,8 +12,8 @@ use crate::data::fleet_source::{FleetSource, attach_measurements};
 use crate::data::load::{FileSummary, LoadError, expand_inputs};
 use crate::data::mapping::Mapping;
 use crate::model::catalog::Catalog;
-use crate::model::fleet::MeasuredUtilization;
 use crate::model::fleet::Window;
+use crate::model::fleet::{ClusterAudit, MeasuredUtilization};
 use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
 use crate::model::plan::PrometheusSource;
@@ -283,7 +283,16 @@ fn pull_utilization(
 }
 
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
-    let plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+    let mut plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+    if plan.is_none() {
+        // As the report, the replay and the workbench do: the built-in plan, which prices the
+        // shipped sample's four clusters, so every command tells the same story.
+        eprintln!(
+            "no plan given: using the built-in plan ({}); clusters it does not list are priced at the fallback rate",
+            crate::config::plan_file::DEFAULT_PLAN_NAME
+        );
+        plan = Some(crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?);
+    }
     let (report, files) = audit_logs(catalog, plan.as_ref(), &args)?;
     let out = match args.format {
         Format::Json => {
@@ -566,6 +575,9 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         Block::Note("* capacity not in the plan: the observed peak is used. Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time). from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither, allocation counted as use.".into()),
         Block::Facts(vec![("stranded spend".into(), format!("{} per month across clusters", usd(stranded)))]),
     ];
+    if let Some(note) = fallback_price_note(r) {
+        cluster_blocks.push(Block::Note(note));
+    }
     if !flags.is_empty() {
         cluster_blocks.push(Block::Facts(flags));
     }
@@ -657,4 +669,17 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         title: "gpuplan audit".into(),
         sections,
     }
+}
+
+/// The clusters the plan does not price, and the rate they were priced at instead.
+fn fallback_price_note(r: &AuditReport) -> Option<String> {
+    let unpriced: Vec<&ClusterAudit> = r.clusters.iter().filter(|c| c.price_source != "plan").collect();
+    let first = unpriced.first()?;
+    let names: Vec<&str> = unpriced.iter().map(|c| c.name.as_str()).collect();
+    Some(format!(
+        "Not in the plan, priced at {}/GPU-h ({}): {}. Add them to the plan's [[clusters]] with their real price.",
+        usd(first.usd_per_gpu_hour),
+        first.price_source,
+        names.join(", ")
+    ))
 }

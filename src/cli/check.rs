@@ -62,6 +62,8 @@ fn apply_audited_utilization(plan: &mut Plan, audit: &AuditReport) {
                 term: Term::OneYear,
                 deployment: Deployment::Vm,
                 utilization_frac: Some(audited.utilization_frac),
+                price_source: Some(audited.price_source.clone()),
+                price_as_of: None,
             }),
         }
     }

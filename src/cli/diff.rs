@@ -13,11 +13,13 @@ use crate::data::audit::{AuditSettings, WindowSpec};
 use crate::data::fleet_source::FleetSource;
 use crate::data::load::expand_inputs;
 use crate::model::catalog::Catalog;
-use crate::model::compare::replay_outputs;
 use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
+use crate::model::compare::{replay_outputs, waterfall_outputs};
+use crate::model::fleet_contracts::contracts_report;
 use crate::model::format::{si, thousands, usd, usd_compact};
 use crate::model::plan::Plan;
 use crate::model::split::{ReplayReport, replay_fleets};
+use crate::model::waterfall::{Waterfall, waterfall};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
 #[derive(Serialize)]
@@ -49,7 +51,10 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
         logs.to_vec()
     };
     if !logs.is_empty() {
-        let reports = replay_each(catalog, &plans, &logs)?;
+        let (reports, waterfalls) = replay_each(catalog, &plans, &logs)?;
+        comparison.outputs.extend(waterfall_outputs(
+            &waterfalls.iter().map(Option::as_ref).collect::<Vec<_>>(),
+        ));
         comparison
             .outputs
             .extend(replay_outputs(&reports.iter().map(Option::as_ref).collect::<Vec<_>>()));
@@ -69,12 +74,12 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
     Ok(())
 }
 
-/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once.
-fn replay_each(
-    catalog: &Catalog,
-    plans: &[(String, Plan)],
-    logs: &[PathBuf],
-) -> Result<Vec<Option<ReplayReport>>, Failure> {
+/// Each plan's replay and board waterfall.
+type PlanOutcomes = (Vec<Option<ReplayReport>>, Vec<Option<Waterfall>>);
+
+/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once,
+/// and each plan's board waterfall on them.
+fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) -> Result<PlanOutcomes, Failure> {
     let rules = catalog
         .classification
         .as_ref()
@@ -83,23 +88,28 @@ fn replay_each(
     let inputs = expand_inputs(logs).map_err(fail)?;
     let source = FleetSource::read(&inputs, None, None, rules).map_err(fail)?;
     let mut reports = Vec::new();
+    let mut waterfalls = Vec::new();
     for (label, plan) in plans {
         let settings = AuditSettings::for_plan(catalog, Some(plan), WindowSpec::default(), None);
         let replayed = source.audit(rules, &settings).and_then(|(audit, _)| {
             let jobs = source.replay_jobs(rules, &audit)?;
             Ok((jobs, audit))
         });
-        let report = match replayed {
-            Ok((jobs, audit)) => replay_fleets(&jobs.jobs, &audit, plan, catalog).map_err(|e| e.to_string()),
-            Err(e) => Err(e.to_string()),
+        let (report, contracts) = match replayed {
+            Ok((jobs, audit)) => (
+                replay_fleets(&jobs.jobs, &audit, plan, catalog).map_err(|e| e.to_string()),
+                contracts_report(plan, catalog, &audit),
+            ),
+            Err(e) => (Err(e.to_string()), None),
         };
-        reports.push(
-            report
-                .map_err(|why| eprintln!("warning: {label}: no replay: {why}"))
-                .ok(),
-        );
+        let why_not = report.as_ref().err().cloned().unwrap_or_default();
+        let report = report
+            .map_err(|why| eprintln!("warning: {label}: no replay: {why}"))
+            .ok();
+        waterfalls.push(contracts.map(|c| waterfall(&c, report.as_ref(), &format!("the replay failed: {why_not}"))));
+        reports.push(report);
     }
-    Ok(reports)
+    Ok((reports, waterfalls))
 }
 
 /// Longest input value a table cell shows; JSON has them whole.

@@ -16,6 +16,7 @@ use crate::present::text_chart::{cost_curves_chart, utilization_chart};
 pub const COST_SVG: &str = "mfu-vs-cost.svg";
 pub const REPLAY_SVG: &str = "replay.svg";
 pub const UTILIZATION_SVG: &str = "utilization.svg";
+pub const WATERFALL_SVG: &str = "waterfall.svg";
 
 /// The MFU thresholds the cost charts draw, as the plan's thresholds set them.
 pub fn mfu_rules(t: &Thresholds) -> Vec<(f64, String)> {
@@ -58,6 +59,7 @@ pub fn write_svgs(
     rules: &[(f64, String)],
     audit: Option<&AuditReport>,
     replay: Option<&crate::model::split::ReplayReport>,
+    waterfall: Option<&crate::model::waterfall::Waterfall>,
 ) -> Result<Vec<PathBuf>, Failure> {
     let shown = dir.display().to_string();
     std::fs::create_dir_all(dir)
@@ -68,6 +70,12 @@ pub fn write_svgs(
     }
     if let Some(replay) = replay {
         files.push((dir.join(REPLAY_SVG), crate::present::replay_svg::replay_svg(replay)));
+    }
+    if let Some(waterfall) = waterfall {
+        files.push((
+            dir.join(WATERFALL_SVG),
+            crate::present::waterfall_svg::waterfall_svg(waterfall),
+        ));
     }
     let mut written = Vec::new();
     for (path, svg) in files {

@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
 
 pub mod audit;
+mod board;
 mod catalog_cmd;
 mod check;
 mod diff;
@@ -61,7 +62,7 @@ enum Command {
         #[arg(long, value_name = "LOG", num_args = 1..)]
         logs: Vec<PathBuf>,
         /// Also write the charts as SVG into DIR (created when missing): mfu-vs-cost.svg, and
-        /// utilization.svg when logs are audited.
+        /// utilization.svg, replay.svg and waterfall.svg when logs are audited.
         #[arg(long, value_name = "DIR")]
         svg: Option<PathBuf>,
     },

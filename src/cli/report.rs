@@ -15,6 +15,7 @@ use crate::model::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 use crate::model::inference::Breakeven;
 use crate::model::migration::MigrationBreakeven;
 use crate::model::sensitivity::cost_curves;
+use crate::model::waterfall::{Waterfall, waterfall};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 
 /// The JSON document: the evaluation with where it came from.
@@ -28,6 +29,8 @@ struct JsonReport<'a> {
     contracts: Option<&'a ContractsReport>,
     /// The logs' jobs replayed through today's clusters and the split; null without logs.
     replay: Option<&'a crate::model::split::ReplayReport>,
+    /// From today as paid to the workload-matched plan, one cause a step; null without logs.
+    waterfall: Option<&'a Waterfall>,
 }
 
 pub fn run(
@@ -62,10 +65,24 @@ pub fn run(
     });
     let audit = audit.map(|(_, audit, _)| audit);
     let contracts = audit.as_ref().and_then(|a| contracts_report(&plan, catalog, a));
+    let waterfall = contracts.as_ref().map(|c| {
+        waterfall(
+            c,
+            replay.as_ref(),
+            "the logs' jobs could not be replayed (see the warning above)",
+        )
+    });
     let curves = cost_curves(&plan, catalog);
     let rules = mfu_rules(&evaluation.thresholds);
     if let Some(dir) = svg_dir {
-        for path in write_svgs(dir, &curves, &rules, audit.as_ref(), replay.as_ref())? {
+        for path in write_svgs(
+            dir,
+            &curves,
+            &rules,
+            audit.as_ref(),
+            replay.as_ref(),
+            waterfall.as_ref(),
+        )? {
             eprintln!("wrote {}", path.display());
         }
         if audit.is_none() {
@@ -80,19 +97,20 @@ pub fn run(
                 evaluation: &evaluation,
                 contracts: contracts.as_ref(),
                 replay: replay.as_ref(),
+                waterfall: waterfall.as_ref(),
             };
             serde_json::to_string_pretty(&report)
                 .map_err(|e| crate::config::diagnostic::Diagnostic::file(&plan_file, e.to_string()))?
                 + "\n"
         }
         Format::Table => {
-            let mut doc = document(&evaluation, &plan_file, contracts.as_ref());
+            let mut doc = document(&evaluation, &plan_file, contracts.as_ref(), waterfall.as_ref());
             doc.sections
                 .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
             render_text(&doc)
         }
         Format::Markdown => {
-            let mut doc = document(&evaluation, &plan_file, contracts.as_ref());
+            let mut doc = document(&evaluation, &plan_file, contracts.as_ref(), waterfall.as_ref());
             doc.sections
                 .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
             doc.sections.extend(chart_sections(&curves, &rules, audit.as_ref()));
@@ -131,19 +149,27 @@ pub fn check_line(c: &Check) -> String {
     format!("{status:<4}  {rule:<32} {subject:<12} {value:<30} {message}")
 }
 
-pub fn document(e: &Evaluation, plan_file: &str, contracts: Option<&ContractsReport>) -> Document {
+pub fn document(
+    e: &Evaluation,
+    plan_file: &str,
+    contracts: Option<&ContractsReport>,
+    waterfall: Option<&Waterfall>,
+) -> Document {
+    let mut sections = Vec::new();
+    sections.extend(waterfall.map(super::board::waterfall_section));
+    sections.extend([
+        training(e),
+        inference(e),
+        reliability(e),
+        migration_and_board(e),
+        risk(e),
+        super::board::contracts_section(contracts),
+        recommendations(e),
+        checks(e),
+    ]);
     Document {
         title: format!("gpuplan report: {} ({plan_file})", e.plan),
-        sections: vec![
-            training(e),
-            inference(e),
-            reliability(e),
-            migration_and_board(e),
-            risk(e),
-            contracts_section(contracts),
-            recommendations(e),
-            checks(e),
-        ],
+        sections,
     }
 }
 
@@ -169,95 +195,6 @@ fn recommendations(e: &Evaluation) -> Section {
     Section {
         title: "Recommendations and readiness".into(),
         blocks: vec![Block::Table(silicon), Block::Table(ready)],
-    }
-}
-
-fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
-    let Some(c) = contracts else {
-        return Section {
-            title: "Contracts".into(),
-            blocks: vec![Block::Note(
-                "No logs: add [[logs]] to the plan or pass --logs to match each class's demand to monthly, year-long and build-to-order terms.".into(),
-            )],
-        };
-    };
-    let mut table = Table::new(&[
-        ("class", Align::Left),
-        ("peak GPUs", Align::Right),
-        ("best mix", Align::Left),
-        ("cost/month", Align::Right),
-        ("idle committed GPU-h", Align::Right),
-    ]);
-    for class in &c.classes {
-        let mix: Vec<String> = class
-            .best_mix
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} GPUs {} ({}, {})",
-                    thousands(m.gpus),
-                    m.term.label(),
-                    m.offer_id,
-                    m.deployment.label()
-                )
-            })
-            .collect();
-        table.row(vec![
-            class.class.label().to_string(),
-            thousands(class.peak_gpus),
-            mix.join(" + "),
-            usd(class.cost_usd_per_month),
-            thousands(class.unused_committed_gpu_hours),
-        ]);
-    }
-    let mut pure = Table::new(&[
-        ("class", Align::Left),
-        ("term", Align::Left),
-        ("offer", Align::Left),
-        ("cost over the window", Align::Right),
-    ]);
-    for class in &c.classes {
-        for p in &class.pure_terms {
-            pure.row(vec![
-                class.class.label().to_string(),
-                p.term.label().to_string(),
-                p.offer_id.clone(),
-                usd(p.cost_usd),
-            ]);
-        }
-    }
-    let mut blocks = vec![
-        Block::Table(table),
-        Block::Facts(vec![
-            (
-                "today, consolidated".into(),
-                format!("{}/month", usd(c.consolidated_usd_per_month)),
-            ),
-            (
-                "workload-matched".into(),
-                format!("{}/month", usd(c.matched_usd_per_month)),
-            ),
-            (
-                "difference".into(),
-                format!(
-                    "{}/month, {}/year",
-                    usd(c.saving_usd_per_month),
-                    usd(c.saving_usd_per_year)
-                ),
-            ),
-        ]),
-        Block::Note(format!(
-            "Demand: hourly concurrent GPUs per class over the audit's {:.0}-day window. Each pure term alone:",
-            c.window_days
-        )),
-        Block::Table(pure),
-    ];
-    for problem in &c.unmatched {
-        blocks.push(Block::Note(format!("not matched: {problem}")));
-    }
-    Section {
-        title: "Contracts (board view)".into(),
-        blocks,
     }
 }
 

@@ -94,7 +94,7 @@ impl AuditSettings {
         let seed_rate = catalog
             .prices_for("h100-sxm", "seed-001", Term::OnDemand)
             .first()
-            .map(|p| (p.usd_per_chip_hour(), format!("{} ({})", p.provider, p.source)));
+            .map(|p| (p.usd_per_chip_hour(), format!("{}: {}", p.provider, p.source)));
         let (default_usd_per_gpu_hour, default_price_source) = match (cost_override, seed_rate) {
             (Some(rate), _) => (rate, "--cost-per-gpu-hour".to_string()),
             (None, Some(seed)) => seed,

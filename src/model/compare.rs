@@ -11,6 +11,7 @@ use super::checks::CheckStatus;
 use super::evaluate::{Evaluation, MfuSource, evaluate};
 use super::plan::Plan;
 use super::split::ReplayReport;
+use super::waterfall::{StepKind, Waterfall};
 use super::workload::WorkloadClass;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -312,6 +313,41 @@ pub fn replay_outputs(reports: &[Option<&ReplayReport>]) -> Vec<OutputComparison
         ));
     }
     rows
+}
+
+/// Each plan's board waterfall on the same logs (None where a plan could not be matched): one
+/// row per step and the saving, for `gpuplan diff --logs`.
+pub fn waterfall_outputs(waterfalls: &[Option<&Waterfall>]) -> Vec<OutputComparison> {
+    let mut rows: Vec<OutputComparison> = StepKind::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, &step)| {
+            row(
+                format!("board.{}.usd_per_month", serde_step_key(step)),
+                format!("board: {}. {} per month", i + 1, step.label()),
+                OutputUnit::Usd,
+                waterfalls
+                    .iter()
+                    .map(|w| w.and_then(|w| w.steps.iter().find(|s| s.step == step)?.usd_per_month))
+                    .collect(),
+            )
+        })
+        .collect();
+    rows.push(row(
+        "board.saving_usd_per_year".into(),
+        "board: saving per year (step 1 − last step)".into(),
+        OutputUnit::Usd,
+        waterfalls.iter().map(|w| w.map(|w| w.saving_usd_per_year)).collect(),
+    ));
+    rows
+}
+
+/// The step's key as JSON spells it.
+fn serde_step_key(step: StepKind) -> String {
+    serde_json::to_value(step)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn row(key: String, label: String, unit: OutputUnit, values: Vec<Option<f64>>) -> OutputComparison {

@@ -25,4 +25,5 @@ pub mod split;
 pub mod thresholds;
 pub mod training;
 pub mod utilization;
+pub mod waterfall;
 pub mod workload;

@@ -291,6 +291,43 @@ pub struct InferencePlan {
     pub transit_ms: f64,
     pub requests_per_s: f64,
     pub deployment: Deployment,
+    /// Precision of the served weights: whether the model fits a node of an accelerator.
+    #[serde(default, skip_serializing_if = "WeightsPrecision::is_default")]
+    pub precision: WeightsPrecision,
+}
+
+/// The number format of a served model's weights.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WeightsPrecision {
+    #[default]
+    Bf16,
+    Fp8,
+    Int8,
+    Int4,
+}
+
+impl WeightsPrecision {
+    pub fn bytes_per_param(self) -> f64 {
+        match self {
+            WeightsPrecision::Bf16 => 2.0,
+            WeightsPrecision::Fp8 | WeightsPrecision::Int8 => 1.0,
+            WeightsPrecision::Int4 => 0.5,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            WeightsPrecision::Bf16 => "bf16",
+            WeightsPrecision::Fp8 => "fp8",
+            WeightsPrecision::Int8 => "int8",
+            WeightsPrecision::Int4 => "int4",
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == WeightsPrecision::Bf16
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -366,6 +403,12 @@ pub struct ClusterCost {
     /// Mean utilization when known (an audit measures it from the logs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utilization_frac: Option<f64>,
+    /// Where the price comes from (a contract, a price page) and when it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_source: Option<String>,
+    /// YYYY-MM-DD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price_as_of: Option<String>,
 }
 
 impl ClusterCost {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::catalog::Catalog;
 use super::contracts::{MixRole, MixRow};
 use super::fleet::AuditReport;
-use super::fleet_contracts::{ContractsReport, class_demand, contracts_report};
+use super::fleet_contracts::{ContractsReport, TodayPriceGroup, class_demand, contracts_report};
 use super::plan::{Plan, ReplayPlan};
 use super::replay::{
     ClassOutcome, Overflow, Pool, ReplayError, ReplayJob, ReplayOutcome, ReplayPolicy, ReplayWindow, Routing, Topology,
@@ -41,10 +41,57 @@ pub struct PoolChoice {
     pub overflow_usd_per_gpu_hour: Option<f64>,
 }
 
-fn base_and_burst(rows: &[MixRow]) -> (Option<&MixRow>, Option<&MixRow>) {
-    (
-        rows.iter().find(|r| r.role == MixRole::Base),
-        rows.iter().find(|r| r.role == MixRole::Burst),
+/// A pool's committed GPUs and prices, in today's GPUs: the term-mix step's groups (one per
+/// accelerator the class ran on) carried back from delivered capability to GPUs of their
+/// clusters.
+struct PoolTerms {
+    gpus: f64,
+    usd_per_gpu_hour: Option<f64>,
+    source: Option<String>,
+    overflow_label: Option<String>,
+    overflow_usd_per_gpu_hour: Option<f64>,
+}
+
+fn pool_terms(groups: &[TodayPriceGroup]) -> PoolTerms {
+    let mut gpus = 0.0;
+    let mut committed_usd_per_hour = 0.0;
+    let mut overflow_gpus = 0.0;
+    let mut overflow_usd_per_hour = 0.0;
+    let mut source = None;
+    let mut overflow_label = None;
+    for group in groups {
+        let share = group.delivered_frac.max(f64::MIN_POSITIVE);
+        for row in &group.best_mix {
+            let raw_gpus = row.gpus / share;
+            let usd_per_raw_gpu_hour = row.effective_usd_per_gpu_hour * share;
+            match row.role {
+                MixRole::Base => {
+                    gpus += raw_gpus;
+                    committed_usd_per_hour += raw_gpus * usd_per_raw_gpu_hour;
+                    source.get_or_insert_with(|| base_source(row));
+                }
+                MixRole::Burst => {
+                    overflow_gpus += raw_gpus.max(f64::MIN_POSITIVE);
+                    overflow_usd_per_hour += raw_gpus.max(f64::MIN_POSITIVE) * usd_per_raw_gpu_hour;
+                    overflow_label.get_or_insert_with(|| row.term.label().to_string());
+                }
+            }
+        }
+    }
+    PoolTerms {
+        gpus,
+        usd_per_gpu_hour: (gpus > 0.0).then(|| committed_usd_per_hour / gpus),
+        source,
+        overflow_label,
+        overflow_usd_per_gpu_hour: (overflow_gpus > 0.0).then(|| overflow_usd_per_hour / overflow_gpus),
+    }
+}
+
+fn base_source(row: &MixRow) -> String {
+    format!(
+        "term mix at today's prices: committed base, {} {}",
+        row.term.label(),
+        row.deployment.label()
     )
 }
 
@@ -67,31 +114,33 @@ fn fleet_price(audit: &AuditReport) -> f64 {
         / capacity
 }
 
-/// Each class's pool: the plan's size when it gives one, else the matcher's committed base;
-/// prices from the matcher's rows, else today's fleet price.
+/// Each class's pool: the plan's size when it gives one, else the committed base of the
+/// class's term mix at today's prices (the waterfall's step before the split), so the split
+/// is weighed at today's prices; today's fleet price when nothing was matched.
 pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit: &AuditReport) -> Vec<PoolChoice> {
     WorkloadClass::ALL
         .iter()
         .map(|&class| {
-            let matched = contracts.and_then(|c| c.classes.iter().find(|m| m.class == class));
-            let (base, burst) = matched.map_or((None, None), |m| base_and_burst(&m.best_mix));
+            let matched = contracts.and_then(|c| c.class(class));
+            let terms = matched.map(|m| pool_terms(&m.today_prices));
             let planned = match class {
                 WorkloadClass::Training => plan.training_gpus,
                 WorkloadClass::Inference => plan.inference_gpus,
                 WorkloadClass::Burst => plan.burst_gpus,
             };
-            let (gpus, source) = match (planned, base, matched) {
-                (Some(gpus), _, _) => (gpus, "plan ([replay])".to_string()),
-                (None, Some(base), _) => (
-                    base.gpus.ceil(),
-                    format!(
-                        "matcher: committed base, {} {}",
-                        base.term.label(),
-                        base.deployment.label()
-                    ),
+            let (gpus, source) = match (planned, &terms) {
+                (Some(gpus), _) => (gpus, "plan ([replay])".to_string()),
+                (None, Some(t)) if t.gpus > 0.0 => (
+                    t.gpus.ceil(),
+                    t.source
+                        .clone()
+                        .unwrap_or_else(|| "term mix at today's prices".to_string()),
                 ),
-                (None, None, Some(_)) => (0.0, "matcher: no committed base, all on the shorter term".to_string()),
-                (None, None, None) => (
+                (None, Some(_)) => (
+                    0.0,
+                    "term mix at today's prices: no committed base, all on the shorter term".to_string(),
+                ),
+                (None, None) => (
                     class_peak(audit, class).ceil(),
                     "the class's peak (no offer matched)".to_string(),
                 ),
@@ -99,16 +148,18 @@ pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit
             PoolChoice {
                 class,
                 gpus,
-                usd_per_gpu_hour: base.map_or_else(|| fleet_price(audit), |b| b.effective_usd_per_gpu_hour),
+                usd_per_gpu_hour: terms
+                    .as_ref()
+                    .and_then(|t| t.usd_per_gpu_hour)
+                    .unwrap_or_else(|| fleet_price(audit)),
                 source,
-                overflow_label: burst.map(|b| b.term.label().to_string()),
-                overflow_usd_per_gpu_hour: burst.map(|b| b.effective_usd_per_gpu_hour),
+                overflow_label: terms.as_ref().and_then(|t| t.overflow_label.clone()),
+                overflow_usd_per_gpu_hour: terms.as_ref().and_then(|t| t.overflow_usd_per_gpu_hour),
             }
         })
         .collect()
 }
 
-/// Today: the audited clusters at their capacities and prices, each job on its own.
 pub fn today_topology(audit: &AuditReport) -> Topology {
     Topology {
         pools: audit

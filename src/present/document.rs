@@ -84,6 +84,34 @@ fn text_row(cells: &[String], widths: &[usize], align: &[Align]) -> String {
     format!("  {}", parts.join("  ")).trim_end().to_string()
 }
 
+/// Prose is wrapped to this many columns; table rows are data and keep their width.
+pub const TEXT_WIDTH: usize = 120;
+
+/// Words of `text` in lines of at most `width` characters; a word longer than that (a path, a
+/// URL) stands alone on its line rather than being cut.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    for paragraph in text.split('\n') {
+        let mut line = String::new();
+        let mut line_chars = 0;
+        for word in paragraph.split_whitespace() {
+            let word_chars = word.chars().count();
+            if line_chars > 0 && line_chars + 1 + word_chars > width {
+                lines.push(std::mem::take(&mut line));
+                line_chars = 0;
+            }
+            if line_chars > 0 {
+                line.push(' ');
+                line_chars += 1;
+            }
+            line.push_str(word);
+            line_chars += word_chars;
+        }
+        lines.push(line);
+    }
+    lines
+}
+
 /// Aligned plain text for a terminal.
 pub fn render_text(doc: &Document) -> String {
     let mut out = format!("{}\n", doc.title);
@@ -106,7 +134,11 @@ pub fn render_text(doc: &Document) -> String {
                         out.push_str(&format!("  {label:<width$}  {value}\n"));
                     }
                 }
-                Block::Note(note) => out.push_str(&format!("  {note}\n")),
+                Block::Note(note) => {
+                    for line in wrap(note, TEXT_WIDTH - 2) {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
                 Block::Preformatted(text) => {
                     for line in text.lines() {
                         out.push_str(format!("  {line}").trim_end());
@@ -162,6 +194,17 @@ pub fn render_markdown(doc: &Document) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_wraps_at_word_boundaries_and_long_words_stand_alone() {
+        assert_eq!(wrap("one two three", 7), vec!["one two", "three"]);
+        assert_eq!(
+            wrap("a https://example.com/very/long b", 8),
+            vec!["a", "https://example.com/very/long", "b"]
+        );
+        assert_eq!(wrap("first\nsecond", 80), vec!["first", "second"]);
+        assert_eq!(wrap("", 10), vec![""]);
+    }
 
     fn sample() -> Document {
         let mut table = Table::new(&[("chip", Align::Left), ("cost", Align::Right)]);

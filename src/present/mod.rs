@@ -6,3 +6,4 @@ pub mod document;
 pub mod replay_svg;
 pub mod svg;
 pub mod text_chart;
+pub mod waterfall_svg;

@@ -9,7 +9,7 @@ use crate::model::fleet::ClusterAudit;
 use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
 
-const WIDTH: f64 = 820.0;
+pub(super) const WIDTH: f64 = 820.0;
 pub(super) const PALETTE: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf",
 ];
@@ -33,7 +33,7 @@ pub fn escape(text: &str) -> String {
 }
 
 /// A coordinate to 0.1 px, never `-0.0`.
-fn px(value: f64) -> String {
+pub(super) fn px(value: f64) -> String {
     let rounded = (value * 10.0).round() / 10.0;
     if rounded == 0.0 || !rounded.is_finite() {
         "0".to_string()

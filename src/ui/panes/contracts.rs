@@ -24,43 +24,17 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         frame.render_widget(Paragraph::new(text).style(theme.muted), body);
         return;
     };
-    let mut lines = vec![
-        fields_line(
-            vec![
-                (label("consolidated today", 22), theme.base),
-                (
-                    right(&format!("{}/mo", usd_compact(report.consolidated_usd_per_month)), 12),
-                    theme.title,
-                ),
-            ],
-            width,
-        ),
-        fields_line(
-            vec![
-                (label("matched to workloads", 22), theme.base),
-                (
-                    right(&format!("{}/mo", usd_compact(report.matched_usd_per_month)), 12),
-                    theme.title,
-                ),
-            ],
-            width,
-        ),
-        fields_line(
-            vec![
-                (label("saving", 22), theme.base),
-                (
-                    right(&format!("{}/yr", usd_compact(report.saving_usd_per_year)), 12),
-                    if report.saving_usd_per_year >= 0.0 {
-                        theme.good
-                    } else {
-                        theme.bad
-                    },
-                ),
-            ],
-            width,
-        ),
-        Line::raw(""),
-    ];
+    let mut lines = waterfall_lines(app, theme, width);
+    if !report.fallback_price_clusters.is_empty() {
+        lines.push(Line::styled(
+            format!(
+                "⚑ fallback price, not in the plan: {}",
+                report.fallback_price_clusters.join(", ")
+            ),
+            theme.warn,
+        ));
+    }
+    lines.push(Line::raw(""));
     let mut selected_line = None;
     for (i, class) in report.classes.iter().enumerate() {
         if focused && i == app.cursors.contract_class {
@@ -71,14 +45,19 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         } else {
             theme.title
         };
-        lines.push(fields_line(
-            vec![
-                (format!("{} ", class.class.label()), title_style),
-                (format!("peak {} GPUs ", thousands(class.peak_gpus)), theme.muted),
-                (format!("{}/mo", usd_compact(class.cost_usd_per_month)), theme.title),
-            ],
-            width,
-        ));
+        let mut title = vec![
+            (format!("{} ", class.class.label()), title_style),
+            (format!("{} ", class.accelerator), theme.base),
+            (format!("{}/mo ", usd_compact(class.cost_usd_per_month)), theme.title),
+            (format!("peak {} GPUs", thousands(class.peak_gpus)), theme.muted),
+        ];
+        if let Some(r) = &class.runner_up {
+            title.push((
+                format!(" · then {} {}", r.accelerator, usd_compact(r.cost_usd_per_month)),
+                theme.muted,
+            ));
+        }
+        lines.push(fields_line(title, width));
         if let Some(line) = super::replay_lines::pool_line(
             app,
             class.class,
@@ -108,6 +87,23 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             ));
         }
         if focused && i == app.cursors.contract_class {
+            for group in &class.today_prices {
+                lines.push(fields_line(
+                    vec![
+                        ("  today ".to_string(), theme.muted),
+                        (label(&group.accelerator, 10), theme.base),
+                        (
+                            right(&format!("{}/mo", usd_compact(group.cost_usd_per_month)), 9),
+                            theme.base,
+                        ),
+                        (
+                            group.price_factor.map_or(String::new(), |f| format!(" terms ×{f:.2}")),
+                            theme.muted,
+                        ),
+                    ],
+                    width,
+                ));
+            }
             let cheapest = class.pure_terms.iter().map(|p| p.cost_usd).fold(f64::MAX, f64::min);
             for pure in &class.pure_terms {
                 let style = if pure.cost_usd <= cheapest {
@@ -139,4 +135,65 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
         body,
     );
+}
+
+/// The waterfall, one step a line: what the fleet costs after it, the change, and its cause.
+fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let Some(w) = app.waterfall() else {
+        return Vec::new();
+    };
+    let mut lines: Vec<Line<'static>> = w
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let (cost, change) = match (step.usd_per_month, step.change_usd_per_month) {
+                (Some(cost), Some(change)) => (format!("{}/mo", usd_compact(cost)), signed_compact(change)),
+                (Some(cost), None) => (format!("{}/mo", usd_compact(cost)), String::new()),
+                (None, _) => ("–".to_string(), String::new()),
+            };
+            let change_style = match step.change_usd_per_month {
+                Some(c) if c < 0.0 => theme.good,
+                Some(c) if c > 0.0 => theme.bad,
+                _ => theme.muted,
+            };
+            let basis = match &step.why_not {
+                Some(why) => why.clone(),
+                None => step.step.basis().to_string(),
+            };
+            fields_line(
+                vec![
+                    (format!("{} ", i + 1), theme.muted),
+                    (label(step.step.label(), 19), theme.base),
+                    (right(&cost, 10), theme.title),
+                    (right(&change, 9), change_style),
+                    (format!("  {basis}"), theme.muted),
+                ],
+                width,
+            )
+        })
+        .collect();
+    lines.push(fields_line(
+        vec![
+            (label("  saving", 21), theme.base),
+            (
+                right(&format!("{}/yr", usd_compact(w.saving_usd_per_year)), 10),
+                if w.saving_usd_per_year >= 0.0 {
+                    theme.good
+                } else {
+                    theme.bad
+                },
+            ),
+        ],
+        width,
+    ));
+    lines
+}
+
+fn signed_compact(change: f64) -> String {
+    if change < 0.0 {
+        format!("−{}", usd_compact(-change))
+    } else {
+        format!("+{}", usd_compact(change))
+    }
 }

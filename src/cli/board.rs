@@ -1,0 +1,276 @@
+//! The board's sections of `gpuplan report`: the savings waterfall, each class's accelerator,
+//! its term mix at today's prices, and the contract matching behind them.
+
+use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
+use crate::model::format::{thousands, usd, usd_compact};
+use crate::model::waterfall::Waterfall;
+use crate::present::document::{Align, Block, Section, Table};
+
+/// A change as a signed amount: `−$1.2M` for a saving.
+pub fn signed_usd(change: f64) -> String {
+    if change < 0.0 {
+        format!("−{}", usd(-change))
+    } else {
+        format!("+{}", usd(change))
+    }
+}
+
+pub fn waterfall_section(w: &Waterfall) -> Section {
+    let mut table = Table::new(&[
+        ("#", Align::Right),
+        ("step", Align::Left),
+        ("cost/month", Align::Right),
+        ("change", Align::Right),
+    ]);
+    let mut notes = Vec::new();
+    for (i, step) in w.steps.iter().enumerate() {
+        table.row(vec![
+            (i + 1).to_string(),
+            step.step.label().to_string(),
+            step.usd_per_month.map_or("not computed".to_string(), usd),
+            step.change_usd_per_month.map_or(String::new(), signed_usd),
+        ]);
+        let text = match &step.why_not {
+            Some(why) => format!("{}. {}: not computed: {why}.", i + 1, step.step.label()),
+            None => format!("{}. {}: {}.", i + 1, step.step.label(), step.assumption),
+        };
+        notes.push(Block::Note(text));
+    }
+    let mut blocks = vec![
+        Block::Table(table),
+        Block::Facts(vec![(
+            "saving".into(),
+            format!(
+                "{}/month, {}/year (step 1 − the last step computed)",
+                usd(w.saving_usd_per_month),
+                usd(w.saving_usd_per_year)
+            ),
+        )]),
+    ];
+    blocks.extend(notes);
+    Section {
+        title: "Board waterfall".into(),
+        blocks,
+    }
+}
+
+fn normalization_text(class: &ClassContracts) -> String {
+    class
+        .normalization
+        .iter()
+        .map(|n| {
+            if n.known {
+                format!("{} ×{:.2}", n.from, n.factor)
+            } else {
+                format!("{} ×1 (peak unknown)", n.from)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn accelerator_table(c: &ContractsReport) -> Table {
+    let mut table = Table::new(&[
+        ("class", Align::Left),
+        ("accelerator", Align::Left),
+        ("cost/month", Align::Right),
+        ("runner-up", Align::Left),
+        ("cost/month", Align::Right),
+        ("today's GPUs as", Align::Left),
+        ("$/M tokens", Align::Right),
+    ]);
+    for class in &c.classes {
+        table.row(vec![
+            class.class.label().to_string(),
+            class.accelerator.clone(),
+            usd(class.cost_usd_per_month),
+            class.runner_up.as_ref().map_or("-".into(), |r| r.accelerator.clone()),
+            class
+                .runner_up
+                .as_ref()
+                .map_or("-".into(), |r| usd(r.cost_usd_per_month)),
+            normalization_text(class),
+            class.usd_per_million_tokens.map_or("-".into(), |v| format!("${v:.3}")),
+        ]);
+    }
+    table
+}
+
+fn term_mix_table(c: &ContractsReport) -> Table {
+    let mut table = Table::new(&[
+        ("class", Align::Left),
+        ("accelerator", Align::Left),
+        ("clusters", Align::Left),
+        ("today $/GPU-h", Align::Right),
+        ("factor", Align::Right),
+        ("best mix", Align::Left),
+        ("cost/month", Align::Right),
+    ]);
+    for class in &c.classes {
+        for group in &class.today_prices {
+            let mix: Vec<String> = group
+                .best_mix
+                .iter()
+                .map(|m| format!("{} {}", thousands(m.gpus), m.term.label()))
+                .collect();
+            table.row(vec![
+                class.class.label().to_string(),
+                group.accelerator.clone(),
+                group.clusters.join(", "),
+                format!("${:.2}", group.today_effective_usd_per_gpu_hour),
+                group.price_factor.map_or("-".into(), |f| format!("×{f:.2}")),
+                if mix.is_empty() {
+                    group.note.clone().unwrap_or_default()
+                } else {
+                    mix.join(" + ")
+                },
+                usd(group.cost_usd_per_month),
+            ]);
+        }
+    }
+    table
+}
+
+fn mix_table(c: &ContractsReport) -> Table {
+    let mut table = Table::new(&[
+        ("class", Align::Left),
+        ("peak GPUs", Align::Right),
+        ("best mix", Align::Left),
+        ("cost/month", Align::Right),
+        ("idle committed GPU-h", Align::Right),
+    ]);
+    for class in &c.classes {
+        let mix: Vec<String> = class
+            .best_mix
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} GPUs {} ({}, {})",
+                    thousands(m.gpus),
+                    m.term.label(),
+                    m.offer_id,
+                    m.deployment.label()
+                )
+            })
+            .collect();
+        table.row(vec![
+            format!("{} on {}", class.class.label(), class.accelerator),
+            thousands(class.peak_gpus),
+            mix.join(" + "),
+            usd(class.cost_usd_per_month),
+            thousands(class.unused_committed_gpu_hours),
+        ]);
+    }
+    table
+}
+
+fn pure_table(c: &ContractsReport) -> Table {
+    let mut pure = Table::new(&[
+        ("class", Align::Left),
+        ("term", Align::Left),
+        ("offer", Align::Left),
+        ("cost over the window", Align::Right),
+    ]);
+    for class in &c.classes {
+        for p in &class.pure_terms {
+            pure.row(vec![
+                class.class.label().to_string(),
+                p.term.label().to_string(),
+                p.offer_id.clone(),
+                usd(p.cost_usd),
+            ]);
+        }
+    }
+    pure
+}
+
+/// Accelerators a class cannot run on, and why, one note per class.
+fn ruled_out_notes(c: &ContractsReport) -> Vec<Block> {
+    c.classes
+        .iter()
+        .filter_map(|class| {
+            let out: Vec<String> = class
+                .options
+                .iter()
+                .filter_map(|o| o.why_not.as_ref().map(|why| format!("{} ({why})", o.accelerator)))
+                .collect();
+            (!out.is_empty()).then(|| Block::Note(format!("{} cannot use: {}.", class.class.label(), out.join("; "))))
+        })
+        .collect()
+}
+
+pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
+    let Some(c) = contracts else {
+        return Section {
+            title: "Contracts".into(),
+            blocks: vec![Block::Note(
+                "No logs: add [[logs]] to the plan or pass --logs to match each class's demand to monthly, \
+                 year-long and build-to-order terms."
+                    .into(),
+            )],
+        };
+    };
+    let mut blocks = vec![
+        Block::Note(format!(
+            "Each class on the catalog's cheapest feasible accelerator. Demand: hourly concurrent GPUs over the \
+             audit's {:.0}-day window, in delivered capability (VM {:.0} %, bare metal {:.0} % of the hardware) \
+             and carried between accelerators by dense BF16 peak.",
+            c.window_days,
+            crate::model::deployment::Deployment::Vm.delivered_capability_frac() * 100.0,
+            crate::model::deployment::Deployment::BareMetal.delivered_capability_frac() * 100.0
+        )),
+        Block::Table(accelerator_table(c)),
+    ];
+    if let Some(model) = &c.served_model {
+        blocks.push(Block::Note(format!(
+            "Inference must hold the plan's model in one node: {} parameters × {} bytes + fragmentation = {:.0} GB.",
+            crate::model::format::si(model.params),
+            model.bytes_per_param,
+            model.required_gb
+        )));
+    }
+    blocks.extend(ruled_out_notes(c));
+    blocks.push(Block::Table(mix_table(c)));
+    blocks.push(Block::Note(
+        "At today's prices (the waterfall's term-mix step): each class on the accelerators it runs on, the \
+         catalog's terms scaled by the factor so its cheapest offer of the cluster's term costs today's price:"
+            .into(),
+    ));
+    blocks.push(Block::Table(term_mix_table(c)));
+    blocks.push(Block::Facts(vec![
+        (
+            "today, consolidated".into(),
+            format!("{}/month", usd(c.consolidated_usd_per_month)),
+        ),
+        (
+            "workload-matched".into(),
+            format!("{}/month", usd(c.matched_usd_per_month)),
+        ),
+    ]));
+    if !c.fallback_price_clusters.is_empty() {
+        blocks.push(Block::Note(fallback_note(c)));
+    }
+    blocks.push(Block::Note("Each pure term alone, on the chosen accelerator:".into()));
+    blocks.push(Block::Table(pure_table(c)));
+    for problem in &c.unmatched {
+        blocks.push(Block::Note(format!("not matched: {problem}")));
+    }
+    Section {
+        title: "Contracts (board view)".into(),
+        blocks,
+    }
+}
+
+/// Which clusters the plan does not list, and the rate they were priced at.
+pub fn fallback_note(c: &ContractsReport) -> String {
+    let rate = c
+        .fallback_price
+        .as_ref()
+        .map_or(String::new(), |(usd_per_hour, source)| {
+            format!(" at {}/GPU-h ({source})", usd_compact(*usd_per_hour))
+        });
+    format!(
+        "Not in the plan, priced at the fallback rate{rate}: {}. Add them to [[clusters]] with their real price.",
+        c.fallback_price_clusters.join(", ")
+    )
+}

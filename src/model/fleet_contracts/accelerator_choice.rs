@@ -1,0 +1,249 @@
+//! The waterfall's last step: each class on the accelerator and offers the catalog prices
+//! cheapest for it. Every accelerator some offer prices is a candidate; demand from today's
+//! clusters is carried over in the candidate's GPUs by the ratio of dense BF16 peaks, and in
+//! delivered capability (a VM delivers less of the same GPU than bare metal).
+//!
+//! Training needs 80 GB and NVLink/InfiniBand (the offer's interconnect); inference needs the
+//! plan's model to fit in one node at its precision; burst takes whatever is cheapest, spot
+//! included, because it survives preemption.
+
+use serde::Serialize;
+
+use super::fleet_today::{ClusterToday, weighted_class_demand};
+use super::today_prices::requirement;
+use crate::model::catalog::{Accelerator, Catalog};
+use crate::model::contracts::{ContractOffer, MatchRequest, MatchResult, match_class};
+use crate::model::fleet::AuditReport;
+use crate::model::plan::InferencePlan;
+use crate::model::workload::WorkloadClass;
+
+/// How much of a candidate accelerator one GPU of today's accelerator is worth.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Normalization {
+    pub from: String,
+    /// peak(from) / peak(to), dense BF16; 1 when either peak is unknown.
+    pub factor: f64,
+    /// False when the catalog gives no peak for one side and the factor is taken as 1.
+    pub known: bool,
+}
+
+/// One accelerator considered for a class.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AcceleratorOption {
+    pub accelerator: String,
+    pub normalization: Vec<Normalization>,
+    /// The best mix's cost, when the class can run on it.
+    pub cost_usd_per_month: Option<f64>,
+    /// Why the class cannot run on it.
+    pub why_not: Option<String>,
+    #[serde(skip)]
+    pub result: Option<MatchResult>,
+}
+
+/// The model the plan serves, in bytes of weights, and how that was read.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServedModel {
+    pub params: f64,
+    pub bytes_per_param: f64,
+    /// Weights plus the KV-cache fragmentation margin.
+    pub required_gb: f64,
+}
+
+/// Parameters from a model class such as `70B`, `8b`, `1.5T` or `405B`.
+pub fn params_of_model_class(model_class: &str) -> Option<f64> {
+    let text = model_class.trim();
+    let unit = text.chars().last()?;
+    let scale = match unit.to_ascii_uppercase() {
+        'M' => 1e6,
+        'B' => 1e9,
+        'T' => 1e12,
+        _ => return None,
+    };
+    let number: f64 = text[..text.len() - unit.len_utf8()].trim().parse().ok()?;
+    (number.is_finite() && number > 0.0).then_some(number * scale)
+}
+
+/// The plan's served model, when its class names a size.
+pub fn served_model(inference: &InferencePlan) -> Option<ServedModel> {
+    let params = params_of_model_class(&inference.model_class)?;
+    let bytes_per_param = inference.precision.bytes_per_param();
+    let required_gb = params * bytes_per_param / 1e9 * (1.0 + inference.mem_fragmentation_frac.max(0.0));
+    Some(ServedModel {
+        params,
+        bytes_per_param,
+        required_gb,
+    })
+}
+
+/// Why the class cannot run on the accelerator, if it cannot.
+fn unfit(class: WorkloadClass, accelerator: &Accelerator, model: Option<&ServedModel>) -> Option<String> {
+    if class != WorkloadClass::Inference {
+        return None;
+    }
+    let model = model?;
+    let node_gb = accelerator.memory_gb * f64::from(accelerator.chips_per_node.max(1));
+    (model.required_gb > node_gb).then(|| {
+        format!(
+            "the model needs {:.0} GB, a node of {} × {:.0} GB holds {:.0} GB",
+            model.required_gb, accelerator.chips_per_node, accelerator.memory_gb, node_gb
+        )
+    })
+}
+
+/// Every accelerator the offers price, each with the class's cost on it or why not, cheapest
+/// first; those the class cannot use after.
+pub fn accelerator_options(
+    class: WorkloadClass,
+    fleet: &[ClusterToday],
+    audit: &AuditReport,
+    catalog: &Catalog,
+    offers: &[ContractOffer],
+    hours_per_month: f64,
+    model: Option<&ServedModel>,
+) -> Vec<AcceleratorOption> {
+    let peak = |id: &str| {
+        catalog
+            .accelerator(id)
+            .map(|a| a.bf16_dense_tflops)
+            .filter(|p| *p > 0.0)
+    };
+    let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
+    let mut options: Vec<AcceleratorOption> = catalog
+        .accelerators
+        .iter()
+        .filter(|a| offers.iter().any(|o| o.price_for(&a.id).is_some()))
+        .map(|candidate| {
+            let factors: Vec<(f64, bool)> = fleet
+                .iter()
+                .map(|c| match (peak(&c.accelerator), peak(&candidate.id)) {
+                    (Some(from), Some(to)) => (from / to, true),
+                    _ => (1.0, false),
+                })
+                .collect();
+            let mut normalization: Vec<Normalization> = fleet
+                .iter()
+                .zip(&factors)
+                .filter(|(c, _)| audit_has_class(audit, &c.name, class))
+                .map(|(c, &(factor, known))| Normalization {
+                    from: c.accelerator.clone(),
+                    factor,
+                    known,
+                })
+                .collect();
+            normalization.sort_by(|a, b| a.from.cmp(&b.from));
+            normalization.dedup_by(|a, b| a.from == b.from);
+            if let Some(why) = unfit(class, candidate, model) {
+                return AcceleratorOption {
+                    accelerator: candidate.id.clone(),
+                    normalization,
+                    cost_usd_per_month: None,
+                    why_not: Some(why),
+                    result: None,
+                };
+            }
+            let demand = weighted_class_demand(audit, class, |i| {
+                fleet[i].deployment.delivered_capability_frac() * factors[i].0
+            });
+            let request = MatchRequest {
+                hourly_gpus: &demand,
+                accelerator_id: &candidate.id,
+                tolerates_preemption: class == WorkloadClass::Burst,
+                requirement: requirement(class),
+                hours_per_month,
+                consolidated_usd: None,
+            };
+            match match_class(&request, offers, memory) {
+                Ok(result) => AcceleratorOption {
+                    accelerator: candidate.id.clone(),
+                    normalization,
+                    cost_usd_per_month: Some(result.cost_usd_per_month),
+                    why_not: None,
+                    result: Some(result),
+                },
+                Err(e) => AcceleratorOption {
+                    accelerator: candidate.id.clone(),
+                    normalization,
+                    cost_usd_per_month: None,
+                    why_not: Some(e.to_string()),
+                    result: None,
+                },
+            }
+        })
+        .collect();
+    options.sort_by(|a, b| match (a.cost_usd_per_month, b.cost_usd_per_month) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => a.accelerator.cmp(&b.accelerator),
+    });
+    options
+}
+
+fn audit_has_class(audit: &AuditReport, cluster: &str, class: WorkloadClass) -> bool {
+    audit
+        .clusters
+        .iter()
+        .any(|c| c.name == cluster && c.classes.get(class).jobs > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_classes_read_as_parameter_counts() {
+        assert_eq!(params_of_model_class("70B"), Some(70e9));
+        assert_eq!(params_of_model_class(" 8b "), Some(8e9));
+        assert_eq!(params_of_model_class("1.5T"), Some(1.5e12));
+        assert_eq!(params_of_model_class("350M"), Some(350e6));
+        assert_eq!(params_of_model_class("large"), None);
+        assert_eq!(params_of_model_class("B"), None);
+        assert_eq!(params_of_model_class("-7B"), None);
+        assert_eq!(params_of_model_class("7€"), None);
+    }
+
+    fn accelerator(memory_gb: f64, chips_per_node: u32) -> Accelerator {
+        Accelerator {
+            id: "x".into(),
+            name: "x".into(),
+            vendor: "x".into(),
+            custom_silicon: false,
+            aliases: Vec::new(),
+            bf16_dense_tflops: 197.0,
+            fp8_dense_tflops: None,
+            memory_gb,
+            memory_bandwidth_tbps: 0.8,
+            scale_up_gb_per_s: 100.0,
+            interconnect: String::new(),
+            chips_per_node,
+            source: String::new(),
+            as_of: String::new(),
+        }
+    }
+
+    #[test]
+    fn inference_needs_the_model_in_one_node_and_other_classes_do_not() {
+        // 70B in bf16 with 15 % fragmentation: 161 GB.
+        let model = ServedModel {
+            params: 70e9,
+            bytes_per_param: 2.0,
+            required_gb: 70e9 * 2.0 / 1e9 * 1.15,
+        };
+        let tpu_like = accelerator(16.0, 8);
+        let why = unfit(WorkloadClass::Inference, &tpu_like, Some(&model)).expect("does not fit");
+        assert!(why.contains("161 GB") && why.contains("128 GB"), "{why}");
+        assert_eq!(
+            unfit(WorkloadClass::Inference, &accelerator(80.0, 8), Some(&model)),
+            None
+        );
+        assert_eq!(unfit(WorkloadClass::Burst, &tpu_like, Some(&model)), None);
+        assert_eq!(unfit(WorkloadClass::Inference, &tpu_like, None), None);
+        // In int4 the same model is 40 GB and fits.
+        let int4 = ServedModel {
+            bytes_per_param: 0.5,
+            required_gb: 70e9 * 0.5 / 1e9 * 1.15,
+            ..model
+        };
+        assert_eq!(unfit(WorkloadClass::Inference, &tpu_like, Some(&int4)), None);
+    }
+}

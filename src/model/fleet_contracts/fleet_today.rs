@@ -1,0 +1,139 @@
+//! What each audited cluster is and pays today: its accelerator, term, deployment and price,
+//! from the plan's `[[clusters]]` or, for a cluster the plan does not list, the fallback rate.
+
+use serde::Serialize;
+
+use crate::model::catalog::{Catalog, Term};
+use crate::model::contracts::TermKind;
+use crate::model::deployment::Deployment;
+use crate::model::fleet::{AuditReport, ClusterAudit};
+use crate::model::plan::Plan;
+use crate::model::workload::WorkloadClass;
+
+/// The accelerator a cluster the plan does not list is taken to be: the seeds' reference GPU.
+pub const UNLISTED_ACCELERATOR: &str = "h100-sxm";
+
+/// One audited cluster as it is bought today.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterToday {
+    pub name: String,
+    /// The catalog's id when the catalog knows the accelerator, else the plan's spelling.
+    pub accelerator: String,
+    pub term: TermKind,
+    pub deployment: Deployment,
+    pub capacity_gpus: f64,
+    pub usd_per_gpu_hour: f64,
+    pub price_source: String,
+    /// False when the plan does not list the cluster: accelerator, term and price are assumed.
+    pub in_plan: bool,
+}
+
+impl ClusterToday {
+    /// The list price over the share of the hardware its deployment delivers.
+    pub fn effective_usd_per_gpu_hour(&self) -> f64 {
+        self.usd_per_gpu_hour / self.deployment.delivered_capability_frac()
+    }
+}
+
+/// The contract kind of a plan's term.
+pub fn term_kind(term: Term) -> TermKind {
+    match term {
+        Term::Spot => TermKind::Spot,
+        Term::OnDemand => TermKind::OnDemand,
+        Term::Monthly => TermKind::Monthly,
+        Term::OneYear => TermKind::OneYear,
+        Term::ThreeYear => TermKind::BuildToOrder,
+    }
+}
+
+/// Every audited cluster with what it is bought as. A cluster the plan does not list is an
+/// H100 on VMs, on demand, at the audit's fallback rate (the rate the seed quotes for that).
+pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Vec<ClusterToday> {
+    audit
+        .clusters
+        .iter()
+        .map(|cluster| {
+            let planned = plan.clusters.iter().find(|c| c.name == cluster.name);
+            let named = planned.map_or(UNLISTED_ACCELERATOR, |c| c.accelerator.as_str());
+            let accelerator = catalog.accelerator(named).map_or(named, |a| a.id.as_str());
+            ClusterToday {
+                name: cluster.name.clone(),
+                accelerator: accelerator.to_string(),
+                term: planned.map_or(TermKind::OnDemand, |c| term_kind(c.term)),
+                deployment: planned.map_or(Deployment::Vm, |c| c.deployment),
+                capacity_gpus: cluster.capacity_gpus,
+                usd_per_gpu_hour: cluster.usd_per_gpu_hour,
+                price_source: cluster.price_source.clone(),
+                in_plan: planned.is_some(),
+            }
+        })
+        .collect()
+}
+
+/// The class's GPUs in use on one cluster in each hour of the window.
+pub fn cluster_class_series(cluster: &ClusterAudit, class: WorkloadClass) -> &[f64] {
+    match class {
+        WorkloadClass::Training => &cluster.hourly.training_gpus,
+        WorkloadClass::Inference => &cluster.hourly.inference_gpus,
+        WorkloadClass::Burst => &cluster.hourly.burst_gpus,
+    }
+}
+
+/// Hours in the audit's hourly series: the longest cluster's.
+pub fn window_hours(audit: &AuditReport) -> usize {
+    audit
+        .clusters
+        .iter()
+        .map(|c| c.hourly.busy_gpus.len())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Σ over clusters of the class's hourly GPUs, each weighted by `weight(cluster index)`:
+/// delivered capability, or capability in another accelerator's GPUs.
+pub fn weighted_class_demand(audit: &AuditReport, class: WorkloadClass, weight: impl Fn(usize) -> f64) -> Vec<f64> {
+    let mut demand = vec![0.0; window_hours(audit)];
+    for (index, cluster) in audit.clusters.iter().enumerate() {
+        let w = weight(index);
+        if w == 0.0 {
+            continue;
+        }
+        for (slot, gpus) in demand.iter_mut().zip(cluster_class_series(cluster, class)) {
+            *slot += gpus * w;
+        }
+    }
+    demand
+}
+
+/// Today as paid: each cluster's capacity at its price, per month.
+pub fn consolidated_usd_per_month(audit: &AuditReport) -> f64 {
+    audit.clusters.iter().map(|c| c.monthly_cost_usd).sum()
+}
+
+/// Each cluster cut to its 95th-percentile concurrent GPUs (whole GPUs, never above today's
+/// capacity), at the same price and term.
+pub fn right_sized_usd_per_month(audit: &AuditReport) -> f64 {
+    audit
+        .clusters
+        .iter()
+        .map(|c| {
+            if c.capacity_gpus <= 0.0 {
+                return 0.0;
+            }
+            let kept = c.p95_concurrent_gpus.ceil().min(c.capacity_gpus);
+            c.monthly_cost_usd * kept / c.capacity_gpus
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_plan_term_has_a_contract_kind() {
+        assert_eq!(term_kind(Term::ThreeYear), TermKind::BuildToOrder);
+        assert_eq!(term_kind(Term::OneYear), TermKind::OneYear);
+        assert_eq!(term_kind(Term::Spot), TermKind::Spot);
+    }
+}

@@ -1,0 +1,179 @@
+//! Contract-term matching of an audited fleet (docs/board.md): each class's hourly demand from
+//! the audit of the plan's logs, priced three ways for the board's waterfall: as bought today,
+//! on its best term mix at today's prices, and on the catalog's cheapest feasible accelerator
+//! and offers.
+
+mod accelerator_choice;
+mod fleet_today;
+mod today_prices;
+
+use serde::Serialize;
+
+pub use accelerator_choice::{AcceleratorOption, Normalization, ServedModel, params_of_model_class, served_model};
+pub use fleet_today::{ClusterToday, clusters_today, consolidated_usd_per_month, right_sized_usd_per_month};
+pub use today_prices::TodayPriceGroup;
+
+use super::catalog::Catalog;
+use super::contracts::{MixRow, PureTermCost};
+use super::fleet::AuditReport;
+use super::plan::Plan;
+use super::workload::WorkloadClass;
+
+/// The accelerator a class was matched to and the one after it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunnerUp {
+    pub accelerator: String,
+    pub cost_usd_per_month: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassContracts {
+    pub class: WorkloadClass,
+    /// The catalog's cheapest feasible accelerator for the class.
+    pub accelerator: String,
+    /// GPUs of today's accelerators carried into `accelerator`'s by dense BF16 peak.
+    pub normalization: Vec<Normalization>,
+    pub runner_up: Option<RunnerUp>,
+    /// Peak concurrent GPUs of `accelerator`, in delivered capability.
+    pub peak_gpus: f64,
+    pub demand_gpu_hours: f64,
+    pub best_mix: Vec<MixRow>,
+    pub cost_usd_per_month: f64,
+    pub unused_committed_gpu_hours: f64,
+    pub pure_terms: Vec<PureTermCost>,
+    /// Offers left out because the class cannot run on them (memory, interconnect).
+    pub excluded_offers: Vec<String>,
+    /// Every accelerator considered: its cost, or why the class cannot run on it.
+    pub options: Vec<AcceleratorOption>,
+    /// Per generated million tokens, for inference when the plan gives a monthly volume.
+    pub usd_per_million_tokens: Option<f64>,
+    /// The class on today's accelerators at today's prices, on its best term mix.
+    pub today_prices: Vec<TodayPriceGroup>,
+    pub today_prices_usd_per_month: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContractsReport {
+    pub window_days: f64,
+    pub hours_per_month: f64,
+    /// Each audited cluster as bought today.
+    pub fleet: Vec<ClusterToday>,
+    pub classes: Vec<ClassContracts>,
+    /// Problems that kept a class from being matched, e.g. no offer prices its accelerator.
+    pub unmatched: Vec<String>,
+    /// What the audited clusters cost today, consolidated.
+    pub consolidated_usd_per_month: f64,
+    /// The same clusters cut to their p95 concurrent GPUs.
+    pub right_sized_usd_per_month: f64,
+    /// Each class on its best term mix, today's accelerators and prices.
+    pub term_mix_usd_per_month: f64,
+    /// The workload-matched plan: each class's best mix on its cheapest feasible accelerator.
+    pub matched_usd_per_month: f64,
+    pub saving_usd_per_month: f64,
+    pub saving_usd_per_year: f64,
+    /// Clusters the plan does not list, priced at the fallback rate.
+    pub fallback_price_clusters: Vec<String>,
+    /// The fallback rate and where it comes from, when a cluster used it.
+    pub fallback_price: Option<(f64, String)>,
+    /// The plan's served model, for the inference fit.
+    pub served_model: Option<ServedModel>,
+}
+
+impl ContractsReport {
+    pub fn class(&self, class: WorkloadClass) -> Option<&ClassContracts> {
+        self.classes.iter().find(|c| c.class == class)
+    }
+}
+
+/// The class's GPUs in use in each hour, summed over the clusters GPU for GPU: for the replay,
+/// which counts jobs' GPUs, not for prices.
+pub fn class_demand(audit: &AuditReport, class: WorkloadClass) -> Vec<f64> {
+    fleet_today::weighted_class_demand(audit, class, |_| 1.0)
+}
+
+/// Matches each class of the audit, on today's accelerators at today's prices and on every
+/// accelerator the catalog prices. `None` when the catalog has no contract offers.
+pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Option<ContractsReport> {
+    let offers = &catalog.contracts.as_ref()?.offers;
+    let fleet = clusters_today(plan, catalog, audit);
+    let model = served_model(&plan.inference);
+    let hours_per_month = plan.hours_per_month;
+    let mut classes = Vec::new();
+    let mut unmatched = Vec::new();
+    for class in WorkloadClass::ALL {
+        if class_demand(audit, class).iter().all(|&g| g <= 0.0) {
+            continue;
+        }
+        let today_prices = today_prices::today_price_groups(class, &fleet, audit, catalog, offers, hours_per_month);
+        let today_prices_usd_per_month = today_prices.iter().map(|g| g.cost_usd_per_month).sum();
+        let options = accelerator_choice::accelerator_options(
+            class,
+            &fleet,
+            audit,
+            catalog,
+            offers,
+            hours_per_month,
+            model.as_ref(),
+        );
+        let mut feasible = options.iter().filter(|o| o.result.is_some());
+        let (Some(chosen), runner_up) = (feasible.next(), feasible.next()) else {
+            let why: Vec<String> = options
+                .iter()
+                .filter_map(|o| o.why_not.as_ref().map(|w| format!("{}: {w}", o.accelerator)))
+                .collect();
+            unmatched.push(format!("{}: no feasible offer ({})", class.label(), why.join("; ")));
+            continue;
+        };
+        let Some(result) = chosen.result.clone() else {
+            continue;
+        };
+        let usd_per_million_tokens = (class == WorkloadClass::Inference && plan.inference.tokens_per_month > 0.0)
+            .then(|| result.cost_usd_per_month / (plan.inference.tokens_per_month / 1e6));
+        classes.push(ClassContracts {
+            class,
+            accelerator: chosen.accelerator.clone(),
+            normalization: chosen.normalization.clone(),
+            runner_up: runner_up.and_then(|r| {
+                r.cost_usd_per_month.map(|cost| RunnerUp {
+                    accelerator: r.accelerator.clone(),
+                    cost_usd_per_month: cost,
+                })
+            }),
+            peak_gpus: result.peak_gpus,
+            demand_gpu_hours: result.demand_gpu_hours,
+            best_mix: result.best_mix,
+            cost_usd_per_month: result.cost_usd_per_month,
+            unused_committed_gpu_hours: result.unused_committed_gpu_hours,
+            pure_terms: result.pure_terms,
+            excluded_offers: result.excluded_offer_ids,
+            options,
+            usd_per_million_tokens,
+            today_prices,
+            today_prices_usd_per_month,
+        });
+    }
+    let consolidated = consolidated_usd_per_month(audit);
+    let matched: f64 = classes.iter().map(|c| c.cost_usd_per_month).sum();
+    let term_mix: f64 = classes.iter().map(|c| c.today_prices_usd_per_month).sum();
+    let fallback_price_clusters: Vec<String> = fleet.iter().filter(|c| !c.in_plan).map(|c| c.name.clone()).collect();
+    let fallback_price = fleet
+        .iter()
+        .find(|c| !c.in_plan)
+        .map(|c| (c.usd_per_gpu_hour, c.price_source.clone()));
+    Some(ContractsReport {
+        window_days: audit.window.days,
+        hours_per_month,
+        classes,
+        unmatched,
+        consolidated_usd_per_month: consolidated,
+        right_sized_usd_per_month: right_sized_usd_per_month(audit),
+        term_mix_usd_per_month: term_mix,
+        matched_usd_per_month: matched,
+        saving_usd_per_month: consolidated - matched,
+        saving_usd_per_year: (consolidated - matched) * 12.0,
+        fallback_price_clusters,
+        fallback_price,
+        served_model: model,
+        fleet,
+    })
+}

@@ -1,0 +1,248 @@
+//! The board's savings waterfall (docs/board.md): from what the fleet costs as paid to the
+//! workload-matched plan, one cause per step, each with its assumption, so the headline is the
+//! sum of figures a planner can trace.
+//!
+//! 1. today as paid: every audited cluster's capacity at its price;
+//! 2. right-sized: each cluster cut to its p95 concurrent GPUs, same terms and prices;
+//! 3. term mix: each class on its best mix of terms, on today's accelerators at today's prices;
+//! 4. split pools: the replay of the jobs through one pool per class, sized by step 3's bases,
+//!    with its overflow: what gang scheduling and queueing add or take away;
+//! 5. cheapest offers: each class on the catalog's cheapest feasible accelerator and offers,
+//!    carrying step 4's correction per class.
+
+use serde::Serialize;
+
+use super::fleet_contracts::{ClassContracts, ContractsReport};
+use super::format::{thousands, usd, usd_compact};
+use super::split::ReplayReport;
+use super::workload::WorkloadClass;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    Today,
+    RightSized,
+    TermMix,
+    SplitPools,
+    CheapestOffers,
+}
+
+impl StepKind {
+    pub const ALL: [StepKind; 5] = [
+        StepKind::Today,
+        StepKind::RightSized,
+        StepKind::TermMix,
+        StepKind::SplitPools,
+        StepKind::CheapestOffers,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            StepKind::Today => "today as paid",
+            StepKind::RightSized => "right-sized to p95",
+            StepKind::TermMix => "best term mix",
+            StepKind::SplitPools => "split pools",
+            StepKind::CheapestOffers => "cheapest offers",
+        }
+    }
+
+    /// The step's cause in a few words, for a narrow pane.
+    pub fn basis(self) -> &'static str {
+        match self {
+            StepKind::Today => "capacity × price",
+            StepKind::RightSized => "each cluster to its p95",
+            StepKind::TermMix => "best terms, today's prices",
+            StepKind::SplitPools => "replayed pools + overflow",
+            StepKind::CheapestOffers => "catalog's cheapest GPUs",
+        }
+    }
+}
+
+/// One step: the fleet's monthly cost after it, or why it could not be computed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaterfallStep {
+    pub step: StepKind,
+    pub usd_per_month: Option<f64>,
+    /// Against the last step that has a figure; `None` for the first and for a missing step.
+    pub change_usd_per_month: Option<f64>,
+    pub assumption: String,
+    pub why_not: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Waterfall {
+    pub steps: Vec<WaterfallStep>,
+    pub today_usd_per_month: f64,
+    /// The last step with a figure.
+    pub final_usd_per_month: f64,
+    pub saving_usd_per_month: f64,
+    pub saving_usd_per_year: f64,
+}
+
+/// The replay's split pool of a class, per month: committed GPUs plus overflow.
+fn split_class_usd_per_month(replay: &ReplayReport, class: WorkloadClass) -> Option<f64> {
+    let index = WorkloadClass::ALL.iter().position(|&c| c == class)?;
+    replay.split.pools.get(index).map(|p| p.total_usd_per_month)
+}
+
+fn today_assumption(c: &ContractsReport) -> String {
+    let gpus: f64 = c.fleet.iter().map(|f| f.capacity_gpus).sum();
+    let mut text = format!(
+        "{} clusters, {} GPUs at their prices × {} h/month",
+        c.fleet.len(),
+        thousands(gpus),
+        thousands(c.hours_per_month)
+    );
+    if let Some((rate, source)) = &c.fallback_price {
+        text.push_str(&format!(
+            "; not in the plan, priced at the {}/GPU-h fallback ({source}) as on-demand H100 VMs: {}",
+            usd(*rate),
+            c.fallback_price_clusters.join(", ")
+        ));
+    }
+    text
+}
+
+fn term_mix_assumption(c: &ContractsReport) -> String {
+    let mut factors: Vec<String> = Vec::new();
+    for class in &c.classes {
+        for group in &class.today_prices {
+            let text = match (&group.reference_offer, group.price_factor) {
+                (Some(offer), Some(factor)) => format!("{} ×{factor:.2} of {offer}", group.accelerator),
+                _ => format!("{} unpriced", group.accelerator),
+            };
+            if !factors.contains(&text) {
+                factors.push(text);
+            }
+        }
+    }
+    format!(
+        "each class's hourly demand on today's accelerators, on the cheapest mix of a committed base and a \
+         shorter term; the catalog's terms scaled so its cheapest offer of each cluster's term costs today's \
+         price ({})",
+        factors.join("; ")
+    )
+}
+
+fn choice_text(class: &ClassContracts) -> String {
+    let mut text = format!(
+        "{} {} ({}/mo",
+        class.class.label(),
+        class.accelerator,
+        usd_compact(class.cost_usd_per_month)
+    );
+    if let Some(r) = &class.runner_up {
+        text.push_str(&format!(
+            "; then {} {}",
+            r.accelerator,
+            usd_compact(r.cost_usd_per_month)
+        ));
+    }
+    text.push(')');
+    text
+}
+
+/// The waterfall of a matched fleet, with the replay's split when there is one. `replay_why_not`
+/// says why there is none (no jobs to replay, a replay still running, one that failed).
+pub fn waterfall(c: &ContractsReport, replay: Option<&ReplayReport>, replay_why_not: &str) -> Waterfall {
+    let mut steps = vec![
+        WaterfallStep {
+            step: StepKind::Today,
+            usd_per_month: Some(c.consolidated_usd_per_month),
+            change_usd_per_month: None,
+            assumption: today_assumption(c),
+            why_not: None,
+        },
+        WaterfallStep {
+            step: StepKind::RightSized,
+            usd_per_month: Some(c.right_sized_usd_per_month),
+            change_usd_per_month: None,
+            assumption: "each cluster cut to its 95th-percentile concurrent GPUs (whole GPUs), same term and \
+                         price: 5 % of hours would queue"
+                .to_string(),
+            why_not: None,
+        },
+    ];
+    let classes_matched = !c.classes.is_empty();
+    steps.push(WaterfallStep {
+        step: StepKind::TermMix,
+        usd_per_month: classes_matched.then_some(c.term_mix_usd_per_month),
+        change_usd_per_month: None,
+        assumption: term_mix_assumption(c),
+        why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
+    });
+    let split = replay.filter(|_| classes_matched).map(|r| {
+        let total: f64 = c
+            .classes
+            .iter()
+            .map(|class| split_class_usd_per_month(r, class.class).unwrap_or(class.today_prices_usd_per_month))
+            .sum();
+        (r, total)
+    });
+    steps.push(match split {
+        Some((r, total)) => WaterfallStep {
+            step: StepKind::SplitPools,
+            usd_per_month: Some(total),
+            change_usd_per_month: None,
+            assumption: format!(
+                "{} jobs replayed through one pool per class, sized by the term mix's committed bases, with \
+                 the shorter term as overflow: {} jobs on overflow, {} never started",
+                thousands(r.jobs as f64),
+                thousands(r.split.totals.jobs_on_overflow as f64),
+                thousands(r.split.totals.jobs_never_started as f64)
+            ),
+            why_not: None,
+        },
+        None => WaterfallStep {
+            step: StepKind::SplitPools,
+            usd_per_month: None,
+            change_usd_per_month: None,
+            assumption: "the replay of the jobs through one pool per class".to_string(),
+            why_not: Some(replay_why_not.to_string()),
+        },
+    });
+    let cheapest: f64 = c
+        .classes
+        .iter()
+        .map(|class| {
+            let correction = split
+                .and_then(|(r, _)| split_class_usd_per_month(r, class.class))
+                .filter(|_| class.today_prices_usd_per_month > 0.0)
+                .map_or(1.0, |s| s / class.today_prices_usd_per_month);
+            class.cost_usd_per_month * correction
+        })
+        .sum();
+    let choices: Vec<String> = c.classes.iter().map(choice_text).collect();
+    steps.push(WaterfallStep {
+        step: StepKind::CheapestOffers,
+        usd_per_month: classes_matched.then_some(cheapest),
+        change_usd_per_month: None,
+        assumption: format!(
+            "each class on the catalog's cheapest feasible accelerator and offers, demand carried over by dense \
+             BF16 peak{}: {}",
+            if split.is_some() {
+                ", times its split pool's cost over its term mix"
+            } else {
+                ""
+            },
+            choices.join("; ")
+        ),
+        why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
+    });
+    let mut last = None;
+    for step in &mut steps {
+        if let Some(value) = step.usd_per_month {
+            step.change_usd_per_month = last.map(|previous: f64| value - previous);
+            last = Some(value);
+        }
+    }
+    let today = c.consolidated_usd_per_month;
+    let final_usd = last.unwrap_or(today);
+    Waterfall {
+        steps,
+        today_usd_per_month: today,
+        final_usd_per_month: final_usd,
+        saving_usd_per_month: today - final_usd,
+        saving_usd_per_year: (today - final_usd) * 12.0,
+    }
+}
