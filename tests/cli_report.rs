@@ -331,3 +331,99 @@ fn clusters_the_plan_does_not_list_are_named_wherever_the_fallback_price_is_used
     let table = gpuplan(&["report", "--plan", plan, "--logs", sample]);
     assert!(table.stdout.contains("fallback rate"), "{}", table.stdout);
 }
+
+/// The built-in plan with `extra` appended to its [inference] table.
+fn plan_with_inference_lines(dir: &std::path::Path, extra: &str) -> String {
+    let text = default_plan_text();
+    let at = text.find("\n[reliability]").expect("reliability table");
+    let plan = dir.join("plan.toml");
+    std::fs::write(&plan, format!("{}\n{extra}\n{}", &text[..at], &text[at..])).expect("plan");
+    plan.to_str().expect("utf-8").to_string()
+}
+
+#[test]
+fn measured_user_latency_sets_the_transit_rule_per_serving_location() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let users = r#"
+[[inference.users]]
+location = "Mumbai"
+users_frac = 0.5
+round_trip_ms = 10.0
+from = "ap-south"
+
+[[inference.users]]
+location = "London"
+users_frac = 0.3
+round_trip_ms = 240.0
+from = "ap-south"
+
+[[inference.users]]
+location = "Mumbai"
+users_frac = 0.5
+round_trip_ms = 240.0
+from = "eu-west"
+
+[[inference.users]]
+location = "London"
+users_frac = 0.3
+round_trip_ms = 16.0
+from = "eu-west"
+"#;
+    // The TOML array of tables must follow the [inference] keys: append them after it.
+    let plan = plan_with_inference_lines(dir.path(), users);
+    let report = json_report(&["report", "--format", "json", "--plan", &plan]);
+    let figures = report["inference"]["transit_by_location"].as_array().expect("figures");
+    assert_eq!(figures.len(), 2);
+    // ap-south: (0.5 × 5 + 0.3 × 120) / 0.8 = 48.1 ms; eu-west: (0.5 × 120 + 0.3 × 8) / 0.8 = 78 ms.
+    assert!((f(&figures[0]["one_way_ms"]) - 48.125).abs() < 1e-9, "{}", figures[0]);
+    assert!((f(&figures[1]["one_way_ms"]) - 78.0).abs() < 1e-9, "{}", figures[1]);
+    let transit: Vec<&Value> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["rule"] == "inference_transit")
+        .collect();
+    assert_eq!(transit.len(), 2);
+    assert_eq!(transit[0]["subject"], "ap-south");
+    assert_eq!(transit[0]["status"], "pass");
+    let inference = report["recommendations"]
+        .as_array()
+        .expect("recommendations")
+        .iter()
+        .find(|r| r["class"] == "inference")
+        .expect("inference");
+    assert!(
+        inference["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("served from ap-south: 48 ms"),
+        "{inference}"
+    );
+
+    // The same from a CSV next to the plan; a bad row names the file and its line.
+    std::fs::write(
+        dir.path().join("users.csv"),
+        "from,location,users_frac,rtt_ms\nap-south,Mumbai,0.8,200\n",
+    )
+    .expect("csv");
+    let plan = plan_with_inference_lines(dir.path(), "users_csv = \"users.csv\"");
+    let report = json_report(&["report", "--format", "json", "--plan", &plan]);
+    let figures = report["inference"]["transit_by_location"].as_array().expect("figures");
+    assert!((f(&figures[0]["one_way_ms"]) - 100.0).abs() < 1e-9);
+    let failed = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["rule"] == "inference_transit")
+        .expect("transit check");
+    assert_eq!(failed["status"], "fail");
+    std::fs::write(
+        dir.path().join("users.csv"),
+        "from,location,users_frac,rtt_ms\nap-south,Mumbai,80,200\n",
+    )
+    .expect("csv");
+    let run = gpuplan(&["report", "--plan", &plan]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("users.csv:2"), "{}", run.stderr);
+    assert!(run.stderr.contains("0.35"), "{}", run.stderr);
+}

@@ -311,8 +311,28 @@ fn inference(e: &Evaluation) -> Section {
                     usd(i.dedicated_usd_per_month_at_volume)
                 ),
             ),
+            ("one-way transit".into(), transit_text(i)),
         ])],
     }
+}
+
+/// The plan's transit, or each serving location's over its top users.
+fn transit_text(i: &crate::model::evaluate::InferenceReport) -> String {
+    if i.transit_by_location.is_empty() {
+        return format!("{:.0} ms (the plan's transit_ms)", i.transit_ms);
+    }
+    i.transit_by_location
+        .iter()
+        .map(|f| {
+            format!(
+                "{}{:.0} ms over {:.0} % of users",
+                f.from.as_ref().map_or(String::new(), |from| format!("from {from} ")),
+                f.one_way_ms,
+                f.users_covered_frac * 100.0
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 fn reliability(e: &Evaluation) -> Section {

@@ -77,7 +77,43 @@ pub fn read_plan(path: &Path, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>
             "expected UTF-8 text (TOML files are UTF-8)",
         )]
     })?;
-    read_plan_text(&shown, &text, catalog)
+    let mut plan = read_plan_text(&shown, &text, catalog)?;
+    attach_user_latencies(&mut plan, &shown, path.parent()).map_err(|d| vec![d])?;
+    Ok(plan)
+}
+
+/// The largest `users_csv` read: a table of cities is kilobytes.
+const MAX_USERS_CSV_BYTES: u64 = 16 << 20;
+
+/// Reads the CSV of user latencies the plan names, relative to the plan's folder.
+fn attach_user_latencies(plan: &mut Plan, plan_file: &str, folder: Option<&Path>) -> Result<(), Diagnostic> {
+    let Some(name) = plan.inference.users_csv.clone() else {
+        return Ok(());
+    };
+    let path = folder.map_or_else(|| Path::new(&name).to_path_buf(), |f| f.join(&name));
+    let shown = path.display().to_string();
+    let named_by = format!("named by {plan_file} [inference] users_csv");
+    let size = std::fs::metadata(&path)
+        .map_err(|e| Diagnostic::file(&shown, format!("cannot read the user latencies ({named_by}): {e}")))?
+        .len();
+    if size > MAX_USERS_CSV_BYTES {
+        return Err(Diagnostic::file(
+            &shown,
+            format!("{size} bytes: expected a small table of user locations ({named_by})"),
+        ));
+    }
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Diagnostic::file(&shown, format!("cannot read the user latencies as UTF-8 text: {e}")))?;
+    plan.inference.users_measured =
+        crate::data::user_latency_csv::read_user_latencies(&text).map_err(|p| Diagnostic {
+            file: shown.clone(),
+            line: Some(p.line),
+            column: None,
+            key: p.column.map(|c| format!("field {c}")),
+            message: p.message,
+            source_line: text.lines().nth(p.line.saturating_sub(1)).map(str::to_string),
+        })?;
+    Ok(())
 }
 
 /// The built-in default plan.

@@ -28,3 +28,4 @@ pub mod slurm;
 pub mod tabular;
 pub mod timefmt;
 pub mod top_jobs;
+pub mod user_latency_csv;

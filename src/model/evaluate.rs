@@ -90,6 +90,10 @@ pub struct InferenceReport {
     /// V_be; null when the API is not dearer per token than running our own.
     pub breakeven_tokens_per_month: Option<f64>,
     pub breakeven: Breakeven,
+    /// One-way transit to the users: the plan's figure, or per serving location the
+    /// user-weighted mean over the top 80 % of measured users.
+    pub transit_ms: f64,
+    pub transit_by_location: Vec<crate::model::transit::LocationTransit>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -291,6 +295,8 @@ fn inference_report(plan: &Plan) -> InferenceReport {
         dedicated_usd_per_month_at_volume: fixed.total_usd_per_month() + thousands * inf.internal_usd_per_1k_tokens,
         breakeven_tokens_per_month: breakeven.tokens_per_month(),
         breakeven,
+        transit_ms: inf.transit_ms,
+        transit_by_location: crate::model::transit::transit_by_location(&inf.user_latencies()),
     }
 }
 

@@ -24,6 +24,7 @@ pub mod sensitivity;
 pub mod split;
 pub mod thresholds;
 pub mod training;
+pub mod transit;
 pub mod utilization;
 pub mod waterfall;
 pub mod workload;

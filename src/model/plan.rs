@@ -10,6 +10,7 @@ use super::catalog::{Catalog, Price, Term};
 use super::deployment::Deployment;
 use super::risk::RiskScenario;
 use super::thresholds::ThresholdOverrides;
+use super::transit::UserLatency;
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
@@ -294,6 +295,24 @@ pub struct InferencePlan {
     /// Precision of the served weights: whether the model fits a node of an accelerator.
     #[serde(default, skip_serializing_if = "WeightsPrecision::is_default")]
     pub precision: WeightsPrecision,
+    /// Measured latency to where the users are (`[[inference.users]]`): when given, the
+    /// user-weighted transit over the top 80 % of users replaces `transit_ms`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<UserLatency>,
+    /// A CSV of such measurements (location, users_frac, round_trip_ms or one_way_ms, from),
+    /// relative to the plan's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub users_csv: Option<String>,
+    /// The rows read from `users_csv` when the plan was loaded; never saved into the plan.
+    #[serde(skip)]
+    pub users_measured: Vec<UserLatency>,
+}
+
+impl InferencePlan {
+    /// Every latency measurement: the plan's table, then the CSV's rows.
+    pub fn user_latencies(&self) -> Vec<UserLatency> {
+        self.users.iter().chain(&self.users_measured).cloned().collect()
+    }
 }
 
 /// The number format of a served model's weights.
@@ -652,6 +671,35 @@ impl Plan {
             non_negative,
         );
         check(inf.transit_ms >= 0.0, "inference.transit_ms".into(), non_negative);
+        for (i, user) in inf.users.iter().enumerate() {
+            let key = |field: &str| format!("inference.users[{i}].{field}");
+            check(
+                (0.0..=1.0).contains(&user.users_frac),
+                key("users_frac"),
+                "expected a share of users from 0 to 1 (write 35 % as 0.35)",
+            );
+            check(
+                user.round_trip_ms.is_some() != user.one_way_ms.is_some(),
+                key("location"),
+                "expected one of round_trip_ms or one_way_ms",
+            );
+            for (field, value) in [("round_trip_ms", user.round_trip_ms), ("one_way_ms", user.one_way_ms)] {
+                if let Some(ms) = value {
+                    check(ms.is_finite() && ms >= 0.0, key(field), non_negative);
+                }
+            }
+        }
+        let mut froms: Vec<&Option<String>> = inf.users.iter().map(|u| &u.from).collect();
+        froms.sort();
+        froms.dedup();
+        for from in froms {
+            let total: f64 = inf.users.iter().filter(|u| &u.from == from).map(|u| u.users_frac).sum();
+            check(
+                total <= 1.0 + 1e-6,
+                "inference.users".into(),
+                "the users' shares from one serving location add up to more than 1",
+            );
+        }
         check(
             inf.requests_per_s >= 0.0,
             "inference.requests_per_s".into(),

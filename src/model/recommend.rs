@@ -8,6 +8,7 @@ use super::checks::{Check, CheckStatus};
 use super::evaluate::{MfuSource, TrainingReport};
 use super::plan::Plan;
 use super::thresholds::Thresholds;
+use super::transit::transit_by_location;
 use super::workload::WorkloadClass;
 
 /// Compute spend above which a Trainium2 migration's cost is amortized (seed 002, section 3).
@@ -173,10 +174,7 @@ pub fn recommendations(
         _ => Recommendation {
             class: WorkloadClass::Inference,
             silicon: plan.inference.accelerator.clone(),
-            reason: format!(
-                "right-sized {} near the users: one-way transit under {:.0} ms matters more than a faster GPU",
-                plan.inference.accelerator, th.inference_max_transit_ms
-            ),
+            reason: inference_location_reason(plan, th.inference_max_transit_ms),
         },
     };
     out.push(inference);
@@ -377,4 +375,30 @@ pub fn readiness(plan: &Plan, catalog: &Catalog, checks: &[Check]) -> Vec<Readin
             ),
         },
     ]
+}
+
+/// Where to serve from: with measured users, the location of least transit over the top 80 %
+/// of users (and whether it is within the limit); else the rule itself.
+fn inference_location_reason(plan: &Plan, limit_ms: f64) -> String {
+    let accelerator = &plan.inference.accelerator;
+    let figures = transit_by_location(&plan.inference.user_latencies());
+    let Some(best) = figures.iter().min_by(|a, b| a.one_way_ms.total_cmp(&b.one_way_ms)) else {
+        return format!(
+            "right-sized {accelerator} near the users: one-way transit under {limit_ms:.0} ms matters more than a faster GPU"
+        );
+    };
+    let from = best.from.as_deref().unwrap_or("the inference cluster");
+    if best.one_way_ms <= limit_ms {
+        format!(
+            "right-sized {accelerator} served from {from}: {:.0} ms one way over the top {:.0} % of users, under {limit_ms:.0} ms",
+            best.one_way_ms,
+            best.users_covered_frac * 100.0
+        )
+    } else {
+        format!(
+            "right-sized {accelerator} in more regions: even {from} is {:.0} ms one way over the top {:.0} % of users, above {limit_ms:.0} ms",
+            best.one_way_ms,
+            best.users_covered_frac * 100.0
+        )
+    }
 }

@@ -12,6 +12,7 @@ use super::evaluate::{MfuSource, TrainingReport};
 use super::inference::cost_per_billion_tokens_usd;
 use super::plan::{Plan, ResolvedPrice};
 use super::thresholds::Thresholds;
+use super::transit::transit_by_location;
 use crate::model::format::{pct, thousands};
 
 #[allow(clippy::too_many_arguments)]
@@ -278,20 +279,7 @@ fn inference_checks(plan: &Plan, th: &Thresholds, out: &mut Vec<Check>) {
             },
         ));
     }
-    let far = inf.transit_ms > th.inference_max_transit_ms;
-    out.push(check(
-        "inference_transit",
-        &inf.accelerator,
-        pass_or(far, CheckStatus::Fail),
-        inf.transit_ms,
-        th.inference_max_transit_ms,
-        CheckUnit::Ms,
-        if far {
-            "distribute inference geographically: faster GPUs do not shorten network transit".to_string()
-        } else {
-            "users are close enough to the serving region".to_string()
-        },
-    ));
+    out.extend(transit_checks(inf, th));
     let wants_metal =
         bare_metal_recommended_for_inference(inf.requests_per_s, th.bare_metal_min_inference_requests_per_s);
     let on_vm = inf.deployment == Deployment::Vm;
@@ -349,4 +337,56 @@ fn cluster_checks(plan: &Plan, th: &Thresholds, out: &mut Vec<Check>) {
             },
         ));
     }
+}
+
+/// One check per serving location with measured users (the user-weighted one-way transit over
+/// the top 80 % of users), else the plan's single `transit_ms`.
+fn transit_checks(inf: &crate::model::plan::InferencePlan, th: &Thresholds) -> Vec<Check> {
+    let limit = th.inference_max_transit_ms;
+    let figures = transit_by_location(&inf.user_latencies());
+    if figures.is_empty() {
+        let far = inf.transit_ms > limit;
+        return vec![check(
+            "inference_transit",
+            &inf.accelerator,
+            pass_or(far, CheckStatus::Fail),
+            inf.transit_ms,
+            limit,
+            CheckUnit::Ms,
+            if far {
+                "distribute inference geographically: faster GPUs do not shorten network transit".to_string()
+            } else {
+                "users are close enough to the serving region".to_string()
+            },
+        )];
+    }
+    figures
+        .iter()
+        .map(|f| {
+            let far = f.one_way_ms > limit;
+            let slowest = f
+                .worst_location
+                .as_ref()
+                .map_or(String::new(), |(place, ms)| format!("; slowest {place} at {ms:.0} ms"));
+            let measured = format!(
+                "{:.0} ms one way over {:.0} % of users ({}){slowest}",
+                f.one_way_ms,
+                f.users_covered_frac * 100.0,
+                f.locations.join(", ")
+            );
+            check(
+                "inference_transit",
+                f.from.as_deref().unwrap_or(&inf.accelerator),
+                pass_or(far, CheckStatus::Fail),
+                f.one_way_ms,
+                limit,
+                CheckUnit::Ms,
+                if far {
+                    format!("{measured}: distribute inference geographically, a faster GPU does not shorten transit")
+                } else {
+                    format!("{measured}: users are close enough")
+                },
+            )
+        })
+        .collect()
 }
