@@ -117,105 +117,166 @@ impl<R: Read> Records<R> {
         }
         record.line = self.line;
         record.count = 0;
-        let mut state = State::FieldStart;
-        let mut content = false;
-        let mut index = 0usize;
-        let mut started = false;
-        let mut quote_at = (0, 0);
-        let (keep, keep_first) = (&self.keep, self.keep_first);
-        let wants = |index: usize| index < keep_first || keep.get(index).copied().unwrap_or(false);
+        let mut cursor = Cursor {
+            line: self.line,
+            column: self.column,
+            state: State::FieldStart,
+            index: 0,
+            started: false,
+            content: false,
+            quote_at: (0, 0),
+            keep: &self.keep,
+            keep_first: self.keep_first,
+            max_field_bytes: self.max_field_bytes,
+        };
         loop {
             let buf = self.reader.fill_buf().map_err(RecordError::Io)?;
             if buf.is_empty() {
                 self.done = true;
-                if state == State::Quoted {
-                    let (line, column) = quote_at;
+                (self.line, self.column) = (cursor.line, cursor.column);
+                if cursor.state == State::Quoted {
+                    let (line, column) = cursor.quote_at;
                     return Err(RecordError::UnclosedQuote(UnclosedQuote { line, column }));
                 }
-                if started || index > 0 {
-                    record.count = index + 1;
+                if cursor.started || cursor.index > 0 {
+                    record.count = cursor.index + 1;
                 }
-                return Ok(content);
+                return Ok(cursor.content);
             }
-            let mut used = 0;
-            let mut end_of_record = false;
-            for &byte in buf {
-                used += 1;
-                if !started {
-                    started = true;
-                    if wants(index) {
-                        if record.fields.len() <= index {
-                            record.fields.resize_with(index + 1, Field::default);
-                        }
-                        record.fields[index].line = self.line;
-                        record.fields[index].column = self.column;
-                    }
-                }
-                let mut push = None;
-                let mut end_field = false;
-                match (state, byte) {
-                    (State::FieldStart, b'"') => {
-                        state = State::Quoted;
-                        quote_at = (self.line, self.column);
-                        content = true;
-                    }
-                    (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b',') => end_field = true,
-                    (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b'\n') => {
-                        end_field = true;
-                        end_of_record = true;
-                    }
-                    (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b'\r') => {}
-                    (State::FieldStart | State::Unquoted, _) => {
-                        state = State::Unquoted;
-                        push = Some(byte);
-                    }
-                    (State::Quoted, b'"') => state = State::QuoteInQuoted,
-                    (State::Quoted, _) => push = Some(byte),
-                    (State::QuoteInQuoted, b'"') => {
-                        state = State::Quoted;
-                        push = Some(b'"');
-                    }
-                    // `"ab"cd` reads as `abcd`, as most CSV readers do.
-                    (State::QuoteInQuoted, _) => {
-                        state = State::Unquoted;
-                        push = Some(byte);
-                    }
-                }
-                if byte == b'\n' {
-                    self.line += 1;
-                    self.column = 1;
-                } else if byte & 0xC0 != 0x80 {
-                    self.column += 1;
-                }
-                if let Some(byte) = push {
-                    if !byte.is_ascii_whitespace() {
-                        content = true;
-                    }
-                    if wants(index)
-                        && let Some(field) = record.fields.get_mut(index)
-                    {
-                        if field.bytes.len() < self.max_field_bytes {
-                            field.bytes.push(byte);
-                        } else {
-                            field.too_long = true;
-                        }
-                    }
-                }
-                if end_field {
-                    if end_of_record {
-                        record.count = index + 1;
-                        break;
-                    }
-                    index += 1;
-                    started = false;
-                    state = State::FieldStart;
-                }
-            }
+            let (used, end_of_record) = cursor.feed(buf, record);
             self.reader.consume(used);
             if end_of_record {
-                return Ok(content);
+                (self.line, self.column) = (cursor.line, cursor.column);
+                record.count = cursor.index + 1;
+                return Ok(cursor.content);
             }
         }
+    }
+}
+
+/// Where the reading of one record stands.
+struct Cursor<'k> {
+    /// The line and character column of the next byte.
+    line: u64,
+    column: u64,
+    state: State,
+    /// The field being read.
+    index: usize,
+    /// Whether its first byte was seen.
+    started: bool,
+    /// Whether the record held anything but empty fields.
+    content: bool,
+    quote_at: (u64, u64),
+    keep: &'k [bool],
+    keep_first: usize,
+    max_field_bytes: usize,
+}
+
+/// Characters in UTF-8 bytes (continuation bytes are not counted).
+fn chars(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u64
+}
+
+impl Cursor<'_> {
+    fn wants(&self, index: usize) -> bool {
+        index < self.keep_first || self.keep.get(index).copied().unwrap_or(false)
+    }
+
+    /// Appends bytes to the current field when it is kept, up to the limit.
+    fn push(&mut self, record: &mut Record, bytes: &[u8]) {
+        if !self.content && bytes.iter().any(|b| !b.is_ascii_whitespace()) {
+            self.content = true;
+        }
+        if self.wants(self.index)
+            && let Some(field) = record.fields.get_mut(self.index)
+        {
+            let room = self.max_field_bytes.saturating_sub(field.bytes.len());
+            if bytes.len() > room {
+                field.too_long = true;
+            }
+            field.bytes.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        }
+    }
+
+    /// Reads from `buf` up to the end of the record: the bytes used, and whether it ended.
+    fn feed(&mut self, buf: &[u8], record: &mut Record) -> (usize, bool) {
+        let mut i = 0;
+        while i < buf.len() {
+            if !self.started {
+                self.started = true;
+                if self.wants(self.index) {
+                    if record.fields.len() <= self.index {
+                        record.fields.resize_with(self.index + 1, Field::default);
+                    }
+                    record.fields[self.index].line = self.line;
+                    record.fields[self.index].column = self.column;
+                }
+            }
+            // Runs of plain bytes at once: nothing in them changes the state.
+            let rest = &buf[i..];
+            let run = match self.state {
+                State::Unquoted => memchr::memchr3(b',', b'\n', b'\r', rest).unwrap_or(rest.len()),
+                State::Quoted => memchr::memchr2(b'"', b'\n', rest).unwrap_or(rest.len()),
+                State::FieldStart | State::QuoteInQuoted => 0,
+            };
+            if run > 0 {
+                self.push(record, &rest[..run]);
+                self.column += chars(&rest[..run]);
+                i += run;
+                continue;
+            }
+            let byte = buf[i];
+            i += 1;
+            let mut push = None;
+            let mut end_field = false;
+            let mut end_of_record = false;
+            match (self.state, byte) {
+                (State::FieldStart, b'"') => {
+                    self.state = State::Quoted;
+                    self.quote_at = (self.line, self.column);
+                    self.content = true;
+                }
+                (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b',') => end_field = true,
+                (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b'\n') => {
+                    end_field = true;
+                    end_of_record = true;
+                }
+                (State::FieldStart | State::Unquoted | State::QuoteInQuoted, b'\r') => {}
+                (State::FieldStart | State::Unquoted, _) => {
+                    self.state = State::Unquoted;
+                    push = Some(byte);
+                }
+                (State::Quoted, b'"') => self.state = State::QuoteInQuoted,
+                (State::Quoted, _) => push = Some(byte),
+                (State::QuoteInQuoted, b'"') => {
+                    self.state = State::Quoted;
+                    push = Some(b'"');
+                }
+                // `"ab"cd` reads as `abcd`, as most CSV readers do.
+                (State::QuoteInQuoted, _) => {
+                    self.state = State::Unquoted;
+                    push = Some(byte);
+                }
+            }
+            if byte == b'\n' {
+                self.line += 1;
+                self.column = 1;
+            } else if byte & 0xC0 != 0x80 {
+                self.column += 1;
+            }
+            if let Some(byte) = push {
+                self.push(record, &[byte]);
+            }
+            if end_of_record {
+                return (i, true);
+            }
+            if end_field {
+                self.index += 1;
+                self.started = false;
+                self.state = State::FieldStart;
+            }
+        }
+        (i, false)
     }
 }
 

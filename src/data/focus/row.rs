@@ -1,7 +1,8 @@
 //! A row of a FOCUS export into a [`BillLine`]: which column plays which role, and each
 //! value parsed for its role whatever the file stored it as.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
 
 use super::values::{self, is_null, parse_allowed, parse_decimal, parse_time_ms, shown, tag_value};
 use crate::model::bill::{BillLine, ChargeCategory, HoursUnit, PricingCategory, UsageStatus, allowed};
@@ -127,6 +128,8 @@ pub(super) enum Cell<'a> {
 /// What the rows showed besides their lines.
 #[derive(Debug, Default)]
 pub(super) struct Seen {
+    /// One copy of each text value kept in lines.
+    strings: HashSet<Arc<str>>,
     pub(super) providers: BTreeSet<String>,
     pub(super) currencies: BTreeSet<String>,
     pub(super) regions: BTreeSet<String>,
@@ -134,6 +137,16 @@ pub(super) struct Seen {
 }
 
 impl Seen {
+    fn shared(&mut self, value: Option<String>) -> Option<Arc<str>> {
+        let value = value?;
+        if let Some(known) = self.strings.get(value.as_str()) {
+            return Some(known.clone());
+        }
+        let shared: Arc<str> = value.into();
+        self.strings.insert(shared.clone());
+        Some(shared)
+    }
+
     fn note(set: &mut BTreeSet<String>, value: Option<String>) {
         if let Some(value) = value
             && set.len() < MAX_DISTINCT
@@ -256,10 +269,10 @@ pub(super) fn build_line<'a>(
         commitment_discount_status: commitment,
         capacity_reservation_status: reservation,
         consumed_hours,
-        sku_id: text(Role::Sku)?,
-        resource_id: text(Role::ResourceId)?,
-        resource_name: text(Role::ResourceName)?,
-        cluster_tag,
+        sku_id: seen.shared(text(Role::Sku)?),
+        resource_id: seen.shared(text(Role::ResourceId)?),
+        resource_name: seen.shared(text(Role::ResourceName)?),
+        cluster_tag: seen.shared(cluster_tag),
     })
 }
 

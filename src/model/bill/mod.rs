@@ -9,6 +9,8 @@ pub mod report;
 pub use plan::{Assignment, BillMatcher, BillPlan};
 pub use report::{BillCluster, BillReport, Cost, CostBreakdown, Gap, OutsideWindow, bill_report};
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 /// FOCUS `ChargeCategory`: the highest-level kind of a charge.
@@ -155,11 +157,12 @@ pub struct BillLine {
     pub capacity_reservation_status: Option<UsageStatus>,
     /// `ConsumedQuantity` in hours, when `ConsumedUnit` is hours of compute.
     pub consumed_hours: Option<(HoursUnit, f64)>,
-    pub sku_id: Option<String>,
-    pub resource_id: Option<String>,
-    pub resource_name: Option<String>,
+    // Shared: an hourly export repeats each resource's values on every line.
+    pub sku_id: Option<Arc<str>>,
+    pub resource_id: Option<Arc<str>>,
+    pub resource_name: Option<Arc<str>>,
     /// The value of the plan's tag key (`[bill] tag_key`) in the line's `Tags`.
-    pub cluster_tag: Option<String>,
+    pub cluster_tag: Option<Arc<str>>,
 }
 
 impl BillLine {

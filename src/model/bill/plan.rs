@@ -98,7 +98,8 @@ impl LinePattern {
     }
 
     fn matches(&self, line: &BillLine) -> bool {
-        let test = |value: &Option<String>| value.as_deref().is_some_and(|v| self.glob.matches_with(v, MATCH));
+        let test =
+            |value: &Option<std::sync::Arc<str>>| value.as_deref().is_some_and(|v| self.glob.matches_with(v, MATCH));
         match self.field {
             Field::ResourceId => test(&line.resource_id),
             Field::ResourceName => test(&line.resource_name),
@@ -222,10 +223,10 @@ mod tests {
 
     fn line(resource_id: &str, name: Option<&str>, sku: Option<&str>, tag: Option<&str>) -> BillLine {
         BillLine {
-            resource_id: Some(resource_id.to_string()),
-            resource_name: name.map(str::to_string),
-            sku_id: sku.map(str::to_string),
-            cluster_tag: tag.map(str::to_string),
+            resource_id: Some(resource_id.into()),
+            resource_name: name.map(Into::into),
+            sku_id: sku.map(Into::into),
+            cluster_tag: tag.map(Into::into),
             ..BillLine::new(0, 1, 1.0, 1.0, ChargeCategory::Usage)
         }
     }

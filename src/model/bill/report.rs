@@ -381,7 +381,7 @@ mod tests {
     }
 
     fn tagged(mut line: BillLine, cluster: &str) -> BillLine {
-        line.cluster_tag = Some(cluster.to_string());
+        line.cluster_tag = Some(cluster.into());
         line
     }
 
