@@ -433,3 +433,26 @@ fn a_bad_bill_pattern_in_the_plan_is_named_by_its_key() {
         run.stderr
     );
 }
+
+#[test]
+fn a_plan_with_a_bill_table_saves_and_reads_back() {
+    use gpuplan::config::plan_edit::render_preserving;
+    use gpuplan::config::plan_file::{parse_plan, plan_to_toml};
+
+    let text = default_plan_text() + "\n" + &std::fs::read_to_string(fixture("bill-plan.toml")).expect("fragment");
+    let plan = parse_plan("plan.toml", &text).expect("parses");
+    let bill = plan.bill.as_ref().expect("the [bill] table");
+    assert_eq!(bill.tag_key, "cluster");
+    assert_eq!(bill.clusters["eu-west-a100"], ["nc:eu-west:*", "sku:A100-80G-*"]);
+    let back = parse_plan("written", &plan_to_toml(&plan).expect("toml")).expect("reads back");
+    assert_eq!(back, plan);
+    // A value changed elsewhere leaves the table as written.
+    let mut edited = plan.clone();
+    edited.hours_per_month = 720.0;
+    let saved = render_preserving(&text, &edited).expect("keeps the layout");
+    assert!(
+        saved.contains("eu-west-a100 = [\"nc:eu-west:*\", \"sku:A100-80G-*\"]"),
+        "{saved}"
+    );
+    assert!(saved.contains("hours_per_month = 720.0"));
+}
