@@ -197,6 +197,13 @@ fn read_csv(path: &Path, file: &str, tag_key: &str, bom: usize) -> Result<FocusR
             }
         }
     }
+    if let [only] = names.as_slice()
+        && let Some(separator) = [';', '\t', '|'].into_iter().find(|c| only.contains(*c))
+    {
+        return Err(fail(format!(
+            "the header is one column holding {separator:?}: FOCUS CSV is comma-separated, save it so"
+        )));
+    }
     let columns = Columns::find(&names).map_err(fail)?;
     let mut keep = vec![false; names.len()];
     for (_, i) in columns.used() {
@@ -335,6 +342,20 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_order_mark_and_crlf_lines_read_as_plain_csv() {
+        let text = format!("\u{feff}{}", HEADER.replace('\n', "\r\n"))
+            + "2026-07-01T00:00:00Z,2026-07-01T01:00:00Z,1,2,Credit,\r\n";
+        let (_dir, path) = write("bill.csv", text.as_bytes());
+        let read = read_focus(&path, "cluster").expect("reads");
+        assert_eq!(read.lines.len(), 1);
+        assert_eq!(
+            read.lines[0].charge_category,
+            crate::model::bill::ChargeCategory::Credit
+        );
+        assert_eq!(read.lines[0].effective_cost_usd, 2.0);
+    }
+
+    #[test]
     fn bad_values_are_named_by_line_column_and_column_name() {
         let text = format!(
             "{HEADER}2026-07-01T00:00:00Z,2026-07-01T01:00:00Z,$12.00,1,Usage,\n\
@@ -385,6 +406,7 @@ mod tests {
         assert!(errors(b"\x1f\x8b\x08\x00")[0].contains("gzip"));
         assert!(errors(b"\xff\xfeC\x00h\x00")[0].contains("UTF-16"));
         assert!(errors(b"\x00\x01\x02garbage")[0].contains("binary data"));
+        assert!(errors(b"ChargePeriodStart;BilledCost\n")[0].contains("one column holding ';'"));
         assert!(errors(b"\xc3\x28,\xa0\xa1\n")[0].contains("bill.csv:1:1: the header is not UTF-8"));
         let huge = format!("{HEADER}2026-07-01,2026-07-02,1,1,Usage,\"{}\"\n", "x".repeat(3 << 20));
         assert!(errors(huge.as_bytes())[0].contains("Tags: a value longer than 1 MiB"));
