@@ -36,6 +36,8 @@ pub struct AuditArgs {
     pub until: Option<String>,
     pub cost_per_gpu_hour: Option<f64>,
     pub prometheus: super::prometheus_args::PrometheusArgs,
+    /// FinOps FOCUS cost exports to set against the audit.
+    pub bill: Vec<PathBuf>,
 }
 
 #[derive(Serialize)]
@@ -43,6 +45,8 @@ struct JsonAudit<'a> {
     inputs: Vec<JsonInput<'a>>,
     #[serde(flatten)]
     report: &'a AuditReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bill: Option<&'a super::bill::BillAudit>,
 }
 
 #[derive(Serialize)]
@@ -294,6 +298,18 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         plan = Some(crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?);
     }
     let (report, files) = audit_logs(catalog, plan.as_ref(), &args)?;
+    let bill = if args.bill.is_empty() {
+        None
+    } else {
+        Some(super::bill::bill_audit(&args.bill, plan.as_ref(), &report)?)
+    };
+    let document = |report: &AuditReport, files: &[FileSummary]| {
+        let mut doc = document(report, files);
+        if let Some(bill) = &bill {
+            doc.sections.push(super::bill::section(bill));
+        }
+        doc
+    };
     let out = match args.format {
         Format::Json => {
             let inputs = files
@@ -309,6 +325,7 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
             serde_json::to_string_pretty(&JsonAudit {
                 inputs,
                 report: &report,
+                bill: bill.as_ref(),
             })
             .unwrap_or_default()
                 + "\n"

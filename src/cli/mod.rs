@@ -3,6 +3,7 @@
 //! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
 
 pub mod audit;
+mod bill;
 mod board;
 mod catalog_cmd;
 mod check;
@@ -100,6 +101,10 @@ enum Command {
         logs: LogFlags,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
+        /// A FinOps FOCUS cost export (CSV or Parquet, FOCUS 1.0-1.2): billed and amortized cost per
+        /// cluster beside the plan's; the plan's [bill] says which lines are whose. Repeatable.
+        #[arg(long, value_name = "FILE")]
+        bill: Vec<PathBuf>,
     },
     /// Replay the logs' jobs through today's clusters and through a split into training,
     /// inference and burst pools ([replay] in the plan, else the contract matcher's bases).
@@ -173,6 +178,7 @@ impl LogFlags {
             until: self.until,
             cost_per_gpu_hour: self.cost_per_gpu_hour,
             prometheus: self.prometheus,
+            bill: Vec::new(),
         }
     }
 }
@@ -284,7 +290,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
-        Some(Command::Audit { logs, format }) => audit::run(&load_catalog(), logs.into_args(cli.plan, format)),
+        Some(Command::Audit { logs, format, bill }) => audit::run(
+            &load_catalog(),
+            audit::AuditArgs {
+                bill,
+                ..logs.into_args(cli.plan, format)
+            },
+        ),
         Some(Command::Replay { logs, format }) => replay::run(&load_catalog(), logs.into_args(cli.plan, format)),
         Some(Command::Mapping(MappingCommand::Init {
             log,

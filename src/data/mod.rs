@@ -8,6 +8,7 @@ pub mod dcgm;
 pub mod detect;
 pub mod fast_time;
 pub mod fleet_source;
+pub mod focus;
 pub mod host_map;
 pub mod hostlist;
 pub mod job_runs;

@@ -52,6 +52,9 @@ pub struct Plan {
     /// The proposed split the replay tests: pool sizes and scheduling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayPlan>,
+    /// Which lines of a FOCUS cost export are whose cluster (`gpuplan audit --bill`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bill: Option<super::bill::BillPlan>,
 }
 
 /// The split a replay tests against today's clusters. Pool sizes left out come from the
@@ -833,6 +836,14 @@ impl Plan {
             for (key, message) in prometheus.problems() {
                 problems.push(PlanProblem {
                     key_path: format!("prometheus.{key}"),
+                    message,
+                });
+            }
+        }
+        if let Some(bill) = &self.bill {
+            for (key, message) in bill.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("bill.{key}"),
                     message,
                 });
             }
