@@ -338,10 +338,20 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
 }
 
 /// Daily means as a sparkline: one character a day, full block at capacity.
+/// Columns of the day sparkline: with the cluster's name it fits 120 columns.
+pub const SPARKLINE_MAX_COLUMNS: usize = 96;
+
+/// Days per sparkline column for a window of `hours`: one, or as many as keep it within
+/// `SPARKLINE_MAX_COLUMNS` (a ten-year log is 39 days a column, not 3,653 columns).
+pub fn days_per_column(hours: usize) -> usize {
+    hours.div_ceil(24).div_ceil(SPARKLINE_MAX_COLUMNS).max(1)
+}
+
+/// One column per `days_per_column` days: the mean share of capacity in use.
 pub fn sparkline(hourly: &[f64], capacity: f64) -> String {
     const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     hourly
-        .chunks(24)
+        .chunks(24 * days_per_column(hourly.len()))
         .map(|day| {
             let mean = day.iter().sum::<f64>() / day.len().max(1) as f64;
             let level = if capacity > 0.0 {
@@ -612,7 +622,16 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             blocks: cluster_blocks,
         },
         Section {
-            title: "Utilization by day (▁ idle … █ at capacity)".into(),
+            title: match days_per_column(
+                r.clusters
+                    .iter()
+                    .map(|c| c.hourly.utilized_gpus.len())
+                    .max()
+                    .unwrap_or(0),
+            ) {
+                1 => "Utilization by day (▁ idle … █ at capacity)".into(),
+                days => format!("Utilization, {days} days a column (▁ idle … █ at capacity)"),
+            },
             blocks: vec![Block::Facts(series)],
         },
     ];
@@ -699,4 +718,23 @@ fn fallback_price_note(r: &AuditReport) -> Option<String> {
         first.price_source,
         names.join(", ")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_day_sparkline_fits_the_terminal_whatever_the_window() {
+        assert_eq!(sparkline(&vec![1.0; 90 * 24], 2.0).chars().count(), 90);
+        let ten_years = vec![1.0; 3653 * 24];
+        let line = sparkline(&ten_years, 2.0);
+        assert!(
+            line.chars().count() <= SPARKLINE_MAX_COLUMNS,
+            "{}",
+            line.chars().count()
+        );
+        assert_eq!(days_per_column(3653 * 24), 39);
+        assert_eq!(days_per_column(0), 1);
+    }
 }
