@@ -384,3 +384,31 @@ fn json_nested_absurdly_deep_is_refused_not_a_crash() {
         );
     }
 }
+
+#[test]
+fn a_mapping_a_log_proves_wrong_is_named_with_its_line_and_key() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let mapping = dir.path().join("m.toml");
+    let mapping_arg = mapping.to_str().expect("utf-8");
+    let init = gpuplan(&["mapping", "init", log, "-o", mapping_arg]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    let text = std::fs::read_to_string(&mapping).expect("mapping");
+    let user_line = text.lines().position(|l| l.starts_with("user = ")).expect("user line") + 1;
+    std::fs::write(&mapping, text.replace("user = \"user\"", "user = \"owner\"")).expect("write");
+    let run = gpuplan(&["audit", log, "--mapping", mapping_arg]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let place = format!("{mapping_arg}:{user_line} (columns.user) names \"owner\"");
+    assert!(run.stderr.contains(&place), "{}", run.stderr);
+
+    // A strftime pattern that cannot parse is refused when the mapping is read, at its line.
+    std::fs::write(&mapping, text.replace("time = \"auto\"", "time = \"%Q-%d\"")).expect("write");
+    let time_line = text.lines().position(|l| l.starts_with("time = ")).expect("time line") + 1;
+    let run = gpuplan(&["audit", log, "--mapping", mapping_arg]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("{mapping_arg}:{time_line}:8: units.time")),
+        "{}",
+        run.stderr
+    );
+}

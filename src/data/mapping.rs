@@ -235,6 +235,32 @@ pub struct Mapping {
     /// hosts.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hosts: BTreeMap<String, Vec<String>>,
+    /// The file the mapping was read from and the line of each key, so a problem found only
+    /// when a log is read (a column the log lacks) can point into the mapping.
+    #[serde(skip)]
+    pub origin: Option<MappingOrigin>,
+}
+
+/// Where a mapping came from.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MappingOrigin {
+    pub file: String,
+    /// Key path (`columns.user`) → 1-based line.
+    pub key_lines: BTreeMap<String, usize>,
+}
+
+impl Mapping {
+    /// A key of the mapping as a reader can find it: `the mapping m.toml:12 (columns.user)`,
+    /// or `the mapping's columns.user` when it was not read from a file.
+    pub fn place(&self, key: &str) -> String {
+        match &self.origin {
+            Some(origin) => match origin.key_lines.get(key) {
+                Some(line) => format!("the mapping {}:{line} ({key})", origin.file),
+                None => format!("the mapping {} ({key})", origin.file),
+            },
+            None => format!("the mapping's {key}"),
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -263,6 +289,7 @@ impl Default for Mapping {
             constants: BTreeMap::new(),
             units: Units::default(),
             hosts: BTreeMap::new(),
+            origin: None,
         }
     }
 }
@@ -282,6 +309,14 @@ impl Mapping {
     /// Problems with the mapping itself (unknown canonical fields, a bad delimiter).
     pub fn problems(&self) -> Vec<(String, String)> {
         let mut out = super::host_map::host_table_problems(&self.hosts);
+        if let TimeFormat::Pattern(pattern) = &self.units.time
+            && let Err(e) = chrono::format::StrftimeItems::new(pattern).parse()
+        {
+            out.push((
+                "units.time".into(),
+                format!("the strftime pattern \"{pattern}\" cannot be used: {e}; e.g. \"%d/%m/%Y %H:%M\""),
+            ));
+        }
         if self.schema_version != MAPPING_SCHEMA_VERSION {
             out.push(("schema_version".into(), format!("expected {MAPPING_SCHEMA_VERSION}")));
         }

@@ -680,8 +680,14 @@ fn read_tabular_in_pieces(
         .map(|m| ("gpu_multiplier".to_string(), m.clone()));
     for (field, source) in mapping.columns.clone().into_iter().chain(multiplier) {
         if schema.get(source.as_str()).is_none() {
+            let key = if field == "gpu_multiplier" {
+                field.clone()
+            } else {
+                format!("columns.{field}")
+            };
             return Err(format!(
-                "the mapping's columns.{field} = \"{source}\" is not a column of the file (it has: {})",
+                "{} names \"{source}\", which is not a column of the file (it has: {})",
+                mapping.place(&key),
                 header.join(", ")
             ));
         }
