@@ -101,7 +101,7 @@ fn term_mix_table(c: &ContractsReport) -> Table {
         ("class", Align::Left),
         ("accelerator", Align::Left),
         ("clusters", Align::Left),
-        ("today $/GPU-h", Align::Right),
+        ("today $/delivered GPU-h", Align::Right),
         ("factor", Align::Right),
         ("best mix", Align::Left),
         ("cost/month", Align::Right),
@@ -244,7 +244,10 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
         ),
         (
             "workload-matched".into(),
-            format!("{}/month", usd(c.matched_usd_per_month)),
+            format!(
+                "{}/month: each class's best mix above, before the split's correction (waterfall step 5)",
+                usd(c.matched_usd_per_month)
+            ),
         ),
     ]));
     if !c.fallback_price_clusters.is_empty() {
