@@ -10,6 +10,7 @@ pub mod fast_time;
 pub mod fleet_source;
 pub mod host_map;
 pub mod hostlist;
+pub mod job_details;
 pub mod job_runs;
 pub mod json_depth;
 pub mod load;
