@@ -106,7 +106,12 @@ pub fn render_text(doc: &Document) -> String {
                         out.push_str(&format!("  {label:<width$}  {value}\n"));
                     }
                 }
-                Block::Note(note) => out.push_str(&format!("  {note}\n")),
+                // A note's own line breaks keep its lines short; each is indented.
+                Block::Note(note) => {
+                    for line in note.lines() {
+                        out.push_str(&format!("  {line}\n"));
+                    }
+                }
                 Block::Preformatted(text) => {
                     for line in text.lines() {
                         out.push_str(format!("  {line}").trim_end());
