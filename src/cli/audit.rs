@@ -471,14 +471,25 @@ fn measured_section(m: &MeasuredUtilization, r: &AuditReport) -> Section {
 /// audit kept).
 const TOP_JOBS_SHOWN: usize = 5;
 
-/// Widest cells of the largest-jobs table, so a line stays within 120 columns (with GPUs up
-/// to 5 characters, GPU-hours up to 9 and util 7).
-const CLUSTER_CHARS: usize = 14;
-const JOB_ID_CHARS: usize = 11;
-const NAME_CHARS: usize = 20;
-const USER_CHARS: usize = 8;
-const QUEUE_CHARS: usize = 8;
-const STATE_CHARS: usize = 9;
+/// The widest line of the largest-jobs table.
+const TOP_JOBS_COLUMNS: usize = 120;
+
+/// The text columns of the largest-jobs table (cluster, class, job, name, user, queue, state),
+/// each the width of its widest value until the line would pass `TOP_JOBS_COLUMNS` with the
+/// numbers' widths (`other_chars`); then the widest shrinks first, none below its floor.
+fn fit_widths(natural: [usize; 7], other_chars: usize) -> [usize; 7] {
+    const FLOORS: [usize; 7] = [8, 9, 10, 12, 6, 6, 7];
+    let mut widths: [usize; 7] = std::array::from_fn(|i| natural[i].max(FLOORS[i].min(natural[i])));
+    // The indent and two spaces between the ten columns.
+    let budget = TOP_JOBS_COLUMNS.saturating_sub(2 + 2 * 9 + other_chars);
+    while widths.iter().sum::<usize>() > budget {
+        let Some(widest) = (0..7).filter(|&i| widths[i] > FLOORS[i]).max_by_key(|&i| widths[i]) else {
+            break;
+        };
+        widths[widest] -= 1;
+    }
+    widths
+}
 
 /// The end of a long id, which tells jobs apart (`…019_10238`), with `…` before it.
 fn id_tail(id: &str, max_chars: usize) -> String {
@@ -582,6 +593,7 @@ fn top_jobs_section(r: &AuditReport) -> Option<Section> {
     ]);
     let mut group: Option<(&str, WorkloadClass)> = None;
     let mut shown = 0;
+    let mut rows: Vec<([String; 7], [String; 3])> = Vec::new();
     for job in &r.top_jobs {
         let this = (job.cluster.as_str(), job.class);
         if group != Some(this) {
@@ -592,19 +604,57 @@ fn top_jobs_section(r: &AuditReport) -> Option<Section> {
         if shown > TOP_JOBS_SHOWN {
             continue;
         }
-        let text = |value: &Option<String>, max: usize| truncated(&or_dash(value.as_deref()), max);
-        table.row(vec![
-            truncated(&job.cluster, CLUSTER_CHARS),
-            job.class.label().to_string(),
-            id_tail(&or_dash(job.job_id.as_deref()), JOB_ID_CHARS),
-            text(&job.name, NAME_CHARS),
-            text(&job.user, USER_CHARS),
-            text(&job.queue, QUEUE_CHARS),
-            text(&job.state, STATE_CHARS),
-            thousands(job.max_gpus),
-            thousands(job.gpu_hours),
-            job.mean_util_frac.map_or_else(|| "–".to_string(), pct),
-        ]);
+        let text = |value: &Option<String>| or_dash(value.as_deref());
+        rows.push((
+            [
+                job.cluster.clone(),
+                job.class.label().to_string(),
+                text(&job.job_id),
+                text(&job.name),
+                text(&job.user),
+                text(&job.queue),
+                text(&job.state),
+            ],
+            [
+                thousands(job.max_gpus),
+                thousands(job.gpu_hours),
+                job.mean_util_frac.map_or_else(|| "–".to_string(), pct),
+            ],
+        ));
+    }
+    let width = |cell: &str| cell.chars().count();
+    let natural: [usize; 7] = std::array::from_fn(|i| {
+        rows.iter()
+            .map(|(texts, _)| width(&texts[i]))
+            .chain([width(&table.headers[i])])
+            .max()
+            .unwrap_or(0)
+    });
+    let numbers: usize = (0..3)
+        .map(|i| {
+            rows.iter()
+                .map(|(_, numbers)| width(&numbers[i]))
+                .chain([width(&table.headers[7 + i])])
+                .max()
+                .unwrap_or(0)
+        })
+        .sum();
+    let widths = fit_widths(natural, numbers);
+    for (texts, numbers) in rows {
+        let mut cells: Vec<String> = texts
+            .iter()
+            .enumerate()
+            // Ids differ at their end (`…019_10238`): cut from the front; the rest from the back.
+            .map(|(i, t)| {
+                if i == 2 {
+                    id_tail(t, widths[i])
+                } else {
+                    truncated(t, widths[i])
+                }
+            })
+            .collect();
+        cells.extend(numbers);
+        table.row(cells);
     }
     Some(Section {
         title: format!("Top jobs ({TOP_JOBS_SHOWN} per cluster and class by GPU-hours)"),
