@@ -255,8 +255,22 @@ fn read_records(path: &Path, pieces: &[Piece], lines: &[u64], mapping: &Mapping)
     Ok(records)
 }
 
+/// Where the newline after `skip` others lies in `bytes`, or how many newlines it holds.
+fn newline_after(bytes: &[u8], skip: u64) -> Result<usize, u64> {
+    let mut newlines = memchr::memchr_iter(b'\n', bytes);
+    for seen in 0..=skip {
+        match newlines.next() {
+            Some(at) if seen == skip => return Ok(at),
+            Some(_) => {}
+            None => return Err(seen),
+        }
+    }
+    Err(skip + 1)
+}
+
 /// The wanted records (ascending rows) of one piece, scanning from its start: record ends are
-/// newlines outside quotes, as the reader cut them.
+/// newlines outside quotes, as the reader cut them. In blocks without quotes the newlines are
+/// found by `memchr`; quoted ones are walked byte by byte.
 fn records_in_piece(path: &Path, piece: Piece, rows: &[u64]) -> Result<Vec<(u64, Vec<u8>)>, String> {
     let mut file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
     file.seek(SeekFrom::Start(piece.byte_offset))
@@ -280,8 +294,21 @@ fn records_in_piece(path: &Path, piece: Piece, rows: &[u64]) -> Result<Vec<(u64,
         let mut from = 0;
         while from < block.len() {
             let Some(&next) = wanted.peek() else { break 'read };
-            // Outside quotes, in a block without any, a record ends at the next newline.
             let end = if !in_quotes && !quoted {
+                // Outside quotes, in a block without any: skip to the wanted record by counting.
+                if row < next {
+                    match newline_after(&block[from..], next - row - 1) {
+                        Ok(i) => {
+                            from += i + 1;
+                            row = next;
+                            continue;
+                        }
+                        Err(newlines) => {
+                            row += newlines;
+                            break;
+                        }
+                    }
+                }
                 memchr::memchr(b'\n', &block[from..]).map(|i| from + i)
             } else {
                 let mut end = None;
@@ -351,5 +378,32 @@ mod tests {
             String::from_utf8(split.bytes).expect("utf-8"),
             "2,\"two\nlines\"\n4,d\n"
         );
+    }
+
+    #[test]
+    fn records_across_blocks_with_and_without_quotes_match_a_plain_split() {
+        // About 3 MB: several read blocks, quoted newlines only in the middle one.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.csv");
+        let mut text = String::from("id,name\n");
+        let mut records = Vec::new();
+        for i in 0..60_000u64 {
+            let name = if (25_000..25_050).contains(&i) {
+                format!("\"two\nlines {i}\"")
+            } else {
+                format!("name-{i}-{}", "x".repeat((i % 40) as usize))
+            };
+            let record = format!("{i},{name}\n");
+            text.push_str(&record);
+            records.push(record);
+        }
+        std::fs::write(&path, &text).expect("write");
+        let mapping = Mapping::default();
+        let rows: Vec<u64> = vec![0, 1, 9_999, 25_000, 25_049, 25_050, 40_001, 59_999];
+        let lines: Vec<u64> = rows.iter().map(|r| r + 2).collect();
+        let found = read_records(&path, &[], &lines, &mapping).expect("read");
+        let expected: String = rows.iter().map(|&r| records[r as usize].as_str()).collect();
+        assert_eq!(String::from_utf8(found.bytes).expect("utf-8"), expected);
+        assert_eq!(found.lines, lines);
     }
 }
