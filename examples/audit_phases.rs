@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use gpuplan::config::catalog::builtin;
-use gpuplan::data::audit::{AuditSettings, WindowSpec, audit};
+use gpuplan::data::audit::{AuditSettings, WindowSpec, audit_loaded};
 use gpuplan::data::load::load_logs;
 
 // The allocator and settings of the gpuplan binary (src/main.rs), so the phases add up to it.
@@ -70,7 +70,7 @@ fn main() {
         host_patterns: Default::default(),
     };
     let t = Instant::now();
-    match audit(&logs.jobs, &logs.quarantine, &rules, &settings) {
+    match audit_loaded(&logs, &rules, &settings) {
         Ok(report) => println!(
             "audit: {:.2} s ({:.2} s of CPU), {} jobs, {}",
             t.elapsed().as_secs_f64(),

@@ -412,3 +412,49 @@ fn a_mapping_a_log_proves_wrong_is_named_with_its_line_and_key() {
         run.stderr
     );
 }
+
+const SACCT_PENDING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/slurm/sacct_pending.txt");
+
+#[test]
+fn pending_demand_and_named_top_jobs_reach_json_and_text() {
+    let report = audit_json(&[SACCT_PENDING, "--all-time"]);
+    let pending = &report["pending"]["training"];
+    assert_eq!(pending["jobs"], 1);
+    assert_eq!(pending["gpus"], 64.0);
+    assert_eq!(pending["gpu_hours_requested"], 3072.0);
+    assert_eq!(pending["gpu_hours_basis"], "time_limit");
+    assert_eq!(report["clusters"][0]["pending"]["burst"]["jobs"], 3);
+    assert_eq!(report["pending"]["inference"]["gpu_hours_basis"], "wait_in_window");
+    assert_eq!(report["rows_rejected_total"], 0);
+    let top = &report["top_jobs"][0];
+    for (key, value) in [
+        ("job_id", "2001"),
+        ("name", "pretrain-llama-70b"),
+        ("user", "alice"),
+        ("queue", "gpu/high"),
+        ("state", "COMPLETED"),
+    ] {
+        assert_eq!(top[key], value, "{key}");
+    }
+    assert!(top["mean_util_frac"].is_null());
+
+    let text = gpuplan(&["audit", SACCT_PENDING, "--all-time"]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    assert!(
+        text.stdout.contains("PENDING DEMAND (JOBS THAT NEVER STARTED)"),
+        "{}",
+        text.stdout
+    );
+    assert!(text.stdout.contains("TOP JOBS"), "{}", text.stdout);
+    let from = text.stdout.find("PENDING DEMAND").expect("pending section");
+    let to = text.stdout.find("CLASSIFICATION RULES").expect("rules section");
+    let sections = &text.stdout[from..to];
+    assert!(sections.lines().all(|l| l.chars().count() <= 120), "{sections}");
+    let sample = gpuplan(&["audit", SAMPLE]);
+    assert!(
+        !sample.stdout.contains("PENDING DEMAND"),
+        "no section without pending jobs"
+    );
+    let markdown = gpuplan(&["audit", SACCT_PENDING, "--all-time", "--format", "markdown"]);
+    assert!(markdown.stdout.contains("## Pending demand"), "{}", markdown.stdout);
+}

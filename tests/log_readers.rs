@@ -317,3 +317,119 @@ fn parquet_folders_and_ndjson_read_like_the_csv() {
     assert_eq!(totals(&from_csv), totals(&from_parquet));
     assert_eq!(totals(&from_csv).2, 2);
 }
+
+/// The audit of logs read as `gpuplan audit` reads them (or in full detail), with the jobs
+/// that never started and the largest jobs' names read back.
+fn audited_as_cli(path: &str, mapping: Option<&Mapping>, full: bool) -> (LoadedLogs, AuditReport) {
+    let rules = builtin().catalog.classification.expect("built-in rules");
+    let detail = if full {
+        gpuplan::data::tabular::Detail::Full
+    } else {
+        gpuplan::data::tabular::Detail::Audit(&rules)
+    };
+    let logs = load_logs(&[fixture(path)], None, mapping, detail).expect("loads");
+    let report = gpuplan::data::audit::audit_loaded(&logs, &rules, &settings()).expect("audit");
+    (logs, report)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn sacct_pending_jobs_are_pending_demand_by_class_not_rejected_rows() {
+    let (logs, report) = audited_as_cli("slurm/sacct_pending.txt", None, false);
+    assert_eq!(logs.quarantine.total(), 0);
+    assert_eq!(report.rows_rejected_total, 0);
+    assert_eq!(report.jobs_total, 2, "the started jobs only");
+    use gpuplan::model::fleet::{PendingHoursBasis, class_pending_gpu_hours};
+    use gpuplan::model::workload::WorkloadClass::{Burst, Inference, Training};
+    let cluster = &report.clusters[0];
+    // 2003: 64 GPUs × a 2-day limit. 2004: 1 GPU, no limit: waited 12 h to the window's end.
+    // 2005_[1-3%2]: three tasks, 1 GPU × 1 h each. 2006 left the queue before the window.
+    let training = cluster.pending.get(Training);
+    assert_eq!((training.jobs, training.gpus), (1, 64.0));
+    assert!(close(training.gpu_hours_requested, 64.0 * 48.0));
+    assert_eq!(training.gpu_hours_basis, PendingHoursBasis::TimeLimit);
+    let inference = cluster.pending.get(Inference);
+    assert_eq!((inference.jobs, inference.gpus), (1, 1.0));
+    assert!(close(inference.gpu_hours_requested, 12.0));
+    assert_eq!(inference.gpu_hours_basis, PendingHoursBasis::WaitInWindow);
+    let burst = cluster.pending.get(Burst);
+    assert_eq!((burst.jobs, burst.gpus), (3, 3.0));
+    assert!(close(burst.gpu_hours_requested, 3.0));
+    assert_eq!(report.pending.jobs(), 5);
+    assert!(close(class_pending_gpu_hours(&report, Training), 3072.0));
+    // The largest jobs carry what sacct says of them.
+    let top = report
+        .top_jobs
+        .iter()
+        .find(|j| j.class == Training)
+        .expect("a training job");
+    assert_eq!(top.job_id.as_deref(), Some("2001"));
+    assert_eq!(top.name.as_deref(), Some("pretrain-llama-70b"));
+    assert_eq!(top.user.as_deref(), Some("alice"));
+    assert_eq!(top.queue.as_deref(), Some("gpu/high"));
+    assert_eq!(top.state.as_deref(), Some("COMPLETED"));
+    assert_eq!(top.mean_util_frac, None, "the log has no utilization");
+}
+
+#[test]
+fn a_pod_never_scheduled_is_pending_demand_and_one_never_created_is_rejected() {
+    let text = std::fs::read_to_string(fixture("formats/k8s_pods.mapping.toml")).expect("mapping");
+    let mapping: Mapping = toml::from_str(&text).expect("mapping parses");
+    for full in [false, true] {
+        let (logs, report) = audited_as_cli("formats/k8s_pods_pending.csv", Some(&mapping), full);
+        // Pod 4: neither created nor scheduled: as before, an unparseable time.
+        assert_eq!(rejected(&logs, RejectReason::UnparseableTime), 1);
+        assert_eq!(report.rows_rejected_total, 1);
+        assert_eq!(report.jobs_total, 2);
+        // Pod 3: 2 × 1,000 milli-GPUs, created at second 3,000, never scheduled: it waited to the
+        // window's end at second 7,300 (no time limit in a pod list). No rule on run hours
+        // applies to it: the default rule, training.
+        let pending = report.clusters[0]
+            .pending
+            .get(gpuplan::model::workload::WorkloadClass::Training);
+        assert_eq!((pending.jobs, pending.gpus), (1, 2.0), "full detail: {full}");
+        assert!(close(pending.gpu_hours_requested, 2.0 * 4300.0 / 3600.0));
+        assert_eq!(report.pending.jobs(), 1);
+        let pod = report
+            .top_jobs
+            .iter()
+            .find(|j| j.job_id.as_deref() == Some("openb-pod-0001"))
+            .expect("pod 1 among the largest");
+        assert_eq!(pod.state.as_deref(), Some("Running"));
+        assert_eq!(pod.queue.as_deref(), Some("LS"));
+        assert_eq!(pod.name, None, "a pod list has no name column");
+    }
+}
+
+#[test]
+fn an_empty_start_beside_a_submit_time_is_pending_demand() {
+    for full in [false, true] {
+        let (logs, report) = audited_as_cli("formats/submit_no_start.csv", None, full);
+        // a4: no submit, no start; a5: a start that does not read: both rejected as before.
+        assert_eq!(rejected(&logs, RejectReason::UnparseableTime), 2, "full detail: {full}");
+        assert_eq!(report.rows_rejected_total, 2);
+        assert_eq!(report.jobs_total, 1);
+        use gpuplan::model::workload::WorkloadClass::{Burst, Inference};
+        let cluster = &report.clusters[0];
+        // a2: 4 GPUs waiting from 12:00 to the window's end at 01:00 the next day.
+        let inference = cluster.pending.get(Inference);
+        assert_eq!((inference.jobs, inference.gpus), (1, 4.0));
+        assert!(close(inference.gpu_hours_requested, 4.0 * 13.0));
+        // a3: 2 GPUs × a 90-minute limit (bare numbers are minutes).
+        let burst = cluster.pending.get(Burst);
+        assert!(close(burst.gpu_hours_requested, 3.0));
+        assert_eq!(burst.jobs_with_time_limit, 1);
+        let top = &report.top_jobs[0];
+        assert_eq!(
+            (top.job_id.as_deref(), top.name.as_deref(), top.user.as_deref()),
+            (Some("a1"), Some("train-llm"), Some("ana"))
+        );
+        assert_eq!(
+            (top.queue.as_deref(), top.state.as_deref()),
+            (Some("batch"), Some("COMPLETED"))
+        );
+    }
+}

@@ -354,3 +354,16 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
     update(&mut app, Action::Command(CommandId::FocusMfu));
     assert!(update(&mut app, Action::Command(CommandId::Increase)).is_empty());
 }
+
+#[test]
+fn a_cluster_with_jobs_that_never_started_shows_them() {
+    let log = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/slurm/sacct_pending.txt");
+    let mut app = sample_workbench(Some(&log)).expect("the fixture audits");
+    let fleet = screen(&app, 80, 24);
+    assert!(fleet.contains("pending 5 jobs · 68 GPUs"), "{fleet}");
+    insta::assert_snapshot!("pending_fleet_80x24", fleet);
+    press(&mut app, &[Key::plain(KeyCode::Enter)]);
+    let cluster = screen(&app, 80, 24);
+    assert!(cluster.contains("never started"), "{cluster}");
+    insta::assert_snapshot!("pending_cluster_80x24", cluster);
+}

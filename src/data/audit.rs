@@ -8,7 +8,11 @@ use polars::prelude::*;
 
 use super::canonical::{self as c, MS_PER_HOUR};
 
-use super::classify::{JOB_KEY, classify_jobs, label_rule_index, no_rule_index, rule_name};
+use super::classify::{
+    JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name,
+};
+use super::job_details::RunOrigins;
+use super::load::LoadedLogs;
 use super::reject::Quarantine;
 use super::run_features::with_run_features;
 use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_minutes};
@@ -16,8 +20,8 @@ use super::top_jobs::{TopJobInputs, top_jobs};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::fleet::iso_utc;
 pub use crate::model::fleet::{
-    AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, RejectReason,
-    RejectedRow, RuleUse, Window,
+    AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, PendingDemand,
+    RejectReason, RejectedRow, RuleUse, Window,
 };
 use crate::model::plan::Plan;
 use crate::model::utilization::{UtilizationSource, cluster_flags};
@@ -236,15 +240,125 @@ fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> Result<DataFr
     with_run_features(runs.clone().lazy(), rules)?.collect().map_err(err)
 }
 
+/// What an audit reads: the runs, the rows set aside, the jobs that never started and where
+/// the runs came from (to name the largest jobs).
+#[derive(Clone, Copy)]
+pub struct AuditInput<'a> {
+    pub runs: &'a DataFrame,
+    pub quarantine: &'a Quarantine,
+    /// Jobs that never started (`load::pending_frame`); an empty frame when there are none.
+    pub pending: &'a DataFrame,
+    pub origins: Option<&'a RunOrigins>,
+}
+
+impl<'a> AuditInput<'a> {
+    pub fn of(logs: &'a LoadedLogs) -> AuditInput<'a> {
+        AuditInput {
+            runs: &logs.jobs,
+            quarantine: &logs.quarantine,
+            pending: &logs.pending,
+            origins: Some(&logs.origins),
+        }
+    }
+}
+
+/// The audit of runs alone: no pending jobs, top jobs named only from the frame's columns.
 pub fn audit(
     runs: &DataFrame,
     quarantine: &Quarantine,
     rules: &ClassificationRules,
     settings: &AuditSettings,
 ) -> Result<AuditReport, String> {
+    let none = DataFrame::empty();
+    audit_input(
+        AuditInput {
+            runs,
+            quarantine,
+            pending: &none,
+            origins: None,
+        },
+        rules,
+        settings,
+    )
+}
+
+/// The audit of logs as `load_logs` read them.
+pub fn audit_loaded(
+    logs: &LoadedLogs,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+) -> Result<AuditReport, String> {
+    audit_input(AuditInput::of(logs), rules, settings)
+}
+
+/// Each never-started job in the window, counted for its cluster and class (`classes`, one per
+/// row). A job is in the window when it was submitted before the window's end (or says not
+/// when) and had not left the queue before its start. Its GPU-hours: time limit × GPUs, else
+/// its wait in the window (from its submit, or the window's start, to its cancellation, or the
+/// window's end) × GPUs, else none.
+fn pending_by_cluster(
+    pending: &DataFrame,
+    classes: &[WorkloadClass],
+    window: &Window,
+) -> Result<std::collections::BTreeMap<String, PendingDemand>, String> {
+    let mut out: std::collections::BTreeMap<String, PendingDemand> = Default::default();
+    if pending.height() == 0 {
+        return Ok(out);
+    }
+    let clusters = pending.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
+    let gpus = pending.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
+    let limits = pending
+        .column(c::TIME_LIMIT_HOURS)
+        .map_err(err)?
+        .f64()
+        .map_err(err)?
+        .clone();
+    let submits = c::int64_column(pending, c::SUBMIT)?;
+    let ends = c::int64_column(pending, c::END)?;
+    for (row, &class) in classes.iter().enumerate() {
+        let (submit, end) = (submits.get(row), ends.get(row));
+        if submit.is_some_and(|s| s >= window.end_ms) || end.is_some_and(|e| e <= window.start_ms) {
+            continue;
+        }
+        let wait_hours = submit.map(|s| {
+            let from = s.max(window.start_ms);
+            let to = end.unwrap_or(window.end_ms).min(window.end_ms);
+            (to - from).max(0) as f64 / MS_PER_HOUR
+        });
+        let cluster = clusters.get(row).unwrap_or("").to_string();
+        out.entry(cluster).or_default().get_mut(class).add_job(
+            gpus.get(row).unwrap_or(0.0),
+            limits.get(row),
+            wait_hours,
+        );
+    }
+    Ok(out)
+}
+
+pub fn audit_input(
+    input: AuditInput<'_>,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+) -> Result<AuditReport, String> {
+    let AuditInput {
+        runs,
+        quarantine,
+        pending,
+        origins,
+    } = input;
     let window = resolve_window(runs, settings.window)?;
     let runs = with_features(runs, rules)?;
-    let jobs = classify_jobs(&runs, rules, window.end_ms)?;
+    let (jobs, stems) = classify_jobs_with_stems(&runs, rules, window.end_ms)?;
+    let mut pending_of = if pending.height() > 0 {
+        let pending = with_features(pending, rules)?;
+        pending_by_cluster(&pending, &classify_pending(&pending, rules, &stems)?, &window)?
+    } else {
+        Default::default()
+    };
+    let mut pending_total = PendingDemand::default();
+    for demand in pending_of.values() {
+        pending_total.merge(demand);
+    }
     let minutes = window_minutes(&window);
     let rule_count = no_rule_index(rules) as usize + 1;
     let RunTotals {
@@ -277,6 +391,7 @@ pub fn audit(
         cluster_names: &accumulators.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
         rules,
         window: &window,
+        origins,
     })?;
     accumulators.sort_by(|a, b| a.name.cmp(&b.name));
     let runs_total: u64 = accumulators.iter().map(|a| a.runs).sum();
@@ -291,7 +406,10 @@ pub fn audit(
             all_jobs[k] += acc.jobs[k];
         }
         let breakdown = summaries(acc.gpu_hours, acc.util_gpu_hours, acc.util_weight, acc.jobs);
-        clusters.push(cluster_audit(acc, breakdown, minutes, window_hours, &window, settings));
+        let pending = pending_of.remove(&acc.name).unwrap_or_default();
+        let mut cluster = cluster_audit(acc, breakdown, minutes, window_hours, &window, settings);
+        cluster.pending = pending;
+        clusters.push(cluster);
     }
     let classes = summaries(all_hours, all_util, all_weight, all_jobs);
     let gpu_hours_total: f64 = all_hours.iter().sum();
@@ -336,6 +454,7 @@ pub fn audit(
         top_jobs,
         measured_utilization: None,
         measurement_notes: Vec::new(),
+        pending: pending_total,
     })
 }
 
@@ -431,5 +550,6 @@ fn cluster_audit(
         },
         measured: None,
         log: None,
+        pending: PendingDemand::default(),
     }
 }

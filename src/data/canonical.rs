@@ -27,6 +27,9 @@ pub const SOURCE_LINE: &str = "source_line";
 /// replay then takes the first start, and says so).
 pub const SUBMIT: &str = "submit";
 
+/// A job's requested run length (its time limit), hours; read only for jobs that never started.
+pub const TIME_LIMIT_HOURS: &str = "time_limit_hours";
+
 /// Canonical times are UTC milliseconds.
 pub const MS_PER_MINUTE: i64 = 60_000;
 pub const MS_PER_HOUR: f64 = 3_600_000.0;
@@ -114,6 +117,64 @@ pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
                 runs.iter().map(|r| r.source_line).collect::<Vec<u64>>(),
             ),
             time(SUBMIT, runs.iter().map(|r| r.submit_ms).collect())?,
+        ],
+    )
+}
+
+/// A job that asked for GPUs and never started (Slurm `PENDING`, a pod never scheduled, a
+/// row with a submit time and no start), as a reader written in plain Rust collects it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PendingRun {
+    pub job_id: String,
+    pub cluster: String,
+    pub name: Option<String>,
+    pub user: Option<String>,
+    pub queue: Option<String>,
+    pub state: Option<String>,
+    pub label: Option<String>,
+    /// GPUs requested.
+    pub gpus: f64,
+    pub submit_ms: Option<i64>,
+    /// When it left the queue without starting (cancelled), if it did.
+    pub end_ms: Option<i64>,
+    pub time_limit_ms: Option<i64>,
+    pub source_line: u64,
+}
+
+/// The columns of a frame of never-started jobs (before the classification features).
+pub const PENDING_COLUMNS: [&str; 6] = [CLUSTER, GPUS, SUBMIT, END, TIME_LIMIT_HOURS, SOURCE_LINE];
+
+/// Builds a frame of never-started jobs, with the text columns classification reads.
+pub fn frame_from_pending(jobs: &[PendingRun]) -> PolarsResult<DataFrame> {
+    let text = |name: &str, f: &dyn Fn(&PendingRun) -> Option<&str>| {
+        Column::new(name.into(), jobs.iter().map(f).collect::<Vec<Option<&str>>>())
+    };
+    let time = |name: &str, values: Vec<Option<i64>>| -> PolarsResult<Column> {
+        Column::new(name.into(), values).cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
+    };
+    DataFrame::new(
+        jobs.len(),
+        vec![
+            text(JOB_ID, &|j| Some(j.job_id.as_str())),
+            text(CLUSTER, &|j| Some(j.cluster.as_str())),
+            text(NAME, &|j| j.name.as_deref()),
+            text(USER, &|j| j.user.as_deref()),
+            text(QUEUE, &|j| j.queue.as_deref()),
+            text(STATE, &|j| j.state.as_deref()),
+            text(LABEL, &|j| j.label.as_deref()),
+            Column::new(GPUS.into(), jobs.iter().map(|j| j.gpus).collect::<Vec<f64>>()),
+            time(SUBMIT, jobs.iter().map(|j| j.submit_ms).collect())?,
+            time(END, jobs.iter().map(|j| j.end_ms).collect())?,
+            Column::new(
+                TIME_LIMIT_HOURS.into(),
+                jobs.iter()
+                    .map(|j| j.time_limit_ms.map(|ms| ms as f64 / MS_PER_HOUR))
+                    .collect::<Vec<Option<f64>>>(),
+            ),
+            Column::new(
+                SOURCE_LINE.into(),
+                jobs.iter().map(|j| j.source_line).collect::<Vec<u64>>(),
+            ),
         ],
     )
 }

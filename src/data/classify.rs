@@ -73,6 +73,9 @@ type StemMap = HashMap<u64, StemStats, BuildHasherDefault<KeyHasher>>;
 #[derive(Debug, Clone, Copy)]
 struct JobFacts {
     run_hours: f64,
+    /// False for a job that never started and gives no time limit: rules on run hours do not
+    /// apply to it.
+    hours_known: bool,
     gpus: f64,
     util_gpu_hours: f64,
     util_weight: f64,
@@ -88,6 +91,7 @@ impl JobFacts {
     fn new() -> JobFacts {
         JobFacts {
             run_hours: 0.0,
+            hours_known: true,
             gpus: 0.0,
             util_gpu_hours: 0.0,
             util_weight: 0.0,
@@ -145,7 +149,7 @@ fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &StemMap) -> bo
     let stem = job.stem.and_then(|s| stems.get(&s));
     (rule.name_patterns.is_empty() || job.name_matches & bit != 0)
         && (rule.queue_patterns.is_empty() || job.queue_matches & bit != 0)
-        && within(Some(job.run_hours), rule.min_hours, rule.max_hours)
+        && within(job.hours_known.then_some(job.run_hours), rule.min_hours, rule.max_hours)
         && within(Some(job.gpus), rule.min_gpus, rule.max_gpus)
         && within(util, rule.min_util, rule.max_util)
         && rule
@@ -337,25 +341,92 @@ fn classify_range(
         for &row in rows {
             job_of_run[row as usize].store(index, Ordering::Relaxed);
         }
-        let matched = rules
-            .rules
-            .iter()
-            .enumerate()
-            .find(|(i, rule)| rule_holds(*i, rule, job, stems));
-        let rule_class = matched.map(|(_, rule)| rule.class);
-        let label_class = job.label.and_then(class_of_code);
-        classes
-            .class
-            .push(label_class.or(rule_class).unwrap_or(WorkloadClass::Training));
-        classes.rule.push(match (label_class, matched) {
+        let decision = decide(job, stems, rules);
+        classes.class.push(decision.class);
+        classes.rule.push(decision.rule);
+        classes.rule_class.push(decision.rule_class);
+        classes.label_class.push(decision.label_class);
+    });
+    classes
+}
+
+/// One job's class, the rule that decided it, the rules' class and its label's class.
+struct Decision {
+    class: WorkloadClass,
+    rule: u32,
+    rule_class: Option<WorkloadClass>,
+    label_class: Option<WorkloadClass>,
+}
+
+/// The label wins; else the first rule that holds; else training.
+fn decide(job: &JobFacts, stems: &StemMap, rules: &ClassificationRules) -> Decision {
+    let matched = rules
+        .rules
+        .iter()
+        .enumerate()
+        .find(|(i, rule)| rule_holds(*i, rule, job, stems));
+    let rule_class = matched.map(|(_, rule)| rule.class);
+    let label_class = job.label.and_then(class_of_code);
+    Decision {
+        class: label_class.or(rule_class).unwrap_or(WorkloadClass::Training),
+        rule: match (label_class, matched) {
             (Some(_), _) => label_rule_index(rules),
             (None, Some((i, _))) => i as u32,
             (None, None) => no_rule_index(rules),
-        });
-        classes.rule_class.push(rule_class);
-        classes.label_class.push(label_class);
-    });
-    classes
+        },
+        rule_class,
+        label_class,
+    }
+}
+
+/// The started jobs' name stems (jobs, run hours, time span), for classifying jobs that
+/// never started by the same rules.
+pub struct Stems(StemMap);
+
+/// Classifies jobs that never started (one per row of a frame with the classification
+/// features, `GPUS`, `TIME_LIMIT_HOURS` and `SUBMIT`) by the rules the started jobs went
+/// through: a label wins; names, queues and GPUs count as for a run; the time limit stands for
+/// the run hours, and without one no rule on run hours applies; the repeats and overlap of a
+/// stem are those of the started jobs.
+pub fn classify_pending(
+    pending: &DataFrame,
+    rules: &ClassificationRules,
+    stems: &Stems,
+) -> Result<Vec<WorkloadClass>, String> {
+    let one = |name: &str| -> Result<Series, String> {
+        Ok(pending.column(name).map_err(err)?.as_materialized_series().rechunk())
+    };
+    let (stem_keys, labels, name_bits, queue_bits) =
+        (one(STEM_KEY)?, one(LABEL_CODE)?, one(NAME_BITS)?, one(QUEUE_BITS)?);
+    let (gpus, limits) = (one(c::GPUS)?, one(c::TIME_LIMIT_HOURS)?);
+    let submits = c::int64_column(pending, c::SUBMIT)?;
+    let (stem_keys, labels, name_bits, queue_bits, gpus, limits) = (
+        stem_keys.u64().map_err(err)?,
+        labels.u32().map_err(err)?,
+        name_bits.u64().map_err(err)?,
+        queue_bits.u64().map_err(err)?,
+        gpus.f64().map_err(err)?,
+        limits.f64().map_err(err)?,
+    );
+    Ok((0..pending.height())
+        .map(|row| {
+            let at = submits.get(row).unwrap_or(0);
+            let limit = limits.get(row);
+            let job = JobFacts {
+                run_hours: limit.unwrap_or(0.0),
+                hours_known: limit.is_some(),
+                gpus: gpus.get(row).unwrap_or(0.0),
+                name_matches: name_bits.get(row).unwrap_or(0),
+                queue_matches: queue_bits.get(row).unwrap_or(0),
+                label: labels.get(row),
+                stem: stem_keys.get(row),
+                first_ms: at,
+                last_ms: at,
+                ..JobFacts::new()
+            };
+            decide(&job, &stems.0, rules).class
+        })
+        .collect())
 }
 
 /// Classifies the jobs of runs that carry `with_run_features`'s columns; jobs are numbered in
@@ -367,6 +438,15 @@ pub fn classify_jobs(
     rules: &ClassificationRules,
     observation_end_ms: i64,
 ) -> Result<JobClasses, String> {
+    classify_jobs_with_stems(runs, rules, observation_end_ms).map(|(classes, _)| classes)
+}
+
+/// As `classify_jobs`, with the stems' statistics, for `classify_pending`.
+pub fn classify_jobs_with_stems(
+    runs: &DataFrame,
+    rules: &ClassificationRules,
+    observation_end_ms: i64,
+) -> Result<(JobClasses, Stems), String> {
     if rules.rules.len() > MAX_RULES {
         return Err(format!(
             "{} classification rules: at most {MAX_RULES} are supported",
@@ -411,7 +491,7 @@ pub fn classify_jobs(
     classes.rule_class.extend(right_classes.rule_class);
     classes.label_class.extend(right_classes.label_class);
     classes.job_of_run = job_of_run.into_iter().map(AtomicU32::into_inner).collect();
-    Ok(classes)
+    Ok((classes, Stems(stems)))
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use polars::prelude::{DataFrame, IntoLazy, col};
 
-use super::audit::{AuditSettings, audit};
+use super::audit::{AuditInput, AuditSettings, audit_input};
 use super::canonical::{JobRun, frame_from_runs};
 use super::host_map::{HostMap, unmapped_note};
+use super::job_details::RunOrigins;
 use super::load::{FileSummary, LoadError, load_logs};
 use super::mapping::Mapping;
 use super::measured::{measured_by_cluster, measured_utilization};
@@ -33,6 +34,10 @@ pub enum FleetSource {
         utilization: Option<DataFrame>,
         /// Host → cluster, from the hosts the logs ran jobs on.
         hosts: BTreeMap<String, String>,
+        /// Jobs that never started.
+        pending: DataFrame,
+        /// Which file each run came from, to name the largest jobs.
+        origins: RunOrigins,
     },
     /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time.
     Partitioned {
@@ -97,6 +102,8 @@ impl FleetSource {
             files: loaded.files,
             utilization: loaded.utilization,
             hosts: loaded.hosts,
+            pending: loaded.pending,
+            origins: loaded.origins,
         })
     }
 
@@ -131,6 +138,8 @@ impl FleetSource {
             }],
             utilization: None,
             hosts: BTreeMap::new(),
+            pending: DataFrame::empty(),
+            origins: RunOrigins::default(),
         })
     }
 
@@ -189,13 +198,21 @@ impl FleetSource {
                 quarantine,
                 files,
                 utilization,
+                pending,
+                origins,
                 ..
             } => {
                 let fail = |message| LoadError {
                     path: joined(files),
                     message,
                 };
-                let mut report = audit(runs, quarantine, rules, settings).map_err(fail)?;
+                let input = AuditInput {
+                    runs,
+                    quarantine,
+                    pending,
+                    origins: Some(origins),
+                };
+                let mut report = audit_input(input, rules, settings).map_err(fail)?;
                 if let Some(samples) = utilization {
                     report.measured_utilization =
                         measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use super::canonical::{SUBMIT, frame_from_runs, schema};
+use super::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
+use super::job_details::{RunOrigin, RunOrigins};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
-use super::run_features::with_run_features;
+use super::run_features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
 use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
 
@@ -46,6 +47,10 @@ pub struct LoadedLogs {
     pub files: Vec<FileSummary>,
     /// Host → cluster, from the hosts Slurm logs ran jobs on (`NodeList`).
     pub hosts: BTreeMap<String, String>,
+    /// Jobs that never started (see `pending_frame`); no columns when there are none.
+    pub pending: DataFrame,
+    /// Which file each row of `jobs` came from, to read chosen runs' details back.
+    pub origins: RunOrigins,
 }
 
 fn has_glob(path: &str) -> bool {
@@ -134,6 +139,9 @@ pub fn load_logs(
     let mut quarantine = Quarantine::default();
     let mut files = Vec::new();
     let mut hosts: BTreeMap<String, String> = BTreeMap::new();
+    let mut pending = Vec::new();
+    let mut origins = RunOrigins::default();
+    let mut rows_so_far = 0;
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
         let fail = |message: String| LoadError {
@@ -145,11 +153,22 @@ pub fn load_logs(
             super::json_depth::check_json_depth(&path, super::json_depth::MAX_JSON_DEPTH).map_err(fail)?;
         }
         let default_mapping = Mapping::default();
+        let mut origin = RunOrigin {
+            path: path.clone(),
+            format,
+            mapping: None,
+            cluster_default: cluster_default(&path, mapping),
+            rows: 0..0,
+            pieces: Vec::new(),
+        };
         let (rows, file_quarantine, warnings) = match format {
             LogFormat::Sacct => {
                 let text = read_text(&path).map_err(fail)?;
-                let log = slurm::read_sacct_detailed(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
+                let log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
                 frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                if !log.pending.is_empty() {
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                }
                 for (host, cluster) in log.hosts {
                     hosts.entry(host).or_insert(cluster);
                 }
@@ -157,9 +176,12 @@ pub fn load_logs(
             }
             LogFormat::Philly => {
                 let text = read_text(&path).map_err(fail)?;
-                let (runs, q) = philly::read_philly(&path, &text, &cluster_default(&path, mapping)).map_err(fail)?;
-                frames.push(frame_from_runs(&runs).map_err(|e| fail(e.to_string()))?);
-                (runs.len(), q, Vec::new())
+                let log = philly::read_philly_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                if !log.pending.is_empty() {
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                }
+                (log.runs.len(), log.quarantine, Vec::new())
             }
             LogFormat::DcgmLong | LogFormat::DcgmWide => {
                 let text = read_text(&path).map_err(fail)?;
@@ -182,9 +204,19 @@ pub fn load_logs(
                     .map_err(fail)?;
                 let rows = read.jobs.height();
                 frames.push(read.jobs);
+                if read.pending.height() > 0 {
+                    pending.push(read.pending);
+                }
+                origin.mapping = Some(read.mapping);
+                origin.pieces = read.pieces;
                 (rows, read.quarantine, read.warnings)
             }
         };
+        if !format.is_utilization_samples() {
+            origin.rows = rows_so_far..rows_so_far + rows;
+            rows_so_far += rows;
+            origins.files.push(origin);
+        }
         files.push(FileSummary {
             path: shown,
             format: format.name(),
@@ -240,13 +272,49 @@ pub fn load_logs(
         0 => None,
         _ => Some(concat_any(utilization).map_err(combined)?),
     };
+    let pending = pending
+        .into_iter()
+        .map(|f| pending_frame(f, detail))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(combined)?;
+    let pending = if pending.is_empty() {
+        DataFrame::empty()
+    } else {
+        concat_any(pending).map_err(combined)?
+    };
     Ok(LoadedLogs {
         jobs,
         utilization,
         quarantine,
         files,
         hosts,
+        pending,
+        origins,
     })
+}
+
+/// Text columns a frame of never-started jobs keeps in full detail.
+const PENDING_TEXT: [&str; 6] = [c::JOB_ID, c::NAME, c::USER, c::QUEUE, c::STATE, c::LABEL];
+
+/// A reader's never-started jobs in one shape, so every file's stack: `PENDING_COLUMNS` (a
+/// missing time limit null) with, for an audit, the classification features (computed here
+/// unless the reader did), else the text columns.
+fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, String> {
+    let mut lf = frame.clone().lazy();
+    if frame.column(c::TIME_LIMIT_HOURS).is_err() {
+        lf = lf.with_column(lit(NULL).cast(DataType::Float64).alias(c::TIME_LIMIT_HOURS));
+    }
+    let mut columns: Vec<Expr> = c::PENDING_COLUMNS.into_iter().map(col).collect();
+    match detail {
+        Detail::Audit(rules) => {
+            if frame.column(JOB_KEY).is_err() {
+                lf = with_run_features(lf, rules)?;
+            }
+            columns.extend(FEATURE_COLUMNS.into_iter().map(col));
+        }
+        Detail::Full => columns.extend(PENDING_TEXT.into_iter().map(col)),
+    }
+    lf.select(columns).collect().map_err(|e| e.to_string())
 }
 
 /// Where a JSON-lines file stops being JSON: the parser's own error names no line.

@@ -42,7 +42,10 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
         "queue",
         &["queue", "partition", "qos", "priorityclass", "qosclass", "tier"],
     ),
-    ("state", &["state", "status", "exitstatus", "jobstatus"]),
+    (
+        "state",
+        &["state", "status", "exitstatus", "jobstatus", "podphase", "phase"],
+    ),
     (
         "start",
         &[
@@ -68,6 +71,23 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
             "completiontime",
             "deletiontime",
             "runend",
+        ],
+    ),
+    (
+        "submit",
+        &[
+            "submit",
+            "submittime",
+            "submittedtime",
+            "submitted",
+            "submissiontime",
+            "creationtime",
+            "createtime",
+            "creationtimestamp",
+            "queuetime",
+            "queuedtime",
+            "enqueuetime",
+            "arrivaltime",
         ],
     ),
     (
@@ -114,6 +134,20 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
         "label",
         &["label", "class", "workloadclass", "jobtype", "workloadtype", "category"],
     ),
+    (
+        "time_limit",
+        &[
+            "timelimit",
+            "timelimitraw",
+            "walltime",
+            "walltimelimit",
+            "requestedtime",
+            "requestedduration",
+            "reqtime",
+            "reqduration",
+            "maxruntime",
+        ],
+    ),
 ];
 
 /// How GPU counts are written.
@@ -148,6 +182,28 @@ pub enum UtilUnit {
     Auto,
     Percent,
     Ratio,
+}
+
+/// How bare numbers in a time-limit column are written; text like `1-02:00:00` (Slurm's
+/// `[D-]HH:MM:SS`) is read as a duration whatever this says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DurationUnit {
+    Seconds,
+    /// Slurm's unit (`--time=90`, `TimelimitRaw`).
+    #[default]
+    Minutes,
+    Hours,
+}
+
+impl DurationUnit {
+    pub fn hours_per_unit(self) -> f64 {
+        match self {
+            DurationUnit::Seconds => 1.0 / 3600.0,
+            DurationUnit::Minutes => 1.0 / 60.0,
+            DurationUnit::Hours => 1.0,
+        }
+    }
 }
 
 /// How times are written. `auto` recognises ISO 8601 (with or without an offset or a common
@@ -196,6 +252,9 @@ pub struct Units {
     pub time_origin: Option<String>,
     #[serde(default)]
     pub empty_end: EmptyEnd,
+    /// Bare numbers in the `time_limit` column.
+    #[serde(default)]
+    pub time_limit: DurationUnit,
 }
 
 /// A whole mapping file.
@@ -476,6 +535,10 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     out.push_str(&format!(
         "empty_end = \"{}\"  # censored (clipped to the observation window) or reject\n",
         kebab(&u.empty_end)
+    ));
+    out.push_str(&format!(
+        "time_limit = \"{}\"  # bare numbers of the time_limit column: seconds, minutes or hours ([D-]HH:MM:SS is read as it is)\n",
+        kebab(&u.time_limit)
     ));
     out
 }

@@ -11,6 +11,7 @@ pub mod fleet_source;
 pub mod focus;
 pub mod host_map;
 pub mod hostlist;
+pub mod job_details;
 pub mod job_runs;
 pub mod json_depth;
 pub mod load;

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::audit::{AuditSettings, DataSpan, WindowSpec, audit, data_span, window_for};
+use super::audit::{AuditSettings, DataSpan, WindowSpec, audit_loaded, data_span, window_for};
 use super::load::{FileSummary, LoadError, load_logs};
 use super::mapping::Mapping;
 use super::tabular::Detail;
@@ -75,7 +75,7 @@ pub fn audit_partitioned(
             files.extend(loaded.files);
             continue;
         }
-        let report = audit(&loaded.jobs, &loaded.quarantine, rules, &fixed).map_err(|e| load_error(folder, e))?;
+        let report = audit_loaded(&loaded, rules, &fixed).map_err(|e| load_error(folder, e))?;
         parts.push(report);
         files.extend(loaded.files);
     }

@@ -8,7 +8,10 @@
 //! - Times like `2017-10-07 01:12:09` are read as UTC (the trace gives no zone; a constant
 //!   shift changes no duration). `T`-separated times, RFC 3339 with an offset and epoch seconds
 //!   are read too. A null, missing or `None` `end_time` is a censored run (no end).
-//! - A job without attempts never ran: skipped, counted in `PhillyLog::jobs_without_attempts`.
+//! - A job without attempts never ran: with a `submitted_time` it is pending demand
+//!   (`PhillyLog::pending`: its GPUs, waiting from its submit; the trace gives no time limit),
+//!   otherwise skipped. Both are counted in `PhillyLog::jobs_without_attempts`; neither is a
+//!   rejected row.
 //! - A bad job (not an object, no id, negative or missing `num_gpus`, invalid JSON) is one
 //!   quarantined row; a bad attempt (unparseable or missing start, unparseable end, end before
 //!   start) is one quarantined row and the job's other attempts load.
@@ -26,7 +29,7 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDateTime};
 use serde_json::{Map, Value};
 
-use super::canonical::JobRun;
+use super::canonical::{JobRun, PendingRun};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// Everything read from one Philly file, with what was set aside and why.
@@ -38,6 +41,8 @@ pub struct PhillyLog {
     pub jobs_read: u64,
     /// Jobs with no attempts (never started): not runs, not rejects.
     pub jobs_without_attempts: u64,
+    /// Those of them with a submit time: pending demand.
+    pub pending: Vec<PendingRun>,
 }
 
 impl PhillyLog {
@@ -112,6 +117,22 @@ pub fn read_philly_detailed(path: &Path, text: &str, cluster_default: &str) -> R
         };
         if attempts.is_empty() {
             log.jobs_without_attempts += 1;
+            if job.submitted_ms.is_some() {
+                log.pending.push(PendingRun {
+                    job_id: job.id.clone(),
+                    cluster: job.cluster.clone(),
+                    name: job.name.clone(),
+                    user: job.user.clone(),
+                    queue: None,
+                    state: job.status.clone(),
+                    label: None,
+                    gpus: job.gpus,
+                    submit_ms: job.submitted_ms,
+                    end_ms: None,
+                    time_limit_ms: None,
+                    source_line: element.line,
+                });
+            }
         }
         for (index, attempt) in attempts.iter().enumerate() {
             match attempt_times(attempt) {
@@ -562,6 +583,21 @@ mod tests {
         let lines: Vec<u64> = log.quarantine.samples.iter().map(|s| s.line).collect();
         assert_eq!(lines, [3, 5]);
         assert!(log.quarantine.samples[1].detail.contains("truncated"));
+    }
+
+    #[test]
+    fn a_job_without_attempts_but_submitted_is_pending_demand() {
+        let text = "[\n{\"id\": \"p\", \"vc\": \"vc1\", \"user\": \"u1\", \"num_gpus\": 8, \"submitted_time\": \"2017-10-01 00:00:00\", \"attempts\": []},\n\
+                    {\"id\": \"q\", \"num_gpus\": 2, \"attempts\": []}\n]";
+        let log = read(text);
+        assert!(log.runs.is_empty());
+        assert_eq!(log.quarantine.total(), 0);
+        assert_eq!(log.jobs_without_attempts, 2);
+        assert_eq!(log.pending.len(), 1, "the job with no submit time is skipped as before");
+        let job = &log.pending[0];
+        assert_eq!((job.job_id.as_str(), job.cluster.as_str(), job.gpus), ("p", "vc1", 8.0));
+        assert_eq!(job.submit_ms, Some(ms("2017-10-01 00:00:00")));
+        assert_eq!(job.source_line, 2);
     }
 
     #[test]

@@ -50,6 +50,11 @@ fn key_of(seed: u64, cluster: Option<&str>, text: &[u8]) -> u64 {
     hasher.finish()
 }
 
+/// The job key of a (cluster, job id), as the `job_key` column holds it.
+pub fn job_key(cluster: Option<&str>, job_id: &str) -> u64 {
+    key_of(JOB_SEED, cluster, job_id.as_bytes())
+}
+
 /// The name's stem: lowercased, every run of six or more hex digits and every run of decimal
 /// digits replaced by `#` (`sweep-lr-3-17` and `sweep-lr-9-2` share the stem `sweep-lr-#-#`).
 /// Written into `out`, which is cleared first.

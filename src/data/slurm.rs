@@ -4,9 +4,9 @@
 //! `sacct -a -X -P --format=JobID,JobName,User,Partition,QOS,State,Submit,Start,End,ElapsedRaw,AllocTRES,NodeList`,
 //! but any order or subset of columns with sacct's header names is read (case-insensitive):
 //! `JobID` (or `JobIDRaw`) and `Start` are required; `JobName`, `User`, `Partition`, `QOS`,
-//! `State`, `End`, `ElapsedRaw`, `Elapsed`, `AllocTRES`, `AllocGRES`, `ReqTRES` and `Cluster` are
-//! used when present; anything else (`Submit`, `Account`, `NNodes`, `AllocNodes`, `NodeList`...)
-//! is ignored.
+//! `State`, `Submit`, `End`, `ElapsedRaw`, `Elapsed`, `Timelimit`, `TimelimitRaw`, `AllocTRES`,
+//! `AllocGRES`, `ReqTRES`, `Cluster`, `NodeList` and `TRESUsageInAve` are used when present;
+//! anything else (`Account`, `NNodes`, `AllocNodes`...) is ignored.
 //!
 //! Readings, each pinned by a test below:
 //! - **Steps** (`123.batch`, `123.extern`, `123.0`, present when `-X` was left out) repeat their
@@ -14,8 +14,12 @@
 //!   its steps is counted once, from its first step row, under the allocation's id.
 //! - **Arrays**: every task is its own job (`3001_7` keeps that id). A requeued job printed twice
 //!   (`sacct -D`) with different starts is two runs of one job; the same row twice is kept once.
-//! - **Not started**: `Start` = `Unknown`/`None`/empty (pending, or cancelled before running) is
-//!   skipped: it is neither a job nor a rejected row, and is counted in `SacctLog::not_started`.
+//! - **Not started**: `Start` = `Unknown`/`None`/empty. A `PENDING` (or requeued) job, or one
+//!   with a `Submit` time (cancelled while it waited: its wait ends at `End`), is pending demand
+//!   (`SacctLog::pending`): the GPUs it asked for (`AllocTRES`, else `ReqTRES`), its time limit
+//!   (`TimelimitRaw` minutes, else `Timelimit` `[D-]HH:MM:SS`; `UNLIMITED` is none). A pending
+//!   array row (`3001_[9-12]`, `%N` throttles ignored) is one pending job per task. Any other
+//!   row without a start is skipped, counted in `SacctLog::not_started`. Neither is a rejected row.
 //! - **Censored end**: `End` = `Unknown`/`None`/empty gives no end, unless the job is over (its
 //!   state is not RUNNING, PENDING, SUSPENDED, REQUEUED, CONFIGURING or RESIZING) and an elapsed
 //!   time is known, in which case end = start + elapsed (`ElapsedRaw` seconds, else `Elapsed` as
@@ -41,7 +45,7 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime};
 
-use super::canonical::JobRun;
+use super::canonical::{JobRun, PendingRun};
 use super::hostlist::expand_hostlist;
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 
@@ -50,7 +54,9 @@ use super::reject::{Quarantine, RejectReason, RejectedRow};
 pub struct SacctLog {
     pub runs: Vec<JobRun>,
     pub quarantine: Quarantine,
-    /// Rows of jobs that never started (pending, or cancelled while pending): not runs, not rejects.
+    /// Jobs that never started and are pending demand (see the module notes): not runs, not rejects.
+    pub pending: Vec<PendingRun>,
+    /// Rows of other jobs that never started (no submit time, not pending): skipped.
     pub not_started: u64,
     /// Step rows folded into their allocation (or into the first step that stood in for it).
     pub step_rows_folded: u64,
@@ -125,8 +131,9 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
             continue;
         }
         match parse_row(&columns, &fields, cluster_default, line_no, &mut allocations) {
-            Ok(Some(row)) => parsed.push(row),
-            Ok(None) => log.not_started += 1,
+            Ok(Row::Run(row)) => parsed.push(row),
+            Ok(Row::Pending(job)) => log.pending.extend(array_tasks(job)),
+            Ok(Row::NotStarted) => log.not_started += 1,
             Err((reason, detail)) => log.quarantine.add(RejectedRow {
                 file: file.clone(),
                 line: line_no,
@@ -242,6 +249,8 @@ enum Field {
     NodeList,
     TresUsageInAve,
     Submit,
+    Timelimit,
+    TimelimitRaw,
 }
 
 fn field_of(header: &str) -> Option<Field> {
@@ -264,6 +273,8 @@ fn field_of(header: &str) -> Option<Field> {
         "nodelist" => Field::NodeList,
         "tresusageinave" => Field::TresUsageInAve,
         "submit" => Field::Submit,
+        "timelimit" => Field::Timelimit,
+        "timelimitraw" => Field::TimelimitRaw,
         _ => return None,
     })
 }
@@ -289,6 +300,8 @@ struct Columns {
     node_list: Option<usize>,
     tres_usage_in_ave: Option<usize>,
     submit: Option<usize>,
+    time_limit: Option<usize>,
+    time_limit_raw: Option<usize>,
 }
 
 impl Columns {
@@ -318,6 +331,8 @@ impl Columns {
             node_list: find(Field::NodeList),
             tres_usage_in_ave: find(Field::TresUsageInAve),
             submit: find(Field::Submit),
+            time_limit: find(Field::Timelimit),
+            time_limit_raw: find(Field::TimelimitRaw),
         })
     }
 }
@@ -341,14 +356,68 @@ struct ParsedRow {
 
 type Reject = (RejectReason, String);
 
-/// A row as a run, or `None` when the job never started.
+/// What one row of a sacct export is.
+enum Row {
+    Run(ParsedRow),
+    /// A job that never started and still asks (or asked, until cancelled) for GPUs.
+    Pending(PendingRun),
+    /// A job that never started and says neither when it was submitted nor that it waits.
+    NotStarted,
+}
+
+/// States of a job waiting for its allocation.
+fn is_waiting(state: &str) -> bool {
+    state == "PENDING" || state.starts_with("REQUEUE")
+}
+
+/// The job's time limit: `TimelimitRaw` (minutes), else `Timelimit`; `None` when unlimited
+/// or unreadable (a time limit only sizes pending demand, so a bad one costs no row).
+fn time_limit_ms(columns: &Columns, fields: &[&str]) -> Option<i64> {
+    let get = |index: Option<usize>| {
+        index
+            .and_then(|i| fields.get(i))
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(minutes) = get(columns.time_limit_raw).and_then(|raw| raw.parse::<i64>().ok()) {
+        return (minutes >= 0).then(|| minutes.saturating_mul(60_000));
+    }
+    get(columns.time_limit).and_then(|raw| parse_elapsed_ms(raw).ok().flatten())
+}
+
+/// Most tasks one pending array row may stand for.
+const MAX_ARRAY_TASKS: usize = 100_000;
+
+/// A pending array row (`3001_[9-12]`, `3001_[1-100%10]`) as one pending job per task; any
+/// other row as itself.
+fn array_tasks(job: PendingRun) -> Vec<PendingRun> {
+    let Some((base, rest)) = job.job_id.split_once("_[") else {
+        return vec![job];
+    };
+    let Some(inner) = rest.strip_suffix(']') else {
+        return vec![job];
+    };
+    let indices = inner.split('%').next().unwrap_or(inner);
+    match expand_hostlist(&format!("[{indices}]"), MAX_ARRAY_TASKS) {
+        Ok(tasks) if !tasks.is_empty() => tasks
+            .into_iter()
+            .map(|task| PendingRun {
+                job_id: format!("{base}_{task}"),
+                ..job.clone()
+            })
+            .collect(),
+        _ => vec![job],
+    }
+}
+
+/// A row as a run, a pending job, or a job that never started.
 fn parse_row(
     columns: &Columns,
     fields: &[&str],
     cluster_default: &str,
     line_no: u64,
     allocations: &mut HashSet<(String, String)>,
-) -> Result<Option<ParsedRow>, Reject> {
+) -> Result<Row, Reject> {
     let get = |index: Option<usize>| {
         index
             .and_then(|i| fields.get(i))
@@ -374,7 +443,7 @@ fn parse_row(
     let start_raw = get(Some(columns.start)).unwrap_or("");
     let start_ms = match parse_slurm_time(start_raw) {
         SlurmTime::At(ms) => ms,
-        SlurmTime::Unknown => return Ok(None),
+        SlurmTime::Unknown => return never_started(columns, fields, cluster, alloc_id, is_step, state, line_no),
         SlurmTime::Invalid => {
             return Err((RejectReason::UnparseableTime, format!("column Start: \"{start_raw}\"")));
         }
@@ -396,14 +465,7 @@ fn parse_row(
     }
 
     let gpus = gpus_of(columns, fields)?;
-    let partition = get(columns.partition);
-    let qos = get(columns.qos);
-    let queue = match (partition, qos) {
-        (Some(p), Some(q)) => Some(format!("{p}/{q}")),
-        (Some(p), None) => Some(p.to_string()),
-        (None, Some(q)) => Some(q.to_string()),
-        (None, None) => None,
-    };
+    let queue = queue_of(get(columns.partition), get(columns.qos));
     let run = JobRun {
         job_id: alloc_id.to_string(),
         cluster,
@@ -423,11 +485,67 @@ fn parse_row(
             _ => None,
         },
     };
-    Ok(Some(ParsedRow {
+    Ok(Row::Run(ParsedRow {
         alloc_id: alloc_id.to_string(),
         is_step,
         run,
         node_list: get(columns.node_list).map(str::to_string),
+    }))
+}
+
+/// `Partition/QOS`, or whichever of the two is given.
+fn queue_of(partition: Option<&str>, qos: Option<&str>) -> Option<String> {
+    match (partition, qos) {
+        (Some(p), Some(q)) => Some(format!("{p}/{q}")),
+        (p, q) => p.or(q).map(str::to_string),
+    }
+}
+
+/// A row without a start: pending demand when the job waits or says when it was submitted.
+/// Step rows of a job that never started repeat it: skipped.
+fn never_started(
+    columns: &Columns,
+    fields: &[&str],
+    cluster: String,
+    alloc_id: &str,
+    is_step: bool,
+    state: Option<String>,
+    line_no: u64,
+) -> Result<Row, Reject> {
+    let get = |index: Option<usize>| {
+        index
+            .and_then(|i| fields.get(i))
+            .map(|v| v.trim())
+            .filter(|v| !v.is_empty())
+    };
+    let submit_ms = match get(columns.submit).map(parse_slurm_time) {
+        Some(SlurmTime::At(ms)) => Some(ms),
+        _ => None,
+    };
+    let waiting = state.as_deref().is_some_and(is_waiting);
+    if is_step || !(waiting || submit_ms.is_some()) {
+        return Ok(Row::NotStarted);
+    }
+    let end_raw = get(columns.end).unwrap_or("");
+    let end_ms = match parse_slurm_time(end_raw) {
+        SlurmTime::At(ms) if !waiting => Some(ms),
+        SlurmTime::Invalid => return Err((RejectReason::UnparseableTime, format!("column End: \"{end_raw}\""))),
+        _ => None,
+    };
+    let queue = queue_of(get(columns.partition), get(columns.qos));
+    Ok(Row::Pending(PendingRun {
+        job_id: alloc_id.to_string(),
+        cluster,
+        name: get(columns.job_name).map(str::to_string),
+        user: get(columns.user).map(str::to_string),
+        queue,
+        state,
+        label: None,
+        gpus: gpus_of(columns, fields)?.count,
+        submit_ms,
+        end_ms,
+        time_limit_ms: time_limit_ms(columns, fields),
+        source_line: line_no,
     }))
 }
 
@@ -491,7 +609,7 @@ fn elapsed_ms(columns: &Columns, fields: &[&str]) -> Result<Option<i64>, Reject>
 
 /// Slurm's `[D-]HH:MM:SS`, `HH:MM:SS`, `MM:SS` or `MM:SS.mmm`, in milliseconds.
 /// `UNLIMITED`, `INVALID` and `Partition_Limit` say nothing about a duration: `None`.
-fn parse_elapsed_ms(raw: &str) -> Result<Option<i64>, ()> {
+pub(crate) fn parse_elapsed_ms(raw: &str) -> Result<Option<i64>, ()> {
     let s = raw.trim();
     if ["unlimited", "invalid", "partition_limit", "unknown"]
         .iter()
@@ -683,7 +801,10 @@ mod tests {
         );
         let total_gpus: f64 = log.runs.iter().map(|r| r.gpus).sum();
         assert_eq!(total_gpus, 8.0 + 16.0 + 4.0 + 0.0 + 8.0 + 1.0 + 1.0 + 2.0 + 2.0 + 8.0);
-        assert_eq!(log.not_started, 2);
+        // The pending array 3001_[9-12] (four tasks) and 1008 are pending demand, with no GPUs on record.
+        assert_eq!(log.not_started, 0);
+        assert_eq!(log.pending.len(), 5);
+        assert!(log.pending.iter().all(|j| j.gpus == 0.0));
         assert_eq!(log.step_rows_folded, 12);
         assert_eq!(log.quarantine.total(), 1);
         assert_eq!(run(&log, "1001").gpu_type.as_deref(), Some("h100"));
@@ -809,7 +930,9 @@ mod tests {
         let log = read(text);
         let ids: Vec<&str> = log.runs.iter().map(|r| r.job_id.as_str()).collect();
         assert_eq!(ids, ["3001_7", "3001_8"]);
-        assert_eq!(log.not_started, 1);
+        let pending: Vec<&str> = log.pending.iter().map(|j| j.job_id.as_str()).collect();
+        assert_eq!(pending, ["3001_9", "3001_10", "3001_11", "3001_12"]);
+        assert_eq!(log.not_started, 0);
     }
 
     #[test]
@@ -825,12 +948,38 @@ mod tests {
     }
 
     #[test]
-    fn pending_jobs_are_skipped_not_rejected() {
+    fn pending_jobs_are_pending_demand_not_rejected() {
         let text = "JobID|State|Start|End\n5|PENDING|Unknown|Unknown\n6|CANCELLED by 0|None|2024-03-01T10:00:00\n";
         let log = read(text);
         assert!(log.runs.is_empty());
-        assert_eq!(log.not_started, 2);
+        assert_eq!(log.pending.len(), 1, "the pending job waits");
+        assert_eq!(log.pending[0].job_id, "5");
+        assert_eq!(log.not_started, 1, "cancelled, with no submit time: skipped as before");
         assert_eq!(log.quarantine.total(), 0);
+    }
+
+    #[test]
+    fn pending_rows_keep_their_request_time_limit_and_submit() {
+        let text = "JobID|JobName|User|Partition|State|Submit|Start|End|Timelimit|ReqTRES|AllocTRES\n\
+                    7|train-big|ana|gpu|PENDING|2024-03-01T09:00:00|Unknown|Unknown|1-00:00:00|cpu=8,gres/gpu=8|\n\
+                    8|serve-x|bo|gpu|PENDING|2024-03-01T09:30:00|None|Unknown|UNLIMITED|gres/gpu=2|\n\
+                    9|sweep-1|cy|gpu|CANCELLED by 4|2024-03-01T08:00:00|None|2024-03-01T08:45:00|02:00:00|gres/gpu=1|\n\
+                    9.batch|batch||gpu|CANCELLED|2024-03-01T08:00:00|None|2024-03-01T08:45:00||gres/gpu=1|\n";
+        let log = read(text);
+        assert!(log.runs.is_empty());
+        assert_eq!(log.quarantine.total(), 0);
+        assert_eq!(log.pending.len(), 3, "the step row repeats its job");
+        let (a, b, c) = (&log.pending[0], &log.pending[1], &log.pending[2]);
+        assert_eq!((a.gpus, a.time_limit_ms), (8.0, Some(24 * 3_600_000)));
+        assert_eq!(a.submit_ms, Some(ms("2024-03-01T09:00:00")));
+        assert_eq!(
+            (a.name.as_deref(), a.user.as_deref(), a.queue.as_deref()),
+            (Some("train-big"), Some("ana"), Some("gpu"))
+        );
+        assert_eq!((b.gpus, b.time_limit_ms, b.end_ms), (2.0, None, None));
+        assert_eq!(c.end_ms, Some(ms("2024-03-01T08:45:00")), "cancelled while waiting");
+        assert_eq!(c.time_limit_ms, Some(2 * 3_600_000));
+        assert_eq!(c.source_line, 4);
     }
 
     #[test]

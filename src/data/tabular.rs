@@ -17,9 +17,14 @@ use super::run_features::{FEATURE_COLUMNS, run_feature_exprs};
 use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
 use crate::model::workload::ClassificationRules;
 
-const ROW: &str = "__row";
+/// The row index column of a scan.
+pub(crate) const ROW: &str = "__row";
 const REASON: &str = "__reject";
 const END_PRESENT: &str = "__end_present";
+const START_PRESENT: &str = "__start_present";
+/// The `REASON` of a row that is no reject but a job that never started (no start, a submit
+/// time): it goes to the pending frame.
+const PENDING_CODE: u32 = 99;
 const UTIL_PRESENT: &str = "__util_present";
 /// Values read to recognise a time column's layout.
 const TIME_SAMPLE_ROWS: u32 = 500;
@@ -52,10 +57,23 @@ pub fn audit_columns() -> Vec<Expr> {
 #[derive(Debug, Clone)]
 pub struct TabularRead {
     pub jobs: DataFrame,
+    /// Jobs that never started (no start, a submit time): `canonical::PENDING_COLUMNS`, the
+    /// classification features for an audit, every canonical text column otherwise.
+    pub pending: DataFrame,
     pub quarantine: Quarantine,
     /// The mapping as applied, after completing it from the header.
     pub mapping: Mapping,
     pub warnings: Vec<String>,
+    /// Where each piece of a delimited file begins, to read chosen records back.
+    pub pieces: Vec<Piece>,
+}
+
+/// One piece of a delimited file as it was read: the byte its first record begins at and
+/// that record's row index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub byte_offset: u64,
+    pub first_row: u64,
 }
 
 fn err(e: PolarsError) -> String {
@@ -89,7 +107,7 @@ pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, S
 
 /// A lazy scan of the file, every CSV column read as text (types come from the mapping, so
 /// columns empty for the first thousand rows cannot be mistyped), with a row index.
-fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<LazyFrame, String> {
+pub(crate) fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<LazyFrame, String> {
     let row_index = Some(RowIndex {
         name: ROW.into(),
         offset: 0,
@@ -153,7 +171,7 @@ trait Pipe: Sized {
 impl<T> Pipe for T {}
 
 /// 1-based line (or record) number of row index 0.
-fn first_line_number(format: LogFormat, mapping: &Mapping) -> u64 {
+pub(crate) fn first_line_number(format: LogFormat, mapping: &Mapping) -> u64 {
     match format {
         LogFormat::Csv { .. } if mapping.has_header => 2,
         _ => 1,
@@ -388,18 +406,29 @@ fn reason_from_code(code: u32) -> Option<RejectReason> {
     .find(|r| *r as u32 == code)
 }
 
-/// The first matching reason a row cannot be used, or null.
-fn reject_reason(empty_end: EmptyEnd) -> Expr {
+/// The first matching reason a row cannot be used, `PENDING_CODE` for a job that never
+/// started, or null. With `has_submit`, a row whose start is empty (not unreadable) and whose
+/// submit time reads is a job that never started; its empty end is no problem.
+fn reject_reason(empty_end: EmptyEnd, has_submit: bool) -> Expr {
     let id = col(c::JOB_ID);
     let gpus = col(c::GPUS);
     let util = col(c::GPU_UTIL_FRAC);
+    let never_started = if has_submit {
+        col(c::START)
+            .is_null()
+            .and(col(START_PRESENT).not())
+            .and(col(c::SUBMIT).is_not_null())
+    } else {
+        lit(false)
+    };
+    let end_unreadable = col(END_PRESENT).and(col(c::END).is_null());
     let end_missing = match empty_end {
-        EmptyEnd::Censored => col(END_PRESENT).and(col(c::END).is_null()),
-        EmptyEnd::Reject => col(c::END).is_null(),
+        EmptyEnd::Censored => end_unreadable,
+        EmptyEnd::Reject => end_unreadable.or(col(c::END).is_null().and(never_started.clone().not())),
     };
     when(id.clone().is_null().or(id.str().len_chars().eq(lit(0))))
         .then(reason_code(RejectReason::MissingJobId))
-        .when(col(c::START).is_null().or(end_missing))
+        .when(col(c::START).is_null().and(never_started.clone().not()).or(end_missing))
         .then(reason_code(RejectReason::UnparseableTime))
         .when(
             gpus.clone()
@@ -410,9 +439,51 @@ fn reject_reason(empty_end: EmptyEnd) -> Expr {
         .then(reason_code(RejectReason::UnparseableNumber))
         .when(gpus.lt(lit(0.0)))
         .then(reason_code(RejectReason::NegativeGpus))
-        .when(col(c::END).is_not_null().and(col(c::END).lt(col(c::START))))
+        .when(
+            col(c::START)
+                .is_not_null()
+                .and(col(c::END).is_not_null())
+                .and(col(c::END).lt(col(c::START))),
+        )
         .then(reason_code(RejectReason::EndBeforeStart))
+        .when(never_started)
+        .then(lit(PENDING_CODE))
         .otherwise(lit(NULL).cast(DataType::UInt32))
+}
+
+/// A time limit column as hours: bare numbers in the mapping's unit, Slurm's `[D-]HH:MM:SS`
+/// as a duration; anything else (`UNLIMITED`, garbage) null: a time limit only sizes the
+/// demand of jobs that never started, so a bad one costs no row.
+fn time_limit_field(mapping: &Mapping, schema: &Schema) -> Expr {
+    let Some(source) = mapping.columns.get("time_limit") else {
+        return lit(NULL).cast(DataType::Float64);
+    };
+    let hours_per_unit = mapping.units.time_limit.hours_per_unit();
+    if schema.get(source.as_str()).is_some_and(is_numeric) {
+        return col(source.as_str()).cast(DataType::Float64) * lit(hours_per_unit);
+    }
+    col(source.as_str()).map(
+        move |column| {
+            let values = column.cast(&DataType::String)?;
+            let hours: Float64Chunked = values
+                .str()?
+                .iter()
+                .map(|v| {
+                    let v = v?.trim();
+                    match v.parse::<f64>() {
+                        Ok(n) if n.is_finite() && n >= 0.0 => Some(n * hours_per_unit),
+                        Ok(_) => None,
+                        Err(_) => super::slurm::parse_elapsed_ms(v)
+                            .ok()
+                            .flatten()
+                            .map(|ms| ms as f64 / c::MS_PER_HOUR),
+                    }
+                })
+                .collect();
+            Ok(hours.into_column())
+        },
+        |_, field| Ok(Field::new(field.name().clone(), DataType::Float64)),
+    )
 }
 
 /// The text of the given 1-based lines of a text file, read up to the last one asked for.
@@ -446,6 +517,61 @@ fn read_lines(path: &Path, wanted: &[u64]) -> Vec<(u64, String)> {
         }
     }
     out
+}
+
+/// The job id (the mapped column, else `row-LINE`) and the source line of each row of a scan.
+fn id_and_line(mapping: &Mapping, format: LogFormat) -> (Expr, Expr) {
+    let line = (col(ROW).cast(DataType::UInt64) + lit(first_line_number(format, mapping))).alias(c::SOURCE_LINE);
+    let job_id = if mapping.columns.contains_key("job_id") {
+        text_field("job_id", mapping)
+    } else {
+        concat_str([lit("row-"), line.clone().cast(DataType::String)], "", false)
+    };
+    (job_id, line)
+}
+
+/// The text columns a reader in full detail gives (job id, cluster, name, user, queue, state)
+/// and the source line, from a scan through an applied mapping: to read chosen rows back.
+pub(crate) fn text_exprs(mapping: &Mapping, format: LogFormat) -> Vec<Expr> {
+    let (job_id, line) = id_and_line(mapping, format);
+    vec![
+        job_id.alias(c::JOB_ID),
+        text_field("cluster", mapping).alias(c::CLUSTER),
+        text_field("name", mapping).alias(c::NAME),
+        text_field("user", mapping).alias(c::USER),
+        text_field("queue", mapping).alias(c::QUEUE),
+        text_field("state", mapping).alias(c::STATE),
+        line,
+    ]
+}
+
+/// The column names of a delimited file as its reader named them.
+pub(crate) fn column_names(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<Vec<String>, String> {
+    let names = if mapping.has_header {
+        let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+        let mut header = Vec::new();
+        BufReader::new(file)
+            .read_until(b'\n', &mut header)
+            .map_err(|e| format!("cannot read: {e}"))?;
+        let header = String::from_utf8_lossy(&header)
+            .trim_start_matches('\u{feff}')
+            .trim_end()
+            .to_string();
+        split_header(&header, delimiter)
+    } else {
+        headerless_names(path, mapping)?
+    };
+    Ok(unique_names(names))
+}
+
+/// Whole records of a delimited file (no header) as text columns.
+pub(crate) fn parse_records(
+    bytes: Vec<u8>,
+    names: &[String],
+    delimiter: u8,
+    mapping: &Mapping,
+) -> Result<DataFrame, String> {
+    parse_chunk(bytes, names, None, delimiter, mapping, 0)
 }
 
 /// Reads one tabular log into the canonical frame.
@@ -585,13 +711,17 @@ struct DelimitedFile {
     names: Vec<String>,
     first: DataFrame,
     first_bytes: u64,
+    /// Bytes before the first record (the header line).
+    first_offset: u64,
 }
 
 fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping, chunk_bytes: usize) -> Result<DelimitedFile, String> {
     let mut chunks = RecordChunks::open(path, chunk_bytes)?;
     let mut first = chunks.next_chunk()?.unwrap_or_default();
+    let mut first_offset = 0;
     let names = if mapping.has_header {
         let end = memchr::memchr(b'\n', &first).map_or(first.len(), |i| i + 1);
+        first_offset = end as u64;
         let header = String::from_utf8_lossy(&first[..end])
             .trim_start_matches('\u{feff}')
             .trim_end()
@@ -609,6 +739,7 @@ fn open_delimited(path: &Path, delimiter: u8, mapping: &Mapping, chunk_bytes: us
         names,
         first,
         first_bytes,
+        first_offset,
     })
 }
 
@@ -715,13 +846,7 @@ fn read_tabular_in_pieces(
     if !mapping.columns.contains_key("cluster") && !mapping.constants.contains_key("cluster") {
         mapping.constants.insert("cluster".into(), default_cluster);
     }
-    let first_line = first_line_number(format, &mapping);
-    let line = (col(ROW).cast(DataType::UInt64) + lit(first_line)).alias(c::SOURCE_LINE);
-    let job_id = if mapping.columns.contains_key("job_id") {
-        text_field("job_id", &mapping)
-    } else {
-        concat_str([lit("row-"), line.clone().cast(DataType::String)], "", false)
-    };
+    let (job_id, line) = id_and_line(&mapping, format);
     let gpus_factor = mapping.units.gpus.to_gpus_factor();
     let util_divisor = if mapping.units.gpu_util == UtilUnit::Percent {
         100.0
@@ -736,7 +861,9 @@ fn read_tabular_in_pieces(
             null_text()
         }
     };
-    let columns = vec![
+    let has_submit = mapping.columns.contains_key("submit");
+    let has_time_limit = mapping.columns.contains_key("time_limit");
+    let mut columns = vec![
         job_id.alias(c::JOB_ID),
         text_field("cluster", &mapping).alias(c::CLUSTER),
         text_field("name", &mapping).alias(c::NAME),
@@ -753,39 +880,74 @@ fn read_tabular_in_pieces(
         line,
         raw_present("end", &mapping).alias(END_PRESENT),
         raw_present("gpu_util", &mapping).alias(UTIL_PRESENT),
+        raw_present("start", &mapping).alias(START_PRESENT),
     ];
+    // Submit and time-limit columns only for logs that have them: a null column in every
+    // frame costs the 10M-row audit several percent.
+    if has_submit {
+        columns.push(time_field("submit", &lf, &mapping, &schema)?.alias(c::SUBMIT));
+    }
+    if has_time_limit {
+        columns.push(time_limit_field(&mapping, &schema).alias(c::TIME_LIMIT_HOURS));
+    }
     let features = match detail {
         Detail::Full => None,
         Detail::Audit(rules) => Some(run_feature_exprs(rules)?),
     };
     let finish = |lf: LazyFrame| -> LazyFrame {
-        let query = lf
-            .select(columns.clone())
-            .with_column(reject_reason(mapping.units.empty_end).alias(REASON))
-            .drop(by_name([END_PRESENT, UTIL_PRESENT], true, false));
+        let mut query = lf.select(columns.clone());
+        if has_submit {
+            // A submit time after the start is not believed (as Slurm's reader does).
+            let (submit, start) = (col(c::SUBMIT), col(c::START));
+            query = query.with_column(
+                when(start.clone().is_null().or(submit.clone().lt_eq(start)))
+                    .then(submit)
+                    .otherwise(lit(NULL).cast(MS))
+                    .alias(c::SUBMIT),
+            );
+        }
+        let query = query
+            .with_column(reject_reason(mapping.units.empty_end, has_submit).alias(REASON))
+            .drop(by_name([END_PRESENT, UTIL_PRESENT, START_PRESENT], true, false));
         match &features {
             None => query,
             Some(features) => {
                 let mut compact = audit_columns();
+                if has_submit {
+                    compact.push(col(c::SUBMIT));
+                }
+                if has_time_limit {
+                    compact.push(col(c::TIME_LIMIT_HOURS));
+                }
                 compact.push(col(REASON));
                 query.with_columns(features.clone()).select(compact)
             }
         }
     };
-    let (mut jobs, rejected) = match delimited.take() {
+    let mut pieces_read = Vec::new();
+    let Split {
+        mut jobs,
+        rejected,
+        pending,
+    } = match delimited.take() {
         Some((file, delimiter)) => {
             let DelimitedFile {
                 mut chunks,
                 names,
                 first,
                 first_bytes,
+                first_offset,
             } = file;
             READ_PROGRESS.add(first_bytes, first.height() as u64);
             let first_rows = first.height() as IdxSize;
-            let (mut jobs, mut rejected) = split_rejected(finish(first.lazy()).collect().map_err(err)?)?;
+            pieces_read.push(Piece {
+                byte_offset: first_offset,
+                first_row: 0,
+            });
+            let mut split = split_rows(finish(first.lazy()).collect().map_err(err)?)?;
             // Two stages at once: one thread reads and parses the next piece while this one
             // maps, validates and (for an audit) classifies the last, so both cores work.
-            let (parsed, pieces) = crossbeam_channel::bounded::<Result<(DataFrame, u64), String>>(1);
+            let (parsed, pieces) = crossbeam_channel::bounded::<Result<(DataFrame, u64, Piece), String>>(1);
             // Later pieces: only the columns the mapping reads for this detail (the first
             // piece chose them); an audit never reads users, states or GPU types.
             let read_by_detail = |field: &str| matches!(detail, Detail::Full) || !DETAIL_ONLY_FIELDS.contains(&field);
@@ -801,6 +963,8 @@ fn read_tabular_in_pieces(
                 .map(|name| PlSmallStr::from(name.as_str()))
                 .collect();
             let (names, wanted, mapping_ref) = (&names, &wanted, &mapping);
+            let mut offset = first_offset + first_bytes;
+            let pieces_read = &mut pieces_read;
             std::thread::scope(|scope| {
                 scope.spawn(move || {
                     let mut rows = first_rows;
@@ -810,8 +974,13 @@ fn read_tabular_in_pieces(
                             Ok(Some(bytes)) => {
                                 let piece_bytes = bytes.len() as u64;
                                 parse_chunk(bytes, names, Some(wanted), delimiter, mapping_ref, rows).map(|piece| {
+                                    let at = Piece {
+                                        byte_offset: offset,
+                                        first_row: u64::from(rows),
+                                    };
                                     rows += piece.height() as IdxSize;
-                                    (piece, piece_bytes)
+                                    offset += piece_bytes;
+                                    (piece, piece_bytes, at)
                                 })
                             }
                             Err(e) => Err(e),
@@ -824,24 +993,17 @@ fn read_tabular_in_pieces(
                     }
                 });
                 for piece in pieces {
-                    let (piece, piece_bytes) = piece?;
+                    let (piece, piece_bytes, at) = piece?;
                     READ_PROGRESS.add(piece_bytes, piece.height() as u64);
-                    let (piece_jobs, piece_rejected) = split_rejected(finish(piece.lazy()).collect().map_err(err)?)?;
-                    jobs.vstack_mut_owned(piece_jobs).map_err(err)?;
-                    if piece_rejected.height() > 0 {
-                        rejected = if rejected.height() > 0 {
-                            rejected.vstack(&piece_rejected).map_err(err)?
-                        } else {
-                            piece_rejected
-                        };
-                    }
+                    pieces_read.push(at);
+                    split.append(split_rows(finish(piece.lazy()).collect().map_err(err)?)?)?;
                 }
                 Ok::<_, String>(())
             })?;
-            (jobs, rejected)
+            split
         }
         // The streaming engine reads in morsels; one query without sinks gives a single frame.
-        None => split_rejected(
+        None => split_rows(
             finish(lf)
                 .collect_with_engine(Engine::Streaming)
                 .map_err(err)?
@@ -865,30 +1027,75 @@ fn read_tabular_in_pieces(
     let quarantine = quarantine_of(&rejected, path, format)?;
     Ok(TabularRead {
         jobs,
+        pending,
         quarantine,
         mapping,
         warnings,
+        pieces: pieces_read,
     })
 }
 
-/// Separates rejected rows (few) from the rest without holding two copies of the whole frame:
-/// columns are filtered one at a time.
-fn split_rejected(frame: DataFrame) -> Result<(DataFrame, DataFrame), String> {
-    let rejected_mask = frame.column(REASON).map_err(err)?.is_not_null();
-    if !rejected_mask.any() {
-        let jobs = frame.drop(REASON).map_err(err)?;
-        return Ok((jobs, DataFrame::empty()));
+/// A frame's rows sorted out: runs, rejected rows (with their `REASON`), jobs that never
+/// started (without it).
+struct Split {
+    jobs: DataFrame,
+    rejected: DataFrame,
+    pending: DataFrame,
+}
+
+impl Split {
+    /// Adds a later piece's rows.
+    fn append(&mut self, piece: Split) -> Result<(), String> {
+        self.jobs.vstack_mut_owned(piece.jobs).map_err(err)?;
+        for (mine, theirs) in [(&mut self.rejected, piece.rejected), (&mut self.pending, piece.pending)] {
+            if theirs.height() > 0 {
+                *mine = if mine.height() > 0 {
+                    mine.vstack(&theirs).map_err(err)?
+                } else {
+                    theirs
+                };
+            }
+        }
+        Ok(())
     }
+}
+
+/// Separates rejected rows and jobs that never started (few) from the runs without holding
+/// two copies of the whole frame: columns are filtered one at a time. Runs keep no time limit.
+fn split_rows(frame: DataFrame) -> Result<Split, String> {
+    let reason = frame.column(REASON).map_err(err)?.as_materialized_series().clone();
+    let set_aside = reason.is_not_null();
+    let for_jobs = |name: &str| name != REASON && name != c::TIME_LIMIT_HOURS;
+    if !set_aside.any() {
+        let jobs = frame.drop_many([REASON, c::TIME_LIMIT_HOURS]);
+        return Ok(Split {
+            jobs,
+            rejected: DataFrame::empty(),
+            pending: DataFrame::empty(),
+        });
+    }
+    let pending_mask = reason
+        .u32()
+        .map_err(err)?
+        .equal(PENDING_CODE)
+        .fill_null_with_values(false)
+        .map_err(err)?;
+    let rejected_mask = &set_aside & &!&pending_mask;
     let rejected = frame.filter(&rejected_mask).map_err(err)?;
-    let keep = !&rejected_mask;
+    let pending = frame.filter(&pending_mask).map_err(err)?.drop(REASON).map_err(err)?;
+    let keep = !&set_aside;
     let height = keep.sum().unwrap_or(0) as usize;
     let mut kept = Vec::new();
     for column in frame.into_columns() {
-        if column.name().as_str() != REASON {
+        if for_jobs(column.name().as_str()) {
             kept.push(column.filter(&keep).map_err(err)?);
         }
     }
-    Ok((DataFrame::new(height, kept).map_err(err)?, rejected))
+    Ok(Split {
+        jobs: DataFrame::new(height, kept).map_err(err)?,
+        rejected,
+        pending,
+    })
 }
 
 /// Counts rejected rows by reason and describes the first few of each with their line.

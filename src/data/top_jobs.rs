@@ -1,6 +1,7 @@
 //! The largest jobs of each cluster and class by GPU-hours in the window, to drill into from
 //! the audit: one pass over the jobs keeps a dozen per group, one pass over the runs reads
-//! only theirs.
+//! only theirs, and their ids, names, users, queues and states are read back from the logs
+//! for those runs alone (`job_details`), unless the frame holds them.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -8,7 +9,8 @@ use std::collections::{BinaryHeap, HashMap};
 use polars::prelude::*;
 
 use super::canonical::{self as c, MS_PER_HOUR};
-use super::classify::{JobClasses, rule_name};
+use super::classify::{JOB_KEY, JobClasses, rule_name};
+use super::job_details::{RunOrigins, RunText, WantedRun};
 use crate::model::fleet::{JobLine, Window};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -25,6 +27,8 @@ pub struct TopJobInputs<'a> {
     pub cluster_names: &'a [String],
     pub rules: &'a ClassificationRules,
     pub window: &'a Window,
+    /// Where the runs came from, to read the chosen jobs' details back.
+    pub origins: Option<&'a RunOrigins>,
 }
 
 /// A job in a group's ranking: more GPU-hours first, then the job seen first in the log, so the
@@ -87,9 +91,15 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
                     cluster: cluster.clone(),
                     class: input.jobs.class[job as usize],
                     rule: rule_name(input.rules, input.jobs.rule[job as usize]),
+                    job_id: None,
+                    name: None,
+                    user: None,
+                    queue: None,
+                    state: None,
                     runs: 0,
                     max_gpus: 0.0,
                     gpu_hours: 0.0,
+                    mean_util_frac: None,
                     first_start_ms: i64::MAX,
                     source_line: None,
                 },
@@ -102,7 +112,12 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
     );
     let gpus_col = input.runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?;
     let line_col = input.runs.column(c::SOURCE_LINE).ok().and_then(|s| s.u64().ok());
+    let util_col = input.runs.column(c::GPU_UTIL_FRAC).ok().and_then(|s| s.f64().ok());
+    let key_col = input.runs.column(JOB_KEY).ok().and_then(|s| s.u64().ok());
     let (window_start, window_end) = (input.window.start_ms, input.window.end_ms);
+    // Each chosen job's runs in the window, with their start, and its utilization sums.
+    let mut job_runs: HashMap<u32, Vec<(i64, WantedRun)>> = HashMap::new();
+    let mut util_sums: HashMap<u32, (f64, f64)> = HashMap::new();
     for (row, &job) in input.jobs.job_of_run.iter().enumerate() {
         if is_chosen[job as usize / 64] & (1 << (job % 64)) == 0 {
             continue;
@@ -119,10 +134,48 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
         line.runs += 1;
         line.max_gpus = line.max_gpus.max(gpus);
         line.gpu_hours += gpus * hours;
+        let source_line = line_col.and_then(|lines| lines.get(row));
         if start < line.first_start_ms {
             line.first_start_ms = start;
-            line.source_line = line_col.and_then(|lines| lines.get(row));
+            line.source_line = source_line;
         }
+        if let Some(util) = util_col.and_then(|u| u.get(row)) {
+            let sums = util_sums.entry(job).or_insert((0.0, 0.0));
+            sums.0 += util * gpus * hours;
+            sums.1 += gpus * hours;
+        }
+        job_runs.entry(job).or_default().push((
+            start,
+            WantedRun {
+                row,
+                line: source_line.unwrap_or(0),
+                key: key_col.and_then(|k| k.get(row)).unwrap_or(0),
+            },
+        ));
+    }
+    for (job, (util_gpu_hours, weight)) in util_sums {
+        if let Some(line) = chosen.get_mut(&job)
+            && weight > 0.0
+        {
+            line.mean_util_frac = Some(util_gpu_hours / weight);
+        }
+    }
+    let wanted: Vec<WantedRun> = job_runs.values().flatten().map(|(_, run)| *run).collect();
+    let all_texts = run_texts(input, &wanted)?;
+    for (job, mut runs) in job_runs {
+        let Some(line) = chosen.get_mut(&job) else { continue };
+        runs.sort_by_key(|(start, run)| (*start, run.row));
+        let texts: Vec<&RunText> = runs.iter().filter_map(|(_, run)| all_texts.get(&run.row)).collect();
+        // Who and what from the first run that says; the state from the last run.
+        let first = |field: fn(&RunText) -> &Option<String>| texts.iter().find_map(|t| field(t).clone());
+        line.job_id = first(|t| &t.job_id);
+        line.name = first(|t| &t.name);
+        line.user = first(|t| &t.user);
+        line.queue = first(|t| &t.queue);
+        line.state = runs
+            .last()
+            .and_then(|(_, run)| all_texts.get(&run.row))
+            .and_then(|t| t.state.clone());
     }
     let mut lines: Vec<JobLine> = chosen.into_values().collect();
     lines.sort_by(|a, b| {
@@ -133,6 +186,54 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
             .then(a.source_line.cmp(&b.source_line))
     });
     Ok(lines)
+}
+
+/// The log's text for the chosen runs: from the frame when it holds the text columns (a log
+/// read in full detail), else read back from the files, else none.
+fn run_texts(input: &TopJobInputs, wanted: &[WantedRun]) -> Result<HashMap<usize, RunText>, String> {
+    let runs = input.runs;
+    if runs.column(c::JOB_ID).is_err() {
+        return Ok(input.origins.map(|o| o.read_back(wanted)).unwrap_or_default());
+    }
+    let err = |e: PolarsError| e.to_string();
+    let text = |name: &str| -> Result<Option<StringChunked>, String> {
+        match runs.column(name) {
+            Ok(column) => Ok(Some(
+                column.cast(&DataType::String).map_err(err)?.str().map_err(err)?.clone(),
+            )),
+            Err(_) => Ok(None),
+        }
+    };
+    let (ids, names, users, queues, states) = (
+        text(c::JOB_ID)?,
+        text(c::NAME)?,
+        text(c::USER)?,
+        text(c::QUEUE)?,
+        text(c::STATE)?,
+    );
+    let get = |column: &Option<StringChunked>, row: usize| {
+        column
+            .as_ref()
+            .and_then(|c| c.get(row))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    Ok(wanted
+        .iter()
+        .map(|run| {
+            (
+                run.row,
+                RunText {
+                    job_id: get(&ids, run.row),
+                    name: get(&names, run.row),
+                    user: get(&users, run.row),
+                    queue: get(&queues, run.row),
+                    state: get(&states, run.row),
+                },
+            )
+        })
+        .collect())
 }
 
 #[cfg(test)]

@@ -148,6 +148,8 @@ pub struct ClusterAudit {
     pub measured: Option<MeasuredCluster>,
     /// The job log's own figures, kept beside the measured ones that replaced them.
     pub log: Option<LogFigures>,
+    /// Jobs that asked for GPUs in the window and never started.
+    pub pending: PendingDemand,
 }
 
 impl ClusterAudit {
@@ -195,6 +197,152 @@ pub struct AuditReport {
     /// What matching measurements to clusters left out: hosts no cluster claims, measured
     /// clusters the log does not have, the metric each source fell back to.
     pub measurement_notes: Vec<String>,
+    /// The fleet's jobs that never started, per class: the clusters' sum, plus those of
+    /// clusters with no run in the window.
+    pub pending: PendingDemand,
+}
+
+/// How the GPU-hours a class's never-started jobs asked for were counted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PendingHoursBasis {
+    /// No pending jobs.
+    #[default]
+    None,
+    /// Every job's requested run length (its time limit) × its GPUs.
+    TimeLimit,
+    /// No job had a time limit: each job's wait in the window (from its submit, or the
+    /// window's start, to its cancellation or the window's end) × its GPUs.
+    WaitInWindow,
+    /// Some jobs one way, some the other (the counts say how many).
+    Mixed,
+}
+
+impl PendingHoursBasis {
+    pub fn label(self) -> &'static str {
+        match self {
+            PendingHoursBasis::None => "-",
+            PendingHoursBasis::TimeLimit => "time limit × GPUs",
+            PendingHoursBasis::WaitInWindow => "wait in window × GPUs",
+            PendingHoursBasis::Mixed => "time limit, else wait × GPUs",
+        }
+    }
+}
+
+/// One class's jobs that never started: how many, the GPUs and GPU-hours they asked for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PendingClass {
+    pub jobs: u64,
+    /// GPUs requested, summed over the jobs.
+    pub gpus: f64,
+    /// GPU-hours requested, counted as `gpu_hours_basis` says. A lower bound when
+    /// `jobs_without_hours` > 0 (jobs with neither a time limit nor a submit time add nothing).
+    pub gpu_hours_requested: f64,
+    pub gpu_hours_basis: PendingHoursBasis,
+    /// Jobs whose GPU-hours are their time limit × GPUs.
+    pub jobs_with_time_limit: u64,
+    /// Jobs whose GPU-hours are their wait in the window × GPUs (no time limit known).
+    pub jobs_by_wait: u64,
+    /// Jobs with neither: counted as jobs and GPUs, with no GPU-hours.
+    pub jobs_without_hours: u64,
+}
+
+impl PendingClass {
+    /// One job's request: `time_limit_hours` when the log gives it, else `wait_hours`.
+    pub fn add_job(&mut self, gpus: f64, time_limit_hours: Option<f64>, wait_hours: Option<f64>) {
+        self.jobs += 1;
+        self.gpus += gpus;
+        match (time_limit_hours, wait_hours) {
+            (Some(hours), _) => {
+                self.jobs_with_time_limit += 1;
+                self.gpu_hours_requested += gpus * hours;
+            }
+            (None, Some(hours)) => {
+                self.jobs_by_wait += 1;
+                self.gpu_hours_requested += gpus * hours;
+            }
+            (None, None) => self.jobs_without_hours += 1,
+        }
+        self.gpu_hours_basis = self.basis();
+    }
+
+    fn merge(&mut self, other: &PendingClass) {
+        self.jobs += other.jobs;
+        self.gpus += other.gpus;
+        self.gpu_hours_requested += other.gpu_hours_requested;
+        self.jobs_with_time_limit += other.jobs_with_time_limit;
+        self.jobs_by_wait += other.jobs_by_wait;
+        self.jobs_without_hours += other.jobs_without_hours;
+        self.gpu_hours_basis = self.basis();
+    }
+
+    fn basis(&self) -> PendingHoursBasis {
+        match (self.jobs_with_time_limit > 0, self.jobs_by_wait > 0) {
+            (true, false) => PendingHoursBasis::TimeLimit,
+            (false, true) => PendingHoursBasis::WaitInWindow,
+            (true, true) => PendingHoursBasis::Mixed,
+            (false, false) => PendingHoursBasis::None,
+        }
+    }
+}
+
+/// Jobs that asked for GPUs and never started (Slurm `PENDING`, a pod never scheduled, a row
+/// with a submit time and no start), per class: demand the clusters did not meet.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PendingDemand {
+    pub training: PendingClass,
+    pub inference: PendingClass,
+    pub burst: PendingClass,
+}
+
+impl PendingDemand {
+    pub fn get(&self, class: WorkloadClass) -> &PendingClass {
+        match class {
+            WorkloadClass::Training => &self.training,
+            WorkloadClass::Inference => &self.inference,
+            WorkloadClass::Burst => &self.burst,
+        }
+    }
+
+    pub fn get_mut(&mut self, class: WorkloadClass) -> &mut PendingClass {
+        match class {
+            WorkloadClass::Training => &mut self.training,
+            WorkloadClass::Inference => &mut self.inference,
+            WorkloadClass::Burst => &mut self.burst,
+        }
+    }
+
+    pub fn jobs(&self) -> u64 {
+        WorkloadClass::ALL.iter().map(|&c| self.get(c).jobs).sum()
+    }
+
+    pub fn gpus(&self) -> f64 {
+        WorkloadClass::ALL.iter().map(|&c| self.get(c).gpus).sum()
+    }
+
+    pub fn gpu_hours_requested(&self) -> f64 {
+        WorkloadClass::ALL
+            .iter()
+            .map(|&c| self.get(c).gpu_hours_requested)
+            .sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.jobs() == 0
+    }
+
+    pub fn merge(&mut self, other: &PendingDemand) {
+        for class in WorkloadClass::ALL {
+            self.get_mut(class).merge(other.get(class));
+        }
+    }
+}
+
+/// The GPU-hours a class's never-started jobs asked for across the fleet (see
+/// `PendingClass::gpu_hours_basis` for how): demand beside the GPU-hours that ran, to be
+/// shown as such wherever it is added to them.
+pub fn class_pending_gpu_hours(audit: &AuditReport, class: WorkloadClass) -> f64 {
+    audit.pending.get(class).gpu_hours_requested
 }
 
 /// GPU utilization as DCGM measured it over the audit's window: what the hardware did, beside
@@ -225,15 +373,24 @@ pub struct HostUtilization {
     pub mean_util_frac: f64,
 }
 
-/// One job as the audit saw it: where it ran, what it was classed as and by which rule.
+/// One job as the audit saw it: where it ran, what it was classed as and by which rule, and
+/// what the log says of it. The log's fields are None where the log has no such column.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct JobLine {
     pub cluster: String,
     pub class: WorkloadClass,
     pub rule: String,
+    pub job_id: Option<String>,
+    pub name: Option<String>,
+    pub user: Option<String>,
+    pub queue: Option<String>,
+    /// The state of the job's last run in the window.
+    pub state: Option<String>,
     pub runs: u32,
     pub max_gpus: f64,
     pub gpu_hours: f64,
+    /// GPU-hour-weighted mean utilization of its runs in the window that report one.
+    pub mean_util_frac: Option<f64>,
     pub first_start_ms: i64,
     /// The log line of the job's first run in the window (1-based, in its own file).
     pub source_line: Option<u64>,
@@ -296,12 +453,14 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         // Partitions are job logs only: measured samples are attached to the merged audit.
         measured_utilization: None,
         measurement_notes: Vec::new(),
+        pending: PendingDemand::default(),
     };
     for part in parts {
         merged.jobs_total += part.jobs_total;
         merged.runs_total += part.runs_total;
         merged.rows_rejected_total += part.rows_rejected_total;
         merged.gpu_hours_total += part.gpu_hours_total;
+        merged.pending.merge(&part.pending);
         for (reason, count) in part.rows_rejected {
             *rows_rejected.entry(reason).or_insert(0) += count;
         }
@@ -336,4 +495,37 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         matrix,
     });
     Some(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pending_jobs_count_by_time_limit_else_wait_and_say_which() {
+        let mut class = PendingClass::default();
+        class.add_job(8.0, Some(24.0), Some(5.0));
+        assert_eq!(class.gpu_hours_requested, 192.0, "the time limit wins over the wait");
+        assert_eq!(class.gpu_hours_basis, PendingHoursBasis::TimeLimit);
+        class.add_job(2.0, None, Some(10.0));
+        class.add_job(1.0, None, None);
+        assert_eq!(class.gpu_hours_requested, 212.0);
+        assert_eq!(class.gpu_hours_basis, PendingHoursBasis::Mixed);
+        assert_eq!((class.jobs, class.gpus, class.jobs_without_hours), (3, 11.0, 1));
+    }
+
+    #[test]
+    fn pending_demand_of_parts_merges_to_the_whole() {
+        let mut a = PendingDemand::default();
+        a.get_mut(WorkloadClass::Burst).add_job(1.0, None, Some(3.0));
+        let mut b = PendingDemand::default();
+        b.get_mut(WorkloadClass::Burst).add_job(2.0, Some(1.0), None);
+        b.get_mut(WorkloadClass::Training).add_job(64.0, Some(48.0), None);
+        a.merge(&b);
+        let burst = a.get(WorkloadClass::Burst);
+        assert_eq!((burst.jobs, burst.gpus, burst.gpu_hours_requested), (2, 3.0, 5.0));
+        assert_eq!(burst.gpu_hours_basis, PendingHoursBasis::Mixed);
+        assert_eq!(a.jobs(), 3);
+        assert_eq!(a.gpu_hours_requested(), 5.0 + 64.0 * 48.0);
+    }
 }

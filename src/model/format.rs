@@ -23,6 +23,21 @@ pub fn thousands(value: f64) -> String {
 }
 
 /// Dollars, exact to the dollar: "$1,234,568"; cents below $100.
+/// At most `max_chars` characters: longer text is cut and ends with `…`.
+pub fn truncated(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max_chars.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// What the log says, or `–` where it says nothing.
+pub fn or_dash(text: Option<&str>) -> String {
+    text.map_or_else(|| "–".to_string(), str::to_string)
+}
+
 pub fn usd(value: f64) -> String {
     let sign = if value < 0.0 { "-" } else { "" };
     if value.abs() < 100.0 {

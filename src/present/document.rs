@@ -134,6 +134,7 @@ pub fn render_text(doc: &Document) -> String {
                         out.push_str(&format!("  {label:<width$}  {value}\n"));
                     }
                 }
+                // A note keeps its own line breaks and wraps what is longer; each line indented.
                 Block::Note(note) => {
                     for line in wrap(note, TEXT_WIDTH - 2) {
                         out.push_str(&format!("  {line}\n"));

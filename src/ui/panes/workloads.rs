@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::{App, FleetStatus, WorkloadsView, class_jobs, cluster_classes};
-use crate::model::fleet::{AuditReport, ClusterAudit};
-use crate::model::format::{pct, thousands, usd_compact};
+use crate::model::fleet::{AuditReport, ClusterAudit, JobLine};
+use crate::model::format::{or_dash, pct, thousands, usd_compact};
 use crate::model::workload::WorkloadClass;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{EIGHTHS, fields_line, label, right, scroll_to};
@@ -252,6 +252,9 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
                 width,
             )),
         }
+        if let Some(line) = pending_line(cluster, theme, width) {
+            lines.push(line);
+        }
         let remaining = body
             .height
             .saturating_sub(lines.len() as u16 + 1 + cluster.flags.len() as u16);
@@ -270,6 +273,28 @@ fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focus
         }
     }
     lines
+}
+
+/// The cluster's jobs that never started, when it has any: demand it did not meet.
+fn pending_line(cluster: &ClusterAudit, theme: &Theme, width: u16) -> Option<Line<'static>> {
+    let pending = &cluster.pending;
+    if pending.is_empty() {
+        return None;
+    }
+    Some(fields_line(
+        vec![
+            (
+                format!("pending {} jobs ", thousands(pending.jobs() as f64)),
+                theme.warn,
+            ),
+            (format!("· {} GPUs ", thousands(pending.gpus())), theme.warn),
+            (
+                format!("· {} GPU-h asked", thousands(pending.gpu_hours_requested())),
+                theme.muted,
+            ),
+        ],
+        width,
+    ))
 }
 
 /// Hourly utilized GPUs against capacity, one column per bucket of hours; buckets under the
@@ -415,6 +440,33 @@ fn cluster_lines(
             width,
         ));
     }
+    if !cluster.pending.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(fields_line(
+            vec![
+                (label("never started", 14), theme.title),
+                (right("jobs", 8), theme.title),
+                (right("GPUs", 8), theme.title),
+                (right("GPU-h asked", 12), theme.title),
+            ],
+            width,
+        ));
+        for class in WorkloadClass::ALL {
+            let p = cluster.pending.get(class);
+            if p.jobs == 0 {
+                continue;
+            }
+            lines.push(fields_line(
+                vec![
+                    (label(class.label(), 14), class_style(class, theme)),
+                    (right(&thousands(p.jobs as f64), 8), theme.base),
+                    (right(&thousands(p.gpus), 8), theme.base),
+                    (right(&thousands(p.gpu_hours_requested), 12), theme.base),
+                ],
+                width,
+            ));
+        }
+    }
     lines.push(Line::raw(""));
     lines.push(fields_line(
         vec![
@@ -478,9 +530,11 @@ fn class_lines(
     lines.push(Line::raw(""));
     lines.push(fields_line(
         vec![
-            (label("largest jobs: log line", 23), theme.title),
+            (label("largest jobs", 23), theme.title),
             (right("GPUs", 6), theme.title),
             (right("GPU-h", 9), theme.title),
+            (right("util", 8), theme.title),
+            ("  user".to_string(), theme.title),
         ],
         width,
     ));
@@ -490,17 +544,31 @@ fn class_lines(
         } else {
             theme.base
         };
-        let line = job.source_line.map_or_else(|| "?".to_string(), |l| l.to_string());
         lines.push(fields_line(
             vec![
-                (label(&format!("line {line}"), 23), style),
+                (label(&job_title(job), 23), style),
                 (right(&thousands(job.max_gpus), 6), theme.base),
                 (right(&thousands(job.gpu_hours), 9), theme.base),
+                (
+                    right(&job.mean_util_frac.map_or_else(|| "–".to_string(), pct), 8),
+                    theme.base,
+                ),
+                (format!("  {}", or_dash(job.user.as_deref())), theme.muted),
             ],
             width,
         ));
     }
     lines
+}
+
+/// What names a job in a list: its name, else its id, else its log line.
+fn job_title(job: &JobLine) -> String {
+    match (&job.name, &job.job_id, job.source_line) {
+        (Some(name), _, _) => name.clone(),
+        (None, Some(id), _) => id.clone(),
+        (None, None, Some(line)) => format!("line {line}"),
+        (None, None, None) => "?".to_string(),
+    }
 }
 
 fn job_lines(app: &App, cluster: usize, class: WorkloadClass, job: usize, theme: &Theme) -> Vec<Line<'static>> {
@@ -512,6 +580,11 @@ fn job_lines(app: &App, cluster: usize, class: WorkloadClass, job: usize, theme:
         |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
     );
     let entries = [
+        ("job", or_dash(line.job_id.as_deref())),
+        ("name", or_dash(line.name.as_deref())),
+        ("user", or_dash(line.user.as_deref())),
+        ("queue", or_dash(line.queue.as_deref())),
+        ("state", or_dash(line.state.as_deref())),
         ("cluster", line.cluster.clone()),
         ("class", line.class.label().to_string()),
         ("decided by", line.rule.clone()),
@@ -523,6 +596,7 @@ fn job_lines(app: &App, cluster: usize, class: WorkloadClass, job: usize, theme:
         ("runs", line.runs.to_string()),
         ("GPUs (max)", thousands(line.max_gpus)),
         ("GPU-hours", thousands(line.gpu_hours)),
+        ("mean util", line.mean_util_frac.map_or_else(|| "–".to_string(), pct)),
     ];
     let mut lines = vec![Line::styled(
         format!("{} ▸ {} ▸ job", line.cluster, line.class.label()),
