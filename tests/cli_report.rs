@@ -427,3 +427,23 @@ from = "eu-west"
     assert!(run.stderr.contains("users.csv:2"), "{}", run.stderr);
     assert!(run.stderr.contains("0.35"), "{}", run.stderr);
 }
+
+#[test]
+fn jobs_that_never_started_are_offered_to_the_matcher_flagged_and_outside_the_waterfall() {
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/slurm/sacct_pending.txt");
+    let report = json_report(&["report", "--format", "json", "--logs", log]);
+    let classes = report["contracts"]["classes"].as_array().expect("classes");
+    let training = classes.iter().find(|c| c["class"] == "training").expect("training");
+    let pending = &training["pending"];
+    assert_eq!(pending["jobs"], 1);
+    assert_eq!(pending["gpu_hours_requested"], 3072.0);
+    let extra = f(&pending["extra_usd_per_month"]);
+    assert!(extra > 0.0, "{pending}");
+    assert!((f(&pending["cost_usd_per_month"]) - f(&training["cost_usd_per_month"]) - extra).abs() < 1e-6);
+    let table = gpuplan(&["report", "--logs", log]);
+    assert!(
+        table.stdout.contains("Pending demand (flagged, not in the waterfall)"),
+        "{}",
+        table.stdout
+    );
+}

@@ -253,6 +253,19 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
     if !c.fallback_price_clusters.is_empty() {
         blocks.push(Block::Note(fallback_note(c)));
     }
+    for class in &c.classes {
+        if let Some(p) = &class.pending {
+            blocks.push(Block::Note(format!(
+                "Pending demand (flagged, not in the waterfall): {} {} jobs that never started asked for {} GPU-hours;                  served on {} as well, the best mix costs {}/month, {} more.",
+                thousands(p.jobs as f64),
+                class.class.label(),
+                thousands(p.gpu_hours_requested),
+                class.accelerator,
+                usd(p.cost_usd_per_month),
+                usd(p.extra_usd_per_month)
+            )));
+        }
+    }
     blocks.push(Block::Note("Each pure term alone, on the chosen accelerator:".into()));
     blocks.push(Block::Table(pure_table(c)));
     for problem in &c.unmatched {

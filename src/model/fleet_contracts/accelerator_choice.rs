@@ -179,6 +179,80 @@ pub fn accelerator_options(
     options
 }
 
+/// Demand that never started, offered to the matcher beside what ran: each cluster's pending
+/// GPU-hours for the class spread evenly over the window's hours, carried to `accelerator` as
+/// the demand that ran is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PendingOffer {
+    pub jobs: u64,
+    pub gpu_hours_requested: f64,
+    /// The best mix on the chosen accelerator with the pending demand added.
+    pub cost_usd_per_month: f64,
+    /// Over the mix without it.
+    pub extra_usd_per_month: f64,
+}
+
+pub fn with_pending(
+    class: WorkloadClass,
+    accelerator: &str,
+    fleet: &[ClusterToday],
+    audit: &AuditReport,
+    catalog: &Catalog,
+    offers: &[ContractOffer],
+    hours_per_month: f64,
+    without_usd_per_month: f64,
+) -> Option<PendingOffer> {
+    let jobs: u64 = audit.clusters.iter().map(|c| c.pending.get(class).jobs).sum();
+    let requested: f64 = audit
+        .clusters
+        .iter()
+        .map(|c| c.pending.get(class).gpu_hours_requested)
+        .sum();
+    if jobs == 0 || requested <= 0.0 {
+        return None;
+    }
+    let peak = |id: &str| {
+        catalog
+            .accelerator(id)
+            .map(|a| a.bf16_dense_tflops)
+            .filter(|p| *p > 0.0)
+    };
+    let weight = |i: usize| {
+        let factor = match (peak(&fleet[i].accelerator), peak(accelerator)) {
+            (Some(from), Some(to)) => from / to,
+            _ => 1.0,
+        };
+        fleet[i].deployment.delivered_capability_frac() * factor
+    };
+    let mut demand = weighted_class_demand(audit, class, weight);
+    let hours = demand.len().max(1) as f64;
+    let extra: f64 = audit
+        .clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| c.pending.get(class).gpu_hours_requested / hours * weight(i))
+        .sum();
+    for slot in &mut demand {
+        *slot += extra;
+    }
+    let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
+    let request = MatchRequest {
+        hourly_gpus: &demand,
+        accelerator_id: accelerator,
+        tolerates_preemption: class == WorkloadClass::Burst,
+        requirement: requirement(class),
+        hours_per_month,
+        consolidated_usd: None,
+    };
+    let result = match_class(&request, offers, memory).ok()?;
+    Some(PendingOffer {
+        jobs,
+        gpu_hours_requested: requested,
+        cost_usd_per_month: result.cost_usd_per_month,
+        extra_usd_per_month: result.cost_usd_per_month - without_usd_per_month,
+    })
+}
+
 fn audit_has_class(audit: &AuditReport, cluster: &str, class: WorkloadClass) -> bool {
     audit
         .clusters

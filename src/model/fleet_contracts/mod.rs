@@ -9,7 +9,9 @@ mod today_prices;
 
 use serde::Serialize;
 
-pub use accelerator_choice::{AcceleratorOption, Normalization, ServedModel, params_of_model_class, served_model};
+pub use accelerator_choice::{
+    AcceleratorOption, Normalization, PendingOffer, ServedModel, params_of_model_class, served_model,
+};
 pub use fleet_today::{ClusterToday, clusters_today, consolidated_usd_per_month, right_sized_usd_per_month};
 pub use today_prices::TodayPriceGroup;
 
@@ -50,6 +52,9 @@ pub struct ClassContracts {
     /// The class on today's accelerators at today's prices, on its best term mix.
     pub today_prices: Vec<TodayPriceGroup>,
     pub today_prices_usd_per_month: f64,
+    /// Jobs that never started, offered as demand on the chosen accelerator: flagged, never in
+    /// the waterfall (today's fleet did not serve them either).
+    pub pending: Option<PendingOffer>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -129,7 +134,18 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         };
         let usd_per_million_tokens = (class == WorkloadClass::Inference && plan.inference.tokens_per_month > 0.0)
             .then(|| result.cost_usd_per_month / (plan.inference.tokens_per_month / 1e6));
+        let pending = accelerator_choice::with_pending(
+            class,
+            &chosen.accelerator,
+            &fleet,
+            audit,
+            catalog,
+            offers,
+            hours_per_month,
+            result.cost_usd_per_month,
+        );
         classes.push(ClassContracts {
+            pending,
             class,
             accelerator: chosen.accelerator.clone(),
             normalization: chosen.normalization.clone(),

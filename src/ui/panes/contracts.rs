@@ -58,6 +58,17 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             ));
         }
         lines.push(fields_line(title, width));
+        if let Some(p) = &class.pending {
+            lines.push(Line::styled(
+                format!(
+                    " ⚑ {} pending jobs, {} GPU-h: +{}/mo if served",
+                    thousands(p.jobs as f64),
+                    thousands(p.gpu_hours_requested),
+                    usd_compact(p.extra_usd_per_month)
+                ),
+                theme.warn,
+            ));
+        }
         if let Some(line) = super::replay_lines::pool_line(
             app,
             class.class,
