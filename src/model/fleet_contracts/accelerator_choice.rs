@@ -92,15 +92,27 @@ fn unfit(class: WorkloadClass, accelerator: &Accelerator, model: Option<&ServedM
 
 /// Every accelerator the offers price, each with the class's cost on it or why not, cheapest
 /// first; those the class cannot use after.
+/// What every match of a class reads: today's fleet, its audit, the catalogs, the month.
+pub struct MatchContext<'a> {
+    pub fleet: &'a [ClusterToday],
+    pub audit: &'a AuditReport,
+    pub catalog: &'a Catalog,
+    pub offers: &'a [ContractOffer],
+    pub hours_per_month: f64,
+}
+
 pub fn accelerator_options(
     class: WorkloadClass,
-    fleet: &[ClusterToday],
-    audit: &AuditReport,
-    catalog: &Catalog,
-    offers: &[ContractOffer],
-    hours_per_month: f64,
+    context: &MatchContext<'_>,
     model: Option<&ServedModel>,
 ) -> Vec<AcceleratorOption> {
+    let MatchContext {
+        fleet,
+        audit,
+        catalog,
+        offers,
+        hours_per_month,
+    } = *context;
     let peak = |id: &str| {
         catalog
             .accelerator(id)
@@ -195,13 +207,16 @@ pub struct PendingOffer {
 pub fn with_pending(
     class: WorkloadClass,
     accelerator: &str,
-    fleet: &[ClusterToday],
-    audit: &AuditReport,
-    catalog: &Catalog,
-    offers: &[ContractOffer],
-    hours_per_month: f64,
+    context: &MatchContext<'_>,
     without_usd_per_month: f64,
 ) -> Option<PendingOffer> {
+    let MatchContext {
+        fleet,
+        audit,
+        catalog,
+        offers,
+        hours_per_month,
+    } = *context;
     let jobs: u64 = audit.clusters.iter().map(|c| c.pending.get(class).jobs).sum();
     let requested: f64 = audit
         .clusters

@@ -111,15 +111,14 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         }
         let today_prices = today_prices::today_price_groups(class, &fleet, audit, catalog, offers, hours_per_month);
         let today_prices_usd_per_month = today_prices.iter().map(|g| g.cost_usd_per_month).sum();
-        let options = accelerator_choice::accelerator_options(
-            class,
-            &fleet,
+        let context = accelerator_choice::MatchContext {
+            fleet: &fleet,
             audit,
             catalog,
             offers,
             hours_per_month,
-            model.as_ref(),
-        );
+        };
+        let options = accelerator_choice::accelerator_options(class, &context, model.as_ref());
         let mut feasible = options.iter().filter(|o| o.result.is_some());
         let (Some(chosen), runner_up) = (feasible.next(), feasible.next()) else {
             let why: Vec<String> = options
@@ -134,16 +133,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         };
         let usd_per_million_tokens = (class == WorkloadClass::Inference && plan.inference.tokens_per_month > 0.0)
             .then(|| result.cost_usd_per_month / (plan.inference.tokens_per_month / 1e6));
-        let pending = accelerator_choice::with_pending(
-            class,
-            &chosen.accelerator,
-            &fleet,
-            audit,
-            catalog,
-            offers,
-            hours_per_month,
-            result.cost_usd_per_month,
-        );
+        let pending = accelerator_choice::with_pending(class, &chosen.accelerator, &context, result.cost_usd_per_month);
         classes.push(ClassContracts {
             pending,
             class,
