@@ -190,8 +190,24 @@ pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
             iso_utc(end_ms)
         ));
     }
+    let years = (end_ms - start_ms) as f64 / (365.25 * 24.0 * MS_PER_HOUR);
+    if (end_ms - start_ms) as f64 > MAX_WINDOW_DAYS * 24.0 * MS_PER_HOUR {
+        return Err(format!(
+            "the observation window {} to {} spans {:.0} years: the audit follows every minute, which for \
+             more than {:.0} years would not fit in memory. A run that long is likely a bad timestamp; \
+             choose a window with --since/--until or --days",
+            iso_utc(start_ms),
+            iso_utc(end_ms),
+            years,
+            MAX_WINDOW_DAYS / 365.25
+        ));
+    }
     Ok(Window::from_ms(start_ms, end_ms))
 }
+
+/// The longest window audited minute by minute: ten years, 5.3 million minutes of occupancy
+/// (about 170 MB per cluster).
+pub const MAX_WINDOW_DAYS: f64 = 3652.5;
 
 /// Resolves the observation window against the data's own span.
 fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> {

@@ -188,3 +188,7 @@ pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, Strin
         .map_err(|e| e.to_string())?;
     column.i64().cloned().map_err(|e| e.to_string())
 }
+
+/// More GPUs than any job holds (the largest clusters have some 100,000): a count above this is
+/// a unit mistake or garbage, set aside as an unparseable number rather than priced.
+pub const MAX_JOB_GPUS: f64 = 1_000_000.0;

@@ -127,6 +127,9 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, String> {
         return Err("the file is empty".to_string());
     }
     let probe = &head[..head.len().min(8192)];
+    if probe.starts_with(&[0xff, 0xfe]) || probe.starts_with(&[0xfe, 0xff]) {
+        return Err("UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8".to_string());
+    }
     if probe.contains(&0) {
         return Err("binary content (NUL bytes), not a text log; Parquet files start with PAR1".to_string());
     }

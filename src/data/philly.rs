@@ -29,6 +29,7 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDateTime};
 use serde_json::{Map, Value};
 
+use super::canonical::MAX_JOB_GPUS;
 use super::canonical::{JobRun, PendingRun};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 
@@ -340,7 +341,7 @@ fn job_fields(value: &Value, cluster_default: &str) -> Result<JobFields, Reject>
         _ => None,
     };
     let gpus = match gpus {
-        Some(n) if n.is_finite() && n >= 0.0 => n,
+        Some(n) if n.is_finite() && (0.0..=MAX_JOB_GPUS).contains(&n) => n,
         Some(n) if n < 0.0 => return Err((RejectReason::NegativeGpus, format!("job {id}: num_gpus {n}"))),
         _ => {
             let raw = job.get("num_gpus").map_or_else(|| "missing".to_string(), short);

@@ -45,6 +45,7 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime};
 
+use super::canonical::MAX_JOB_GPUS;
 use super::canonical::{JobRun, PendingRun};
 use super::hostlist::expand_hostlist;
 use super::reject::{Quarantine, RejectReason, RejectedRow};
@@ -678,7 +679,7 @@ fn tres_reject(column: &str, raw: &str, (reason, why): Reject) -> Reject {
 
 fn gpu_count(raw: &str) -> Result<f64, Reject> {
     match raw.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        Ok(n) if n.is_finite() && (0.0..=MAX_JOB_GPUS).contains(&n) => Ok(n),
         Ok(n) if n < 0.0 => Err((RejectReason::NegativeGpus, format!("GPU count {raw}"))),
         _ => Err((RejectReason::UnparseableNumber, format!("GPU count \"{raw}\""))),
     }

@@ -434,6 +434,7 @@ fn reject_reason(empty_end: EmptyEnd, has_submit: bool) -> Expr {
             gpus.clone()
                 .is_null()
                 .or(gpus.clone().is_finite().not())
+                .or(gpus.clone().gt(lit(c::MAX_JOB_GPUS)))
                 .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.is_finite().not()))),
         )
         .then(reason_code(RejectReason::UnparseableNumber))

@@ -26,7 +26,7 @@ impl RejectReason {
         match self {
             RejectReason::MissingJobId => "missing job id",
             RejectReason::UnparseableTime => "unparseable time",
-            RejectReason::UnparseableNumber => "unparseable, NaN or infinite number",
+            RejectReason::UnparseableNumber => "unparseable, NaN, infinite or implausible number",
             RejectReason::NegativeGpus => "negative GPU count",
             RejectReason::EndBeforeStart => "end before start",
             RejectReason::MalformedRow => "malformed row",
