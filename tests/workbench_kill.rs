@@ -41,7 +41,10 @@ fn a_workbench_killed_mid_save_leaves_a_plan_that_loads() {
             .unwrap_or_else(|e| panic!("round {round}: the plan no longer loads: {e:?}\n{after}"));
         if after != before {
             saved_rounds += 1;
-            assert!(plan.accelerators[0].mfu > 0.45, "round {round}: a save that changed nothing else");
+            assert!(
+                plan.accelerators[0].mfu > 0.45,
+                "round {round}: a save that changed nothing else"
+            );
         }
     }
     // Some rounds were killed before the save and some after: both sides were exercised.

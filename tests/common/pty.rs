@@ -54,6 +54,15 @@ impl Workbench {
         Workbench { parser, keys, child }
     }
 
+    /// Whether the program is still drawing on the alternate screen (a TUI that exits cleanly
+    /// leaves it and restores the terminal).
+    pub fn on_alternate_screen(&self) -> bool {
+        self.parser
+            .lock()
+            .map(|p| p.screen().alternate_screen())
+            .unwrap_or(false)
+    }
+
     pub fn text(&self) -> String {
         self.parser.lock().map(|p| p.screen().contents()).unwrap_or_default()
     }
