@@ -212,6 +212,12 @@ fn numbers_are_never_cut_at_any_width() {
         let mut app = self::app();
         update(&mut app, Action::FocusPane(PaneId::Mfu));
         let shown = screen(&app, width, 24);
+        let sliders = shown.lines().filter(|l| l.contains('●')).count();
+        assert_eq!(
+            sliders,
+            costs.len(),
+            "{width}: one slider line per accelerator\n{shown}"
+        );
         for line in shown.lines().filter(|l| l.contains('●')) {
             // A slider line ends in its cost, whole.
             let pane_text: String = line

@@ -58,8 +58,11 @@ fn slider_and_disk_edits_reach_the_screen() {
     // A save that does not parse: the last good plan stays, the banner says where.
     let broken = edited.replacen("id = \"trainium2\"\nmfu = 0.30", "id = \"trainium2\"\nmfu = fast", 1);
     std::fs::write(&plan_path, &broken).expect("broken edit on disk");
+    // The banner names the broken line, counted in the file rather than pinned here.
+    let broken_line = broken.lines().position(|l| l == "mfu = fast").expect("the broken line") + 1;
+    let place = format!("plan.toml:{broken_line}:");
     let shown = screen.wait_for("the error banner", PATIENCE, |s| {
-        s.contains("error:") && s.contains("plan.toml:37:")
+        s.contains("error:") && s.contains(place.as_str())
     });
     assert_eq!(slider_cost(&shown, "trainium2").as_deref(), Some(trn2_at_30.as_str()));
     std::fs::write(&plan_path, &edited).expect("fixed on disk");
@@ -76,7 +79,11 @@ fn slider_and_disk_edits_reach_the_screen() {
         slider_cost(s, "h100-sxm").as_deref() == Some(h100_at_47.as_str())
     });
     assert!(shown.contains("47.0 %"), "{shown}");
-    assert!(shown.contains('*'), "the unsaved marker");
+    let header = shown.lines().next().unwrap_or_default();
+    assert!(
+        header.contains("Seed worked examples *"),
+        "the unsaved marker after the plan's name: {header}"
+    );
 
     // Ctrl-S saves into the planner's file: only the moved value's line changes.
     screen.press(b"\x13");
