@@ -1,4 +1,4 @@
-//! `gpuplan audit`: classify the logs' jobs and show the stranded spend (DOMAIN.md section 3).
+//! `gpuplan audit`: classify the logs' jobs and show the stranded spend (docs/economics.md, "The audit").
 
 use std::path::{Path, PathBuf};
 

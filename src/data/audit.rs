@@ -1,4 +1,4 @@
-//! The audit of DOMAIN.md section 3: per cluster and class, jobs, GPU-hours, utilization over
+//! The audit of docs/economics.md ("The audit"): per cluster and class, jobs, GPU-hours, utilization over
 //! time, peak and p95 concurrency, and the stranded spend (paid for, idle).
 //!
 //! GPU-hours count what ran: each run (attempt) is clipped to the observation window and

@@ -1,4 +1,4 @@
-//! The audit's one pass over the runs (DOMAIN.md section 3): each run clipped to the
+//! The audit's one pass over the runs (docs/economics.md, "The audit"): each run clipped to the
 //! observation window, summed per cluster and class, and laid on its cluster's minute-by-minute
 //! occupancy; and each job's cluster and GPU-hours, to rank the largest.
 //!

@@ -1,4 +1,4 @@
-//! The board's numbers (DOMAIN.md section 4): EBITDA effect of an MFU gain, risk-adjusted ROI.
+//! The board's numbers (docs/economics.md, "Board figures"): EBITDA effect of an MFU gain, risk-adjusted ROI.
 
 /// Spend recovered when the same work runs at a higher MFU: the hours, and so the bill,
 /// scale with 1 / MFU. 30 % → 50 % on $10M a year recovers $4M.

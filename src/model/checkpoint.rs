@@ -1,4 +1,4 @@
-//! Checkpointing against interruptions (DOMAIN.md section 6; seeds 002 and 004).
+//! Checkpointing against interruptions (docs/economics.md, "Failure rules"; seeds 002 and 004).
 
 /// Seconds to write a checkpoint of `size_gb` at `write_gb_per_s`.
 pub fn checkpoint_write_seconds(size_gb: f64, write_gb_per_s: f64) -> f64 {

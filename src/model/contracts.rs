@@ -6,7 +6,7 @@
 //! - Demand is concurrent GPUs of delivered work, one value per hour of the observation
 //!   window. Missing, negative or non-finite hours count as zero demand.
 //! - Every price is the effective one: list price over `Deployment::delivered_capability_frac`
-//!   (VM 0.75, bare metal 0.935; DOMAIN.md section 7), so a VM hour buys less delivered work
+//!   (VM 0.75, bare metal 0.935; docs/economics.md, "Bare metal or VM"), so a VM hour buys less delivered work
 //!   and a bare-metal offer with a higher list price can still be the cheaper one.
 //! - Every cost covers the observation window. Commitments longer than the window are
 //!   prorated to it (a 1-year term seen over 90 days costs 90 days of the term), so terms
@@ -243,7 +243,7 @@ impl CapabilityRequirement {
         needs_training_interconnect: false,
     };
 
-    /// DOMAIN.md section 2: training needs >= 80 GB per GPU and NVLink/InfiniBand.
+    /// docs/economics.md, "Workload classes": training needs >= 80 GB per GPU and NVLink/InfiniBand.
     pub const TRAINING: CapabilityRequirement = CapabilityRequirement {
         min_memory_gb: 80.0,
         needs_training_interconnect: true,
@@ -266,7 +266,7 @@ pub struct MatchRequest<'a> {
     /// Spot offers are considered only when the class survives preemption.
     pub tolerates_preemption: bool,
     pub requirement: CapabilityRequirement,
-    /// For the per-month figures (DOMAIN.md: 730 unless the plan says otherwise).
+    /// For the per-month figures (docs/economics.md, "Accelerator reference figures": 730 unless the plan says otherwise).
     pub hours_per_month: f64,
     /// Today's consolidated cost over the same window, for the saving.
     pub consolidated_usd: Option<f64>,

@@ -1,4 +1,4 @@
-//! Bare metal versus VM (DOMAIN.md section 7) and the network-wait rule (section 6).
+//! Bare metal versus VM (docs/economics.md, "Bare metal or VM") and the network-wait rule ("Failure rules").
 
 use serde::{Deserialize, Serialize};
 

@@ -35,7 +35,7 @@ pub struct Evaluation {
     pub risk: RiskReport,
     pub thresholds: Thresholds,
     pub checks: Vec<Check>,
-    /// The decision matrix per class (DOMAIN.md section 5).
+    /// The decision matrix per class (docs/economics.md, "Decision matrix").
     pub recommendations: Vec<Recommendation>,
     /// Seed 002's implementation-readiness checklist.
     pub readiness: Vec<ReadinessItem>,

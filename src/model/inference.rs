@@ -1,4 +1,4 @@
-//! Inference economics (DOMAIN.md section 4): ETIC, cost per billion tokens, break-even volume.
+//! Inference economics (docs/economics.md, "Inference cost"): ETIC, cost per billion tokens, break-even volume.
 
 use serde::Serialize;
 

@@ -1,4 +1,4 @@
-//! Engineering migration break-even (DOMAIN.md section 4): when a port off NVIDIA pays back.
+//! Engineering migration break-even (docs/economics.md, "Migration break-even"): when a port off NVIDIA pays back.
 
 use serde::Serialize;
 

@@ -1,6 +1,6 @@
 //! Seeded Monte Carlo of a plan's total cost (issue 4, "Beyond the expected value"): the base
-//! training cost, uncertain through MFU and price ranges, plus the risk rows of DOMAIN.md
-//! section 6 drawn as counts of occurrences. Reproducible by seed across versions: the
+//! training cost, uncertain through MFU and price ranges, plus the risk rows of
+//! docs/economics.md ("Risk exposure") drawn as counts of occurrences. Reproducible by seed across versions: the
 //! generator is written out here, not borrowed from a crate whose stream may change.
 
 use std::fmt;
@@ -138,7 +138,7 @@ fn log_ratio_over_difference(p: f64, q: f64) -> f64 {
 /// The training cost the risks sit on, with its optional uncertainty.
 ///
 /// A draw scales the point cost: cost = point_usd × (price / point_price) × (point_mfu / mfu).
-/// That is exact for C_run (DOMAIN.md section 4), which is linear in the per-chip-hour price
+/// That is exact for C_run (docs/economics.md, "Training cost"), which is linear in the per-chip-hour price
 /// and inversely proportional to MFU; the price here is the total per chip-hour (compute plus
 /// network), so a range given on compute alone must have the network premium added first.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -392,7 +392,7 @@ mod tests {
         }
     }
 
-    /// The four rows of DOMAIN.md section 6, with counts a plan might expect.
+    /// The four rows of docs/economics.md, "Risk exposure", with counts a plan might expect.
     fn seed_rows() -> Vec<RiskScenario> {
         vec![
             row(0.08, 45_000.0, RiskUnit::Run, 3.0),

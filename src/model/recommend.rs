@@ -1,4 +1,4 @@
-//! The decision matrix of DOMAIN.md section 5 as a recommendation per workload class, and
+//! The decision matrix of docs/economics.md ("Decision matrix") as a recommendation per workload class, and
 //! seed 002's implementation-readiness checklist as a status list.
 
 use serde::{Deserialize, Serialize};
@@ -94,7 +94,7 @@ fn cheapest_at_sliders(training: &TrainingReport, filter: impl Fn(&str) -> bool)
         .map(|r| (r.accelerator.clone(), r.cost_usd))
 }
 
-/// The decision matrix per class (DOMAIN.md section 5).
+/// The decision matrix per class (docs/economics.md, "Decision matrix").
 pub fn recommendations(
     plan: &Plan,
     catalog: &Catalog,

@@ -1,4 +1,4 @@
-//! Probability-weighted risk exposure (DOMAIN.md section 6).
+//! Probability-weighted risk exposure (docs/economics.md, "Risk exposure").
 
 use serde::{Deserialize, Serialize};
 

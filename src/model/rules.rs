@@ -1,4 +1,4 @@
-//! The decision rules of DOMAIN.md (sections 3 to 7) applied to a plan: each yields a check
+//! The decision rules of docs/economics.md (from "The audit" to "Bare metal or VM") applied to a plan: each yields a check
 //! with its value, threshold and the advice a planner acts on.
 
 use super::catalog::Catalog;

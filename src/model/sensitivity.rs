@@ -8,7 +8,7 @@ use super::evaluate::{MfuSource, training_run};
 use super::inference::{cost_per_billion_tokens_usd, etic_usd_per_million_tokens};
 use super::plan::Plan;
 
-/// The MFU axis of the cost curves: realistic training runs sit between these (DOMAIN.md 8).
+/// The MFU axis of the cost curves: realistic training runs sit between these (docs/economics.md, "Accelerator reference figures").
 pub const CURVE_MFU_MIN_FRAC: f64 = 0.10;
 pub const CURVE_MFU_MAX_FRAC: f64 = 0.70;
 const CURVE_STEP_FRAC: f64 = 0.01;

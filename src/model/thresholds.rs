@@ -1,4 +1,4 @@
-//! Every decision threshold of DOMAIN.md, resolved: the catalog's values with a plan's
+//! Every decision threshold of docs/economics.md, resolved: the catalog's values with a plan's
 //! overrides applied.
 
 use serde::{Deserialize, Serialize};

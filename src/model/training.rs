@@ -1,4 +1,4 @@
-//! Training-run economics (DOMAIN.md section 4): FLOPs, wall-clock hours, C_run, MFU.
+//! Training-run economics (docs/economics.md, "Training cost"): FLOPs, wall-clock hours, C_run, MFU.
 
 /// Seconds in an hour; the time term of C_run is in hours.
 const SECONDS_PER_HOUR: f64 = 3600.0;
@@ -79,7 +79,7 @@ mod tests {
     use super::*;
 
     fn seed_h100_run(mfu_frac: f64) -> RunCost {
-        // DOMAIN.md section 5: 100B parameters × 500B tokens, 989 TFLOPS dense,
+        // docs/economics.md, "Sensitivity and decision thresholds": 100B parameters × 500B tokens, 989 TFLOPS dense,
         // $100/h per 8 GPUs, no network premium, no failure overhead.
         run_cost(&RunInputs {
             flops: training_flops(100e9, 500e9, false),

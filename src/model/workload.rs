@@ -1,4 +1,4 @@
-//! Workload classes (DOMAIN.md section 2) and the rules that assign them, as plain data.
+//! Workload classes (docs/economics.md, "Workload classes") and the rules that assign them, as plain data.
 
 use serde::{Deserialize, Serialize};
 

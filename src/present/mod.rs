@@ -1,5 +1,6 @@
-//! Presentation shared by the headless commands and the workbench: documents rendered as
-//! terminal text or Markdown, and charts as text or SVG.
+//! Presentation for the headless commands (report, audit, replay, diff, board, bill, catalog and
+//! the exports): documents rendered as terminal text or Markdown, and charts as text or SVG.
+//! The workbench (src/ui) draws its own panes and does not use this module.
 
 pub mod chart;
 pub mod document;

@@ -1,4 +1,4 @@
-//! Prometheus as a source (DOMAIN: utilization where it lives): the PromQL gpuplan sends, the
+//! Prometheus as a source (docs/utilization.md): the PromQL gpuplan sends, the
 //! answers it reads and what it makes of them. Pure: the HTTP requests are
 //! `runtime::prometheus`'s.
 

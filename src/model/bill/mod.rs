@@ -1,4 +1,4 @@
-//! The cloud bill against the plan (DOMAIN.md section 13): FinOps FOCUS cost lines as plain
+//! The cloud bill against the plan (docs/bill.md): FinOps FOCUS cost lines as plain
 //! data, which cluster each line is ([`plan`]), and their sums over the audit window
 //! ([`report`]). Cash (`BilledCost`) and amortized (`EffectiveCost`) figures are kept side by
 //! side and never added to each other.

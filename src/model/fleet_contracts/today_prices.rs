@@ -152,7 +152,7 @@ pub fn today_price_groups(
     groups
 }
 
-/// What the class needs from the hardware (DOMAIN.md section 2).
+/// What the class needs from the hardware (docs/economics.md, "Workload classes").
 pub fn requirement(class: WorkloadClass) -> CapabilityRequirement {
     if class == WorkloadClass::Training {
         CapabilityRequirement::TRAINING
