@@ -5,7 +5,7 @@ use gpuplan::config::plan_file::{read_plan_text, render_for_save};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
 
-fn catalog() -> &'static gpuplan::config::catalog::Catalog {
+fn catalog() -> &'static gpuplan::model::catalog::Catalog {
     static CATALOG: OnceLock<gpuplan::config::catalog::LoadedCatalog> = OnceLock::new();
     &CATALOG.get_or_init(gpuplan::config::catalog::builtin).catalog
 }
