@@ -795,6 +795,20 @@ fn read_tabular_in_pieces(
         LogFormat::Csv { delimiter } => Some((open_delimited(path, delimiter, &mapping, chunk_bytes)?, delimiter)),
         _ => None,
     };
+    // The row number is a column of ours: a file's own column of that name would make two.
+    if let Some((file, _)) = &delimited
+        && file
+            .first
+            .get_column_names()
+            .iter()
+            .filter(|n| n.as_str() == ROW)
+            .count()
+            > 1
+    {
+        return Err(format!(
+            "a column is named {ROW:?}, a name gpuplan keeps for the row number: rename that column"
+        ));
+    }
     let mut lf = match &delimited {
         Some((file, _)) => file.first.clone().lazy(),
         None => scan(path, format, &mapping)?,
@@ -1153,6 +1167,20 @@ fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by `cargo fuzz run logs`: a header naming `__row` made two columns of that name
+    /// and Polars panicked building the schema.
+    #[test]
+    fn a_column_named_like_the_row_number_is_refused_not_a_panic() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.csv");
+        std::fs::write(&path, "job_id,__row,gpus\n1,2,8\n").expect("write");
+        let why = crate::data::load::load_logs(&[path], None, None, Detail::Full)
+            .err()
+            .expect("refused")
+            .message;
+        assert!(why.contains("\"__row\"") && why.contains("rename"), "{why}");
+    }
 
     #[test]
     fn records_end_at_newlines_outside_quotes() {

@@ -1,0 +1,6 @@
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|text: &str| {
+    let _ = gpuplan::config::keymap::parse_keymap("fuzz-keys.toml", text);
+});

@@ -1,0 +1,10 @@
+#![no_main]
+//! The log loader on a `.parquet` file.
+use gpuplan::data::load::load_logs;
+use gpuplan::data::tabular::Detail;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let path = gpuplan_fuzz::scratch_file("log.parquet", data);
+    let _ = load_logs(&[path], None, None, Detail::Full);
+});
