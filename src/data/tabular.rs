@@ -1175,10 +1175,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("log.csv");
         std::fs::write(&path, "job_id,__row,gpus\n1,2,8\n").expect("write");
-        let why = crate::data::load::load_logs(&[path], None, None, Detail::Full)
-            .err()
-            .expect("refused")
-            .message;
+        let Err(refused) = crate::data::load::load_logs(&[path], None, None, Detail::Full) else {
+            panic!("a column named __row must be refused");
+        };
+        let why = refused.message;
         assert!(why.contains("\"__row\"") && why.contains("rename"), "{why}");
     }
 
