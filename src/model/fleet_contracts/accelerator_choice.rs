@@ -10,9 +10,9 @@
 use serde::Serialize;
 
 use super::fleet_today::{ClusterToday, weighted_class_demand};
-use super::today_prices::requirement;
+use super::today_prices::class_request;
 use crate::model::catalog::{Accelerator, Catalog};
-use crate::model::contracts::{ContractOffer, MatchRequest, MatchResult, match_class};
+use crate::model::contracts::{ContractOffer, MatchResult, match_class};
 use crate::model::fleet::AuditReport;
 use crate::model::plan::InferencePlan;
 use crate::model::workload::WorkloadClass;
@@ -113,12 +113,6 @@ pub fn accelerator_options(
         offers,
         hours_per_month,
     } = *context;
-    let peak = |id: &str| {
-        catalog
-            .accelerator(id)
-            .map(|a| a.bf16_dense_tflops)
-            .filter(|p| *p > 0.0)
-    };
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
     let mut options: Vec<AcceleratorOption> = catalog
         .accelerators
@@ -127,10 +121,7 @@ pub fn accelerator_options(
         .map(|candidate| {
             let factors: Vec<(f64, bool)> = fleet
                 .iter()
-                .map(|c| match (peak(&c.accelerator), peak(&candidate.id)) {
-                    (Some(from), Some(to)) => (from / to, true),
-                    _ => (1.0, false),
-                })
+                .map(|c| peak_ratio(catalog, &c.accelerator, &candidate.id))
                 .collect();
             let mut normalization: Vec<Normalization> = fleet
                 .iter()
@@ -156,14 +147,7 @@ pub fn accelerator_options(
             let demand = weighted_class_demand(audit, class, |i| {
                 fleet[i].deployment.delivered_capability_frac() * factors[i].0
             });
-            let request = MatchRequest {
-                hourly_gpus: &demand,
-                accelerator_id: &candidate.id,
-                tolerates_preemption: class == WorkloadClass::Burst,
-                requirement: requirement(class),
-                hours_per_month,
-                consolidated_usd: None,
-            };
+            let request = class_request(class, &demand, &candidate.id, hours_per_month);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
                     accelerator: candidate.id.clone(),
@@ -226,18 +210,8 @@ pub fn with_pending(
     if jobs == 0 || requested <= 0.0 {
         return None;
     }
-    let peak = |id: &str| {
-        catalog
-            .accelerator(id)
-            .map(|a| a.bf16_dense_tflops)
-            .filter(|p| *p > 0.0)
-    };
     let weight = |i: usize| {
-        let factor = match (peak(&fleet[i].accelerator), peak(accelerator)) {
-            (Some(from), Some(to)) => from / to,
-            _ => 1.0,
-        };
-        fleet[i].deployment.delivered_capability_frac() * factor
+        fleet[i].deployment.delivered_capability_frac() * peak_ratio(catalog, &fleet[i].accelerator, accelerator).0
     };
     let mut demand = weighted_class_demand(audit, class, weight);
     let hours = demand.len().max(1) as f64;
@@ -251,14 +225,7 @@ pub fn with_pending(
         *slot += extra;
     }
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-    let request = MatchRequest {
-        hourly_gpus: &demand,
-        accelerator_id: accelerator,
-        tolerates_preemption: class == WorkloadClass::Burst,
-        requirement: requirement(class),
-        hours_per_month,
-        consolidated_usd: None,
-    };
+    let request = class_request(class, &demand, accelerator, hours_per_month);
     let result = match_class(&request, offers, memory).ok()?;
     Some(PendingOffer {
         jobs,
@@ -266,6 +233,21 @@ pub fn with_pending(
         cost_usd_per_month: result.cost_usd_per_month,
         extra_usd_per_month: result.cost_usd_per_month - without_usd_per_month,
     })
+}
+
+/// How many GPUs of `to` one GPU of `from` is worth, by dense BF16 peak; 1 and `false` when the
+/// catalog lacks either peak.
+fn peak_ratio(catalog: &Catalog, from: &str, to: &str) -> (f64, bool) {
+    let peak = |id: &str| {
+        catalog
+            .accelerator(id)
+            .map(|a| a.bf16_dense_tflops)
+            .filter(|p| *p > 0.0)
+    };
+    match (peak(from), peak(to)) {
+        (Some(from), Some(to)) => (from / to, true),
+        _ => (1.0, false),
+    }
 }
 
 fn audit_has_class(audit: &AuditReport, cluster: &str, class: WorkloadClass) -> bool {

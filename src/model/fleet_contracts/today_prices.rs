@@ -120,14 +120,7 @@ pub fn today_price_groups(
         };
         let factor = today_effective / reference_effective;
         let scaled = scaled_offers(offers, accelerator, factor);
-        let request = MatchRequest {
-            hourly_gpus: &demand,
-            accelerator_id: accelerator,
-            tolerates_preemption: class == WorkloadClass::Burst,
-            requirement: requirement(class),
-            hours_per_month,
-            consolidated_usd: None,
-        };
+        let request = class_request(class, &demand, accelerator, hours_per_month);
         match match_class(&request, &scaled, memory) {
             Ok(result) => groups.push(TodayPriceGroup {
                 accelerator: accelerator.to_string(),
@@ -152,8 +145,26 @@ pub fn today_price_groups(
     groups
 }
 
+/// The matcher's request for a class's hourly demand on one accelerator: burst alone may
+/// take spot, training alone needs its capability.
+pub fn class_request<'a>(
+    class: WorkloadClass,
+    hourly_gpus: &'a [f64],
+    accelerator_id: &'a str,
+    hours_per_month: f64,
+) -> MatchRequest<'a> {
+    MatchRequest {
+        hourly_gpus,
+        accelerator_id,
+        tolerates_preemption: class == WorkloadClass::Burst,
+        requirement: requirement(class),
+        hours_per_month,
+        consolidated_usd: None,
+    }
+}
+
 /// What the class needs from the hardware (docs/economics.md, "Workload classes").
-pub fn requirement(class: WorkloadClass) -> CapabilityRequirement {
+fn requirement(class: WorkloadClass) -> CapabilityRequirement {
     if class == WorkloadClass::Training {
         CapabilityRequirement::TRAINING
     } else {
