@@ -96,6 +96,7 @@ fn a_year_of_steady_h100_training_commits_on_capable_bare_metal() {
     let demand = vec![64.0; 8_760];
     let request = MatchRequest {
         hourly_gpus: &demand,
+        hours_per_point: 1.0,
         accelerator_id: "h100-sxm",
         tolerates_preemption: false,
         requirement: CapabilityRequirement::TRAINING,
@@ -126,6 +127,7 @@ fn a_weekly_h100_burst_stays_on_demand() {
     let demand: Vec<f64> = (0..8_760).map(|h| if h % 168 < 4 { 16.0 } else { 0.0 }).collect();
     let request = MatchRequest {
         hourly_gpus: &demand,
+        hours_per_point: 1.0,
         accelerator_id: "h100-sxm",
         tolerates_preemption: false,
         requirement: CapabilityRequirement::NONE,

@@ -347,11 +347,20 @@ pub fn days_per_column(hours: usize) -> usize {
     hours.div_ceil(24).div_ceil(SPARKLINE_MAX_COLUMNS).max(1)
 }
 
+/// Series points in one sparkline column: `days_per_column` days of points of
+/// `hours_per_point` hours (at least one point).
+pub fn points_per_column(points: usize, hours_per_point: u32) -> usize {
+    let hours_per_point = hours_per_point.max(1) as usize;
+    let days = days_per_column(points.saturating_mul(hours_per_point));
+    (days * 24).div_ceil(hours_per_point).max(1)
+}
+
+const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
 /// One column per `days_per_column` days: the mean share of capacity in use.
-pub fn sparkline(hourly: &[f64], capacity: f64) -> String {
-    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
-    hourly
-        .chunks(24 * days_per_column(hourly.len()))
+pub fn sparkline(points: &[f64], hours_per_point: u32, capacity: f64) -> String {
+    points
+        .chunks(points_per_column(points.len(), hours_per_point))
         .map(|day| {
             let mean = day.iter().sum::<f64>() / day.len().max(1) as f64;
             let level = if capacity > 0.0 {
@@ -447,15 +456,17 @@ fn measured_section(m: &MeasuredUtilization, r: &AuditReport) -> Section {
         .iter()
         .map(|c| c.utilization_frac * c.capacity_gpus)
         .sum::<f64>();
+    let hours_per_point = r.window.resolution.hours_per_point;
     let by_day: String = m
         .hourly_util_frac
-        .chunks(24)
+        .chunks(points_per_column(m.hourly_util_frac.len(), hours_per_point))
         .map(|day| {
             let values: Vec<f64> = day.iter().flatten().copied().collect();
             if values.is_empty() {
-                " ".to_string()
+                ' '
             } else {
-                sparkline(&[values.iter().sum::<f64>() / values.len() as f64], 1.0)
+                let mean = values.iter().sum::<f64>() / values.len() as f64;
+                BARS[((mean.clamp(0.0, 1.0) * 7.0).round() as usize).min(7)]
             }
         })
         .collect();
@@ -720,7 +731,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             thousands(f.rejected as f64),
         ]);
     }
-    let overview = vec![
+    let mut overview = vec![
         Block::Table(inputs),
         Block::Facts(vec![
             (
@@ -741,6 +752,9 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             ),
         ]),
     ];
+    if let Some(note) = r.window.resolution.note(r.window.days) {
+        overview.push(Block::Note(format!("Resolution: {note}.")));
+    }
     let mut classes = Table::new(&[
         ("class", Align::Left),
         ("jobs", Align::Right),
@@ -793,7 +807,10 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             usd(c.monthly_cost_usd),
             usd(c.stranded_usd_per_month),
         ]);
-        series.push((c.name.clone(), sparkline(&c.hourly.utilized_gpus, c.capacity_gpus)));
+        series.push((
+            c.name.clone(),
+            sparkline(&c.hourly.utilized_gpus, c.hourly.hours_per_point, c.capacity_gpus),
+        ));
         for flag in &c.flags {
             flags.push((c.name.clone(), flag.clone()));
         }
@@ -824,13 +841,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             blocks: cluster_blocks,
         },
         Section {
-            title: match days_per_column(
-                r.clusters
-                    .iter()
-                    .map(|c| c.hourly.utilized_gpus.len())
-                    .max()
-                    .unwrap_or(0),
-            ) {
+            title: match days_per_column(r.clusters.iter().map(|c| c.hourly.hours() as usize).max().unwrap_or(0)) {
                 1 => "Utilization by day (▁ idle … █ at capacity)".into(),
                 days => format!("Utilization, {days} days a column (▁ idle … █ at capacity)"),
             },
@@ -934,9 +945,9 @@ mod tests {
 
     #[test]
     fn the_day_sparkline_fits_the_terminal_whatever_the_window() {
-        assert_eq!(sparkline(&vec![1.0; 90 * 24], 2.0).chars().count(), 90);
+        assert_eq!(sparkline(&vec![1.0; 90 * 24], 1, 2.0).chars().count(), 90);
         let ten_years = vec![1.0; 3653 * 24];
-        let line = sparkline(&ten_years, 2.0);
+        let line = sparkline(&ten_years, 1, 2.0);
         assert!(
             line.chars().count() <= SPARKLINE_MAX_COLUMNS,
             "{}",
@@ -944,5 +955,8 @@ mod tests {
         );
         assert_eq!(days_per_column(3653 * 24), 39);
         assert_eq!(days_per_column(0), 1);
+        // Ten thousand years in points of 2,680 hours: still one line that fits.
+        let ten_millennia = vec![1.0; 32_709];
+        assert!(sparkline(&ten_millennia, 2_680, 2.0).chars().count() <= SPARKLINE_MAX_COLUMNS);
     }
 }

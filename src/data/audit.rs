@@ -15,7 +15,7 @@ use super::job_details::RunOrigins;
 use super::load::LoadedLogs;
 use super::reject::Quarantine;
 use super::run_features::with_run_features;
-use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_minutes};
+use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
 use super::top_jobs::{TopJobInputs, top_jobs};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::fleet::iso_utc;
@@ -26,8 +26,6 @@ pub use crate::model::fleet::{
 use crate::model::plan::Plan;
 use crate::model::utilization::{UtilizationSource, cluster_flags};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
-
-const MINUTES_PER_HOUR: usize = 60;
 
 /// Which span of the log the audit looks at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -190,34 +188,19 @@ pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
             iso_utc(end_ms)
         ));
     }
-    let years = (end_ms - start_ms) as f64 / (365.25 * 24.0 * MS_PER_HOUR);
-    if (end_ms - start_ms) as f64 > MAX_WINDOW_DAYS * 24.0 * MS_PER_HOUR {
-        return Err(format!(
-            "the observation window {} to {} spans {:.0} years: the audit follows every minute, which for \
-             more than {:.0} years would not fit in memory. A run that long is likely a bad timestamp; \
-             choose a window with --since/--until or --days",
-            iso_utc(start_ms),
-            iso_utc(end_ms),
-            years,
-            MAX_WINDOW_DAYS / 365.25
-        ));
-    }
     Ok(Window::from_ms(start_ms, end_ms))
 }
-
-/// The longest window audited minute by minute: ten years, 5.3 million minutes of occupancy
-/// (about 170 MB per cluster).
-pub const MAX_WINDOW_DAYS: f64 = 3652.5;
 
 /// Resolves the observation window against the data's own span.
 fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> {
     window_for(data_span(runs)?, spec)
 }
 
-fn hourly_means(minutes: &[f64]) -> Vec<f64> {
-    minutes
-        .chunks(MINUTES_PER_HOUR)
-        .map(|hour| hour.iter().sum::<f64>() / hour.len() as f64)
+/// The steps' mean in each series point (`steps_per_point` steps; the last may be short).
+fn point_means(steps: &[f64], steps_per_point: usize) -> Vec<f64> {
+    steps
+        .chunks(steps_per_point)
+        .map(|point| point.iter().sum::<f64>() / point.len() as f64)
         .collect()
 }
 
@@ -375,7 +358,7 @@ pub fn audit_input(
     for demand in pending_of.values() {
         pending_total.merge(demand);
     }
-    let minutes = window_minutes(&window);
+    let steps = window_steps(&window);
     let rule_count = no_rule_index(rules) as usize + 1;
     let RunTotals {
         clusters: mut accumulators,
@@ -423,7 +406,7 @@ pub fn audit_input(
         }
         let breakdown = summaries(acc.gpu_hours, acc.util_gpu_hours, acc.util_weight, acc.jobs);
         let pending = pending_of.remove(&acc.name).unwrap_or_default();
-        let mut cluster = cluster_audit(acc, breakdown, minutes, window_hours, &window, settings);
+        let mut cluster = cluster_audit(acc, breakdown, steps, window_hours, &window, settings);
         cluster.pending = pending;
         clusters.push(cluster);
     }
@@ -478,7 +461,7 @@ pub fn audit_input(
 fn cluster_audit(
     acc: ClusterAccumulator,
     breakdown: ClassBreakdown,
-    minutes: usize,
+    steps: usize,
     window_hours: f64,
     window: &Window,
     settings: &AuditSettings,
@@ -492,7 +475,10 @@ fn cluster_audit(
         ..
     } = acc;
     let occ = occupancy.integrate();
-    let busy: Vec<f64> = (0..minutes)
+    let resolution = window.resolution;
+    let steps_per_point = resolution.steps_per_point();
+    let step_minutes = resolution.step_minutes;
+    let busy: Vec<f64> = (0..steps)
         .map(|m| occ.busy_by_class.iter().map(|s| s[m]).sum())
         .collect();
     let peak = busy.iter().copied().fold(0.0, f64::max);
@@ -507,11 +493,11 @@ fn cluster_audit(
     };
     let gpu_hours: f64 = gpu_hours.iter().sum();
     let utilization_reported = util_weight.iter().sum::<f64>() > 0.0;
-    let utilized_hours: f64 = occ.utilized.iter().sum::<f64>() / MINUTES_PER_HOUR as f64;
+    let utilized_hours: f64 = occ.utilized.iter().sum::<f64>() * f64::from(step_minutes) / 60.0;
     let capacity_hours = capacity * window_hours;
     let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
-    let non_training: Vec<usize> = (0..minutes).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
-    let non_training_time_frac = non_training.len() as f64 / minutes as f64;
+    let non_training: Vec<usize> = (0..steps).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
+    let non_training_time_frac = non_training.len() as f64 / steps as f64;
     let non_training_utilization_frac = if non_training.is_empty() || capacity <= 0.0 {
         0.0
     } else {
@@ -532,8 +518,8 @@ fn cluster_audit(
         settings.min_utilization_frac,
     );
     let non_training_minutes = occ.busy_by_class[0]
-        .chunks(MINUTES_PER_HOUR)
-        .map(|hour| hour.iter().filter(|&&busy| busy <= 0.0).count() as u8)
+        .chunks(steps_per_point)
+        .map(|point| point.iter().filter(|&&busy| busy <= 0.0).count() as u32 * step_minutes)
         .collect();
     ClusterAudit {
         name,
@@ -557,11 +543,12 @@ fn cluster_audit(
         flags,
         hourly: HourlySeries {
             start_ms: window.start_ms,
-            busy_gpus: hourly_means(&busy),
-            utilized_gpus: hourly_means(&occ.utilized),
-            training_gpus: hourly_means(&occ.busy_by_class[0]),
-            inference_gpus: hourly_means(&occ.busy_by_class[1]),
-            burst_gpus: hourly_means(&occ.busy_by_class[2]),
+            hours_per_point: resolution.hours_per_point,
+            busy_gpus: point_means(&busy, steps_per_point),
+            utilized_gpus: point_means(&occ.utilized, steps_per_point),
+            training_gpus: point_means(&occ.busy_by_class[0], steps_per_point),
+            inference_gpus: point_means(&occ.busy_by_class[1], steps_per_point),
+            burst_gpus: point_means(&occ.busy_by_class[2], steps_per_point),
             non_training_minutes,
         },
         measured: None,

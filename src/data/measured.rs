@@ -34,14 +34,16 @@ fn in_window(samples: &DataFrame, window: &Window) -> LazyFrame {
         )
 }
 
-/// The window's hours, and each sample's hour from the window's start as the column `HOUR`; a
-/// sample at the window's last instant belongs to the last hour.
+/// The window's series points (hours, or `Resolution::hours_per_point` hours for a very long
+/// window), and each sample's point from the window's start as the column `HOUR`; a sample at
+/// the window's last instant belongs to the last point.
 fn hour_of_sample(window: &Window) -> (usize, Expr) {
-    let hours = ((window.end_ms - window.start_ms) as f64 / HOUR_MS as f64)
+    let point_ms = HOUR_MS * i64::from(window.resolution.hours_per_point.max(1));
+    let hours = ((window.end_ms - window.start_ms) as f64 / point_ms as f64)
         .ceil()
         .max(1.0) as usize;
     let last_hour = hours as i64 - 1;
-    let hour = (col(TIME) - lit(window.start_ms)) / lit(HOUR_MS);
+    let hour = (col(TIME) - lit(window.start_ms)) / lit(point_ms);
     let expr = when(hour.clone().gt(lit(last_hour)))
         .then(lit(last_hour))
         .otherwise(hour)

@@ -1,6 +1,7 @@
 //! The audit's one pass over the runs (docs/economics.md, "The audit"): each run clipped to the
-//! observation window, summed per cluster and class, and laid on its cluster's minute-by-minute
-//! occupancy; and each job's cluster and GPU-hours, to rank the largest.
+//! observation window, summed per cluster and class, and laid on its cluster's occupancy (minute
+//! by minute, or in the coarser steps of a long window's `Resolution`); and each job's cluster
+//! and GPU-hours, to rank the largest.
 //!
 //! Large logs are cut in two halves of rows, one per thread; the halves' totals merge by
 //! cluster name in a fixed order, so the same log always gives the same sums.
@@ -9,9 +10,10 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::canonical::{self as c, MS_PER_HOUR, MS_PER_MINUTE};
+use super::canonical::{self as c, MS_PER_HOUR};
 use super::classify::JobClasses;
 use crate::model::fleet::Window;
+use crate::model::resolution::Resolution;
 
 /// Below this many runs one thread does it all.
 const PARALLEL_MIN_RUNS: usize = 1 << 16;
@@ -23,15 +25,16 @@ const SECOND_HALF: u32 = 1 << 31;
 /// runs in both halves add up the same in any order.
 const RANK_UNITS_PER_GPU_HOUR: f64 = 100.0;
 
-/// Minute-resolution occupancy of one cluster, built from difference arrays: a run adds its
-/// GPUs to every minute it touches. A minute's four changes (busy GPUs per class, utilized
-/// GPUs) sit together, so a run touches two cache lines rather than eight.
+/// The occupancy of one cluster, step by step of the window's resolution, built from
+/// difference arrays: a run adds its GPUs to every step it touches, in proportion to the share
+/// of the step it covers. A step's four changes (busy GPUs per class, utilized GPUs) sit
+/// together, so a run touches a few cache lines rather than eight.
 pub struct Occupancy {
     changes: Vec<[f64; 4]>,
 }
 
-/// GPUs per minute of the window.
-pub struct MinuteSeries {
+/// Mean GPUs in each step of the window.
+pub struct StepSeries {
     /// Busy GPUs of each class (`WorkloadClass as usize`).
     pub busy_by_class: [Vec<f64>; 3],
     /// GPUs busy times their utilization (busy when the log has none).
@@ -39,17 +42,60 @@ pub struct MinuteSeries {
 }
 
 impl Occupancy {
-    fn new(minutes: usize) -> Occupancy {
+    fn new(steps: usize) -> Occupancy {
         Occupancy {
-            changes: vec![[0.0; 4]; minutes + 1],
+            changes: vec![[0.0; 4]; steps + 1],
         }
     }
 
-    fn add(&mut self, first_minute: usize, end_minute: usize, class: usize, gpus: f64, utilized_gpus: f64) {
-        let first = &mut self.changes[first_minute];
+    /// Adds a run covering the window's milliseconds `from_ms..to_ms` (relative to its start).
+    /// At one-minute steps a run holds every minute it touches whole, as the audit has always
+    /// counted; at coarser steps the first and last steps get the share they cover, so a long
+    /// window's steps hold mean GPUs.
+    fn add_span(
+        &mut self,
+        from_ms: i64,
+        to_ms: i64,
+        resolution: Resolution,
+        class: usize,
+        gpus: f64,
+        utilized_gpus: f64,
+    ) {
+        let steps = self.changes.len() - 1;
+        let step_ms = resolution.step_ms();
+        let first = ((from_ms / step_ms) as usize).min(steps);
+        let end = ((to_ms + step_ms - 1) / step_ms) as usize;
+        let end = end.min(steps);
+        if resolution.step_minutes == 1 {
+            self.add(first, end, class, gpus, utilized_gpus);
+            return;
+        }
+        if first >= steps {
+            return;
+        }
+        // Whole steps in the middle, the partial ones at the edges by the share they cover.
+        let share = |from: i64, to: i64| (to - from).max(0) as f64 / step_ms as f64;
+        if end <= first + 1 {
+            let part = share(from_ms, to_ms);
+            self.add(first, first + 1, class, gpus * part, utilized_gpus * part);
+            return;
+        }
+        let first_step_end = (first as i64 + 1) * step_ms;
+        let last_step_start = (end as i64 - 1) * step_ms;
+        let head = share(from_ms, first_step_end);
+        let tail = share(last_step_start, to_ms);
+        self.add(first, first + 1, class, gpus * head, utilized_gpus * head);
+        if end - 1 > first + 1 {
+            self.add(first + 1, end - 1, class, gpus, utilized_gpus);
+        }
+        self.add(end - 1, end, class, gpus * tail, utilized_gpus * tail);
+    }
+
+    fn add(&mut self, first_step: usize, end_step: usize, class: usize, gpus: f64, utilized_gpus: f64) {
+        let first = &mut self.changes[first_step];
         first[class] += gpus;
         first[3] += utilized_gpus;
-        let end = &mut self.changes[end_minute];
+        let end = &mut self.changes[end_step];
         end[class] -= gpus;
         end[3] -= utilized_gpus;
     }
@@ -62,19 +108,19 @@ impl Occupancy {
         }
     }
 
-    /// Sums the changes into GPUs per minute.
-    pub fn integrate(self) -> MinuteSeries {
-        let minutes = self.changes.len() - 1;
-        let mut series: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(minutes));
+    /// Sums the changes into GPUs per step.
+    pub fn integrate(self) -> StepSeries {
+        let steps = self.changes.len() - 1;
+        let mut series: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(steps));
         let mut level = [0.0; 4];
-        for change in &self.changes[..minutes] {
+        for change in &self.changes[..steps] {
             for k in 0..4 {
                 level[k] += change[k];
                 series[k].push(level[k].max(0.0));
             }
         }
         let [training, inference, burst, utilized] = series;
-        MinuteSeries {
+        StepSeries {
             busy_by_class: [training, inference, burst],
             utilized,
         }
@@ -93,10 +139,10 @@ pub struct ClusterAccumulator {
 }
 
 impl ClusterAccumulator {
-    fn new(name: &str, minutes: usize) -> ClusterAccumulator {
+    fn new(name: &str, steps: usize) -> ClusterAccumulator {
         ClusterAccumulator {
             name: name.to_string(),
-            occupancy: Occupancy::new(minutes),
+            occupancy: Occupancy::new(steps),
             gpu_hours: [0.0; 3],
             util_gpu_hours: [0.0; 3],
             util_weight: [0.0; 3],
@@ -143,7 +189,7 @@ struct RunSlice {
 struct Shared<'a> {
     jobs: &'a JobClasses,
     window: &'a Window,
-    minutes: usize,
+    steps: usize,
     rule_count: usize,
 }
 
@@ -203,7 +249,7 @@ pub fn run_totals(
     let shared = Shared {
         jobs,
         window,
-        minutes: window_minutes(window),
+        steps: window_steps(window),
         rule_count,
     };
     let cells = |first_job: usize, cluster, rank_gpu_hours| JobCells {
@@ -278,14 +324,14 @@ pub fn run_totals(
     })
 }
 
-/// The window's length in whole minutes (a partial last minute counts), at least one.
-pub fn window_minutes(window: &Window) -> usize {
-    ((window.end_ms - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE).max(1) as usize
+/// The window's occupancy steps (a partial last step counts), at least one.
+pub fn window_steps(window: &Window) -> usize {
+    window.resolution.steps(window.end_ms - window.start_ms)
 }
 
 /// Sums one range of runs; `tag` marks the cluster indices it writes into `job_cluster`.
 fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCells) -> Partial {
-    let (window, minutes, jobs) = (shared.window, shared.minutes, shared.jobs);
+    let (window, steps, jobs) = (shared.window, shared.steps, shared.jobs);
     let mut partial = Partial {
         clusters: Vec::new(),
         rule_gpu_hours: vec![0.0; shared.rule_count],
@@ -313,7 +359,7 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             end.clamp(window.start_ms, window.end_ms),
         );
         let index = *cluster_index.entry(cluster).or_insert_with(|| {
-            partial.clusters.push(ClusterAccumulator::new(cluster, minutes));
+            partial.clusters.push(ClusterAccumulator::new(cluster, steps));
             partial.clusters.len() - 1
         });
         let job = jobs.job_of_run[runs.first_row + offset] as usize;
@@ -327,11 +373,10 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             acc.util_gpu_hours[class] += util * gpu_hours;
             acc.util_weight[class] += gpu_hours;
         }
-        let first = ((s - window.start_ms) / MS_PER_MINUTE) as usize;
-        let last = ((e - window.start_ms + MS_PER_MINUTE - 1) / MS_PER_MINUTE) as usize;
-        acc.occupancy.add(
-            first.min(minutes),
-            last.min(minutes),
+        acc.occupancy.add_span(
+            s - window.start_ms,
+            e - window.start_ms,
+            window.resolution,
             class,
             gpus,
             gpus * util.unwrap_or(1.0),

@@ -260,8 +260,11 @@ impl CapabilityRequirement {
 /// One class's demand and what it may run on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatchRequest<'a> {
-    /// Concurrent GPUs, one value per hour of the observation window.
+    /// Concurrent GPUs, one value per point of the observation window.
     pub hourly_gpus: &'a [f64],
+    /// Hours each value stands for: 1, but for windows too long to follow hour by hour
+    /// (`model::resolution`).
+    pub hours_per_point: f64,
     pub accelerator_id: &'a str,
     /// Spot offers are considered only when the class survives preemption.
     pub tolerates_preemption: bool,
@@ -377,6 +380,8 @@ impl std::error::Error for MatchError {}
 /// searches instead of a pass over the series.
 struct DemandProfile {
     hourly: Vec<f64>,
+    /// Hours each value of `hourly` stands for.
+    hours_per_point: f64,
     sorted: Vec<f64>,
     /// prefix[i] = sum of the i smallest hours.
     prefix: Vec<f64>,
@@ -384,7 +389,7 @@ struct DemandProfile {
 }
 
 impl DemandProfile {
-    fn new(raw: &[f64]) -> Self {
+    fn new(raw: &[f64], hours_per_point: f64) -> Self {
         let hourly: Vec<f64> = raw
             .iter()
             .map(|&d| if d.is_finite() && d > 0.0 { d } else { 0.0 })
@@ -401,6 +406,7 @@ impl DemandProfile {
         let peak = sorted.last().copied().unwrap_or(0.0);
         Self {
             hourly,
+            hours_per_point,
             sorted,
             prefix,
             peak,
@@ -408,31 +414,38 @@ impl DemandProfile {
     }
 
     fn window_hours(&self) -> f64 {
-        self.hourly.len() as f64
+        self.hourly.len() as f64 * self.hours_per_point
     }
 
     fn total_gpu_hours(&self) -> f64 {
-        self.prefix.last().copied().unwrap_or(0.0)
+        self.prefix.last().copied().unwrap_or(0.0) * self.hours_per_point
     }
 
     /// Σ (d − level)+: demand above the base.
     fn excess_gpu_hours(&self, level: f64) -> f64 {
         let below = self.sorted.partition_point(|&d| d <= level);
         let above_count = (self.sorted.len() - below) as f64;
-        (self.total_gpu_hours() - self.prefix[below] - level * above_count).max(0.0)
+        (self.total_gpu_hours() - (self.prefix[below] + level * above_count) * self.hours_per_point).max(0.0)
     }
 
     /// Σ (level − d)+: committed GPU-hours left idle.
     fn idle_gpu_hours(&self, level: f64) -> f64 {
         let below = self.sorted.partition_point(|&d| d < level);
-        (level * below as f64 - self.prefix[below]).max(0.0)
+        ((level * below as f64 - self.prefix[below]) * self.hours_per_point).max(0.0)
     }
 
-    /// (peak, hours) of each consecutive block; the last block may be short and is prorated.
+    /// (peak, hours) of each consecutive block of about `block_hours` (whole points); the last
+    /// block may be short and is prorated.
     fn block_peaks(&self, block_hours: usize) -> Vec<(f64, f64)> {
+        let points = (block_hours as f64 / self.hours_per_point).round().max(1.0) as usize;
         self.hourly
-            .chunks(block_hours.max(1))
-            .map(|block| (block.iter().copied().fold(0.0, f64::max), block.len() as f64))
+            .chunks(points)
+            .map(|block| {
+                (
+                    block.iter().copied().fold(0.0, f64::max),
+                    block.len() as f64 * self.hours_per_point,
+                )
+            })
             .collect()
     }
 
@@ -531,7 +544,12 @@ pub fn match_class(
         return Err(MatchError::InvalidHoursPerMonth);
     }
     let accelerator_id = request.accelerator_id;
-    let demand = DemandProfile::new(request.hourly_gpus);
+    let hours_per_point = if request.hours_per_point.is_finite() && request.hours_per_point >= 1.0 {
+        request.hours_per_point
+    } else {
+        1.0
+    };
+    let demand = DemandProfile::new(request.hourly_gpus, hours_per_point);
     let memory_gb = accelerator_memory_gb(accelerator_id);
 
     let priced: Vec<&ContractOffer> = offers
@@ -731,6 +749,7 @@ mod tests {
     fn request(hourly_gpus: &[f64]) -> MatchRequest<'_> {
         MatchRequest {
             hourly_gpus,
+            hours_per_point: 1.0,
             accelerator_id: H100,
             tolerates_preemption: false,
             requirement: CapabilityRequirement::NONE,
@@ -985,12 +1004,12 @@ mod tests {
 
     #[test]
     fn long_noisy_series_are_searched_over_at_most_200_levels_including_the_peak() {
-        let profile = DemandProfile::new(&steady_training_year(3));
+        let profile = DemandProfile::new(&steady_training_year(3), 1.0);
         let levels = profile.base_levels();
         assert_eq!(levels.len(), MAX_BASE_LEVEL_CANDIDATES);
         assert_eq!(levels.last().copied(), Some(profile.peak));
         assert!(levels.windows(2).all(|w| w[0] < w[1]));
-        let short = DemandProfile::new(&[3.0, 0.0, 3.0, 1.0]);
+        let short = DemandProfile::new(&[3.0, 0.0, 3.0, 1.0], 1.0);
         assert_eq!(short.base_levels(), [1.0, 3.0]);
         assert_eq!((short.idle_gpu_hours(3.0), short.excess_gpu_hours(1.0)), (5.0, 4.0));
     }

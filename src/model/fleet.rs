@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::resolution::Resolution;
 use super::utilization::{LogFigures, MeasuredCluster, UtilizationSource};
 use super::workload::WorkloadClass;
 
@@ -51,6 +52,9 @@ pub struct Window {
     pub start_ms: i64,
     pub end_ms: i64,
     pub days: f64,
+    /// How finely the audit follows the window; left out of JSON at the finest.
+    #[serde(skip_serializing_if = "Resolution::is_finest")]
+    pub resolution: Resolution,
 }
 
 /// An instant (UTC milliseconds) as RFC 3339 text to the second.
@@ -68,6 +72,7 @@ impl Window {
             start_ms,
             end_ms,
             days: (end_ms - start_ms) as f64 / 86_400_000.0,
+            resolution: Resolution::for_span_ms(end_ms - start_ms),
         }
     }
 }
@@ -101,17 +106,32 @@ impl ClassBreakdown {
     }
 }
 
-/// Hourly means of concurrent GPUs, one value per hour of the window.
+/// Means of concurrent GPUs, one value per point of `hours_per_point` hours (one hour but for
+/// windows too long to follow hour by hour: `Resolution`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HourlySeries {
     pub start_ms: i64,
+    /// Left out of JSON when 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub hours_per_point: u32,
     pub busy_gpus: Vec<f64>,
     pub utilized_gpus: Vec<f64>,
     pub training_gpus: Vec<f64>,
     pub inference_gpus: Vec<f64>,
     pub burst_gpus: Vec<f64>,
-    /// Minutes of each hour when no training ran: the weights of measured utilization.
-    pub non_training_minutes: Vec<u8>,
+    /// Minutes of each point when no training ran: the weights of measured utilization.
+    pub non_training_minutes: Vec<u32>,
+}
+
+fn is_one(value: &u32) -> bool {
+    *value == 1
+}
+
+impl HourlySeries {
+    /// The hours the series covers: its points × hours per point.
+    pub fn hours(&self) -> f64 {
+        self.busy_gpus.len() as f64 * f64::from(self.hours_per_point)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -19,6 +19,7 @@ pub mod plan;
 pub mod recommend;
 pub mod references;
 pub mod replay;
+pub mod resolution;
 pub mod risk;
 pub mod rules;
 pub mod sensitivity;

@@ -87,7 +87,7 @@ pub struct LogFigures {
 
 /// The measured utilization over non-training time: each measured hour weighed by its
 /// non-training minutes. None when no measured hour had any.
-pub fn non_training_util_frac(hourly_util_frac: &[Option<f64>], non_training_minutes: &[u8]) -> Option<f64> {
+pub fn non_training_util_frac(hourly_util_frac: &[Option<f64>], non_training_minutes: &[u32]) -> Option<f64> {
     let (weighted, minutes) = hourly_util_frac
         .iter()
         .zip(non_training_minutes)

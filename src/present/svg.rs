@@ -304,7 +304,7 @@ fn panel(out: &mut String, cluster: &ClusterAudit, top: f64) {
     let to_days = |points: Vec<(f64, f64)>| points.into_iter().map(|(h, v)| (h / 24.0, v)).collect::<Vec<_>>();
     let busy = to_days(bucket_means(&cluster.hourly.busy_gpus, buckets));
     let utilized = to_days(bucket_means(&cluster.hourly.utilized_gpus, buckets));
-    let days = cluster.hourly.busy_gpus.len() as f64 / 24.0;
+    let days = cluster.hourly.hours() / 24.0;
     let highest = busy
         .iter()
         .chain(&utilized)

@@ -179,7 +179,7 @@ pub fn utilization_chart(cluster: &ClusterAudit) -> String {
     let busy = bucket_means(&cluster.hourly.busy_gpus, PLOT_COLUMNS);
     let utilized = bucket_means(&cluster.hourly.utilized_gpus, PLOT_COLUMNS);
     let in_days = |points: Vec<(f64, f64)>| points.into_iter().map(|(h, v)| (h / 24.0, v)).collect::<Vec<_>>();
-    let days = cluster.hourly.busy_gpus.len() as f64 / 24.0;
+    let days = cluster.hourly.hours() / 24.0;
     let highest = busy
         .iter()
         .chain(&utilized)

@@ -84,7 +84,11 @@ pub struct StepGrid {
     pub start_ms: i64,
     pub step_ms: i64,
     pub points: i64,
+    /// Series points of the audit (hours, but for windows too long to follow hour by hour:
+    /// `Resolution`).
     pub hours: usize,
+    /// Hours in one series point.
+    pub hours_per_point: i64,
 }
 
 impl StepGrid {
@@ -93,11 +97,13 @@ impl StepGrid {
         let step_ms = i64::from(step_seconds.clamp(1, 3600)) * 1000;
         let span_ms = (window.end_ms - window.start_ms).max(1);
         let hours = ((span_ms + MS_PER_HOUR - 1) / MS_PER_HOUR).max(1);
+        let hours_per_point = i64::from(window.resolution.hours_per_point.max(1));
         StepGrid {
             start_ms: window.start_ms,
             step_ms,
             points: hours * (MS_PER_HOUR / step_ms),
-            hours: usize::try_from(hours).unwrap_or(usize::MAX),
+            hours: usize::try_from((hours + hours_per_point - 1) / hours_per_point).unwrap_or(usize::MAX),
+            hours_per_point,
         }
     }
 
@@ -117,14 +123,14 @@ impl StepGrid {
         chunks
     }
 
-    /// The audit hour a point evaluated at `t_ms` belongs to.
+    /// The audit's series point (hour) a point evaluated at `t_ms` belongs to.
     pub fn hour_of(&self, t_ms: i64) -> Option<usize> {
         let k = (t_ms - self.start_ms) as f64 / self.step_ms as f64;
         let k = k.round() as i64;
         if k < 1 || k > self.points {
             return None;
         }
-        usize::try_from((k - 1) * self.step_ms / MS_PER_HOUR).ok()
+        usize::try_from((k - 1) * self.step_ms / MS_PER_HOUR / self.hours_per_point).ok()
     }
 }
 

@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::fleet_today::{ClusterToday, weighted_class_demand};
+use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
 use super::today_prices::class_request;
 use crate::model::catalog::{Accelerator, Catalog};
 use crate::model::contracts::{ContractOffer, MatchResult, match_class};
@@ -147,7 +147,7 @@ pub fn accelerator_options(
             let demand = weighted_class_demand(audit, class, |i| {
                 fleet[i].deployment.delivered_capability_frac() * factors[i].0
             });
-            let request = class_request(class, &demand, &candidate.id, hours_per_month);
+            let request = class_request(class, &demand, hours_per_point(audit), &candidate.id, hours_per_month);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
                     accelerator: candidate.id.clone(),
@@ -225,7 +225,7 @@ pub fn with_pending(
         *slot += extra;
     }
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-    let request = class_request(class, &demand, accelerator, hours_per_month);
+    let request = class_request(class, &demand, hours_per_point(audit), accelerator, hours_per_month);
     let result = match_class(&request, offers, memory).ok()?;
     Some(PendingOffer {
         jobs,

@@ -79,8 +79,13 @@ pub fn cluster_class_series(cluster: &ClusterAudit, class: WorkloadClass) -> &[f
     }
 }
 
-/// Hours in the audit's hourly series: the longest cluster's.
-pub fn window_hours(audit: &AuditReport) -> usize {
+/// Hours each point of the audit's series stands for (1 but for very long windows).
+pub fn hours_per_point(audit: &AuditReport) -> f64 {
+    f64::from(audit.window.resolution.hours_per_point)
+}
+
+/// Points in the audit's series: the longest cluster's.
+pub fn window_points(audit: &AuditReport) -> usize {
     audit
         .clusters
         .iter()
@@ -92,7 +97,7 @@ pub fn window_hours(audit: &AuditReport) -> usize {
 /// Σ over clusters of the class's hourly GPUs, each weighted by `weight(cluster index)`:
 /// delivered capability, or capability in another accelerator's GPUs.
 pub fn weighted_class_demand(audit: &AuditReport, class: WorkloadClass, weight: impl Fn(usize) -> f64) -> Vec<f64> {
-    let mut demand = vec![0.0; window_hours(audit)];
+    let mut demand = vec![0.0; window_points(audit)];
     for (index, cluster) in audit.clusters.iter().enumerate() {
         let w = weight(index);
         if w == 0.0 {

@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::fleet_today::{ClusterToday, weighted_class_demand};
+use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
 use crate::model::catalog::Catalog;
 use crate::model::contracts::{CapabilityRequirement, ContractOffer, MatchRequest, MixRow, TermKind, match_class};
 use crate::model::fleet::AuditReport;
@@ -120,7 +120,7 @@ pub fn today_price_groups(
         };
         let factor = today_effective / reference_effective;
         let scaled = scaled_offers(offers, accelerator, factor);
-        let request = class_request(class, &demand, accelerator, hours_per_month);
+        let request = class_request(class, &demand, hours_per_point(audit), accelerator, hours_per_month);
         match match_class(&request, &scaled, memory) {
             Ok(result) => groups.push(TodayPriceGroup {
                 accelerator: accelerator.to_string(),
@@ -150,11 +150,13 @@ pub fn today_price_groups(
 pub fn class_request<'a>(
     class: WorkloadClass,
     hourly_gpus: &'a [f64],
+    hours_per_point: f64,
     accelerator_id: &'a str,
     hours_per_month: f64,
 ) -> MatchRequest<'a> {
     MatchRequest {
         hourly_gpus,
+        hours_per_point,
         accelerator_id,
         tolerates_preemption: class == WorkloadClass::Burst,
         requirement: requirement(class),

@@ -322,7 +322,11 @@ fn utilization_chart(
         .thresholds
         .permanent_allocation_min_utilization_frac;
     let mut lines = vec![Line::styled(
-        format!("utilization, {per_column} h/column, ▾ < {:.0} %", threshold * 100.0),
+        format!(
+            "utilization, {} h/column, ▾ < {:.0} %",
+            per_column * cluster.hourly.hours_per_point as usize,
+            threshold * 100.0
+        ),
         theme.muted,
     )];
     for r in (0..rows).rev() {

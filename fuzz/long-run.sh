@@ -1,0 +1,45 @@
+#!/bin/sh
+# The long run of issue 15: each TARGET until 10 million executions or 30 CPU-minutes of its
+# own process, whichever comes first, with the limits of fuzz/README.md (1 s per input, 2 GiB,
+# 64 KiB inputs). CPU time is read from /proc, so a run that shares the machine still gets its
+# full half hour; at the limit the fuzzer gets SIGINT and prints its final statistics.
+# Exit 72 is libFuzzer stopped by SIGINT at the CPU limit; 0 is the run count reached.
+# Usage (repository root, after `cargo +nightly fuzz build --release -s none`):
+#   fuzz/long-run.sh TARGET...        one line per target is appended to fuzz/long-runs.log
+set -u
+target_dir=${CARGO_TARGET_DIR:-$HOME/.cache/gpuplan/target-fuzz}
+bin_dir=$target_dir/x86_64-unknown-linux-gnu/release
+runs=${FUZZ_RUNS:-10000000}
+cpu_limit_s=${FUZZ_CPU_SECONDS:-1800}
+ticks=$(getconf CLK_TCK)
+mkdir -p fuzz/logs
+for t in "$@"; do
+    mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
+    log=fuzz/logs/$t.log
+    started=$(date +%s)
+    # One Polars thread: the run is one CPU's worth of work, as libFuzzer is.
+    POLARS_MAX_THREADS=1 nice -n 10 "$bin_dir/$t" "fuzz/corpus/$t" "fuzz/seeds/$t" \
+        -runs="$runs" -rss_limit_mb=2048 -timeout=1 -max_len=65536 -print_final_stats=1 \
+        -artifact_prefix="fuzz/artifacts/$t/" >"$log" 2>&1 &
+    pid=$!
+    cpu_s=0
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 5
+        stat=$(cat "/proc/$pid/stat" 2>/dev/null) || break
+        cpu_s=$(echo "$stat" | awk -v t="$ticks" '{print int(($14 + $15) / t)}')
+        if [ "$cpu_s" -ge "$cpu_limit_s" ]; then
+            kill -INT "$pid"
+            break
+        fi
+    done
+    wait "$pid"
+    code=$?
+    wall_s=$(($(date +%s) - started))
+    executed=$(grep -o 'number_of_executed_units: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+    slowest=$(grep -o 'slowest_unit_time_sec: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+    peak=$(grep -o 'peak_rss_mb: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+    crashes=$(ls "fuzz/artifacts/$t" | wc -l)
+    printf '%s %s executions=%s cpu_s>=%s wall_s=%s slowest_s=%s peak_rss_mb=%s exit=%s artifacts=%s\n' \
+        "$(date -u +%FT%TZ)" "$t" "${executed:-?}" "$cpu_s" "$wall_s" "${slowest:-?}" "${peak:-?}" \
+        "$code" "$crashes" | tee -a fuzz/long-runs.log
+done
