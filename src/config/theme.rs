@@ -24,36 +24,64 @@ struct ThemeFile {
     colors: toml::Table,
 }
 
-const KEYS: [&str; 15] = [
-    "text",
-    "muted",
-    "title",
-    "border",
-    "border_focused",
-    "selected_fg",
-    "selected_bg",
-    "good",
-    "warn",
-    "bad",
-    "training",
-    "inference",
-    "burst",
-    "idle",
-    "series",
-];
+/// Declares the colour keys once: the all-optional struct a theme file fills, the list of its
+/// keys for messages, and the lookup by name.
+macro_rules! theme_colors {
+    ($($key:ident),* $(,)?) => {
+        /// A theme file's `[colors]`: every key optional; what a file leaves out comes from the
+        /// theme it is patched over (the dark theme's, for every theme after it).
+        #[derive(Debug, Clone, Default, PartialEq)]
+        pub struct ThemeColors {
+            $(pub $key: Option<Color>,)*
+            /// One colour per accelerator curve.
+            pub series: Option<Vec<Color>>,
+        }
 
-/// Colours by key, the dark theme's filling any gap.
-struct Palette {
-    colors: std::collections::HashMap<&'static str, Color>,
-    series: Vec<Color>,
+        impl ThemeColors {
+            /// The keys a `[colors]` table may hold, as messages list them.
+            pub const KEYS: &'static [&'static str] = &[$(stringify!($key),)* "series"];
+
+            fn colour_slot(&mut self, key: &str) -> Option<&mut Option<Color>> {
+                match key {
+                    $(stringify!($key) => Some(&mut self.$key),)*
+                    _ => None,
+                }
+            }
+
+            /// These colours where set, `base`'s elsewhere.
+            fn patched_over(self, base: &ThemeColors) -> ThemeColors {
+                ThemeColors {
+                    $($key: self.$key.or(base.$key),)*
+                    series: self.series.or_else(|| base.series.clone()),
+                }
+            }
+        }
+    };
 }
 
-fn read_palette(
+theme_colors!(
+    text,
+    muted,
+    title,
+    border,
+    border_focused,
+    selected_fg,
+    selected_bg,
+    good,
+    warn,
+    bad,
+    training,
+    inference,
+    burst,
+    idle,
+);
+
+fn read_colors(
     file: &str,
     text: &str,
-    base: Option<&Palette>,
+    base: Option<&ThemeColors>,
     warnings: &mut Vec<Diagnostic>,
-) -> Option<(String, Palette)> {
+) -> Option<(String, ThemeColors)> {
     let parsed: ThemeFile = match toml::from_str(text) {
         Ok(parsed) => parsed,
         Err(e) => {
@@ -61,49 +89,36 @@ fn read_palette(
             return None;
         }
     };
-    let mut palette = Palette {
-        colors: base.map(|b| b.colors.clone()).unwrap_or_default(),
-        series: base.map(|b| b.series.clone()).unwrap_or_default(),
-    };
+    let mut colors = ThemeColors::default();
     for (key, value) in &parsed.colors {
-        let key_path = format!("colors.{key}");
+        let key_path = format!("colors.{}", super::locate::key_segment(key));
         let span = super::locate::locate_key_path(text, &key_path);
-        let Some(known) = KEYS.iter().find(|k| **k == key) else {
-            warnings.push(Diagnostic::at(
-                file,
-                text,
-                span,
-                Some(key_path),
-                format!("unknown colour key; the keys are: {}", KEYS.join(", ")),
-            ));
-            continue;
-        };
+        let warn = |message: String| warnings.push(Diagnostic::at(file, text, span, Some(key_path.clone()), message));
         let parsed_color = |v: &toml::Value| match v.as_str() {
             Some(s) => parse_color(s),
             None => Err(format!("expected a colour string, found {}", v.type_str())),
         };
-        if *known == "series" {
+        if key == "series" {
             let items = value
                 .as_array()
                 .map(|a| a.iter().map(parsed_color).collect::<Result<Vec<_>, _>>());
             match items {
-                Some(Ok(series)) if !series.is_empty() => palette.series = series,
-                Some(Err(e)) => warnings.push(Diagnostic::at(file, text, span, Some(key_path), e)),
-                _ => warnings.push(Diagnostic::at(
-                    file,
-                    text,
-                    span,
-                    Some(key_path),
-                    "expected a non-empty array of colours".to_string(),
-                )),
+                Some(Ok(series)) if !series.is_empty() => colors.series = Some(series),
+                Some(Err(e)) => warn(e),
+                _ => warn("expected a non-empty array of colours".to_string()),
             }
             continue;
         }
+        let Some(slot) = colors.colour_slot(key) else {
+            warn(format!(
+                "unknown colour key; the keys are: {}",
+                ThemeColors::KEYS.join(", ")
+            ));
+            continue;
+        };
         match parsed_color(value) {
-            Ok(color) => {
-                palette.colors.insert(known, color);
-            }
-            Err(e) => warnings.push(Diagnostic::at(file, text, span, Some(key_path), e)),
+            Ok(color) => *slot = Some(color),
+            Err(e) => warn(e),
         }
     }
     let name = parsed.name.unwrap_or_else(|| {
@@ -111,34 +126,38 @@ fn read_palette(
             .file_stem()
             .map_or_else(|| "theme".to_string(), |s| s.to_string_lossy().to_string())
     });
-    Some((name, palette))
+    let colors = match base {
+        Some(base) => colors.patched_over(base),
+        None => colors,
+    };
+    Some((name, colors))
 }
 
-fn resolve(name: String, p: &Palette) -> Theme {
-    let c = |key: &str| p.colors.get(key).copied().unwrap_or(Color::Reset);
-    let fg = |key: &str| Style::default().fg(c(key));
+/// The styles drawing uses, from a theme's colours (a colour no theme set is the terminal's).
+fn resolve(name: String, colors: &ThemeColors) -> Theme {
+    let c = |color: Option<Color>| color.unwrap_or(Color::Reset);
+    let fg = |color: Option<Color>| Style::default().fg(c(color));
     Theme {
         name,
-        base: fg("text"),
-        muted: fg("muted"),
-        title: fg("title").add_modifier(Modifier::BOLD),
-        border: fg("border"),
-        border_focused: fg("border_focused").add_modifier(Modifier::BOLD),
+        base: fg(colors.text),
+        muted: fg(colors.muted),
+        title: fg(colors.title).add_modifier(Modifier::BOLD),
+        border: fg(colors.border),
+        border_focused: fg(colors.border_focused).add_modifier(Modifier::BOLD),
         selected: Style::default()
-            .fg(c("selected_fg"))
-            .bg(c("selected_bg"))
+            .fg(c(colors.selected_fg))
+            .bg(c(colors.selected_bg))
             .add_modifier(Modifier::BOLD),
-        good: fg("good"),
-        warn: fg("warn"),
-        bad: fg("bad").add_modifier(Modifier::BOLD),
-        training: fg("training"),
-        inference: fg("inference"),
-        burst: fg("burst"),
-        idle: fg("idle"),
-        series: if p.series.is_empty() {
-            vec![fg("text")]
-        } else {
-            p.series.iter().map(|color| Style::default().fg(*color)).collect()
+        good: fg(colors.good),
+        warn: fg(colors.warn),
+        bad: fg(colors.bad).add_modifier(Modifier::BOLD),
+        training: fg(colors.training),
+        inference: fg(colors.inference),
+        burst: fg(colors.burst),
+        idle: fg(colors.idle),
+        series: match &colors.series {
+            Some(series) if !series.is_empty() => series.iter().map(|color| Style::default().fg(*color)).collect(),
+            _ => vec![fg(colors.text)],
         },
         has_colour: true,
     }
@@ -160,12 +179,12 @@ pub fn load_themes(user_dir: Option<&Path>, no_color: bool) -> LoadedThemes {
         };
     }
     let mut themes = Vec::new();
-    let mut dark: Option<Palette> = None;
+    let mut dark: Option<ThemeColors> = None;
     for (file, text) in BUILTIN {
-        if let Some((name, palette)) = read_palette(file, text, dark.as_ref(), &mut warnings) {
-            themes.push(resolve(name, &palette));
+        if let Some((name, colors)) = read_colors(file, text, dark.as_ref(), &mut warnings) {
+            themes.push(resolve(name, &colors));
             if dark.is_none() {
-                dark = Some(palette);
+                dark = Some(colors);
             }
         }
     }
@@ -182,9 +201,9 @@ pub fn load_themes(user_dir: Option<&Path>, no_color: bool) -> LoadedThemes {
             let file = path.display().to_string();
             match std::fs::read_to_string(&path) {
                 Ok(text) => {
-                    if let Some((name, palette)) = read_palette(&file, &text, dark.as_ref(), &mut warnings) {
+                    if let Some((name, colors)) = read_colors(&file, &text, dark.as_ref(), &mut warnings) {
                         // A user theme of a built-in's name replaces it where it stands.
-                        let theme = resolve(name, &palette);
+                        let theme = resolve(name, &colors);
                         match themes.iter_mut().find(|t| t.name == theme.name) {
                             Some(slot) => *slot = theme,
                             None => themes.push(theme),
@@ -218,6 +237,17 @@ mod tests {
         assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
         let basic = &loaded.themes[2];
         assert_eq!(basic.bad.fg, Some(Color::Red));
+    }
+
+    #[test]
+    fn the_dark_theme_sets_every_key_and_only_those() {
+        let (_, text) = BUILTIN[0];
+        let file: ThemeFile = toml::from_str(text).expect("dark.toml");
+        let mut keys: Vec<&str> = file.colors.keys().map(String::as_str).collect();
+        let mut known = ThemeColors::KEYS.to_vec();
+        keys.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(keys, known);
     }
 
     #[test]
