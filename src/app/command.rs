@@ -232,23 +232,46 @@ impl Default for KeyMap {
     }
 }
 
+/// A user binding that could not be used; the default binding stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BindingProblem {
+    #[error("'{name}' is not a command; the commands are: {}", command_names())]
+    UnknownCommand { name: String },
+    #[error("{command}: {problem}")]
+    BadKey { command: String, problem: String },
+}
+
+impl BindingProblem {
+    /// The command name the user wrote: the key of the entry in the key map.
+    pub fn command_name(&self) -> &str {
+        match self {
+            BindingProblem::UnknownCommand { name } => name,
+            BindingProblem::BadKey { command, .. } => command,
+        }
+    }
+}
+
+fn command_names() -> String {
+    COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+}
+
 impl KeyMap {
-    /// Applies user bindings (command name → keys). Returns a message per entry it could not use.
-    pub fn with_user_bindings(mut self, user: &[(String, Vec<String>)]) -> (KeyMap, Vec<String>) {
+    /// Applies user bindings (command name → keys). Returns a problem per entry it could not use.
+    pub fn with_user_bindings(mut self, user: &[(String, Vec<String>)]) -> (KeyMap, Vec<BindingProblem>) {
         let mut problems = Vec::new();
         for (name, keys) in user {
             let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
-                problems.push(format!(
-                    "'{name}' is not a command; the commands are: {}",
-                    COMMANDS.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
-                ));
+                problems.push(BindingProblem::UnknownCommand { name: name.clone() });
                 continue;
             };
             let mut parsed = Vec::new();
             for key in keys {
                 match Key::parse(key) {
                     Ok(key) => parsed.push(key),
-                    Err(e) => problems.push(format!("{name}: {e}")),
+                    Err(problem) => problems.push(BindingProblem::BadKey {
+                        command: name.clone(),
+                        problem,
+                    }),
                 }
             }
             if !parsed.is_empty() {

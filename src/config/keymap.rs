@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::diagnostic::Diagnostic;
-use super::locate::locate_key_path;
+use super::locate::{key_segment, locate_key_path};
 use crate::app::command::KeyMap;
 
 pub fn load_keymap(path: &Path) -> (KeyMap, Vec<Diagnostic>) {
@@ -34,7 +34,7 @@ pub fn parse_keymap(file: &str, text: &str) -> (KeyMap, Vec<Diagnostic>) {
     let mut user = Vec::new();
     let keys = table.get("keys").and_then(toml::Value::as_table);
     for (name, value) in keys.into_iter().flatten() {
-        let key_path = format!("keys.{name}");
+        let key_path = format!("keys.{}", key_segment(name));
         let list = match value {
             toml::Value::String(s) => vec![s.clone()],
             toml::Value::Array(items) => items.iter().filter_map(|i| i.as_str().map(str::to_string)).collect(),
@@ -53,14 +53,13 @@ pub fn parse_keymap(file: &str, text: &str) -> (KeyMap, Vec<Diagnostic>) {
     }
     let (map, problems) = KeyMap::default().with_user_bindings(&user);
     for problem in problems {
-        let name = problem.split([':', '\'']).find(|s| !s.is_empty()).unwrap_or_default();
-        let key_path = format!("keys.{name}");
+        let key_path = format!("keys.{}", key_segment(problem.command_name()));
         warnings.push(Diagnostic::at(
             file,
             text,
             locate_key_path(text, &key_path),
             Some(key_path),
-            problem,
+            problem.to_string(),
         ));
     }
     (map, warnings)
@@ -80,5 +79,22 @@ mod tests {
         assert_eq!(map.command_for(Key::ctrl('w')), Some(CommandId::Save));
         assert_eq!(warnings.len(), 1);
         assert!(warnings[0].to_string().contains("keys.toml:4:"), "{}", warnings[0]);
+    }
+
+    #[test]
+    fn a_bad_key_is_placed_at_its_command_even_when_the_name_holds_a_colon() {
+        // The command's line comes from the typed problem, not from splitting its message.
+        let text = "[keys]\nquit = \"x\"\n\"plan.save\" = \"ctrl-\"\n\"a:b\" = \"q\"\n";
+        let (_, warnings) = parse_keymap("keys.toml", text);
+        let shown: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 2, "{shown:?}");
+        assert!(
+            shown[1].contains("keys.toml:3:") && shown[1].contains("plan.save: "),
+            "{shown:?}"
+        );
+        assert!(
+            shown[0].contains("keys.toml:4:") && shown[0].contains("'a:b' is not a command"),
+            "{shown:?}"
+        );
     }
 }

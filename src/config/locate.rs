@@ -4,25 +4,58 @@ use std::ops::Range;
 
 use toml_edit::{Document, Item};
 
-enum Segment<'a> {
-    Key(&'a str),
+enum Segment {
+    Key(String),
     Index(usize),
 }
 
-fn segments(key_path: &str) -> Vec<Segment<'_>> {
+/// Splits `a.b[2]."c.d"` into keys and indices; a quoted key may hold dots and brackets.
+fn segments(key_path: &str) -> Vec<Segment> {
     let mut out = Vec::new();
-    for part in key_path.split('.') {
-        let (key, rest) = part.split_once('[').unwrap_or((part, ""));
-        if !key.is_empty() {
-            out.push(Segment::Key(key));
+    let mut chars = key_path.chars().peekable();
+    let mut bare = String::new();
+    let flush = |bare: &mut String, out: &mut Vec<Segment>| {
+        if !bare.is_empty() {
+            out.push(Segment::Key(std::mem::take(bare)));
         }
-        for index in rest.split('[') {
-            if let Ok(i) = index.trim_end_matches(']').parse() {
-                out.push(Segment::Index(i));
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                flush(&mut bare, &mut out);
+                let mut quoted = String::new();
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => quoted.extend(chars.next()),
+                        _ => quoted.push(q),
+                    }
+                }
+                out.push(Segment::Key(quoted));
             }
+            '.' => flush(&mut bare, &mut out),
+            '[' => {
+                flush(&mut bare, &mut out);
+                let index: String = chars.by_ref().take_while(|&q| q != ']').collect();
+                if let Ok(i) = index.parse() {
+                    out.push(Segment::Index(i));
+                }
+            }
+            _ => bare.push(c),
         }
     }
+    flush(&mut bare, &mut out);
     out
+}
+
+/// A key as one segment of a key path: bare when TOML allows it, else quoted (`"plan.save"`).
+pub fn key_segment(key: &str) -> String {
+    let bare = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        key.to_string()
+    } else {
+        format!("\"{}\"", key.replace('"', "\\\""))
+    }
 }
 
 /// The byte range of the deepest part of `key_path` present in `text`: the value itself,
@@ -33,7 +66,7 @@ pub fn locate_key_path(text: &str, key_path: &str) -> Option<Range<usize>> {
     let mut span = None;
     for segment in segments(key_path) {
         let next = match segment {
-            Segment::Key(key) => item.get(key),
+            Segment::Key(key) => item.get(key.as_str()),
             Segment::Index(i) => item.get(i),
         };
         match next {
@@ -67,6 +100,16 @@ mod tests {
         assert_eq!(&TEXT[span], "0.4");
         let span = locate_key_path(TEXT, "training.chips").expect("found");
         assert_eq!(&TEXT[span], "8");
+    }
+
+    #[test]
+    fn finds_quoted_keys_that_hold_dots() {
+        let text = "[keys]\nquit = \"x\"\n\"plan.save\" = \"ctrl-\"\n";
+        let path = format!("keys.{}", key_segment("plan.save"));
+        assert_eq!(path, "keys.\"plan.save\"");
+        let span = locate_key_path(text, &path).expect("found");
+        assert_eq!(&text[span], "\"ctrl-\"");
+        assert_eq!(key_segment("quit"), "quit");
     }
 
     #[test]
