@@ -91,9 +91,12 @@ fn read_colors(
     };
     let mut colors = ThemeColors::default();
     for (key, value) in &parsed.colors {
-        let key_path = format!("colors.{}", super::locate::key_segment(key));
-        let span = super::locate::locate_key_path(text, &key_path);
-        let warn = |message: String| warnings.push(Diagnostic::at(file, text, span, Some(key_path.clone()), message));
+        // Placed only when there is something to say: locating re-parses the text.
+        let mut warn = |message: String| {
+            let key_path = format!("colors.{}", super::locate::key_segment(key));
+            let span = super::locate::locate_key_path(text, &key_path);
+            warnings.push(Diagnostic::at(file, text, span, Some(key_path), message));
+        };
         let parsed_color = |v: &toml::Value| match v.as_str() {
             Some(s) => parse_color(s),
             None => Err(format!("expected a colour string, found {}", v.type_str())),
