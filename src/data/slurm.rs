@@ -47,7 +47,7 @@ use chrono::{DateTime, NaiveDateTime};
 
 use super::canonical::MAX_JOB_GPUS;
 use super::canonical::{JobRun, PendingRun};
-use super::hostlist::expand_hostlist;
+use super::hostlist::{HostlistError, expand_hostlist};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// Everything read from one sacct export, with what was set aside and why.
@@ -66,7 +66,8 @@ pub struct SacctLog {
     /// Hosts named by `NodeList`, each with the cluster of the first job seen on it: how DCGM's
     /// hosts map to the log's clusters.
     pub hosts: BTreeMap<String, String>,
-    /// Host lists that could not be expanded, or hosts seen in two clusters, with their lines.
+    /// Host lists that could not be expanded, hosts seen in two clusters, and what the file's
+    /// expansion budget left out, with their lines.
     pub host_problems: Vec<String>,
 }
 
@@ -114,6 +115,7 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
         Columns::from_header(&header_fields).map_err(|why| format!("{file}: not a sacct -P export: {why}"))?;
 
     let mut log = SacctLog::default();
+    let mut budget = ExpansionBudget::new();
     let mut parsed: Vec<ParsedRow> = Vec::new();
     // Jobs that have an allocation row, whatever became of it: their steps are never counted.
     let mut allocations: HashSet<(String, String)> = HashSet::new();
@@ -133,7 +135,13 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
         }
         match parse_row(&columns, &fields, cluster_default, line_no, &mut allocations) {
             Ok(Row::Run(row)) => parsed.push(row),
-            Ok(Row::Pending(job)) => log.pending.extend(array_tasks(job)),
+            Ok(Row::Pending(job)) => {
+                let tasks = array_tasks(job, &mut budget);
+                if let Some(note) = budget.take_task_note(&file, line_no) {
+                    log.host_problems.push(note);
+                }
+                log.pending.extend(tasks);
+            }
             Ok(Row::NotStarted) => log.not_started += 1,
             Err((reason, detail)) => log.quarantine.add(RejectedRow {
                 file: file.clone(),
@@ -148,8 +156,12 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
     let mut stood_in: HashSet<(String, String)> = HashSet::new();
     // GPU utilization lives on step rows (`TRESUsageInAve`): each job's steps' mean.
     let mut step_util: HashMap<(String, String), (f64, u32)> = HashMap::new();
+    budget.hosts_left = budget
+        .hosts_left
+        .saturating_add(parsed.len().saturating_mul(HOSTS_PER_ROW_ALLOWANCE));
+    let mut lists_seen: HashSet<(String, String)> = HashSet::new();
     for row in parsed {
-        note_hosts(&mut log, &row, &file);
+        note_hosts(&mut log, &row, &file, &mut budget, &mut lists_seen);
         let job = (row.run.cluster.clone(), row.alloc_id.clone());
         if row.is_step {
             if let Some(util) = row.run.gpu_util_frac {
@@ -180,8 +192,56 @@ const MAX_HOSTS_PER_JOB: usize = 100_000;
 /// Problems listed per file; the rest are counted.
 const MAX_HOST_PROBLEMS: usize = 20;
 
-/// The row's hosts, assigned to its cluster (the first cluster seen on a host keeps it).
-fn note_hosts(log: &mut SacctLog, row: &ParsedRow, file: &str) {
+/// Host names and array tasks one file may expand: a fixed amount plus an allowance per row, so
+/// that a real export of any size is read whole while a small file of huge lists
+/// (`n[00001-99999]` on every line) cannot cost minutes or gigabytes.
+struct ExpansionBudget {
+    hosts_left: usize,
+    tasks_left: usize,
+    /// The line of the first pending array row left unexpanded, to say so once.
+    tasks_cut_at: Option<u64>,
+    task_note_given: bool,
+}
+
+/// Host names a file may expand before any allowance per row: ten 50,000-node allocations.
+const HOSTS_PER_FILE: usize = 500_000;
+/// Host names each run row adds to the budget: more than a real job's mean allocation.
+const HOSTS_PER_ROW_ALLOWANCE: usize = 64;
+/// Pending array tasks one file may expand into jobs; past it an array row counts as one job.
+const ARRAY_TASKS_PER_FILE: usize = 200_000;
+
+impl ExpansionBudget {
+    fn new() -> ExpansionBudget {
+        ExpansionBudget {
+            hosts_left: HOSTS_PER_FILE,
+            tasks_left: ARRAY_TASKS_PER_FILE,
+            tasks_cut_at: None,
+            task_note_given: false,
+        }
+    }
+
+    /// The note for the first array row past the budget, once.
+    fn take_task_note(&mut self, file: &str, line: u64) -> Option<String> {
+        if self.task_note_given || self.tasks_cut_at != Some(line) {
+            return None;
+        }
+        self.task_note_given = true;
+        Some(format!(
+            "{file}:{line}: pending job arrays stand for more than {ARRAY_TASKS_PER_FILE} tasks in this file: from \
+             here on an array row counts as one pending job, not one per task"
+        ))
+    }
+}
+
+/// The row's hosts, assigned to its cluster (the first cluster seen on a host keeps it). A list
+/// already seen for the cluster adds nothing and is not expanded again.
+fn note_hosts(
+    log: &mut SacctLog,
+    row: &ParsedRow,
+    file: &str,
+    budget: &mut ExpansionBudget,
+    lists_seen: &mut HashSet<(String, String)>,
+) {
     let Some(list) = row.node_list.as_deref() else { return };
     let problem = |log: &mut SacctLog, text: String| {
         if log.host_problems.len() < MAX_HOST_PROBLEMS {
@@ -189,8 +249,22 @@ fn note_hosts(log: &mut SacctLog, row: &ParsedRow, file: &str) {
                 .push(format!("{file}:{}: {text}", row.run.source_line));
         }
     };
-    match expand_hostlist(list, MAX_HOSTS_PER_JOB) {
+    if budget.hosts_left == 0 || !lists_seen.insert((row.run.cluster.clone(), list.to_string())) {
+        return;
+    }
+    match expand_hostlist(list, MAX_HOSTS_PER_JOB.min(budget.hosts_left)) {
+        Err(HostlistError::TooManyHosts { .. }) if budget.hosts_left < MAX_HOSTS_PER_JOB => {
+            budget.hosts_left = 0;
+            problem(
+                log,
+                format!(
+                    "host lists name more hosts than this file's budget ({HOSTS_PER_FILE} plus \
+                     {HOSTS_PER_ROW_ALLOWANCE} a row): from here on hosts are not mapped to clusters"
+                ),
+            );
+        }
         Ok(hosts) => {
+            budget.hosts_left -= hosts.len();
             for host in hosts {
                 let host = host.to_ascii_lowercase();
                 match log.hosts.get(&host) {
@@ -389,9 +463,9 @@ fn time_limit_ms(columns: &Columns, fields: &[&str]) -> Option<i64> {
 /// Most tasks one pending array row may stand for.
 const MAX_ARRAY_TASKS: usize = 100_000;
 
-/// A pending array row (`3001_[9-12]`, `3001_[1-100%10]`) as one pending job per task; any
-/// other row as itself.
-fn array_tasks(job: PendingRun) -> Vec<PendingRun> {
+/// A pending array row (`3001_[9-12]`, `3001_[1-100%10]`) as one pending job per task, while
+/// the file's budget lasts; any other row as itself.
+fn array_tasks(job: PendingRun, budget: &mut ExpansionBudget) -> Vec<PendingRun> {
     let Some((base, rest)) = job.job_id.split_once("_[") else {
         return vec![job];
     };
@@ -399,14 +473,26 @@ fn array_tasks(job: PendingRun) -> Vec<PendingRun> {
         return vec![job];
     };
     let indices = inner.split('%').next().unwrap_or(inner);
-    match expand_hostlist(&format!("[{indices}]"), MAX_ARRAY_TASKS) {
-        Ok(tasks) if !tasks.is_empty() => tasks
-            .into_iter()
-            .map(|task| PendingRun {
-                job_id: format!("{base}_{task}"),
-                ..job.clone()
-            })
-            .collect(),
+    if budget.tasks_left == 0 {
+        budget.tasks_cut_at.get_or_insert(job.source_line);
+        return vec![job];
+    }
+    match expand_hostlist(&format!("[{indices}]"), MAX_ARRAY_TASKS.min(budget.tasks_left)) {
+        Err(HostlistError::TooManyHosts { .. }) if budget.tasks_left < MAX_ARRAY_TASKS => {
+            budget.tasks_left = 0;
+            budget.tasks_cut_at.get_or_insert(job.source_line);
+            vec![job]
+        }
+        Ok(tasks) if !tasks.is_empty() => {
+            budget.tasks_left -= tasks.len();
+            tasks
+                .into_iter()
+                .map(|task| PendingRun {
+                    job_id: format!("{base}_{task}"),
+                    ..job.clone()
+                })
+                .collect()
+        }
         _ => vec![job],
     }
 }
@@ -1166,5 +1252,66 @@ mod tests {
         assert!(looks_like_sacct("\u{feff}jobid|state|"));
         assert!(!looks_like_sacct("job_id,start,end"));
         assert!(!looks_like_sacct("JobID|Comment"));
+    }
+
+    /// A small file of huge lists: 715 rows, each naming 99,999 hosts (found by fuzzing: it took
+    /// 47 s), and 845 pending arrays of 99,999 tasks each (20 GB before the budget).
+    #[test]
+    fn huge_host_lists_and_arrays_stay_within_the_files_budget() {
+        let mut text = String::from("JobID|JobName|Cluster|State|Start|End|AllocTRES|NodeList\n");
+        for i in 0..715 {
+            text.push_str(&format!(
+                "{i}|j|east|COMPLETED|2024-03-01T10:00:00|2024-03-01T12:00:00|gres/gpu=4|e-gpu[{:05}-99999]\n",
+                i + 1
+            ));
+        }
+        let log = read(&text);
+        assert_eq!(log.runs.len(), 715);
+        assert!(log.hosts.len() <= HOSTS_PER_FILE + 715 * HOSTS_PER_ROW_ALLOWANCE);
+        assert!(
+            log.hosts.len() >= 99_999,
+            "the first lists are mapped: {}",
+            log.hosts.len()
+        );
+        assert!(
+            log.host_problems
+                .iter()
+                .any(|p| p.contains("hosts are not mapped to clusters")),
+            "{:?}",
+            log.host_problems
+        );
+
+        let mut text = String::from("JobID|JobName|Cluster|State|Submit|Start|End|ReqTRES\n");
+        for i in 0..845 {
+            text.push_str(&format!(
+                "{i}_[1-99999]|j|east|PENDING|2024-03-01T10:00:00|Unknown|Unknown|gres/gpu=4\n"
+            ));
+        }
+        let log = read(&text);
+        assert!(log.pending.len() <= ARRAY_TASKS_PER_FILE + 845, "{}", log.pending.len());
+        assert_eq!(
+            log.pending.iter().filter(|p| p.job_id.starts_with("0_")).count(),
+            99_999,
+            "the first array is counted task by task"
+        );
+        let noted: Vec<&String> = log
+            .host_problems
+            .iter()
+            .filter(|p| p.contains("pending job arrays"))
+            .collect();
+        assert_eq!(noted.len(), 1, "{:?}", log.host_problems);
+        assert!(noted[0].starts_with("sacct.txt:4:"), "{}", noted[0]);
+    }
+
+    #[test]
+    fn a_host_list_seen_before_on_the_cluster_is_not_expanded_again() {
+        let text = "JobID|Cluster|State|Start|End|AllocTRES|NodeList\n\
+                    1|east|COMPLETED|2024-03-01T10:00:00|2024-03-01T12:00:00|gres/gpu=4|gpu[1-2]\n\
+                    2|east|COMPLETED|2024-03-01T10:00:00|2024-03-01T12:00:00|gres/gpu=4|gpu[1-2]\n\
+                    3|west|COMPLETED|2024-03-01T10:00:00|2024-03-01T12:00:00|gres/gpu=4|gpu[1-2]\n";
+        let log = read(text);
+        assert_eq!(log.hosts.len(), 2);
+        // The same list on another cluster is still looked at: its hosts are in two clusters.
+        assert_eq!(log.host_problems.len(), 2, "{:?}", log.host_problems);
     }
 }
