@@ -105,7 +105,7 @@ fn attach_user_latencies(plan: &mut Plan, plan_file: &str, folder: Option<&Path>
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Diagnostic::file(&shown, format!("cannot read the user latencies as UTF-8 text: {e}")))?;
     plan.inference.users_measured =
-        crate::data::user_latency_csv::read_user_latencies(&text).map_err(|p| Diagnostic {
+        crate::data::readers::user_latency_csv::read_user_latencies(&text).map_err(|p| Diagnostic {
             file: shown.clone(),
             line: Some(p.line),
             column: None,

@@ -12,8 +12,8 @@ use super::classify::{
     JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name,
 };
 use super::job_details::RunOrigins;
-use super::load::LoadedLogs;
-use super::reject::Quarantine;
+use super::readers::load::LoadedLogs;
+use super::readers::reject::Quarantine;
 use super::run_features::with_run_features;
 use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
 use super::top_jobs::{TopJobInputs, top_jobs};

@@ -19,10 +19,10 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::canonical::{self as c, JobRun};
-use super::detect::LogFormat;
-use super::mapping::Mapping;
+use super::readers::detect::LogFormat;
+use super::readers::mapping::Mapping;
+use super::readers::tabular::{self, Piece};
 use super::run_features::job_key;
-use super::tabular::{self, Piece};
 
 /// The log's own words about one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -115,9 +115,9 @@ impl RunOrigin {
             LogFormat::Sacct | LogFormat::Philly => {
                 let text = std::fs::read_to_string(&self.path).map_err(|e| e.to_string())?;
                 let runs = if self.format == LogFormat::Sacct {
-                    super::slurm::read_sacct_detailed(&self.path, &text, &self.cluster_default)?.runs
+                    super::readers::slurm::read_sacct_detailed(&self.path, &text, &self.cluster_default)?.runs
                 } else {
-                    super::philly::read_philly_detailed(&self.path, &text, &self.cluster_default)?.runs
+                    super::readers::philly::read_philly_detailed(&self.path, &text, &self.cluster_default)?.runs
                 };
                 Ok(runs
                     .iter()

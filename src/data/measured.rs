@@ -6,8 +6,8 @@
 use polars::prelude::*;
 
 use super::canonical::MS_PER_MINUTE;
-use super::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
 use super::host_map::HostMap;
+use super::readers::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 use crate::model::utilization::ClusterMeasurement;
 

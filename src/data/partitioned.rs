@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use super::audit::{AuditSettings, DataSpan, WindowSpec, audit_loaded, data_span, window_for};
-use super::load::{FileSummary, LoadError, load_logs};
-use super::mapping::Mapping;
-use super::tabular::Detail;
+use super::readers::load::{FileSummary, LoadError, load_logs};
+use super::readers::mapping::Mapping;
+use super::readers::tabular::Detail;
 use crate::model::fleet::{AuditReport, merge_audits};
 use crate::model::workload::ClassificationRules;
 

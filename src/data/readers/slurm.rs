@@ -45,10 +45,10 @@ use std::path::Path;
 
 use chrono::{DateTime, NaiveDateTime};
 
-use super::canonical::MAX_JOB_GPUS;
-use super::canonical::{JobRun, PendingRun};
 use super::hostlist::expand_hostlist;
 use super::reject::{Quarantine, RejectReason, RejectedRow};
+use crate::data::canonical::MAX_JOB_GPUS;
+use crate::data::canonical::{JobRun, PendingRun};
 
 /// Everything read from one sacct export, with what was set aside and why.
 #[derive(Debug, Clone, Default, PartialEq)]

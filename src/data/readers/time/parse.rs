@@ -12,7 +12,7 @@
 use chrono::format::{Item, Parsed, StrftimeItems, parse};
 use polars::prelude::*;
 
-use super::timefmt::TimePattern;
+use super::layout::TimePattern;
 
 /// How a value ends after the clock time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -29,9 +29,9 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDateTime};
 use serde_json::{Map, Value};
 
-use super::canonical::MAX_JOB_GPUS;
-use super::canonical::{JobRun, PendingRun};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
+use crate::data::canonical::MAX_JOB_GPUS;
+use crate::data::canonical::{JobRun, PendingRun};
 
 /// Everything read from one Philly file, with what was set aside and why.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -7,14 +7,14 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::canonical::{self as c};
 use super::detect::{LogFormat, split_header};
-use super::fast_time;
 use super::mapping::{EmptyEnd, Mapping, TimeFormat, UtilUnit};
 use super::progress::READ_PROGRESS;
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
-use super::run_features::{FEATURE_COLUMNS, run_feature_exprs};
-use super::timefmt::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
+use super::time::layout::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
+use super::time::parse::read_times;
+use crate::data::canonical::{self as c};
+use crate::data::run_features::{FEATURE_COLUMNS, run_feature_exprs};
 use crate::model::workload::ClassificationRules;
 
 /// The row index column of a scan.
@@ -369,7 +369,7 @@ fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -
 
 /// One strftime pattern applied to a text column, giving naive UTC milliseconds.
 fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, String> {
-    let read = fast_time::read_times(text, pattern)?;
+    let read = read_times(text, pattern)?;
     if pattern.aware {
         return Ok(read);
     }
@@ -1175,7 +1175,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("log.csv");
         std::fs::write(&path, "job_id,__row,gpus\n1,2,8\n").expect("write");
-        let Err(refused) = crate::data::load::load_logs(&[path], None, None, Detail::Full) else {
+        let Err(refused) = crate::data::readers::load::load_logs(&[path], None, None, Detail::Full) else {
             panic!("a column named __row must be refused");
         };
         let why = refused.message;

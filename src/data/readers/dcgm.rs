@@ -40,8 +40,8 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDateTime};
 use polars::prelude::*;
 
-use super::canonical::SOURCE_LINE;
 use super::reject::{Quarantine, RejectReason, RejectedRow};
+use crate::data::canonical::SOURCE_LINE;
 
 pub const TIME: &str = "time";
 pub const HOST: &str = "host";
