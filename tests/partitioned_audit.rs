@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use gpuplan::config::catalog::builtin;
+use gpuplan::data::audit::partitioned::{audit_partitioned, cluster_partitions};
 use gpuplan::data::audit::{AuditSettings, WindowSpec, audit};
-use gpuplan::data::partitioned::{audit_partitioned, cluster_partitions};
 use gpuplan::data::readers::load::load_logs;
 use gpuplan::data::readers::tabular::Detail;
 use polars::prelude::*;

@@ -40,7 +40,7 @@ pub fn read_plan_text(file: &str, text: &str, catalog: &Catalog) -> Result<Plan,
     let plan = parse_plan(file, text).map_err(|d| vec![d])?;
     let mut problems = plan.problems(catalog);
     problems.extend(
-        crate::data::host_map::host_table_problems(&plan.hosts)
+        crate::data::audit::host_map::host_table_problems(&plan.hosts)
             .into_iter()
             .map(|(key_path, message)| crate::model::plan::PlanProblem { key_path, message }),
     );

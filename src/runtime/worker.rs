@@ -10,7 +10,7 @@ use crossbeam_channel::Sender;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
 use crate::data::audit::AuditSettings;
-use crate::data::fleet_source::{FleetSource, attach_measurements};
+use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::data::readers::progress::READ_PROGRESS;
 use crate::model::catalog::Catalog;

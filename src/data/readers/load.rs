@@ -11,9 +11,9 @@ use super::mapping::Mapping;
 use super::reject::Quarantine;
 use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
+use crate::data::audit::classify::features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
+use crate::data::audit::job_details::{RunOrigin, RunOrigins};
 use crate::data::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
-use crate::data::job_details::{RunOrigin, RunOrigins};
-use crate::data::run_features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
 
 /// A log that cannot be read at all: which one and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -232,7 +232,7 @@ pub fn load_logs(
         Detail::Audit(rules) => frames
             .into_iter()
             .map(|f| {
-                if f.column(crate::data::classify::JOB_KEY).is_ok() {
+                if f.column(crate::data::audit::classify::JOB_KEY).is_ok() {
                     Ok(f)
                 } else {
                     with_run_features(f.lazy(), rules)?

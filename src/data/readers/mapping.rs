@@ -367,7 +367,7 @@ fn simplify(name: &str) -> String {
 impl Mapping {
     /// Problems with the mapping itself (unknown canonical fields, a bad delimiter).
     pub fn problems(&self) -> Vec<(String, String)> {
-        let mut out = crate::data::host_map::host_table_problems(&self.hosts);
+        let mut out = crate::data::audit::host_map::host_table_problems(&self.hosts);
         if let TimeFormat::Pattern(pattern) = &self.units.time
             && let Err(e) = chrono::format::StrftimeItems::new(pattern).parse()
         {

@@ -13,8 +13,8 @@ use super::progress::READ_PROGRESS;
 use super::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use super::time::layout::{DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations};
 use super::time::parse::read_times;
+use crate::data::audit::classify::features::{FEATURE_COLUMNS, run_feature_exprs};
 use crate::data::canonical::{self as c};
-use crate::data::run_features::{FEATURE_COLUMNS, run_feature_exprs};
 use crate::model::workload::ClassificationRules;
 
 /// The row index column of a scan.
@@ -36,7 +36,7 @@ pub enum Detail<'a> {
     #[default]
     Full,
     /// What an audit needs: cluster, times, GPUs, utilization and the classification features
-    /// of `run_features`, computed while the log streams in. Names, ids, users and
+    /// of `audit::classify::features`, computed while the log streams in. Names, ids, users and
     /// states are never held for every row, which keeps ten million rows well under 2 GiB.
     Audit(&'a ClassificationRules),
 }

@@ -5,9 +5,9 @@
 
 use polars::prelude::*;
 
-use super::canonical::MS_PER_MINUTE;
 use super::host_map::HostMap;
-use super::readers::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
+use crate::data::canonical::MS_PER_MINUTE;
+use crate::data::readers::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 use crate::model::utilization::ClusterMeasurement;
 

@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use rayon::prelude::*;
 
-use super::canonical::{self as c, JobRun};
-use super::readers::detect::LogFormat;
-use super::readers::mapping::Mapping;
-use super::readers::tabular::{self, Piece};
-use super::run_features::job_key;
+use super::classify::features::job_key;
+use crate::data::canonical::{self as c, JobRun};
+use crate::data::readers::detect::LogFormat;
+use crate::data::readers::mapping::Mapping;
+use crate::data::readers::tabular::{self, Piece};
 
 /// The log's own words about one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -115,9 +115,9 @@ impl RunOrigin {
             LogFormat::Sacct | LogFormat::Philly => {
                 let text = std::fs::read_to_string(&self.path).map_err(|e| e.to_string())?;
                 let runs = if self.format == LogFormat::Sacct {
-                    super::readers::slurm::read_sacct_detailed(&self.path, &text, &self.cluster_default)?.runs
+                    crate::data::readers::slurm::read_sacct_detailed(&self.path, &text, &self.cluster_default)?.runs
                 } else {
-                    super::readers::philly::read_philly_detailed(&self.path, &text, &self.cluster_default)?.runs
+                    crate::data::readers::philly::read_philly_detailed(&self.path, &text, &self.cluster_default)?.runs
                 };
                 Ok(runs
                     .iter()

@@ -8,18 +8,18 @@ use std::path::PathBuf;
 
 use polars::prelude::{DataFrame, IntoLazy, col};
 
-use super::audit::{AuditInput, AuditSettings, audit_input};
-use super::canonical::{JobRun, frame_from_runs};
+use super::classify::features::with_run_features;
 use super::host_map::{HostMap, unmapped_note};
 use super::job_details::RunOrigins;
 use super::measured::{measured_by_cluster, measured_utilization};
 use super::partitioned::{audit_partitioned, cluster_partitions};
-use super::readers::load::{FileSummary, LoadError, load_logs};
-use super::readers::mapping::Mapping;
-use super::readers::reject::Quarantine;
-use super::readers::tabular::Detail;
-use super::readers::tabular::audit_columns;
-use super::run_features::with_run_features;
+use super::{AuditInput, AuditSettings, audit_input};
+use crate::data::canonical::{JobRun, frame_from_runs};
+use crate::data::readers::load::{FileSummary, LoadError, load_logs};
+use crate::data::readers::mapping::Mapping;
+use crate::data::readers::reject::Quarantine;
+use crate::data::readers::tabular::Detail;
+use crate::data::readers::tabular::audit_columns;
 use crate::model::fleet::AuditReport;
 use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
@@ -119,7 +119,7 @@ impl FleetSource {
                 f.select(
                     audit_columns()
                         .into_iter()
-                        .chain([col(super::canonical::SUBMIT)])
+                        .chain([col(crate::data::canonical::SUBMIT)])
                         .collect::<Vec<_>>(),
                 )
                 .collect()

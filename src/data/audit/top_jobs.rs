@@ -8,9 +8,9 @@ use std::collections::{BinaryHeap, HashMap};
 
 use polars::prelude::*;
 
-use super::canonical::{self as c, MS_PER_HOUR};
 use super::classify::{JOB_KEY, JobClasses, rule_name};
 use super::job_details::{RunOrigins, RunText, WantedRun};
+use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::model::fleet::{JobLine, Window};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 

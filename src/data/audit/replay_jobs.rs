@@ -8,9 +8,9 @@
 
 use polars::prelude::*;
 
-use super::canonical as c;
+use super::classify::features::with_run_features;
 use super::classify::{JOB_KEY, classify_jobs};
-use super::run_features::with_run_features;
+use crate::data::canonical as c;
 use crate::model::fleet::Window;
 use crate::model::replay::ReplayJob;
 use crate::model::split::{UNITS_PER_GPU, gpu_units};

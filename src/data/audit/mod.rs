@@ -1,22 +1,39 @@
-//! The audit of docs/economics.md ("The audit"): per cluster and class, jobs, GPU-hours, utilization over
-//! time, peak and p95 concurrency, and the stranded spend (paid for, idle).
+//! The audit and its passes: the job log's figures per cluster and class over a window.
 //!
-//! GPU-hours count what ran: each run (attempt) is clipped to the observation window and
-//! summed, so the gaps between a job's attempts, when it held no GPUs, cost nothing.
+//! This module is the audit of docs/economics.md ("The audit"): its settings, its window, and per
+//! cluster and class the jobs, GPU-hours, utilization over time, peak and p95 concurrency, and the
+//! stranded spend (paid for, idle). GPU-hours count what ran: each run (attempt) is clipped to the
+//! observation window and summed, so the gaps between a job's attempts, when it held no GPUs, cost
+//! nothing. Its passes:
+//! - `classify`: each job's class (per-run features while the log streams in, then per job);
+//! - `run_totals`: the one pass over the runs (GPU-hours, utilization, occupancy);
+//! - `top_jobs` and `job_details`: the largest jobs, and their text read back from the logs;
+//! - `measured` and `host_map`: DCGM utilization samples and the clusters their hosts belong to;
+//! - `replay_jobs`: the audit's jobs as replay input;
+//! - `fleet_source` and `partitioned`: logs kept ready to audit again, and datasets too large to
+//!   hold, audited one cluster at a time.
+
+pub mod classify;
+pub mod fleet_source;
+pub mod host_map;
+pub mod job_details;
+pub mod measured;
+pub mod partitioned;
+pub mod replay_jobs;
+pub mod run_totals;
+pub mod top_jobs;
 
 use polars::prelude::*;
 
 use super::canonical::{self as c, MS_PER_HOUR};
 
-use super::classify::{
-    JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name,
-};
-use super::job_details::RunOrigins;
+use self::classify::features::with_run_features;
+use self::classify::{JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name};
+use self::job_details::RunOrigins;
+use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
+use self::top_jobs::{TopJobInputs, top_jobs};
 use super::readers::load::LoadedLogs;
 use super::readers::reject::Quarantine;
-use super::run_features::with_run_features;
-use super::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
-use super::top_jobs::{TopJobInputs, top_jobs};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::fleet::iso_utc;
 pub use crate::model::fleet::{

@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::audit::{AuditSettings, DataSpan, WindowSpec, audit_loaded, data_span, window_for};
-use super::readers::load::{FileSummary, LoadError, load_logs};
-use super::readers::mapping::Mapping;
-use super::readers::tabular::Detail;
+use super::{AuditSettings, DataSpan, WindowSpec, audit_loaded, data_span, window_for};
+use crate::data::readers::load::{FileSummary, LoadError, load_logs};
+use crate::data::readers::mapping::Mapping;
+use crate::data::readers::tabular::Detail;
 use crate::model::fleet::{AuditReport, merge_audits};
 use crate::model::workload::ClassificationRules;
 

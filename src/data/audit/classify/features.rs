@@ -17,7 +17,7 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use polars::prelude::*;
 
-use super::canonical as c;
+use crate::data::canonical as c;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 pub const JOB_KEY: &str = "job_key";

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::canonical::{self as c, MS_PER_HOUR};
 use super::classify::JobClasses;
+use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::model::fleet::Window;
 use crate::model::resolution::Resolution;
 

@@ -1,6 +1,6 @@
 //! Classifying jobs in two steps, so that ten million runs classify in seconds:
 //!
-//! 1. `run_features::with_run_features` (row by row, while a log streams in): a 64-bit job key
+//! 1. `features::with_run_features` (row by row, while a log streams in): a 64-bit job key
 //!    (cluster, job_id), a 64-bit key of the name's stem (digits and hex ids removed), the rules
 //!    whose name and queue patterns match as bits, and the class the run's label stands for.
 //! 2. `classify_jobs` (two passes in Rust over the runs grouped by job): job-level values (run
@@ -12,15 +12,18 @@
 //! Keys are hashes: two (cluster, job_id) pairs colliding in 64 bits would be counted as one
 //! job; at ten million jobs the chance is about one in three hundred thousand.
 
+pub mod features;
+pub mod grouping;
+
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use polars::prelude::*;
 
-use super::canonical::{self as c, MS_PER_HOUR};
-use super::job_runs::{JobRuns, JobSpan};
-pub use super::run_features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
+pub use self::features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
+use self::grouping::{JobRuns, JobSpan};
+use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::model::workload::{ClassRule, ClassificationRules, LABEL_RULE, WorkloadClass};
 
 /// The name of the rule at `index` (the label pseudo-rule and "no rule" follow the list).
@@ -497,8 +500,8 @@ pub fn classify_jobs_with_stems(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::audit::classify::features::with_run_features;
     use crate::data::canonical::{JobRun, frame_from_runs};
-    use crate::data::run_features::with_run_features;
     use crate::model::workload::LabelSynonyms;
 
     fn rules() -> ClassificationRules {

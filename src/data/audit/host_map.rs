@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::readers::hostlist::{HostPatterns, validate_host_pattern};
+use crate::data::readers::hostlist::{HostPatterns, validate_host_pattern};
 use crate::model::format::count_of;
 
 #[derive(Debug, Clone, Default)]
