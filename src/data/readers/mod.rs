@@ -2,7 +2,8 @@
 //! column `mapping`, `slurm` for `sacct`, `philly` for Philly job lists, `dcgm` for GPU
 //! utilization samples), which reader a file needs (`detect`), how its times are written and
 //! read (`time`), the rows set aside (`reject`), and the entry point that loads any of them into
-//! the canonical frame (`load`). Also the small inputs that are not logs but are read the same
+//! the canonical frame (`load`), with its guards and gauges (`json_depth` before a JSON parser,
+//! `progress` for the read so far). Also the small inputs that are not logs but are read the same
 //! way: Slurm host lists (`hostlist`) and a plan's user-latency CSV (`user_latency_csv`).
 
 pub mod dcgm;
