@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use gpuplan::config::catalog::builtin;
 use gpuplan::data::audit::{AuditSettings, WindowSpec, audit_loaded};
-use gpuplan::data::load::load_logs;
+use gpuplan::data::readers::load::load_logs;
 
 // The allocator and settings of the gpuplan binary (src/main.rs), so the phases add up to it.
 #[global_allocator]
@@ -45,7 +45,12 @@ fn main() {
     gpuplan::runtime::allocator::tune_for_columns();
     let started = Instant::now();
     let rules = builtin().catalog.classification.expect("built-in rules");
-    let logs = match load_logs(&[path], None, None, gpuplan::data::tabular::Detail::Audit(&rules)) {
+    let logs = match load_logs(
+        &[path],
+        None,
+        None,
+        gpuplan::data::readers::tabular::Detail::Audit(&rules),
+    ) {
         Ok(logs) => logs,
         Err(e) => {
             eprintln!("{e}");

@@ -6,16 +6,22 @@ use std::path::{Path, PathBuf};
 
 use gpuplan::config::catalog::builtin;
 use gpuplan::data::audit::{AuditReport, AuditSettings, WindowSpec, audit};
-use gpuplan::data::load::{LoadedLogs, load_logs};
-use gpuplan::data::mapping::Mapping;
-use gpuplan::data::reject::RejectReason;
+use gpuplan::data::readers::load::{LoadedLogs, load_logs};
+use gpuplan::data::readers::mapping::Mapping;
+use gpuplan::data::readers::reject::RejectReason;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path)
 }
 
 fn load(path: &str) -> Result<LoadedLogs, String> {
-    load_logs(&[fixture(path)], None, None, gpuplan::data::tabular::Detail::Full).map_err(|e| e.to_string())
+    load_logs(
+        &[fixture(path)],
+        None,
+        None,
+        gpuplan::data::readers::tabular::Detail::Full,
+    )
+    .map_err(|e| e.to_string())
 }
 
 fn settings() -> AuditSettings {
@@ -172,7 +178,7 @@ fn kubernetes_pods_with_offsets_milli_gpus_and_censored_ends() {
         &[fixture("formats/k8s_pods.csv")],
         None,
         Some(&mapping),
-        gpuplan::data::tabular::Detail::Full,
+        gpuplan::data::readers::tabular::Detail::Full,
     )
     .expect("loads");
     let report = audited(&logs);
@@ -225,7 +231,7 @@ fn the_philly_trace_audits_as_the_issue_says() {
         eprintln!("skipped: {} is not beside the project", path.display());
         return;
     }
-    let logs = load_logs(&[path], None, None, gpuplan::data::tabular::Detail::Full).expect("Philly loads");
+    let logs = load_logs(&[path], None, None, gpuplan::data::readers::tabular::Detail::Full).expect("Philly loads");
     assert_eq!(logs.files[0].format, "philly");
     let report = audited(&logs);
     assert_eq!(report.jobs_total, 3_034);
@@ -261,7 +267,7 @@ fn parquet_folders_and_ndjson_read_like_the_csv() {
         std::slice::from_ref(&csv),
         None,
         None,
-        gpuplan::data::tabular::Detail::Full,
+        gpuplan::data::readers::tabular::Detail::Full,
     )
     .expect("csv loads");
 
@@ -278,7 +284,8 @@ fn parquet_folders_and_ndjson_read_like_the_csv() {
         })
         .collect();
     std::fs::write(&ndjson, lines.join("\n") + "\n").expect("ndjson");
-    let from_ndjson = load_logs(&[ndjson], None, None, gpuplan::data::tabular::Detail::Full).expect("ndjson loads");
+    let from_ndjson =
+        load_logs(&[ndjson], None, None, gpuplan::data::readers::tabular::Detail::Full).expect("ndjson loads");
 
     let folder = dir.path().join("dataset");
     let mut frame = CsvReadOptions::default()
@@ -301,7 +308,7 @@ fn parquet_folders_and_ndjson_read_like_the_csv() {
     }
     frame.rechunk_mut();
     let from_parquet =
-        load_logs(&[folder], None, None, gpuplan::data::tabular::Detail::Full).expect("parquet folder loads");
+        load_logs(&[folder], None, None, gpuplan::data::readers::tabular::Detail::Full).expect("parquet folder loads");
     assert_eq!(from_parquet.files[0].format, "parquet");
 
     let totals = |logs: &LoadedLogs| {
@@ -323,9 +330,9 @@ fn parquet_folders_and_ndjson_read_like_the_csv() {
 fn audited_as_cli(path: &str, mapping: Option<&Mapping>, full: bool) -> (LoadedLogs, AuditReport) {
     let rules = builtin().catalog.classification.expect("built-in rules");
     let detail = if full {
-        gpuplan::data::tabular::Detail::Full
+        gpuplan::data::readers::tabular::Detail::Full
     } else {
-        gpuplan::data::tabular::Detail::Audit(&rules)
+        gpuplan::data::readers::tabular::Detail::Audit(&rules)
     };
     let logs = load_logs(&[fixture(path)], None, mapping, detail).expect("loads");
     let report = gpuplan::data::audit::audit_loaded(&logs, &rules, &settings()).expect("audit");

@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 
 use gpuplan::config::catalog::builtin;
+use gpuplan::data::audit::partitioned::{audit_partitioned, cluster_partitions};
 use gpuplan::data::audit::{AuditSettings, WindowSpec, audit};
-use gpuplan::data::load::load_logs;
-use gpuplan::data::partitioned::{audit_partitioned, cluster_partitions};
-use gpuplan::data::tabular::Detail;
+use gpuplan::data::readers::load::load_logs;
+use gpuplan::data::readers::tabular::Detail;
 use polars::prelude::*;
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");

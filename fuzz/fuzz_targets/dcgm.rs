@@ -4,6 +4,6 @@ use std::path::Path;
 
 fuzz_target!(|text: &str| {
     let path = Path::new("fuzz-dcgm.csv");
-    let _ = gpuplan::data::dcgm::read_dcgm_long_detailed(path, text);
-    let _ = gpuplan::data::dcgm::read_dcgm_wide_detailed(path, text, None);
+    let _ = gpuplan::data::readers::dcgm::read_dcgm_long_detailed(path, text);
+    let _ = gpuplan::data::readers::dcgm::read_dcgm_wide_detailed(path, text, None);
 });

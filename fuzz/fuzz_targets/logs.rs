@@ -1,8 +1,8 @@
 #![no_main]
 //! The whole log loader on one file (format detected as for a user's file): CSV, TSV, NDJSON,
 //! JSON arrays, sacct and DCGM. The first byte picks the file's extension.
-use gpuplan::data::load::load_logs;
-use gpuplan::data::tabular::Detail;
+use gpuplan::data::readers::load::load_logs;
+use gpuplan::data::readers::tabular::Detail;
 use libfuzzer_sys::fuzz_target;
 
 const EXTENSIONS: [&str; 5] = ["csv", "tsv", "ndjson", "json", "txt"];

@@ -4,8 +4,8 @@
 //! part picks `.csv` or `.tsv`. A mapping that does not read is the end of the run (the
 //! `mapping_toml` target covers it); one that does is applied to the log.
 use gpuplan::config::mapping_file::read_mapping;
-use gpuplan::data::load::load_logs;
-use gpuplan::data::tabular::Detail;
+use gpuplan::data::readers::load::load_logs;
+use gpuplan::data::readers::tabular::Detail;
 use libfuzzer_sys::fuzz_target;
 
 const SEPARATOR: &[u8] = b"\n%%\n";

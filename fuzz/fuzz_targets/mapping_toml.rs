@@ -2,7 +2,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    if let Ok(mapping) = toml::from_str::<gpuplan::data::mapping::Mapping>(text) {
+    if let Ok(mapping) = toml::from_str::<gpuplan::data::readers::mapping::Mapping>(text) {
         let _ = mapping.problems();
     }
 });

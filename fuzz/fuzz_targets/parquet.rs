@@ -1,7 +1,7 @@
 #![no_main]
 //! The log loader on a `.parquet` file.
-use gpuplan::data::load::load_logs;
-use gpuplan::data::tabular::Detail;
+use gpuplan::data::readers::load::load_logs;
+use gpuplan::data::readers::tabular::Detail;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

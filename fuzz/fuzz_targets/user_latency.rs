@@ -2,5 +2,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    let _ = gpuplan::data::user_latency_csv::read_user_latencies(text);
+    let _ = gpuplan::data::readers::user_latency_csv::read_user_latencies(text);
 });

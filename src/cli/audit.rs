@@ -7,10 +7,10 @@ use serde::Serialize;
 use super::progress::{LARGE_INPUT_BYTES, Progress};
 use super::{Failure, Format, load_plan_if_given};
 use crate::config::diagnostic::Diagnostic;
+use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
-use crate::data::fleet_source::{FleetSource, attach_measurements};
-use crate::data::load::{FileSummary, LoadError, expand_inputs};
-use crate::data::mapping::Mapping;
+use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
+use crate::data::readers::mapping::Mapping;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::Window;
 use crate::model::fleet::{ClusterAudit, MeasuredUtilization, PendingClass};
@@ -271,7 +271,7 @@ fn pods_from_prometheus(
 fn pull_utilization(
     prometheus: &PrometheusSource,
     window: &Window,
-    hosts: &crate::data::host_map::HostMap,
+    hosts: &crate::data::audit::host_map::HostMap,
     progress: &Progress,
 ) -> Result<UtilizationPull, Failure> {
     let client = PrometheusClient::connect(prometheus).map_err(prometheus_failure)?;
@@ -710,7 +710,7 @@ fn top_jobs_section(r: &AuditReport) -> Option<Section> {
             Block::Note(format!(
                 "GPUs: the most a run held; GPU-h and util (GPU-hour weighted): its runs in the window.\n\
                  state: its last run's; – where the log has no such column. The JSON lists {} a group, with log lines.",
-                crate::data::top_jobs::TOP_JOBS_PER_CLASS
+                crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS
             )),
         ],
     })

@@ -9,9 +9,9 @@ use serde::Serialize;
 use super::{Failure, Format};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::read_plan;
+use crate::data::audit::fleet_source::FleetSource;
 use crate::data::audit::{AuditSettings, WindowSpec};
-use crate::data::fleet_source::FleetSource;
-use crate::data::load::expand_inputs;
+use crate::data::readers::load::expand_inputs;
 use crate::model::catalog::Catalog;
 use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
 use crate::model::compare::{replay_outputs, waterfall_outputs};
@@ -84,7 +84,7 @@ fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) ->
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let fail = |e: crate::data::load::LoadError| Diagnostic::file(&e.path, e.message);
+    let fail = |e: crate::data::readers::load::LoadError| Diagnostic::file(&e.path, e.message);
     let inputs = expand_inputs(logs).map_err(fail)?;
     let source = FleetSource::read(&inputs, None, None, rules).map_err(fail)?;
     let mut reports = Vec::new();

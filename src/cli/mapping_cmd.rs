@@ -5,11 +5,11 @@ use std::path::Path;
 use super::Failure;
 use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
-use crate::data::detect::{LogFormat, sniff, split_header};
-use crate::data::load::format_of;
-use crate::data::mapping::{Mapping, TimeFormat, render_mapping_toml};
-use crate::data::tabular::headerless_names;
-use crate::data::timefmt::{DetectedTime, detect_time};
+use crate::data::readers::detect::{LogFormat, sniff, split_header};
+use crate::data::readers::load::format_of;
+use crate::data::readers::mapping::{Mapping, TimeFormat, render_mapping_toml};
+use crate::data::readers::tabular::headerless_names;
+use crate::data::readers::time::layout::{DetectedTime, detect_time};
 
 pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Result<(), Failure> {
     let shown = log.display().to_string();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::data::progress::READ_PROGRESS;
+use crate::data::readers::progress::READ_PROGRESS;
 use crate::model::format::thousands;
 
 /// Inputs above this size get a progress line.

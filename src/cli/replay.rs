@@ -5,7 +5,7 @@
 use super::audit::{AuditArgs, audit_with_source};
 use super::{Failure, Format, load_plan};
 use crate::config::diagnostic::Diagnostic;
-use crate::data::fleet_source::FleetSource;
+use crate::data::audit::fleet_source::FleetSource;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::AuditReport;
 use crate::model::format::{pct, thousands, usd};

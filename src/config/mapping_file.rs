@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::diagnostic::Diagnostic;
-use crate::data::mapping::Mapping;
+use crate::data::readers::mapping::Mapping;
 
 pub fn read_mapping(path: &Path) -> Result<Mapping, Vec<Diagnostic>> {
     let shown = path.display().to_string();
@@ -26,7 +26,11 @@ pub fn read_mapping(path: &Path) -> Result<Mapping, Vec<Diagnostic>> {
 }
 
 /// The line of every key a log can prove wrong: the columns, the constants, the multiplier.
-fn origin(file: &str, text: &str, mapping: &crate::data::mapping::Mapping) -> crate::data::mapping::MappingOrigin {
+fn origin(
+    file: &str,
+    text: &str,
+    mapping: &crate::data::readers::mapping::Mapping,
+) -> crate::data::readers::mapping::MappingOrigin {
     let keys = mapping
         .columns
         .keys()
@@ -40,7 +44,7 @@ fn origin(file: &str, text: &str, mapping: &crate::data::mapping::Mapping) -> cr
             Some((key, line))
         })
         .collect();
-    crate::data::mapping::MappingOrigin {
+    crate::data::readers::mapping::MappingOrigin {
         file: file.to_string(),
         key_lines,
     }

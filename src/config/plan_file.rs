@@ -40,7 +40,7 @@ pub fn read_plan_text(file: &str, text: &str, catalog: &Catalog) -> Result<Plan,
     let plan = parse_plan(file, text).map_err(|d| vec![d])?;
     let mut problems = plan.problems(catalog);
     problems.extend(
-        crate::data::host_map::host_table_problems(&plan.hosts)
+        crate::data::audit::host_map::host_table_problems(&plan.hosts)
             .into_iter()
             .map(|(key_path, message)| crate::model::plan::PlanProblem { key_path, message }),
     );
@@ -105,7 +105,7 @@ fn attach_user_latencies(plan: &mut Plan, plan_file: &str, folder: Option<&Path>
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Diagnostic::file(&shown, format!("cannot read the user latencies as UTF-8 text: {e}")))?;
     plan.inference.users_measured =
-        crate::data::user_latency_csv::read_user_latencies(&text).map_err(|p| Diagnostic {
+        crate::data::readers::user_latency_csv::read_user_latencies(&text).map_err(|p| Diagnostic {
             file: shown.clone(),
             line: Some(p.line),
             column: None,

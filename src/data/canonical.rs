@@ -31,8 +31,11 @@ pub const SUBMIT: &str = "submit";
 pub const TIME_LIMIT_HOURS: &str = "time_limit_hours";
 
 /// Canonical times are UTC milliseconds.
-pub const MS_PER_MINUTE: i64 = 60_000;
+pub const MS_PER_SECOND: i64 = 1_000;
+pub const MS_PER_MINUTE: i64 = 60 * MS_PER_SECOND;
+/// An hour, as the divisor turning milliseconds into hours.
 pub const MS_PER_HOUR: f64 = 3_600_000.0;
+pub const MS_PER_DAY: i64 = 24 * 60 * MS_PER_MINUTE;
 
 fn datetime_submit() -> DataType {
     DataType::Datetime(TimeUnit::Milliseconds, None)

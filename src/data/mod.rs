@@ -1,33 +1,16 @@
 //! Job logs into Polars: readers per format, column mapping, validation, classification and
 //! the audit's aggregates. No terminal.
+//!
+//! - `canonical`: the job frame every reader produces and the audit reads;
+//! - `readers`: one module per log format, format detection, the column mapping, time parsing
+//!   and the rows set aside; `readers::load` is the entry point;
+//! - `audit`: the audit and its passes (classification, totals, top jobs, measured utilization);
+//! - `sample`: the generator of realistic sample logs;
+//! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers.
 
 pub mod audit;
 pub mod canonical;
-pub mod classify;
-pub mod dcgm;
-pub mod detect;
-pub mod fast_time;
-pub mod fleet_source;
 pub mod focus;
-pub mod host_map;
-pub mod hostlist;
-pub mod job_details;
-pub mod job_runs;
-pub mod json_depth;
-pub mod load;
-pub mod mapping;
-pub mod measured;
-pub mod partitioned;
-pub mod philly;
-pub mod progress;
 pub mod prometheus;
-pub mod reject;
-pub mod replay_jobs;
-pub mod run_features;
-pub mod run_totals;
+pub mod readers;
 pub mod sample;
-pub mod slurm;
-pub mod tabular;
-pub mod timefmt;
-pub mod top_jobs;
-pub mod user_latency_csv;

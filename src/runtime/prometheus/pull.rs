@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::client::{PrometheusClient, PrometheusError};
+use crate::data::audit::host_map::{HostMap, unmapped_note};
 use crate::data::canonical::JobRun;
-use crate::data::host_map::{HostMap, unmapped_note};
 use crate::data::prometheus::cluster_hours::{ClusterHours, GroupHours, accumulate, measurements};
 use crate::data::prometheus::pods::{
     PodUtilization, add_pod_utilization, owner_query, owners, pod_runs, pod_utilization_queries, requests_query,

@@ -1,0 +1,237 @@
+//! Logs read for an audit, kept in the form the audit runs on, so the CLI and the workbench
+//! share one path: a folder partitioned by cluster is only located (its parts are read at
+//! audit time, one cluster at a time), anything else is read whole and can be audited again
+//! with other settings without reading.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use polars::prelude::{DataFrame, IntoLazy, col};
+
+use super::classify::features::with_run_features;
+use super::host_map::{HostMap, unmapped_note};
+use super::job_details::RunOrigins;
+use super::measured::{measured_by_cluster, measured_utilization};
+use super::partitioned::{audit_partitioned, cluster_partitions};
+use super::{AuditInput, AuditSettings, audit_input};
+use crate::data::canonical::{JobRun, frame_from_runs};
+use crate::data::readers::load::{FileSummary, LoadError, load_logs};
+use crate::data::readers::mapping::Mapping;
+use crate::data::readers::reject::Quarantine;
+use crate::data::readers::tabular::Detail;
+use crate::data::readers::tabular::audit_columns;
+use crate::model::fleet::AuditReport;
+use crate::model::utilization::{ClusterMeasurement, apply_measurements};
+use crate::model::workload::ClassificationRules;
+
+pub enum FleetSource {
+    /// The runs read whole.
+    Runs {
+        runs: DataFrame,
+        quarantine: Quarantine,
+        files: Vec<FileSummary>,
+        /// DCGM samples read beside the jobs.
+        utilization: Option<DataFrame>,
+        /// Host → cluster, from the hosts the logs ran jobs on.
+        hosts: BTreeMap<String, String>,
+        /// Jobs that never started.
+        pending: DataFrame,
+        /// Which file each run came from, to name the largest jobs.
+        origins: RunOrigins,
+    },
+    /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time.
+    Partitioned {
+        partitions: Vec<(String, PathBuf)>,
+        mapping: Option<Mapping>,
+    },
+}
+
+/// Puts measured clusters on the audit and notes the ones the logs do not have.
+pub fn attach_measurements(report: &mut AuditReport, measured: &[ClusterMeasurement], settings: &AuditSettings) {
+    for cluster in apply_measurements(report, measured, settings.min_utilization_frac) {
+        report.measurement_notes.push(format!(
+            "cluster {cluster} was measured but ran no job in the logs: left out"
+        ));
+    }
+}
+
+fn joined_dcgm(files: &[FileSummary]) -> String {
+    let dcgm: Vec<&str> = files
+        .iter()
+        .filter(|f| f.format.starts_with("dcgm"))
+        .map(|f| f.path.as_str())
+        .collect();
+    dcgm.join(", ")
+}
+
+fn joined(files: &[FileSummary]) -> String {
+    files.iter().map(|f| f.path.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+impl FleetSource {
+    /// Reads expanded inputs for an audit. GPU utilization samples (DCGM) are read beside a job
+    /// log; alone they are refused with why: they hold no jobs.
+    pub fn read(
+        inputs: &[PathBuf],
+        forced_format: Option<&str>,
+        mapping: Option<&Mapping>,
+        rules: &ClassificationRules,
+    ) -> Result<FleetSource, LoadError> {
+        if let [input] = inputs
+            && forced_format.is_none()
+            && let Some(partitions) = cluster_partitions(input)
+        {
+            return Ok(FleetSource::Partitioned {
+                partitions,
+                mapping: mapping.cloned(),
+            });
+        }
+        let loaded = load_logs(inputs, forced_format, mapping, Detail::Audit(rules))?;
+        if loaded.jobs.height() == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
+            return Err(LoadError {
+                path: joined(&loaded.files),
+                message: "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log \
+                          (scheduler export, sacct -P, Philly JSON...); give the samples beside it and the audit \
+                          reports the utilization they measured"
+                    .to_string(),
+            });
+        }
+        Ok(FleetSource::Runs {
+            runs: loaded.jobs,
+            quarantine: loaded.quarantine,
+            files: loaded.files,
+            utilization: loaded.utilization,
+            hosts: loaded.hosts,
+            pending: loaded.pending,
+            origins: loaded.origins,
+        })
+    }
+
+    /// A run log read whole, from jobs gathered elsewhere (Kubernetes pods from Prometheus).
+    pub fn from_runs(runs: &[JobRun], origin: &str, rules: &ClassificationRules) -> Result<FleetSource, LoadError> {
+        let fail = |message: String| LoadError {
+            path: origin.to_string(),
+            message,
+        };
+        let frame = frame_from_runs(runs).map_err(|e| fail(e.to_string()))?;
+        let frame = with_run_features(frame.lazy(), rules)
+            .and_then(|f| {
+                f.select(
+                    audit_columns()
+                        .into_iter()
+                        .chain([col(crate::data::canonical::SUBMIT)])
+                        .collect::<Vec<_>>(),
+                )
+                .collect()
+                .map_err(|e| e.to_string())
+            })
+            .map_err(fail)?;
+        Ok(FleetSource::Runs {
+            runs: frame,
+            quarantine: Quarantine::default(),
+            files: vec![FileSummary {
+                path: origin.to_string(),
+                format: "kube-state-metrics",
+                rows: runs.len(),
+                rejected: 0,
+                warnings: Vec::new(),
+            }],
+            utilization: None,
+            hosts: BTreeMap::new(),
+            pending: DataFrame::empty(),
+            origins: RunOrigins::default(),
+        })
+    }
+
+    /// Which cluster each GPU host belongs to: the hosts the logs ran jobs on, then the
+    /// `[hosts]` patterns of the plan and the mapping.
+    pub fn host_map(&self, settings: &AuditSettings) -> Result<HostMap, String> {
+        let seen = match self {
+            FleetSource::Runs { hosts, .. } => hosts.clone(),
+            FleetSource::Partitioned { .. } => BTreeMap::new(),
+        };
+        HostMap::new(&[&settings.host_patterns], seen)
+    }
+
+    /// The jobs of logs read whole, for a replay over the audit's window and clusters.
+    pub fn replay_jobs(
+        &self,
+        rules: &ClassificationRules,
+        report: &AuditReport,
+    ) -> Result<super::replay_jobs::FleetJobs, LoadError> {
+        match self {
+            FleetSource::Runs { runs, files, .. } => {
+                let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters).map_err(|message| LoadError {
+                    path: joined(files),
+                    message,
+                })
+            }
+            FleetSource::Partitioned { partitions, .. } => Err(LoadError {
+                path: partitions
+                    .first()
+                    .map(|(_, p)| p.display().to_string())
+                    .unwrap_or_default(),
+                message: "a replay holds every job in memory: give the partitions' files, or a cluster's folder, \
+                          rather than a folder partitioned by cluster"
+                    .to_string(),
+            }),
+        }
+    }
+
+    /// Rows read so far: known after reading for logs read whole, after the audit otherwise.
+    pub fn rows_read(&self) -> Option<usize> {
+        match self {
+            FleetSource::Runs { runs, .. } => Some(runs.height()),
+            FleetSource::Partitioned { .. } => None,
+        }
+    }
+
+    pub fn audit(
+        &self,
+        rules: &ClassificationRules,
+        settings: &AuditSettings,
+    ) -> Result<(AuditReport, Vec<FileSummary>), LoadError> {
+        match self {
+            FleetSource::Runs {
+                runs,
+                quarantine,
+                files,
+                utilization,
+                pending,
+                origins,
+                ..
+            } => {
+                let fail = |message| LoadError {
+                    path: joined(files),
+                    message,
+                };
+                let input = AuditInput {
+                    runs,
+                    quarantine,
+                    pending,
+                    origins: Some(origins),
+                };
+                let mut report = audit_input(input, rules, settings).map_err(fail)?;
+                if let Some(samples) = utilization {
+                    report.measured_utilization =
+                        measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
+                    let hosts = self.host_map(settings).map_err(fail)?;
+                    if !hosts.is_empty() {
+                        let origin = format!("DCGM samples in {}", joined_dcgm(files));
+                        let (measured, unmapped) =
+                            measured_by_cluster(samples, &report.window, &hosts, &origin).map_err(fail)?;
+                        if !unmapped.is_empty() {
+                            report.measurement_notes.push(unmapped_note(&unmapped));
+                        }
+                        attach_measurements(&mut report, &measured, settings);
+                    }
+                }
+                Ok((report, files.clone()))
+            }
+            FleetSource::Partitioned { partitions, mapping } => {
+                audit_partitioned(partitions, mapping.as_ref(), rules, settings)
+            }
+        }
+    }
+}

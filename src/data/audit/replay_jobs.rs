@@ -1,0 +1,144 @@
+//! The audit's jobs as replay input (`model::replay::ReplayJob`): each job's runs clipped to
+//! the window, as the audit counts them, its class by the same rules, the cluster it ran on.
+//!
+//! A job's duration is its GPU-time over its largest GPU count (in the replay's units), so a
+//! replay of today's clusters runs the audit's GPU-hours, to the millisecond per job, even when
+//! a job's attempts held different counts. The canonical logs carry no submit time yet: the first start stands in, and every
+//! job says so (`submit_is_start`), so today's waits read as zero by construction.
+
+use polars::prelude::*;
+
+use super::classify::features::with_run_features;
+use super::classify::{JOB_KEY, classify_jobs};
+use crate::data::canonical as c;
+use crate::model::fleet::Window;
+use crate::model::replay::ReplayJob;
+use crate::model::split::{UNITS_PER_GPU, gpu_units};
+use crate::model::workload::ClassificationRules;
+
+/// The jobs to replay; `home` indexes the cluster names given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetJobs {
+    pub jobs: Vec<ReplayJob>,
+}
+
+fn err(e: PolarsError) -> String {
+    e.to_string()
+}
+
+#[derive(Clone, Copy)]
+struct JobSoFar {
+    first_start_ms: i64,
+    /// The earliest submit time the job's runs give.
+    submit_ms: Option<i64>,
+    gpu_ms: f64,
+    max_gpus: f64,
+    cluster: u32,
+    seen: bool,
+}
+
+/// The jobs with GPU time inside `window`, each homed on its cluster's index in `clusters`
+/// (the audit's clusters, in its order).
+pub fn fleet_jobs(
+    runs: &DataFrame,
+    rules: &ClassificationRules,
+    window: &Window,
+    clusters: &[String],
+) -> Result<FleetJobs, String> {
+    let runs = if runs.column(JOB_KEY).is_ok() {
+        runs.clone()
+    } else {
+        with_run_features(runs.clone().lazy(), rules)?.collect().map_err(err)?
+    };
+    let classes = classify_jobs(&runs, rules, window.end_ms)?;
+    let one = |name: &str| -> Result<Series, String> {
+        Ok(runs.column(name).map_err(err)?.as_materialized_series().rechunk())
+    };
+    let starts = one(c::START)?.cast(&DataType::Int64).map_err(err)?;
+    let ends = one(c::END)?.cast(&DataType::Int64).map_err(err)?;
+    let gpus = one(c::GPUS)?;
+    let cluster_col = one(c::CLUSTER)?;
+    // Logs read before submit times were kept have no column: every job then waits from its start.
+    let submits = match runs.column(c::SUBMIT) {
+        Ok(column) => Some(
+            column
+                .as_materialized_series()
+                .rechunk()
+                .cast(&DataType::Int64)
+                .map_err(err)?,
+        ),
+        Err(_) => None,
+    };
+    let submits = submits.as_ref().map(|s| s.i64()).transpose().map_err(err)?;
+    let (starts, ends, gpus, cluster_col) = (
+        starts.i64().map_err(err)?,
+        ends.i64().map_err(err)?,
+        gpus.f64().map_err(err)?,
+        cluster_col.str().map_err(err)?,
+    );
+    let home_of: std::collections::HashMap<&str, usize> =
+        clusters.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
+    let mut jobs = vec![
+        JobSoFar {
+            first_start_ms: i64::MAX,
+            submit_ms: None,
+            gpu_ms: 0.0,
+            max_gpus: 0.0,
+            cluster: 0,
+            seen: false,
+        };
+        classes.class.len()
+    ];
+    for row in 0..runs.height() {
+        let (Some(start), Some(count), Some(cluster)) = (starts.get(row), gpus.get(row), cluster_col.get(row)) else {
+            continue;
+        };
+        let Some(&home) = home_of.get(cluster) else {
+            continue;
+        };
+        let from = start.max(window.start_ms);
+        let to = ends.get(row).unwrap_or(window.end_ms).min(window.end_ms);
+        let Some(job) = classes.job_of_run.get(row).and_then(|&j| jobs.get_mut(j as usize)) else {
+            continue;
+        };
+        if to <= from || count <= 0.0 {
+            continue;
+        }
+        if from < job.first_start_ms {
+            job.first_start_ms = from;
+            job.cluster = home as u32;
+        }
+        if let Some(submit) = submits.and_then(|s| s.get(row)) {
+            job.submit_ms = Some(job.submit_ms.map_or(submit, |s: i64| s.min(submit)));
+        }
+        job.gpu_ms += count * (to - from) as f64;
+        job.max_gpus = job.max_gpus.max(count);
+        job.seen = true;
+    }
+    let replay_jobs = jobs
+        .iter()
+        .zip(&classes.class)
+        .enumerate()
+        .filter(|(_, (job, _))| job.seen)
+        .map(|(id, (job, &class))| {
+            let units = gpu_units(job.max_gpus);
+            // From the rounded units, so units × duration is the job's GPU-time to the ms.
+            let duration_ms = (job.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
+            // A submit inside the window and before the first start is a wait the log saw; one
+            // before the window (the job queued or ran before it) is not replayed.
+            let submit = job
+                .submit_ms
+                .filter(|&s| s >= window.start_ms && s <= job.first_start_ms);
+            ReplayJob {
+                id: id as u64,
+                submit_ms: submit.unwrap_or(job.first_start_ms),
+                gpus: units,
+                duration_ms,
+                class,
+                home: job.cluster,
+                submit_is_start: submit.is_none(),
+            }
+        })
+        .collect();
+    Ok(FleetJobs { jobs: replay_jobs })
+}

@@ -1,0 +1,472 @@
+//! The audit's one pass over the runs (docs/economics.md, "The audit"): each run clipped to the
+//! observation window, summed per cluster and class, and laid on its cluster's occupancy (minute
+//! by minute, or in the coarser steps of a long window's `Resolution`); and each job's cluster
+//! and GPU-hours, to rank the largest.
+//!
+//! Large logs are cut in two halves of rows, one per thread; the halves' totals merge by
+//! cluster name in a fixed order, so the same log always gives the same sums.
+
+use std::collections::HashMap;
+
+use polars::prelude::*;
+
+use super::classify::JobClasses;
+use crate::data::canonical::{self as c, MS_PER_HOUR};
+use crate::model::fleet::Window;
+use crate::model::resolution::Resolution;
+
+/// Below this many runs one thread does it all.
+const PARALLEL_MIN_RUNS: usize = 1 << 16;
+
+/// Marks a cluster index of the second half's own numbering in `job_cluster`.
+const SECOND_HALF: u32 = 1 << 31;
+
+/// Hundredths of a GPU-hour: each job's GPU-hours for ranking, as integers so that a job's
+/// runs in both halves add up the same in any order.
+const RANK_UNITS_PER_GPU_HOUR: f64 = 100.0;
+
+/// The occupancy of one cluster, step by step of the window's resolution, built from
+/// difference arrays: a run adds its GPUs to every step it touches, in proportion to the share
+/// of the step it covers. A step's four changes (busy GPUs per class, utilized GPUs) sit
+/// together, so a run touches a few cache lines rather than eight.
+pub struct Occupancy {
+    changes: Vec<[f64; 4]>,
+}
+
+/// Mean GPUs in each step of the window.
+pub struct StepSeries {
+    /// Busy GPUs of each class (`WorkloadClass as usize`).
+    pub busy_by_class: [Vec<f64>; 3],
+    /// GPUs busy times their utilization (busy when the log has none).
+    pub utilized: Vec<f64>,
+}
+
+impl Occupancy {
+    fn new(steps: usize) -> Occupancy {
+        Occupancy {
+            changes: vec![[0.0; 4]; steps + 1],
+        }
+    }
+
+    /// Adds a run covering the window's milliseconds `from_ms..to_ms` (relative to its start).
+    /// At one-minute steps a run holds every minute it touches whole, as the audit has always
+    /// counted; at coarser steps the first and last steps get the share they cover, so a long
+    /// window's steps hold mean GPUs.
+    fn add_span(
+        &mut self,
+        from_ms: i64,
+        to_ms: i64,
+        resolution: Resolution,
+        class: usize,
+        gpus: f64,
+        utilized_gpus: f64,
+    ) {
+        let steps = self.changes.len() - 1;
+        let step_ms = resolution.step_ms();
+        let first = ((from_ms / step_ms) as usize).min(steps);
+        let end = ((to_ms + step_ms - 1) / step_ms) as usize;
+        let end = end.min(steps);
+        if resolution.step_minutes == 1 {
+            self.add(first, end, class, gpus, utilized_gpus);
+            return;
+        }
+        if first >= steps {
+            return;
+        }
+        // Whole steps in the middle, the partial ones at the edges by the share they cover.
+        let share = |from: i64, to: i64| (to - from).max(0) as f64 / step_ms as f64;
+        if end <= first + 1 {
+            let part = share(from_ms, to_ms);
+            self.add(first, first + 1, class, gpus * part, utilized_gpus * part);
+            return;
+        }
+        let first_step_end = (first as i64 + 1) * step_ms;
+        let last_step_start = (end as i64 - 1) * step_ms;
+        let head = share(from_ms, first_step_end);
+        let tail = share(last_step_start, to_ms);
+        self.add(first, first + 1, class, gpus * head, utilized_gpus * head);
+        if end - 1 > first + 1 {
+            self.add(first + 1, end - 1, class, gpus, utilized_gpus);
+        }
+        self.add(end - 1, end, class, gpus * tail, utilized_gpus * tail);
+    }
+
+    fn add(&mut self, first_step: usize, end_step: usize, class: usize, gpus: f64, utilized_gpus: f64) {
+        let first = &mut self.changes[first_step];
+        first[class] += gpus;
+        first[3] += utilized_gpus;
+        let end = &mut self.changes[end_step];
+        end[class] -= gpus;
+        end[3] -= utilized_gpus;
+    }
+
+    fn merge(&mut self, other: &Occupancy) {
+        for (mine, theirs) in self.changes.iter_mut().zip(&other.changes) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+
+    /// Sums the changes into GPUs per step.
+    pub fn integrate(self) -> StepSeries {
+        let steps = self.changes.len() - 1;
+        let mut series: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(steps));
+        let mut level = [0.0; 4];
+        for change in &self.changes[..steps] {
+            for k in 0..4 {
+                level[k] += change[k];
+                series[k].push(level[k].max(0.0));
+            }
+        }
+        let [training, inference, burst, utilized] = series;
+        StepSeries {
+            busy_by_class: [training, inference, burst],
+            utilized,
+        }
+    }
+}
+
+/// One cluster's sums, per class (`WorkloadClass as usize`).
+pub struct ClusterAccumulator {
+    pub name: String,
+    pub occupancy: Occupancy,
+    pub gpu_hours: [f64; 3],
+    pub util_gpu_hours: [f64; 3],
+    pub util_weight: [f64; 3],
+    pub jobs: [u64; 3],
+    pub runs: u64,
+}
+
+impl ClusterAccumulator {
+    fn new(name: &str, steps: usize) -> ClusterAccumulator {
+        ClusterAccumulator {
+            name: name.to_string(),
+            occupancy: Occupancy::new(steps),
+            gpu_hours: [0.0; 3],
+            util_gpu_hours: [0.0; 3],
+            util_weight: [0.0; 3],
+            jobs: [0; 3],
+            runs: 0,
+        }
+    }
+
+    fn merge(&mut self, other: &ClusterAccumulator) {
+        self.occupancy.merge(&other.occupancy);
+        for k in 0..3 {
+            self.gpu_hours[k] += other.gpu_hours[k];
+            self.util_gpu_hours[k] += other.util_gpu_hours[k];
+            self.util_weight[k] += other.util_weight[k];
+            self.jobs[k] += other.jobs[k];
+        }
+        self.runs += other.runs;
+    }
+}
+
+/// What the runs in the window add up to.
+pub struct RunTotals {
+    /// Every cluster with a run in the window, in the order first seen.
+    pub clusters: Vec<ClusterAccumulator>,
+    /// GPU-hours by the index of the rule that classed the run's job.
+    pub rule_gpu_hours: Vec<f64>,
+    /// For each job: its cluster's index in `clusters` + 1, or 0 when no run touches the window.
+    pub job_cluster: Vec<u32>,
+    /// For each job: its GPU-hours in the window, in hundredths (saturating), to rank jobs.
+    pub job_rank_gpu_hours: Vec<u32>,
+}
+
+/// The run columns the pass reads, over one range of rows.
+struct RunSlice {
+    first_row: usize,
+    cluster: StringChunked,
+    start: Int64Chunked,
+    end: Int64Chunked,
+    gpus: Float64Chunked,
+    util: Float64Chunked,
+}
+
+/// What every thread reads.
+struct Shared<'a> {
+    jobs: &'a JobClasses,
+    window: &'a Window,
+    steps: usize,
+    rule_count: usize,
+}
+
+/// One thread's per-job cells: its own from job `first_job` on, and notes for earlier jobs
+/// (another thread's), applied after both finish.
+struct JobCells<'a> {
+    first_job: usize,
+    cluster: &'a mut [u32],
+    rank_gpu_hours: &'a mut [u32],
+    earlier: HashMap<u32, (u32, u32)>,
+}
+
+impl JobCells<'_> {
+    fn record(&mut self, job: usize, cluster: u32, rank_gpu_hours: u32) {
+        if job >= self.first_job {
+            let own = job - self.first_job;
+            self.cluster[own] = cluster;
+            self.rank_gpu_hours[own] = self.rank_gpu_hours[own].saturating_add(rank_gpu_hours);
+        } else {
+            let note = self.earlier.entry(job as u32).or_insert((cluster, 0));
+            note.1 = note.1.saturating_add(rank_gpu_hours);
+        }
+    }
+}
+
+/// One range's sums, clusters numbered in the order the range first saw them.
+struct Partial {
+    clusters: Vec<ClusterAccumulator>,
+    rule_gpu_hours: Vec<f64>,
+    earlier_jobs: HashMap<u32, (u32, u32)>,
+}
+
+/// Sums the runs of `runs` (canonical columns; jobs and classes from `classify_jobs`) that
+/// touch the window; `rule_count` is the number of rule indices (`no_rule_index + 1`).
+pub fn run_totals(
+    runs: &DataFrame,
+    jobs: &JobClasses,
+    rule_count: usize,
+    window: &Window,
+) -> Result<RunTotals, String> {
+    let err = |e: PolarsError| e.to_string();
+    let height = runs.height();
+    let slice = |first_row: usize, len: usize| -> Result<RunSlice, String> {
+        let column = |name: &str| runs.column(name).map_err(err).map(|c| c.slice(first_row as i64, len));
+        Ok(RunSlice {
+            first_row,
+            cluster: column(c::CLUSTER)?.str().map_err(err)?.clone(),
+            start: c::int64_column(runs, c::START)?.slice(first_row as i64, len),
+            end: c::int64_column(runs, c::END)?.slice(first_row as i64, len),
+            gpus: column(c::GPUS)?.f64().map_err(err)?.clone(),
+            util: column(c::GPU_UTIL_FRAC)?.f64().map_err(err)?.clone(),
+        })
+    };
+    let job_count = jobs.class.len();
+    let mut job_cluster = vec![0u32; job_count];
+    let mut job_rank_gpu_hours = vec![0u32; job_count];
+    let shared = Shared {
+        jobs,
+        window,
+        steps: window_steps(window),
+        rule_count,
+    };
+    let cells = |first_job: usize, cluster, rank_gpu_hours| JobCells {
+        first_job,
+        cluster,
+        rank_gpu_hours,
+        earlier: HashMap::new(),
+    };
+    let (mut totals, second) = if height < PARALLEL_MIN_RUNS {
+        let mut all = cells(0, &mut job_cluster, &mut job_rank_gpu_hours);
+        (accumulate(&slice(0, height)?, 0, &shared, &mut all), None)
+    } else {
+        let middle = height / 2;
+        let (first, second) = (slice(0, middle)?, slice(middle, height - middle)?);
+        // Every job of the first half's runs is numbered below `split`; the second half owns
+        // the jobs from there on and notes its runs of earlier jobs.
+        let split = jobs.job_of_run[..middle]
+            .iter()
+            .max()
+            .map_or(0, |&job| job as usize + 1);
+        let (first_clusters, second_clusters) = job_cluster.split_at_mut(split);
+        let (first_hours, second_hours) = job_rank_gpu_hours.split_at_mut(split);
+        let (mut first_cells, mut second_cells) = (
+            cells(0, first_clusters, first_hours),
+            cells(split, second_clusters, second_hours),
+        );
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| accumulate(&second, SECOND_HALF, &shared, &mut second_cells));
+            let first = accumulate(&first, 0, &shared, &mut first_cells);
+            second
+                .join()
+                .map(|second| (first, Some(second)))
+                .map_err(|_| "the audit's second thread failed".to_string())
+        })?
+    };
+    // The second half's clusters, numbered as the first half's (new ones appended).
+    let mut renumbered = Vec::new();
+    if let Some(second) = second {
+        for (&job, &(cluster, rank_gpu_hours)) in &second.earlier_jobs {
+            let job = job as usize;
+            if job_cluster[job] == 0 {
+                job_cluster[job] = cluster;
+            }
+            job_rank_gpu_hours[job] = job_rank_gpu_hours[job].saturating_add(rank_gpu_hours);
+        }
+        for (total, other) in totals.rule_gpu_hours.iter_mut().zip(&second.rule_gpu_hours) {
+            *total += other;
+        }
+        for cluster in second.clusters {
+            match totals.clusters.iter().position(|mine| mine.name == cluster.name) {
+                Some(index) => {
+                    totals.clusters[index].merge(&cluster);
+                    renumbered.push(index as u32);
+                }
+                None => {
+                    renumbered.push(totals.clusters.len() as u32);
+                    totals.clusters.push(cluster);
+                }
+            }
+        }
+    }
+    for cluster in &mut job_cluster {
+        if *cluster & SECOND_HALF != 0 {
+            *cluster = renumbered[((*cluster & !SECOND_HALF) - 1) as usize] + 1;
+        }
+    }
+    Ok(RunTotals {
+        clusters: totals.clusters,
+        rule_gpu_hours: totals.rule_gpu_hours,
+        job_cluster,
+        job_rank_gpu_hours,
+    })
+}
+
+/// The window's occupancy steps (a partial last step counts), at least one.
+pub fn window_steps(window: &Window) -> usize {
+    window.resolution.steps(window.end_ms - window.start_ms)
+}
+
+/// Sums one range of runs; `tag` marks the cluster indices it writes into `job_cluster`.
+fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCells) -> Partial {
+    let (window, steps, jobs) = (shared.window, shared.steps, shared.jobs);
+    let mut partial = Partial {
+        clusters: Vec::new(),
+        rule_gpu_hours: vec![0.0; shared.rule_count],
+        earlier_jobs: HashMap::new(),
+    };
+    let mut cluster_index: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
+    let rows = runs
+        .cluster
+        .iter()
+        .zip(runs.start.iter())
+        .zip(runs.end.iter())
+        .zip(runs.gpus.iter())
+        .zip(runs.util.iter());
+    for (offset, ((((cluster, start), end), gpus), util)) in rows.enumerate() {
+        let (Some(cluster), Some(start)) = (cluster, start) else {
+            continue;
+        };
+        let end = end.unwrap_or(window.end_ms);
+        // Runs that touch the window, edges included: a job started at the log's last instant counts.
+        if start > window.end_ms || end < window.start_ms {
+            continue;
+        }
+        let (s, e) = (
+            start.clamp(window.start_ms, window.end_ms),
+            end.clamp(window.start_ms, window.end_ms),
+        );
+        let index = *cluster_index.entry(cluster).or_insert_with(|| {
+            partial.clusters.push(ClusterAccumulator::new(cluster, steps));
+            partial.clusters.len() - 1
+        });
+        let job = jobs.job_of_run[runs.first_row + offset] as usize;
+        let class = jobs.class[job] as usize;
+        let gpus = gpus.unwrap_or(0.0);
+        let gpu_hours = gpus * (e - s) as f64 / MS_PER_HOUR;
+        let acc = &mut partial.clusters[index];
+        acc.runs += 1;
+        acc.gpu_hours[class] += gpu_hours;
+        if let Some(util) = util {
+            acc.util_gpu_hours[class] += util * gpu_hours;
+            acc.util_weight[class] += gpu_hours;
+        }
+        acc.occupancy.add_span(
+            s - window.start_ms,
+            e - window.start_ms,
+            window.resolution,
+            class,
+            gpus,
+            gpus * util.unwrap_or(1.0),
+        );
+        let rank_gpu_hours = (gpu_hours * RANK_UNITS_PER_GPU_HOUR)
+            .round()
+            .clamp(0.0, u32::MAX as f64) as u32;
+        job_cells.record(job, (index as u32 + 1) | tag, rank_gpu_hours);
+        partial.rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
+    }
+    partial.earlier_jobs = std::mem::take(&mut job_cells.earlier);
+    partial
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::workload::WorkloadClass;
+
+    /// `n` one-GPU-hour runs, two per job (run `i` of job `i / 2`), the jobs in two clusters.
+    fn runs(n: usize) -> (DataFrame, JobClasses) {
+        let hour = 3_600_000i64;
+        let cluster_of_job = |job: usize| if job.is_multiple_of(3) { "b" } else { "a" };
+        let clusters: Vec<&str> = (0..n).map(|i| cluster_of_job(i / 2)).collect();
+        let starts: Vec<i64> = (0..n).map(|i| (i % 48) as i64 * hour).collect();
+        let ends: Vec<i64> = starts.iter().map(|s| s + hour).collect();
+        let frame = df![
+            c::CLUSTER => clusters,
+            c::START => starts,
+            c::END => ends,
+            c::GPUS => vec![1.0; n],
+            c::GPU_UTIL_FRAC => vec![0.5; n],
+        ]
+        .expect("frame");
+        let jobs = n.div_ceil(2);
+        let classes = JobClasses {
+            job_of_run: (0..n).map(|i| (i / 2) as u32).collect(),
+            class: (0..jobs)
+                .map(|j| {
+                    if j.is_multiple_of(2) {
+                        WorkloadClass::Training
+                    } else {
+                        WorkloadClass::Burst
+                    }
+                })
+                .collect(),
+            rule: vec![0; jobs],
+            rule_class: vec![None; jobs],
+            label_class: vec![None; jobs],
+        };
+        (frame, classes)
+    }
+
+    #[test]
+    fn two_halves_add_up_to_every_run_and_number_jobs_clusters_alike() {
+        for n in [10, PARALLEL_MIN_RUNS + 7] {
+            let (frame, jobs) = runs(n);
+            let totals = run_totals(&frame, &jobs, 1, &Window::from_ms(0, 48 * 3_600_000)).expect("totals");
+            let names: Vec<String> = totals.clusters.iter().map(|c| c.name.clone()).collect();
+            assert_eq!(names, ["b", "a"], "{n}");
+            let runs: u64 = totals.clusters.iter().map(|c| c.runs).sum();
+            assert_eq!(runs, n as u64);
+            let hours: f64 = totals.clusters.iter().flat_map(|c| c.gpu_hours).sum();
+            assert!((hours - n as f64).abs() < 1e-6, "{hours} for {n}");
+            assert!((totals.rule_gpu_hours[0] - n as f64).abs() < 1e-6);
+            // The halves' occupancies merge: GPU-minutes over the window equal the GPU-hours.
+            for cluster in totals.clusters {
+                let hours: f64 = cluster.gpu_hours.iter().sum();
+                let gpu_minutes: f64 = cluster.occupancy.integrate().busy_by_class.iter().flatten().sum();
+                assert!((gpu_minutes / 60.0 - hours).abs() < 1e-6, "{} for {n}", cluster.name);
+            }
+            for (job, &cluster) in totals.job_cluster.iter().enumerate() {
+                let name = &names[cluster as usize - 1];
+                assert_eq!(name, if job.is_multiple_of(3) { "b" } else { "a" }, "job {job} of {n}");
+                let runs_of_job = [2 * job, 2 * job + 1].into_iter().filter(|&r| r < n).count();
+                assert_eq!(totals.job_rank_gpu_hours[job], runs_of_job as u32 * 100, "job {job}");
+            }
+        }
+    }
+
+    #[test]
+    fn runs_outside_the_window_count_nowhere() {
+        let (frame, jobs) = runs(40);
+        // The window holds hours 10 to 12: runs starting at hours 9..=12 touch it.
+        let totals = run_totals(&frame, &jobs, 1, &Window::from_ms(10 * 3_600_000, 12 * 3_600_000)).expect("totals");
+        let runs: u64 = totals.clusters.iter().map(|c| c.runs).sum();
+        assert_eq!(runs, 4);
+        let hours: f64 = totals.clusters.iter().flat_map(|c| c.gpu_hours).sum();
+        assert!((hours - 2.0).abs() < 1e-9, "{hours}");
+        // Runs 9 to 12 (jobs 4 to 6) touch it; those at its edges hold no GPU-hours in it.
+        assert_eq!(totals.job_cluster.iter().filter(|&&c| c > 0).count(), 3);
+    }
+}

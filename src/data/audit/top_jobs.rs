@@ -1,0 +1,254 @@
+//! The largest jobs of each cluster and class by GPU-hours in the window, to drill into from
+//! the audit: one pass over the jobs keeps a dozen per group, one pass over the runs reads
+//! only theirs, and their ids, names, users, queues and states are read back from the logs
+//! for those runs alone (`job_details`), unless the frame holds them.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+use polars::prelude::*;
+
+use super::classify::{JOB_KEY, JobClasses, rule_name};
+use super::job_details::{RunOrigins, RunText, WantedRun};
+use crate::data::canonical::{self as c, MS_PER_HOUR};
+use crate::model::fleet::{JobLine, Window};
+use crate::model::workload::{ClassificationRules, WorkloadClass};
+
+/// How many of the largest jobs of each cluster and class the audit keeps for drilling into.
+pub const TOP_JOBS_PER_CLASS: usize = 12;
+
+pub struct TopJobInputs<'a> {
+    pub runs: &'a DataFrame,
+    pub jobs: &'a JobClasses,
+    /// For each job: its cluster's index in `cluster_names` + 1, 0 when outside the window.
+    pub job_cluster: &'a [u32],
+    /// For each job: its GPU-hours in the window in any fixed unit, to rank by.
+    pub job_rank_gpu_hours: &'a [u32],
+    pub cluster_names: &'a [String],
+    pub rules: &'a ClassificationRules,
+    pub window: &'a Window,
+    /// Where the runs came from, to read the chosen jobs' details back.
+    pub origins: Option<&'a RunOrigins>,
+}
+
+/// A job in a group's ranking: more GPU-hours first, then the job seen first in the log, so the
+/// same log gives the same list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Ranked {
+    gpu_hours: u32,
+    job: u32,
+}
+
+impl Ord for Ranked {
+    /// Greater is worse: a max-heap of a group's kept jobs has the one to drop on top.
+    fn cmp(&self, other: &Ranked) -> Ordering {
+        other.gpu_hours.cmp(&self.gpu_hours).then(self.job.cmp(&other.job))
+    }
+}
+
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Ranked) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Keeps `candidate` among a group's `count` best.
+fn keep(group: &mut BinaryHeap<Ranked>, candidate: Ranked, count: usize) {
+    if group.len() < count {
+        group.push(candidate);
+    } else if group.peek().is_some_and(|worst| candidate < *worst) {
+        group.pop();
+        group.push(candidate);
+    }
+}
+
+/// The largest jobs by GPU-hours of each cluster and class, with the line of their first run
+/// in the window; by cluster, class, then GPU-hours.
+pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
+    let err = |e: PolarsError| e.to_string();
+    let classes = WorkloadClass::ALL.len();
+    let mut groups: Vec<BinaryHeap<Ranked>> = vec![BinaryHeap::new(); input.cluster_names.len() * classes];
+    for (job, &cluster) in input.job_cluster.iter().enumerate() {
+        if cluster == 0 {
+            continue;
+        }
+        let group = &mut groups[(cluster as usize - 1) * classes + input.jobs.class[job] as usize];
+        let candidate = Ranked {
+            gpu_hours: input.job_rank_gpu_hours[job],
+            job: job as u32,
+        };
+        keep(group, candidate, TOP_JOBS_PER_CLASS);
+    }
+    let mut chosen: HashMap<u32, JobLine> = HashMap::new();
+    let mut is_chosen = vec![0u64; input.job_cluster.len().div_ceil(64)];
+    for (group, ranked) in groups.into_iter().enumerate() {
+        let cluster = &input.cluster_names[group / classes];
+        for Ranked { job, .. } in ranked {
+            is_chosen[job as usize / 64] |= 1 << (job % 64);
+            chosen.insert(
+                job,
+                JobLine {
+                    cluster: cluster.clone(),
+                    class: input.jobs.class[job as usize],
+                    rule: rule_name(input.rules, input.jobs.rule[job as usize]),
+                    job_id: None,
+                    name: None,
+                    user: None,
+                    queue: None,
+                    state: None,
+                    runs: 0,
+                    max_gpus: 0.0,
+                    gpu_hours: 0.0,
+                    mean_util_frac: None,
+                    first_start_ms: i64::MAX,
+                    source_line: None,
+                },
+            );
+        }
+    }
+    let (start_col, end_col) = (
+        c::int64_column(input.runs, c::START)?,
+        c::int64_column(input.runs, c::END)?,
+    );
+    let gpus_col = input.runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?;
+    let line_col = input.runs.column(c::SOURCE_LINE).ok().and_then(|s| s.u64().ok());
+    let util_col = input.runs.column(c::GPU_UTIL_FRAC).ok().and_then(|s| s.f64().ok());
+    let key_col = input.runs.column(JOB_KEY).ok().and_then(|s| s.u64().ok());
+    let (window_start, window_end) = (input.window.start_ms, input.window.end_ms);
+    // Each chosen job's runs in the window, with their start, and its utilization sums.
+    let mut job_runs: HashMap<u32, Vec<(i64, WantedRun)>> = HashMap::new();
+    let mut util_sums: HashMap<u32, (f64, f64)> = HashMap::new();
+    for (row, &job) in input.jobs.job_of_run.iter().enumerate() {
+        if is_chosen[job as usize / 64] & (1 << (job % 64)) == 0 {
+            continue;
+        }
+        let (Some(line), Some(start)) = (chosen.get_mut(&job), start_col.get(row)) else {
+            continue;
+        };
+        let end = end_col.get(row).unwrap_or(window_end);
+        if start > window_end || end < window_start {
+            continue;
+        }
+        let gpus = gpus_col.get(row).unwrap_or(0.0);
+        let hours = (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
+        line.runs += 1;
+        line.max_gpus = line.max_gpus.max(gpus);
+        line.gpu_hours += gpus * hours;
+        let source_line = line_col.and_then(|lines| lines.get(row));
+        if start < line.first_start_ms {
+            line.first_start_ms = start;
+            line.source_line = source_line;
+        }
+        if let Some(util) = util_col.and_then(|u| u.get(row)) {
+            let sums = util_sums.entry(job).or_insert((0.0, 0.0));
+            sums.0 += util * gpus * hours;
+            sums.1 += gpus * hours;
+        }
+        job_runs.entry(job).or_default().push((
+            start,
+            WantedRun {
+                row,
+                line: source_line.unwrap_or(0),
+                key: key_col.and_then(|k| k.get(row)).unwrap_or(0),
+            },
+        ));
+    }
+    for (job, (util_gpu_hours, weight)) in util_sums {
+        if let Some(line) = chosen.get_mut(&job)
+            && weight > 0.0
+        {
+            line.mean_util_frac = Some(util_gpu_hours / weight);
+        }
+    }
+    let wanted: Vec<WantedRun> = job_runs.values().flatten().map(|(_, run)| *run).collect();
+    let all_texts = run_texts(input, &wanted)?;
+    for (job, mut runs) in job_runs {
+        let Some(line) = chosen.get_mut(&job) else { continue };
+        runs.sort_by_key(|(start, run)| (*start, run.row));
+        let texts: Vec<&RunText> = runs.iter().filter_map(|(_, run)| all_texts.get(&run.row)).collect();
+        // Who and what from the first run that says; the state from the last run.
+        let first = |field: fn(&RunText) -> &Option<String>| texts.iter().find_map(|t| field(t).clone());
+        line.job_id = first(|t| &t.job_id);
+        line.name = first(|t| &t.name);
+        line.user = first(|t| &t.user);
+        line.queue = first(|t| &t.queue);
+        line.state = runs
+            .last()
+            .and_then(|(_, run)| all_texts.get(&run.row))
+            .and_then(|t| t.state.clone());
+    }
+    let mut lines: Vec<JobLine> = chosen.into_values().collect();
+    lines.sort_by(|a, b| {
+        (a.cluster.as_str(), a.class as u8)
+            .cmp(&(b.cluster.as_str(), b.class as u8))
+            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+            .then(a.first_start_ms.cmp(&b.first_start_ms))
+            .then(a.source_line.cmp(&b.source_line))
+    });
+    Ok(lines)
+}
+
+/// The log's text for the chosen runs: from the frame when it holds the text columns (a log
+/// read in full detail), else read back from the files, else none.
+fn run_texts(input: &TopJobInputs, wanted: &[WantedRun]) -> Result<HashMap<usize, RunText>, String> {
+    let runs = input.runs;
+    if runs.column(c::JOB_ID).is_err() {
+        return Ok(input.origins.map(|o| o.read_back(wanted)).unwrap_or_default());
+    }
+    let err = |e: PolarsError| e.to_string();
+    let text = |name: &str| -> Result<Option<StringChunked>, String> {
+        match runs.column(name) {
+            Ok(column) => Ok(Some(
+                column.cast(&DataType::String).map_err(err)?.str().map_err(err)?.clone(),
+            )),
+            Err(_) => Ok(None),
+        }
+    };
+    let (ids, names, users, queues, states) = (
+        text(c::JOB_ID)?,
+        text(c::NAME)?,
+        text(c::USER)?,
+        text(c::QUEUE)?,
+        text(c::STATE)?,
+    );
+    let get = |column: &Option<StringChunked>, row: usize| {
+        column
+            .as_ref()
+            .and_then(|c| c.get(row))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    Ok(wanted
+        .iter()
+        .map(|run| {
+            (
+                run.row,
+                RunText {
+                    job_id: get(&ids, run.row),
+                    name: get(&names, run.row),
+                    user: get(&users, run.row),
+                    queue: get(&queues, run.row),
+                    state: get(&states, run.row),
+                },
+            )
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_keeps_its_largest_jobs_ties_to_the_first_seen() {
+        let mut heap = BinaryHeap::new();
+        let ranked = |gpu_hours, job| Ranked { gpu_hours, job };
+        for candidate in [ranked(5, 0), ranked(9, 1), ranked(5, 2), ranked(7, 3), ranked(1, 4)] {
+            keep(&mut heap, candidate, 3);
+        }
+        let kept: Vec<u32> = heap.into_sorted_vec().into_iter().map(|r| r.job).collect();
+        // Best first: 9 GPU-hours, 7, then the first of the two with 5.
+        assert_eq!(kept, [1, 3, 0]);
+    }
+}

@@ -1,0 +1,356 @@
+//! Loading logs of any supported layout into one canonical job frame (and, for DCGM
+//! exports, a utilization frame), with every file's problems attached to it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
+use super::mapping::Mapping;
+use super::reject::Quarantine;
+use super::tabular::{Detail, audit_columns};
+use super::{dcgm, philly, slurm, tabular};
+use crate::data::audit::classify::features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
+use crate::data::audit::job_details::{RunOrigin, RunOrigins};
+use crate::data::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
+
+/// A log that cannot be read at all: which one and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadError {
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// What one input gave.
+#[derive(Debug, Clone)]
+pub struct FileSummary {
+    pub path: String,
+    pub format: &'static str,
+    pub rows: usize,
+    pub rejected: u64,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LoadedLogs {
+    pub jobs: DataFrame,
+    /// DCGM utilization samples: time, host, gpu, util_frac, source_line.
+    pub utilization: Option<DataFrame>,
+    pub quarantine: Quarantine,
+    pub files: Vec<FileSummary>,
+    /// Host → cluster, from the hosts Slurm logs ran jobs on (`NodeList`).
+    pub hosts: BTreeMap<String, String>,
+    /// Jobs that never started (see `pending_frame`); no columns when there are none.
+    pub pending: DataFrame,
+    /// Which file each row of `jobs` came from, to read chosen runs' details back.
+    pub origins: RunOrigins,
+}
+
+fn has_glob(path: &str) -> bool {
+    path.contains(['*', '?', '['])
+}
+
+/// Expands globs (a Parquet glob or a hive folder stays one input Polars scans whole).
+pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut out = Vec::new();
+    for input in inputs {
+        let text = input.to_string_lossy();
+        let parquet_glob = text.ends_with(".parquet") || text.ends_with(".pq");
+        if has_glob(&text) && !parquet_glob {
+            let matches = glob::glob(&text).map_err(|e| LoadError {
+                path: text.to_string(),
+                message: format!("bad pattern: {e}"),
+            })?;
+            let mut found: Vec<PathBuf> = matches.filter_map(Result::ok).filter(|p| p.is_file()).collect();
+            if found.is_empty() {
+                return Err(LoadError {
+                    path: text.to_string(),
+                    message: "no file matches".to_string(),
+                });
+            }
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(input.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Err(format!(
+            "not UTF-8 text: invalid byte at offset {} (convert it with iconv -f LATIN1 -t UTF-8)",
+            e.utf8_error().valid_up_to()
+        )),
+    }
+}
+
+fn cluster_default(path: &Path, mapping: Option<&Mapping>) -> String {
+    mapping
+        .and_then(|m| m.constants.get("cluster").cloned())
+        .unwrap_or_else(|| {
+            path.file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("cluster")
+                .to_string()
+        })
+}
+
+/// The format of one input: forced, from the mapping, or detected.
+pub fn format_of(path: &Path, forced: Option<&str>, mapping: Option<&Mapping>) -> Result<LogFormat, String> {
+    let delimiter = mapping
+        .and_then(|m| m.delimiter.as_ref())
+        .and_then(|d| d.bytes().next());
+    if let Some(name) = forced.or_else(|| mapping.and_then(|m| m.format.as_deref())) {
+        return parse_format_name(name, delimiter);
+    }
+    let text = path.to_string_lossy();
+    if path.is_dir() || (has_glob(&text) && (text.ends_with(".parquet") || text.ends_with(".pq"))) {
+        return Ok(LogFormat::Parquet);
+    }
+    let head = sniff(path)?;
+    let detected = detect_format(path, &head)?;
+    Ok(match (detected, delimiter) {
+        (LogFormat::Csv { .. }, Some(d)) => LogFormat::Csv { delimiter: d },
+        (other, _) => other,
+    })
+}
+
+/// Loads every input; the first file that cannot be read at all stops the load with one
+/// message naming it and why.
+pub fn load_logs(
+    inputs: &[PathBuf],
+    forced_format: Option<&str>,
+    mapping: Option<&Mapping>,
+    detail: Detail<'_>,
+) -> Result<LoadedLogs, LoadError> {
+    let mut frames = Vec::new();
+    let mut utilization: Vec<DataFrame> = Vec::new();
+    let mut quarantine = Quarantine::default();
+    let mut files = Vec::new();
+    let mut hosts: BTreeMap<String, String> = BTreeMap::new();
+    let mut pending = Vec::new();
+    let mut origins = RunOrigins::default();
+    let mut rows_so_far = 0;
+    for path in expand_inputs(inputs)? {
+        let shown = path.display().to_string();
+        let fail = |message: String| LoadError {
+            path: shown.clone(),
+            message,
+        };
+        let format = format_of(&path, forced_format, mapping).map_err(fail)?;
+        if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
+            super::json_depth::check_json_depth(&path, super::json_depth::MAX_JSON_DEPTH).map_err(fail)?;
+        }
+        let default_mapping = Mapping::default();
+        let mut origin = RunOrigin {
+            path: path.clone(),
+            format,
+            mapping: None,
+            cluster_default: cluster_default(&path, mapping),
+            rows: 0..0,
+            pieces: Vec::new(),
+        };
+        let (rows, file_quarantine, warnings) = match format {
+            LogFormat::Sacct => {
+                let text = read_text(&path).map_err(fail)?;
+                let log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                if !log.pending.is_empty() {
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                }
+                for (host, cluster) in log.hosts {
+                    hosts.entry(host).or_insert(cluster);
+                }
+                (log.runs.len(), log.quarantine, log.host_problems)
+            }
+            LogFormat::Philly => {
+                let text = read_text(&path).map_err(fail)?;
+                let log = philly::read_philly_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                if !log.pending.is_empty() {
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                }
+                (log.runs.len(), log.quarantine, Vec::new())
+            }
+            LogFormat::DcgmLong | LogFormat::DcgmWide => {
+                let text = read_text(&path).map_err(fail)?;
+                let (samples, q) = if format == LogFormat::DcgmLong {
+                    dcgm::read_dcgm_long(&path, &text)
+                } else {
+                    dcgm::read_dcgm_wide(&path, &text, None)
+                }
+                .map_err(fail)?;
+                let rows = samples.height();
+                utilization.push(samples);
+                (rows, q, Vec::new())
+            }
+            tabular_format => {
+                let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
+                    .map_err(|message| match tabular_format {
+                        LogFormat::Ndjson => first_bad_json_line(&path).unwrap_or(message),
+                        _ => message,
+                    })
+                    .map_err(fail)?;
+                let rows = read.jobs.height();
+                frames.push(read.jobs);
+                if read.pending.height() > 0 {
+                    pending.push(read.pending);
+                }
+                origin.mapping = Some(read.mapping);
+                origin.pieces = read.pieces;
+                (rows, read.quarantine, read.warnings)
+            }
+        };
+        if !format.is_utilization_samples() {
+            origin.rows = rows_so_far..rows_so_far + rows;
+            rows_so_far += rows;
+            origins.files.push(origin);
+        }
+        files.push(FileSummary {
+            path: shown,
+            format: format.name(),
+            rows,
+            rejected: file_quarantine.total(),
+            warnings,
+        });
+        quarantine.merge(file_quarantine);
+    }
+    let frames = match detail {
+        Detail::Full => frames,
+        // Slurm and Philly frames arrive whole; give them the audit's compact shape too.
+        Detail::Audit(rules) => frames
+            .into_iter()
+            .map(|f| {
+                if f.column(crate::data::audit::classify::JOB_KEY).is_ok() {
+                    Ok(f)
+                } else {
+                    with_run_features(f.lazy(), rules)?
+                        .select(audit_columns().into_iter().chain([col(SUBMIT)]).collect::<Vec<_>>())
+                        .collect()
+                        .map_err(|e| e.to_string())
+                }
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(combined)?,
+    };
+    // Delimited logs carry no submit time (yet): beside a log that does, a null column, so
+    // every frame stacks; alone, none at all (the replay then starts each job at its start).
+    let some_submit = frames.iter().any(|f| f.column(SUBMIT).is_ok());
+    let frames = frames
+        .into_iter()
+        .map(|f| {
+            if !some_submit || f.column(SUBMIT).is_ok() {
+                Ok(f)
+            } else {
+                f.lazy()
+                    .with_column(
+                        lit(NULL)
+                            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
+                            .alias(SUBMIT),
+                    )
+                    .collect()
+                    .map_err(|e| e.to_string())
+            }
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(combined)?;
+    let mut jobs = concat_frames(frames).map_err(combined)?;
+    // Streaming reads leave many small chunks; consumers read rows by index.
+    jobs.rechunk_mut();
+    let utilization = match utilization.len() {
+        0 => None,
+        _ => Some(concat_any(utilization).map_err(combined)?),
+    };
+    let pending = pending
+        .into_iter()
+        .map(|f| pending_frame(f, detail))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(combined)?;
+    let pending = if pending.is_empty() {
+        DataFrame::empty()
+    } else {
+        concat_any(pending).map_err(combined)?
+    };
+    Ok(LoadedLogs {
+        jobs,
+        utilization,
+        quarantine,
+        files,
+        hosts,
+        pending,
+        origins,
+    })
+}
+
+/// Text columns a frame of never-started jobs keeps in full detail.
+const PENDING_TEXT: [&str; 6] = [c::JOB_ID, c::NAME, c::USER, c::QUEUE, c::STATE, c::LABEL];
+
+/// A reader's never-started jobs in one shape, so every file's stack: `PENDING_COLUMNS` (a
+/// missing time limit null) with, for an audit, the classification features (computed here
+/// unless the reader did), else the text columns.
+fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, String> {
+    let mut lf = frame.clone().lazy();
+    if frame.column(c::TIME_LIMIT_HOURS).is_err() {
+        lf = lf.with_column(lit(NULL).cast(DataType::Float64).alias(c::TIME_LIMIT_HOURS));
+    }
+    let mut columns: Vec<Expr> = c::PENDING_COLUMNS.into_iter().map(col).collect();
+    match detail {
+        Detail::Audit(rules) => {
+            if frame.column(JOB_KEY).is_err() {
+                lf = with_run_features(lf, rules)?;
+            }
+            columns.extend(FEATURE_COLUMNS.into_iter().map(col));
+        }
+        Detail::Full => columns.extend(PENDING_TEXT.into_iter().map(col)),
+    }
+    lf.select(columns).collect().map_err(|e| e.to_string())
+}
+
+/// Where a JSON-lines file stops being JSON: the parser's own error names no line.
+fn first_bad_json_line(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.ok()?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        if let Err(e) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
+            return Some(format!("line {}: expected one JSON object per line: {e}", index + 1));
+        }
+    }
+    None
+}
+
+/// A problem of the logs taken together (after each one read on its own).
+fn combined(message: String) -> LoadError {
+    LoadError {
+        path: "the logs together".to_string(),
+        message,
+    }
+}
+
+fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+    let lazy: Vec<LazyFrame> = frames.into_iter().map(IntoLazy::lazy).collect();
+    concat(lazy, UnionArgs::default())
+        .and_then(LazyFrame::collect)
+        .map_err(|e| e.to_string())
+}
+
+fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+    if frames.is_empty() {
+        return Ok(DataFrame::empty_with_schema(&schema()));
+    }
+    concat_any(frames)
+}

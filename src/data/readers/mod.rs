@@ -1,0 +1,21 @@
+//! Reading logs: one module per format (`tabular` for CSV/TSV/NDJSON/JSON/Parquet through a
+//! column `mapping`, `slurm` for `sacct`, `philly` for Philly job lists, `dcgm` for GPU
+//! utilization samples), which reader a file needs (`detect`), how its times are written and
+//! read (`time`), the rows set aside (`reject`), and the entry point that loads any of them into
+//! the canonical frame (`load`), with its guards and gauges (`json_depth` before a JSON parser,
+//! `progress` for the read so far). Also the small inputs that are not logs but are read the same
+//! way: Slurm host lists (`hostlist`) and a plan's user-latency CSV (`user_latency_csv`).
+
+pub mod dcgm;
+pub mod detect;
+pub mod hostlist;
+pub mod json_depth;
+pub mod load;
+pub mod mapping;
+pub mod philly;
+pub mod progress;
+pub mod reject;
+pub mod slurm;
+pub mod tabular;
+pub mod time;
+pub mod user_latency_csv;

@@ -1,0 +1,190 @@
+//! Delimited text, Parquet (a file, a folder or a glob, hive-partitioned) and JSON logs into
+//! the canonical job frame, through a column mapping. Parsing is vectorized in Polars; rows
+//! that do not parse are counted by reason and a few kept with their line for the user.
+//!
+//! A read, step by step (`read_tabular_in_pieces`):
+//! 1. what the file and its mapping say before any row is parsed (`prepare`): a header file
+//!    beside a headerless export, an encoding that is not UTF-8, a column named like the row
+//!    number, the mapping completed from the header and checked;
+//! 2. the query every row goes through (`query`, from the field expressions of `fields` and the
+//!    time parsing of `times`), worked out on the first piece of delimited text or on the scan;
+//! 3. the rows: delimited text in pieces on two threads (`delimited`, `pipeline`), anything else
+//!    through one Polars scan (`scan`), each sorted into runs, rejects and jobs that never
+//!    started (`split`);
+//! 4. the utilization unit, when the mapping left it to the values.
+
+mod delimited;
+mod fields;
+mod pipeline;
+mod prepare;
+mod query;
+mod scan;
+mod split;
+#[cfg(test)]
+mod tests;
+mod times;
+
+use std::path::Path;
+
+use polars::prelude::*;
+
+use self::delimited::{CHUNK_BYTES, open_delimited};
+pub(crate) use self::delimited::{column_names, parse_records};
+pub(crate) use self::fields::text_exprs;
+use self::pipeline::read_pieces;
+use self::prepare::{complete_mapping, header_file_beside, refuse_row_column, utf8_warning};
+use self::query::RowQuery;
+pub use self::scan::headerless_names;
+pub(crate) use self::scan::{first_line_number, scan};
+use self::split::{Split, quarantine_of, split_rows};
+use super::detect::LogFormat;
+use super::mapping::{Mapping, UtilUnit};
+use super::reject::Quarantine;
+use crate::data::audit::classify::features::FEATURE_COLUMNS;
+use crate::data::canonical as c;
+use crate::model::workload::ClassificationRules;
+
+/// The row index column of a scan.
+pub(crate) const ROW: &str = "__row";
+const REASON: &str = "__reject";
+const END_PRESENT: &str = "__end_present";
+const START_PRESENT: &str = "__start_present";
+/// The `REASON` of a row that is no reject but a job that never started (no start, a submit
+/// time): it goes to the pending frame.
+const PENDING_CODE: u32 = 99;
+const UTIL_PRESENT: &str = "__util_present";
+
+/// How much of each run a reader keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Detail<'a> {
+    /// Every canonical column (the workbench's drill-down).
+    #[default]
+    Full,
+    /// What an audit needs: cluster, times, GPUs, utilization and the classification features
+    /// of `audit::classify::features`, computed while the log streams in. Names, ids, users and
+    /// states are never held for every row, which keeps ten million rows well under 2 GiB.
+    Audit(&'a ClassificationRules),
+}
+
+/// Canonical fields read only for `Detail::Full`: an audit holds them as nulls.
+const DETAIL_ONLY_FIELDS: [&str; 3] = ["user", "state", "gpu_type"];
+
+/// The columns of `Detail::Audit`, after `with_run_features`.
+pub fn audit_columns() -> Vec<Expr> {
+    [c::CLUSTER, c::START, c::END, c::GPUS, c::GPU_UTIL_FRAC, c::SOURCE_LINE]
+        .into_iter()
+        .chain(FEATURE_COLUMNS)
+        .map(col)
+        .collect()
+}
+
+/// What reading one file gave.
+#[derive(Debug, Clone)]
+pub struct TabularRead {
+    pub jobs: DataFrame,
+    /// Jobs that never started (no start, a submit time): `canonical::PENDING_COLUMNS`, the
+    /// classification features for an audit, every canonical text column otherwise.
+    pub pending: DataFrame,
+    pub quarantine: Quarantine,
+    /// The mapping as applied, after completing it from the header.
+    pub mapping: Mapping,
+    pub warnings: Vec<String>,
+    /// Where each piece of a delimited file begins, to read chosen records back.
+    pub pieces: Vec<Piece>,
+}
+
+/// One piece of a delimited file as it was read: the byte its first record begins at and
+/// that record's row index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    pub byte_offset: u64,
+    pub first_row: u64,
+}
+
+fn err(e: PolarsError) -> String {
+    e.to_string()
+}
+
+/// Reads one tabular log into the canonical frame.
+pub fn read_tabular(
+    path: &Path,
+    format: LogFormat,
+    mapping: &Mapping,
+    detail: Detail<'_>,
+) -> Result<TabularRead, String> {
+    read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
+}
+
+/// `read_tabular`, reading delimited text `chunk_bytes` at a time.
+fn read_tabular_in_pieces(
+    path: &Path,
+    format: LogFormat,
+    mapping: &Mapping,
+    detail: Detail<'_>,
+    chunk_bytes: usize,
+) -> Result<TabularRead, String> {
+    let mut mapping = mapping.clone();
+    let mut warnings = Vec::new();
+    warnings.extend(header_file_beside(path, format, &mut mapping));
+    warnings.extend(utf8_warning(path, format));
+    // Delimited text is read in pieces (the file is never held or mapped whole); the first
+    // piece stands for the file when the mapping and time layouts are worked out.
+    let mut delimited = match format {
+        LogFormat::Csv { delimiter } => Some((open_delimited(path, delimiter, &mapping, chunk_bytes)?, delimiter)),
+        _ => None,
+    };
+    if let Some((file, _)) = &delimited {
+        refuse_row_column(&file.first)?;
+    }
+    let mut lf = match &delimited {
+        Some((file, _)) => file.first.clone().lazy(),
+        None => scan(path, format, &mapping)?,
+    };
+    let schema = lf.collect_schema().map_err(err)?;
+    complete_mapping(path, &schema, &mut mapping, &mut warnings)?;
+    let query = RowQuery::new(format, &lf, &mapping, &schema, detail)?;
+    let (split, pieces) = match delimited.take() {
+        Some((file, delimiter)) => read_pieces(file, delimiter, &query, &mapping, detail)?,
+        // The streaming engine reads in morsels; one query without sinks gives a single frame.
+        None => {
+            let frame = query.apply(lf).collect_with_engine(Engine::Streaming).map_err(err)?;
+            (split_rows(frame.unwrap_single())?, Vec::new())
+        }
+    };
+    let Split {
+        mut jobs,
+        rejected,
+        pending,
+    } = split;
+    settle_util_unit(&mut jobs, &mut mapping.units.gpu_util)?;
+    let quarantine = quarantine_of(&rejected, path, format)?;
+    Ok(TabularRead {
+        jobs,
+        pending,
+        quarantine,
+        mapping,
+        warnings,
+        pieces,
+    })
+}
+
+/// A utilization unit the mapping left to `auto`, settled from the values read: any above 1
+/// means percentages (then divided by 100), else ratios; no values leave it open.
+fn settle_util_unit(jobs: &mut DataFrame, unit: &mut UtilUnit) -> Result<(), String> {
+    if *unit != UtilUnit::Auto {
+        return Ok(());
+    }
+    let util = jobs
+        .column(c::GPU_UTIL_FRAC)
+        .map_err(err)?
+        .as_materialized_series()
+        .clone();
+    let max = util.max::<f64>().map_err(err)?.unwrap_or(0.0);
+    if max > 1.0 {
+        jobs.with_column((util / 100.0).into_column()).map_err(err)?;
+        *unit = UtilUnit::Percent;
+    } else if util.null_count() < util.len() {
+        *unit = UtilUnit::Ratio;
+    }
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! What a file and its mapping say before any row is parsed: a header file beside a headerless
+//! export, an encoding that is not UTF-8, a column that takes the row number's name, and the
+//! mapping completed from the header and checked against it.
+
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::ROW;
+use crate::data::readers::detect::{LogFormat, sniff};
+use crate::data::readers::mapping::Mapping;
+
+/// Headerless exports ship their column names beside them (`table.csv` + `table.header`): the
+/// mapping reads them from there, and the user is told.
+pub(super) fn header_file_beside(path: &Path, format: LogFormat, mapping: &mut Mapping) -> Option<String> {
+    let header_file = path.with_extension("header");
+    if matches!(format, LogFormat::Csv { .. })
+        && mapping.has_header
+        && mapping.column_names.is_empty()
+        && header_file.is_file()
+    {
+        mapping.has_header = false;
+        mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
+        return Some(format!("no header row: column names from {}", header_file.display()));
+    }
+    None
+}
+
+/// A warning when delimited text is not UTF-8 (it is read with replacement characters).
+pub(super) fn utf8_warning(path: &Path, format: LogFormat) -> Option<String> {
+    if matches!(format, LogFormat::Csv { .. })
+        && let Ok(head) = sniff(path)
+    {
+        let valid_up_to = match std::str::from_utf8(&head) {
+            Ok(_) => None,
+            // A multi-byte character cut by the sniff window is not an encoding problem.
+            Err(e) if e.error_len().is_none() => None,
+            Err(e) => Some(e.valid_up_to()),
+        };
+        if let Some(offset) = valid_up_to {
+            return Some(format!(
+                "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
+            ));
+        }
+    }
+    None
+}
+
+/// The row number is a column of ours: a file's own column of that name would make two.
+pub(super) fn refuse_row_column(first: &DataFrame) -> Result<(), String> {
+    if first.get_column_names().iter().filter(|n| n.as_str() == ROW).count() > 1 {
+        return Err(format!(
+            "a column is named {ROW:?}, a name gpuplan keeps for the row number: rename that column"
+        ));
+    }
+    Ok(())
+}
+
+/// Completes the mapping from the file's header and checks it: every mapped column exists, a
+/// start time and a GPU count are mapped; without a job id every row is its own job, and without
+/// a cluster the file's name stands for it.
+pub(super) fn complete_mapping(
+    path: &Path,
+    schema: &Schema,
+    mapping: &mut Mapping,
+    warnings: &mut Vec<String>,
+) -> Result<(), String> {
+    let header: Vec<String> = schema
+        .iter_names()
+        .filter(|n| n.as_str() != ROW)
+        .map(|n| n.to_string())
+        .collect();
+    mapping.complete_from_header(&header);
+    let multiplier = mapping
+        .gpu_multiplier
+        .iter()
+        .map(|m| ("gpu_multiplier".to_string(), m.clone()));
+    for (field, source) in mapping.columns.clone().into_iter().chain(multiplier) {
+        if schema.get(source.as_str()).is_none() {
+            let key = if field == "gpu_multiplier" {
+                field.clone()
+            } else {
+                format!("columns.{field}")
+            };
+            return Err(format!(
+                "{} names \"{source}\", which is not a column of the file (it has: {})",
+                mapping.place(&key),
+                header.join(", ")
+            ));
+        }
+    }
+    if !mapping.columns.contains_key("start") {
+        return Err(format!(
+            "no start-time column found (columns: {}); write a mapping with [columns] start = \"...\" (gpuplan mapping init)",
+            header.join(", ")
+        ));
+    }
+    if !mapping.columns.contains_key("gpus") && !mapping.constants.contains_key("gpus") {
+        return Err(format!(
+            "no GPU-count column found (columns: {}); map one, or set [constants] gpus = \"1\" if every job holds one GPU",
+            header.join(", ")
+        ));
+    }
+    if !mapping.columns.contains_key("job_id") {
+        warnings.push("no job-id column: every row is counted as its own job".to_string());
+    }
+    let default_cluster = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("cluster")
+        .to_string();
+    if !mapping.columns.contains_key("cluster") && !mapping.constants.contains_key("cluster") {
+        mapping.constants.insert("cluster".into(), default_cluster);
+    }
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! The query every piece of a log goes through: the mapped columns as canonical fields, each row
+//! marked with the reason it cannot be used (if any), and for an audit the classification
+//! features in place of the text columns.
+
+use polars::prelude::*;
+
+use super::fields::{gpu_multiplier, id_and_line, null_text, number_field, raw_present, text_field, time_limit_field};
+use super::split::reject_reason;
+use super::times::{MS, time_field};
+use super::{DETAIL_ONLY_FIELDS, Detail, END_PRESENT, REASON, START_PRESENT, UTIL_PRESENT, audit_columns};
+use crate::data::audit::classify::features::run_feature_exprs;
+use crate::data::canonical as c;
+use crate::data::readers::detect::LogFormat;
+use crate::data::readers::mapping::{EmptyEnd, Mapping, UtilUnit};
+
+/// The canonical columns of a log through its (completed) mapping, and what is added after them.
+pub(super) struct RowQuery {
+    columns: Vec<Expr>,
+    /// The classification features, for an audit.
+    features: Option<Vec<Expr>>,
+    has_submit: bool,
+    has_time_limit: bool,
+    empty_end: EmptyEnd,
+}
+
+impl RowQuery {
+    /// The query for a log whose first rows (or scan) are `lf`, with `schema`: time layouts are
+    /// recognised from `lf`'s values.
+    pub(super) fn new(
+        format: LogFormat,
+        lf: &LazyFrame,
+        mapping: &Mapping,
+        schema: &Schema,
+        detail: Detail<'_>,
+    ) -> Result<RowQuery, String> {
+        let (job_id, line) = id_and_line(mapping, format);
+        let gpus_factor = mapping.units.gpus.to_gpus_factor();
+        let util_divisor = if mapping.units.gpu_util == UtilUnit::Percent {
+            100.0
+        } else {
+            1.0
+        };
+        let detail_field = |field: &str| {
+            debug_assert!(DETAIL_ONLY_FIELDS.contains(&field));
+            if matches!(detail, Detail::Full) {
+                text_field(field, mapping)
+            } else {
+                null_text()
+            }
+        };
+        let has_submit = mapping.columns.contains_key("submit");
+        let has_time_limit = mapping.columns.contains_key("time_limit");
+        let mut columns = vec![
+            job_id.alias(c::JOB_ID),
+            text_field("cluster", mapping).alias(c::CLUSTER),
+            text_field("name", mapping).alias(c::NAME),
+            detail_field("user").alias(c::USER),
+            text_field("queue", mapping).alias(c::QUEUE),
+            detail_field("state").alias(c::STATE),
+            time_field("start", lf, mapping, schema)?.alias(c::START),
+            time_field("end", lf, mapping, schema)?.alias(c::END),
+            (number_field("gpus", mapping, schema)? * lit(gpus_factor) * gpu_multiplier(mapping, schema))
+                .alias(c::GPUS),
+            detail_field("gpu_type").alias(c::GPU_TYPE),
+            (number_field("gpu_util", mapping, schema)? / lit(util_divisor)).alias(c::GPU_UTIL_FRAC),
+            text_field("label", mapping).alias(c::LABEL),
+            line,
+            raw_present("end", mapping).alias(END_PRESENT),
+            raw_present("gpu_util", mapping).alias(UTIL_PRESENT),
+            raw_present("start", mapping).alias(START_PRESENT),
+        ];
+        // Submit and time-limit columns only for logs that have them: a null column in every
+        // frame costs the 10M-row audit several percent.
+        if has_submit {
+            columns.push(time_field("submit", lf, mapping, schema)?.alias(c::SUBMIT));
+        }
+        if has_time_limit {
+            columns.push(time_limit_field(mapping, schema).alias(c::TIME_LIMIT_HOURS));
+        }
+        let features = match detail {
+            Detail::Full => None,
+            Detail::Audit(rules) => Some(run_feature_exprs(rules)?),
+        };
+        Ok(RowQuery {
+            columns,
+            features,
+            has_submit,
+            has_time_limit,
+            empty_end: mapping.units.empty_end,
+        })
+    }
+
+    /// The query on `lf`: canonical columns, a `REASON` for each row, the features for an audit.
+    pub(super) fn apply(&self, lf: LazyFrame) -> LazyFrame {
+        let mut query = lf.select(self.columns.clone());
+        if self.has_submit {
+            // A submit time after the start is not believed (as Slurm's reader does).
+            let (submit, start) = (col(c::SUBMIT), col(c::START));
+            query = query.with_column(
+                when(start.clone().is_null().or(submit.clone().lt_eq(start)))
+                    .then(submit)
+                    .otherwise(lit(NULL).cast(MS))
+                    .alias(c::SUBMIT),
+            );
+        }
+        let query = query
+            .with_column(reject_reason(self.empty_end, self.has_submit).alias(REASON))
+            .drop(by_name([END_PRESENT, UTIL_PRESENT, START_PRESENT], true, false));
+        match &self.features {
+            None => query,
+            Some(features) => {
+                let mut compact = audit_columns();
+                if self.has_submit {
+                    compact.push(col(c::SUBMIT));
+                }
+                if self.has_time_limit {
+                    compact.push(col(c::TIME_LIMIT_HOURS));
+                }
+                compact.push(col(REASON));
+                query.with_columns(features.clone()).select(compact)
+            }
+        }
+    }
+}
