@@ -43,6 +43,8 @@ impl Write for ByteCounter {
 struct Screen {
     terminal: Terminal<CrosstermBackend<ByteCounter>>,
     written: ByteCounter,
+    /// What drawing remembers between frames, as the runtime keeps it.
+    view: gpuplan::ui::ViewState,
 }
 
 fn screen() -> Screen {
@@ -54,7 +56,11 @@ fn screen() -> Screen {
         },
     )
     .expect("terminal");
-    Screen { terminal, written }
+    Screen {
+        terminal,
+        written,
+        view: gpuplan::ui::ViewState::default(),
+    }
 }
 
 /// The workbench once loaded, focused on the MFU pane; and how long the log took.
@@ -69,9 +75,10 @@ fn loaded_app() -> (App, String, Duration) {
 
 fn draw(screen: &mut Screen, app: &App, theme: &Theme) -> usize {
     let before = screen.written.bytes.load(Ordering::Relaxed);
+    let view = &mut screen.view;
     screen
         .terminal
-        .draw(|frame| gpuplan::ui::render(app, theme, frame))
+        .draw(|frame| gpuplan::ui::render(app, view, theme, frame))
         .expect("draw");
     screen.written.bytes.load(Ordering::Relaxed) - before
 }

@@ -10,6 +10,7 @@ use gpuplan::app::{Action, App, PaneId, update};
 use gpuplan::config::theme::load_themes;
 use gpuplan::model::format::usd_compact;
 use gpuplan::runtime::sample_workbench;
+use gpuplan::ui::ViewState;
 use gpuplan::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -29,7 +30,7 @@ fn dark() -> Theme {
 fn draw(app: &App, theme: &Theme, width: u16, height: u16) -> Terminal<TestBackend> {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
     terminal
-        .draw(|frame| gpuplan::ui::render(app, theme, frame))
+        .draw(|frame| gpuplan::ui::render(app, &mut ViewState::default(), theme, frame))
         .expect("draws");
     terminal
 }
@@ -53,6 +54,39 @@ fn text(terminal: &Terminal<TestBackend>) -> String {
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     text(&draw(app, &dark(), width, height))
+}
+
+/// A frame drawn with the view state the runtime keeps between frames.
+fn next_frame(app: &App, view: &mut ViewState, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal
+        .draw(|frame| gpuplan::ui::render(app, view, &dark(), frame))
+        .expect("draws");
+    text(&terminal)
+}
+
+/// The rows inside the one pane of a narrow screen.
+fn pane_rows(shown: &str) -> Vec<&str> {
+    shown
+        .lines()
+        .skip_while(|l| !l.starts_with('┏'))
+        .skip(1)
+        .take_while(|l| !l.starts_with('┗'))
+        .collect()
+}
+
+/// DCGM samples read beside the log: one more line in the Workloads summary.
+fn with_dcgm_samples(app: &mut App) {
+    let fleet = app.fleet.as_mut().expect("the sample's fleet");
+    fleet.report.measured_utilization = Some(gpuplan::model::fleet::MeasuredUtilization {
+        samples: 6,
+        hosts: 3,
+        gpu_series: 4,
+        mean_util_frac: 0.525,
+        hourly_util_frac: vec![Some(0.5), None],
+        threshold_frac: 0.4,
+        hosts_below_threshold: Vec::new(),
+    });
 }
 
 fn press(app: &mut App, keys: &[Key]) {
@@ -266,19 +300,96 @@ fn the_selected_row_stays_on_a_short_screen() {
 }
 
 #[test]
+fn with_dcgm_samples_the_last_cluster_stays_on_screen_with_the_line_after_it() {
+    let mut app = app();
+    with_dcgm_samples(&mut app);
+    let clusters = app.fleet.as_ref().map_or(0, |f| f.report.clusters.len());
+    for _ in 1..clusters {
+        update(&mut app, Action::Command(CommandId::Down));
+    }
+    let last = app
+        .fleet
+        .as_ref()
+        .map(|f| f.report.clusters[clusters - 1].name.clone())
+        .expect("a cluster");
+    for height in 6..=30 {
+        let shown = screen(&app, 80, height);
+        let rows = pane_rows(&shown);
+        // The list row (name, mix, util %), not the detail's title below the list.
+        let selected = rows.iter().position(|r| r.contains(last.as_str()) && r.contains('%'));
+        let Some(selected) = selected else {
+            panic!("{last} scrolled away at height {height}:\n{shown}");
+        };
+        // The summary's DCGM line must not push the row onto the pane's edge: the line after it
+        // (the column heads) shows too, as it does without DCGM samples.
+        assert!(
+            rows.len() < 3 || selected + 1 < rows.len(),
+            "{last} on the pane's last row at height {height}:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn the_last_job_of_a_class_stays_on_screen_at_every_height() {
+    let mut app = app();
+    press(&mut app, &[Key::plain(KeyCode::Enter), Key::plain(KeyCode::Enter)]);
+    let (cluster, class) = match app.workloads_view {
+        gpuplan::app::WorkloadsView::Class { cluster, class } => (cluster, class),
+        other => panic!("a class drill: {other:?}"),
+    };
+    let jobs: Vec<String> = gpuplan::app::class_jobs(&app, cluster, class)
+        .iter()
+        .map(|j| j.name.clone().expect("the sample names its jobs"))
+        .collect();
+    for _ in 1..jobs.len() {
+        update(&mut app, Action::Command(CommandId::Down));
+    }
+    let last = jobs.last().expect("a job");
+    for height in 6..=30 {
+        let shown = screen(&app, 80, height);
+        assert!(
+            pane_rows(&shown).iter().any(|r| r.contains(last.as_str())),
+            "{last} scrolled away at height {height}:\n{shown}"
+        );
+    }
+}
+
+#[test]
+fn the_workloads_window_stays_put_while_the_selection_moves_within_it() {
+    let mut app = app();
+    let mut view = ViewState::default();
+    let clusters = app.fleet.as_ref().map_or(0, |f| f.report.clusters.len());
+    // A pane five rows high: the last cluster's row brings the window down.
+    next_frame(&app, &mut view, 80, 10);
+    for _ in 1..clusters {
+        update(&mut app, Action::Command(CommandId::Down));
+        next_frame(&app, &mut view, 80, 10);
+    }
+    let before = next_frame(&app, &mut view, 80, 10);
+    update(&mut app, Action::Command(CommandId::Up));
+    let after = next_frame(&app, &mut view, 80, 10);
+    assert_eq!(pane_rows(&before), pane_rows(&after), "the window moved");
+    // Up to the first cluster: the window follows, keeping the line above it (the legend).
+    for _ in 1..clusters {
+        update(&mut app, Action::Command(CommandId::Up));
+        next_frame(&app, &mut view, 80, 10);
+    }
+    let top = next_frame(&app, &mut view, 80, 10);
+    let first = app
+        .fleet
+        .as_ref()
+        .map(|f| f.report.clusters[0].name.clone())
+        .expect("a cluster");
+    let rows = pane_rows(&top);
+    assert!(rows[0].starts_with("┃mix "), "{top}");
+    assert!(rows[1].starts_with(&format!("┃{first}")), "{top}");
+}
+
+#[test]
 fn measured_utilization_shows_beside_the_log_when_dcgm_samples_were_read() {
     let mut app = app();
     assert!(!screen(&app, 200, 60).contains("DCGM"));
-    let fleet = app.fleet.as_mut().expect("the sample's fleet");
-    fleet.report.measured_utilization = Some(gpuplan::model::fleet::MeasuredUtilization {
-        samples: 6,
-        hosts: 3,
-        gpu_series: 4,
-        mean_util_frac: 0.525,
-        hourly_util_frac: vec![Some(0.5), None],
-        threshold_frac: 0.4,
-        hosts_below_threshold: Vec::new(),
-    });
+    with_dcgm_samples(&mut app);
     let shown = screen(&app, 200, 60);
     assert!(shown.contains("DCGM 52 % measured · 4 GPU series"), "{shown}");
 }

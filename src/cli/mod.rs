@@ -271,6 +271,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 prometheus: cli.prometheus.resolve(plan.as_ref()),
                 plan: cli.plan,
             })
+            .map_err(Failure::Input)
         }
         None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table, None),
         Some(Command::Report { format, logs, svg }) => {

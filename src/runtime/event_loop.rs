@@ -17,6 +17,7 @@ use super::terminal::{TerminalGuard, Tui};
 use super::worker::Worker;
 use crate::app::field::Field;
 use crate::app::{Action, App, Banner, BannerLevel, Overlay, PaneId, update};
+use crate::ui::ViewState;
 use crate::ui::layout::{areas, pane_at, tab_at};
 use crate::ui::panes::mfu::{mfu_at, slider_track};
 use crate::ui::theme::Theme;
@@ -49,7 +50,8 @@ pub fn run(startup: Startup) -> io::Result<()> {
     let mut guard = TerminalGuard::enter()?;
     let input = spawn_input_reader();
     let start = app.start();
-    draw(&mut guard.terminal, &app, &themes)?;
+    let mut view = ViewState::default();
+    draw(&mut guard.terminal, &app, &mut view, &themes)?;
     runtime.execute(&mut app, start);
     let mut drag: Option<usize> = None;
     while !app.quit {
@@ -74,7 +76,7 @@ pub fn run(startup: Startup) -> io::Result<()> {
             }
         }
         if changed && !app.quit {
-            draw(&mut guard.terminal, &app, &themes)?;
+            draw(&mut guard.terminal, &app, &mut view, &themes)?;
         }
     }
     Ok(())
@@ -101,7 +103,7 @@ fn apply(app: &mut App, runtime: &mut Runtime, action: Action) -> bool {
     true
 }
 
-pub fn draw(terminal: &mut Tui, app: &App, themes: &[Theme]) -> io::Result<()> {
+pub fn draw(terminal: &mut Tui, app: &App, view: &mut ViewState, themes: &[Theme]) -> io::Result<()> {
     let fallback;
     let theme = match themes.get(app.theme).or_else(|| themes.first()) {
         Some(theme) => theme,
@@ -111,7 +113,7 @@ pub fn draw(terminal: &mut Tui, app: &App, themes: &[Theme]) -> io::Result<()> {
         }
     };
     crossterm::queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
-    terminal.draw(|frame| crate::ui::render(app, theme, frame))?;
+    terminal.draw(|frame| crate::ui::render(app, view, theme, frame))?;
     crossterm::queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
     terminal.backend_mut().flush()
 }

@@ -13,7 +13,6 @@ pub mod worker;
 use std::path::PathBuf;
 
 use crate::app::{App, LogInputs, PlanFile};
-use crate::cli::Failure;
 use crate::config::catalog::{LoadedCatalog, load_user};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::keymap::load_keymap;
@@ -43,15 +42,15 @@ pub struct Startup {
 
 /// Reads the catalog, plan, themes and key map. A plan that does not load stops here, with
 /// its diagnostics on a normal screen.
-pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
+pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
     let LoadedCatalog { catalog, warnings } = load_user();
     let mut notes: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     let (plan, plan_file) = match &args.plan {
         Some(path) => {
             let shown = path.display().to_string();
             let text = std::fs::read_to_string(path)
-                .map_err(|e| Diagnostic::file(&shown, format!("cannot read the plan: {e}")))?;
-            let plan = read_plan_text(&shown, &text, &catalog).map_err(Failure::Input)?;
+                .map_err(|e| vec![Diagnostic::file(&shown, format!("cannot read the plan: {e}"))])?;
+            let plan = read_plan_text(&shown, &text, &catalog)?;
             remember_plan(path);
             (
                 plan,
@@ -62,7 +61,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
             )
         }
         None => (
-            default_plan(&catalog).map_err(Failure::Input)?,
+            default_plan(&catalog)?,
             PlanFile {
                 path: None,
                 text: Some(DEFAULT_PLAN_TOML.to_string()),
@@ -74,7 +73,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Failure> {
         logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
     }
     if logs.is_empty() {
-        logs.push(crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?);
+        logs.push(crate::config::sample_log::sample_log_path().map_err(|e| vec![Diagnostic::file("sample log", e)])?);
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -218,8 +217,9 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
     Ok(app)
 }
 
-/// `gpuplan [LOGS...] [--plan FILE]` on a terminal.
-pub fn run_workbench(args: WorkbenchArgs) -> Result<(), Failure> {
+/// `gpuplan [LOGS...] [--plan FILE]` on a terminal. What stops it is said as diagnostics; the
+/// command line turns them into its exit code.
+pub fn run_workbench(args: WorkbenchArgs) -> Result<(), Vec<Diagnostic>> {
     let startup = prepare(args)?;
-    event_loop::run(startup).map_err(|e| Diagnostic::file("terminal", e.to_string()).into())
+    event_loop::run(startup).map_err(|e| vec![Diagnostic::file("terminal", e.to_string())])
 }

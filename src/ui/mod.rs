@@ -1,10 +1,12 @@
-//! Drawing: `render(&App, &Theme, &mut Frame)` reads the state and changes nothing.
+//! Drawing: `render(&App, &mut ViewState, &Theme, &mut Frame)` reads the app's state and changes
+//! nothing of it; `ViewState` is the drawing's own memory between frames (scroll windows).
 
 mod chrome;
 mod compare;
 pub mod layout;
 mod overlays;
 pub mod panes;
+pub mod scroll;
 pub mod theme;
 pub mod widgets;
 
@@ -13,6 +15,7 @@ use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
 use crate::app::App;
+pub use scroll::ViewState;
 use theme::Theme;
 
 /// Below this, only a one-line request for more room is drawn.
@@ -24,7 +27,7 @@ pub fn draws_panes(size: ratatui::layout::Rect) -> bool {
     size.width >= MIN_WIDTH && size.height >= MIN_HEIGHT
 }
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame) {
+pub fn render(app: &App, view: &mut ViewState, theme: &Theme, frame: &mut Frame) {
     let size = frame.area();
     if !draws_panes(size) {
         let text = format!("gpuplan: {}×{} is too small", size.width, size.height);
@@ -40,7 +43,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame) {
         chrome::tabs(app, theme, frame, tabs);
     }
     for (pane, area) in &areas.panes {
-        panes::render(*pane, app, theme, frame, *area);
+        panes::render(*pane, app, view, theme, frame, *area);
     }
     chrome::status(app, theme, frame, areas.status);
     overlays::render(app, theme, frame, size);

@@ -1,12 +1,21 @@
 //! The one mutation path: every key, click and runtime result goes through `update`.
 
+mod compare;
+mod confirm_quit;
+mod conflict;
+mod entry;
+mod help;
+mod palette;
+mod plan_file;
+mod save_as;
+
+use plan_file::{file_stem, is_plan_file, plan_changed_on_disk, save};
+
 use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
 use super::key::{Key, KeyCode};
-use super::palette::{PaletteMode, PaletteState, PaletteTarget, matches};
-use super::{
-    Action, App, AuditInputs, Banner, BannerLevel, Conflict, Effect, FleetStatus, Overlay, PaneId, WorkloadsView,
-};
+use super::palette::{PaletteMode, PaletteState};
+use super::{Action, App, AuditInputs, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, WorkloadsView};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 
@@ -182,175 +191,20 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     }
 }
 
-/// True when `path` is the open plan's file (paths compared absolute).
-fn is_plan_file(app: &App, path: &std::path::Path) -> bool {
-    let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    app.plan_file
-        .path
-        .as_deref()
-        .is_some_and(|open| absolute(open) == absolute(path))
-}
-
 fn banner(app: &mut App, level: BannerLevel, text: String) {
     app.banner = Some(Banner { level, text });
 }
 
+/// Each overlay owns its keys (`update/<overlay>.rs`); with none open, a key is a command.
 fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
-    let cannot_save = unsavable(app);
-    match &mut app.overlay {
-        Overlay::Entry { field, text, error } => {
-            let field = *field;
-            match key.code {
-                KeyCode::Enter => match field.parse_input(text) {
-                    Ok(value) => {
-                        app.overlay = Overlay::None;
-                        app.history.last_field = None;
-                        return edit(app, field, value);
-                    }
-                    Err(e) => *error = Some(e),
-                },
-                KeyCode::Esc => app.overlay = Overlay::None,
-                _ => edit_text(text, key),
-            }
-            Vec::new()
-        }
-        Overlay::SaveAs { text, error } => {
-            match key.code {
-                KeyCode::Enter => match valid_plan_name(text) {
-                    Ok(_) if cannot_save.is_some() => *error = cannot_save,
-                    Ok(name) => {
-                        app.overlay = Overlay::None;
-                        return vec![Effect::SavePlanAs {
-                            name,
-                            plan: Box::new(app.plan.clone()),
-                            pick_free_name: false,
-                        }];
-                    }
-                    Err(e) => *error = Some(e),
-                },
-                KeyCode::Esc => {
-                    app.overlay = Overlay::None;
-                    app.quit_after_save = false;
-                }
-                _ => edit_text(text, key),
-            }
-            Vec::new()
-        }
-        Overlay::Palette(state) => {
-            match key.code {
-                KeyCode::Esc => app.overlay = Overlay::None,
-                KeyCode::Up => state.selected = state.selected.saturating_sub(1),
-                KeyCode::Down | KeyCode::Tab => state.selected += 1,
-                KeyCode::Enter => {
-                    let state = state.clone();
-                    app.overlay = Overlay::None;
-                    let chosen = matches(app, &state).into_iter().nth(state.selected);
-                    return chosen.map(|e| run_palette_target(app, e.target)).unwrap_or_default();
-                }
-                _ => {
-                    edit_text(&mut state.query, key);
-                    state.selected = 0;
-                }
-            }
-            if let Overlay::Palette(state) = &app.overlay {
-                let count = matches(app, state).len();
-                if let Overlay::Palette(state) = &mut app.overlay {
-                    state.selected = state.selected.min(count.saturating_sub(1));
-                }
-            }
-            Vec::new()
-        }
-        Overlay::ConfirmQuit => match key.code {
-            KeyCode::Char('y' | 'Y') => {
-                app.quit = true;
-                vec![Effect::Quit]
-            }
-            KeyCode::Char('s' | 'S') => {
-                app.overlay = Overlay::None;
-                let effects = save(app);
-                // Quit only when the save has landed (see PlanSaved); a failure keeps the edits.
-                // A plan without a file asks for a name first; quitting waits for that too.
-                app.quit_after_save = matches!(effects.first(), Some(Effect::SavePlan { .. }))
-                    || matches!(app.overlay, Overlay::SaveAs { .. });
-                effects
-            }
-            KeyCode::Char('n' | 'N') | KeyCode::Esc => {
-                app.overlay = Overlay::None;
-                Vec::new()
-            }
-            _ => Vec::new(),
-        },
-        Overlay::Conflict(conflict) => {
-            let conflict = conflict.clone();
-            match key.code {
-                // Capitals: the dialog opens unasked, and a key meant for a pane must not choose.
-                // Keep mine, written over theirs.
-                KeyCode::Char('O') => {
-                    app.overlay = Overlay::None;
-                    app.plan_file.text = Some(conflict.theirs_text.clone());
-                    save(app)
-                }
-                // Keep mine as a copy; the file stays theirs.
-                KeyCode::Char('K') => {
-                    app.overlay = Overlay::None;
-                    let name = format!("{}-mine", file_stem(app));
-                    vec![Effect::SavePlanAs {
-                        name,
-                        plan: Box::new(app.plan.clone()),
-                        pick_free_name: true,
-                    }]
-                }
-                KeyCode::Char('T') => {
-                    app.overlay = Overlay::None;
-                    push_undo(app, app.plan.clone());
-                    app.plan_file.text = Some(conflict.theirs_text.clone());
-                    let effects = replace_plan(app, conflict.theirs.clone());
-                    app.modified = false;
-                    banner(
-                        app,
-                        BannerLevel::Info,
-                        "took the file's version; undo brings your edits back".to_string(),
-                    );
-                    effects
-                }
-                KeyCode::Char('C') => {
-                    app.compare = vec![("on disk".to_string(), conflict.theirs.clone())];
-                    refresh_comparison(app);
-                    app.overlay = Overlay::Compare {
-                        from_conflict: Some(conflict),
-                        scroll: 0,
-                    };
-                    Vec::new()
-                }
-                _ => Vec::new(),
-            }
-        }
-        Overlay::Compare { from_conflict, scroll } => {
-            match key.code {
-                KeyCode::Esc | KeyCode::Char('q') => {
-                    app.overlay = match from_conflict.take() {
-                        Some(conflict) => Overlay::Conflict(conflict),
-                        None => Overlay::None,
-                    };
-                }
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
-                KeyCode::PageUp => *scroll = scroll.saturating_sub(20),
-                KeyCode::PageDown => *scroll += 20,
-                _ => {}
-            }
-            Vec::new()
-        }
-        Overlay::Help { scroll } => {
-            match key.code {
-                KeyCode::Up | KeyCode::Char('k') => *scroll = scroll.saturating_sub(1),
-                KeyCode::Down | KeyCode::Char('j') => *scroll += 1,
-                KeyCode::PageDown => *scroll += 10,
-                KeyCode::PageUp => *scroll = scroll.saturating_sub(10),
-                _ => app.overlay = Overlay::None,
-            }
-            Vec::new()
-        }
+    match app.overlay {
+        Overlay::Entry { .. } => entry::key_pressed(app, key),
+        Overlay::SaveAs { .. } => save_as::key_pressed(app, key),
+        Overlay::Palette(_) => palette::key_pressed(app, key),
+        Overlay::ConfirmQuit => confirm_quit::key_pressed(app, key),
+        Overlay::Conflict(_) => conflict::key_pressed(app, key),
+        Overlay::Compare { .. } => compare::key_pressed(app, key),
+        Overlay::Help { .. } => help::key_pressed(app, key),
         Overlay::None => match app.command_for(key) {
             Some(id) => command(app, id),
             None => Vec::new(),
@@ -367,32 +221,6 @@ fn edit_text(text: &mut String, key: Key) {
         KeyCode::Char(c) if !key.ctrl && !key.alt && text.chars().count() < 200 => text.push(c),
         _ => {}
     }
-}
-
-fn file_stem(app: &App) -> String {
-    app.plan_file
-        .path
-        .as_ref()
-        .and_then(|p| p.file_stem())
-        .map_or_else(|| "plan".to_string(), |s| s.to_string_lossy().to_string())
-}
-
-/// A plan name is a file name in the plans folder: letters, digits, `-`, `_`, `.`.
-fn valid_plan_name(text: &str) -> Result<String, String> {
-    let name = text.trim().trim_end_matches(".toml").to_string();
-    if name.is_empty() {
-        return Err("type a name".to_string());
-    }
-    if name.starts_with('.')
-        || !name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    {
-        return Err(format!(
-            "'{name}' can't be a file name: use letters, digits, '-', '_' and '.'"
-        ));
-    }
-    Ok(name)
 }
 
 fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
@@ -485,36 +313,6 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
 fn focus(app: &mut App, pane: PaneId) -> Vec<Effect> {
     app.focus = pane;
     Vec::new()
-}
-
-fn run_palette_target(app: &mut App, target: PaletteTarget) -> Vec<Effect> {
-    match target {
-        PaletteTarget::Command(id) => command(app, id),
-        PaletteTarget::Accelerator(i) => {
-            app.focus = PaneId::Mfu;
-            app.cursors.accelerator = i;
-            Vec::new()
-        }
-        PaletteTarget::Cluster(i) => {
-            app.focus = PaneId::Workloads;
-            app.cursors.cluster = i;
-            app.cursors.drill_row = 0;
-            app.workloads_view = WorkloadsView::Cluster { cluster: i };
-            Vec::new()
-        }
-        PaletteTarget::OpenPlan(path) => vec![Effect::OpenPlan { path }],
-        PaletteTarget::ComparePlan(path) => vec![Effect::LoadComparePlan { path }],
-        PaletteTarget::OpenLog(path) => {
-            app.logs.paths = vec![path];
-            app.workloads_view = WorkloadsView::Fleet;
-            app.cursors.cluster = 0;
-            vec![app.request_fleet()]
-        }
-        PaletteTarget::Theme(i) => {
-            app.theme = i.min(app.theme_names.len().saturating_sub(1));
-            Vec::new()
-        }
-    }
 }
 
 fn cluster_count(app: &App) -> usize {
@@ -755,97 +553,4 @@ fn clamp_cursors(app: &mut App) {
         app.workloads_view = WorkloadsView::Fleet;
         app.cursors.drill_row = 0;
     }
-}
-
-/// Why the plan cannot be written as it stands, if it cannot: a file gpuplan would refuse to
-/// open is never saved.
-fn unsavable(app: &App) -> Option<String> {
-    let problems = &app.derived.problems;
-    (!problems.is_empty()).then(|| {
-        format!(
-            "not saved: {}",
-            problems
-                .iter()
-                .map(|p| format!("{}: {}", p.key_path, p.message))
-                .collect::<Vec<_>>()
-                .join("; ")
-        )
-    })
-}
-
-fn save(app: &mut App) -> Vec<Effect> {
-    if let Some(why) = unsavable(app) {
-        app.quit_after_save = false;
-        banner(app, BannerLevel::Error, why);
-        return Vec::new();
-    }
-    match &app.plan_file.path {
-        Some(path) => vec![Effect::SavePlan {
-            path: path.clone(),
-            plan: Box::new(app.plan.clone()),
-            original_text: app.plan_file.text.clone(),
-        }],
-        None => {
-            app.overlay = Overlay::SaveAs {
-                text: app
-                    .plan
-                    .name
-                    .to_lowercase()
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|s| !s.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("-"),
-                error: None,
-            };
-            Vec::new()
-        }
-    }
-}
-
-fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> Vec<Effect> {
-    let was_invalid = app.disk_error.take().is_some();
-    if was_invalid
-        && matches!(
-            app.banner,
-            Some(Banner {
-                level: BannerLevel::Error,
-                ..
-            })
-        )
-    {
-        app.banner = None;
-    }
-    if app.plan_file.text.as_deref() == Some(text.as_str()) {
-        // Our own save coming back, a touch that changed nothing, or the file put back as it was.
-        if was_invalid {
-            banner(app, BannerLevel::Info, "the plan file reads again".to_string());
-        }
-        return Vec::new();
-    }
-    if app.modified && plan != app.plan {
-        // A save-and-quit in flight waits for the user's choice.
-        app.quit_after_save = false;
-        app.overlay = Overlay::Conflict(Box::new(Conflict {
-            theirs: plan,
-            theirs_text: text,
-        }));
-        return Vec::new();
-    }
-    app.plan_file.text = Some(text);
-    let effects = replace_plan(app, plan);
-    if matches!(
-        app.banner,
-        Some(Banner {
-            level: BannerLevel::Error,
-            ..
-        })
-    ) {
-        app.banner = None;
-    }
-    banner(
-        app,
-        BannerLevel::Info,
-        "reloaded: the plan file changed on disk".to_string(),
-    );
-    effects
 }

@@ -1,0 +1,424 @@
+//! What a plan's values must not be: each problem at the key path serde gives the field, so
+//! the loader can point at its file:line:column (`config::locate`). The tests check every
+//! reported path against the plan's own TOML.
+
+use super::{PLAN_SCHEMA_VERSION, Plan, PrometheusSource};
+use crate::model::catalog::Catalog;
+
+#[cfg(test)]
+mod tests;
+
+/// A value a plan field must not hold, at a key path like `accelerators[1].mfu`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanProblem {
+    pub key_path: String,
+    pub message: String,
+}
+
+impl PrometheusSource {
+    /// What is wrong with these settings, as (key, message).
+    pub fn problems(&self) -> Vec<(String, String)> {
+        let mut problems = Vec::new();
+        if !(self.url.starts_with("http://") || self.url.starts_with("https://")) {
+            problems.push((
+                "url".to_string(),
+                format!("'{}' is not an http:// or https:// URL", self.url),
+            ));
+        }
+        if self.step_seconds == 0 || 3600 % self.step_seconds != 0 {
+            problems.push((
+                "step_seconds".to_string(),
+                format!(
+                    "{} does not divide an hour (3600 s): try 60, 300, 900 or 3600",
+                    self.step_seconds
+                ),
+            ));
+        }
+        if self.timeout_seconds == 0 {
+            problems.push(("timeout_seconds".to_string(), "must be at least 1".to_string()));
+        }
+        let label_ok = |l: &str| {
+            let mut chars = l.chars();
+            chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        if !label_ok(&self.cluster_label) {
+            problems.push((
+                "cluster_label".to_string(),
+                format!(
+                    "'{}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*)",
+                    self.cluster_label
+                ),
+            ));
+        }
+        if let Some(var) = &self.token_env
+            && (var.is_empty() || var.contains(['=', '\0']) || var.len() > 256)
+        {
+            problems.push((
+                "token_env".to_string(),
+                "expected the name of an environment variable (the token itself never goes in a file)".to_string(),
+            ));
+        }
+        problems
+    }
+}
+
+impl Plan {
+    /// Everything wrong with the plan's values against the catalog; empty when it is usable.
+    pub fn problems(&self, catalog: &Catalog) -> Vec<PlanProblem> {
+        let mut problems = Vec::new();
+        let mut check = |ok: bool, key_path: String, message: &str| {
+            if !ok {
+                problems.push(PlanProblem {
+                    key_path,
+                    message: message.to_string(),
+                });
+            }
+        };
+        let positive = "expected a number above 0";
+        let non_negative = "expected a number of 0 or more";
+        let fraction = "expected a fraction from 0 to 1 (write 45 % as 0.45)";
+        let mfu = "expected an MFU above 0 and at most 1 (write 45 % as 0.45)";
+        let is_frac = |v: f64| (0.0..=1.0).contains(&v);
+        let is_mfu = |v: f64| v > 0.0 && v <= 1.0;
+
+        for key_path in non_finite_numbers(self) {
+            check(
+                false,
+                key_path,
+                "expected a finite number (nan and inf are not amounts)",
+            );
+        }
+        check(
+            self.schema_version == PLAN_SCHEMA_VERSION,
+            "schema_version".into(),
+            &format!("expected {PLAN_SCHEMA_VERSION}, the only schema this version of gpuplan reads"),
+        );
+        check(self.hours_per_month > 0.0, "hours_per_month".into(), positive);
+
+        let t = &self.training;
+        check(t.model_params > 0.0, "training.model_params".into(), positive);
+        check(t.tokens > 0.0, "training.tokens".into(), positive);
+        check(t.chips > 0, "training.chips".into(), positive);
+        check(
+            t.network_usd_per_chip_hour >= 0.0,
+            "training.network_usd_per_chip_hour".into(),
+            non_negative,
+        );
+        check(
+            t.failure_overhead_frac >= 0.0,
+            "training.failure_overhead_frac".into(),
+            non_negative,
+        );
+        check(
+            !t.mfu_points.is_empty(),
+            "training.mfu_points".into(),
+            "expected at least one MFU point",
+        );
+        for (i, &point) in t.mfu_points.iter().enumerate() {
+            check(is_mfu(point), format!("training.mfu_points[{i}]"), mfu);
+        }
+
+        for (i, choice) in self.accelerators.iter().enumerate() {
+            let at = |key: &str| format!("accelerators[{i}].{key}");
+            if catalog.accelerator(&choice.id).is_none() {
+                let known: Vec<&str> = catalog.accelerators.iter().map(|a| a.id.as_str()).collect();
+                check(
+                    false,
+                    at("id"),
+                    &format!(
+                        "unknown accelerator '{}'; the catalog has: {}",
+                        choice.id,
+                        known.join(", ")
+                    ),
+                );
+                continue;
+            }
+            check(is_mfu(choice.mfu), at("mfu"), mfu);
+            if let Some(bakeoff) = choice.bakeoff_mfu {
+                check(is_mfu(bakeoff), at("bakeoff_mfu"), mfu);
+            }
+            let ordered = |r: &[f64; 3]| r[0] <= r[1] && r[1] <= r[2];
+            if let Some(range) = &choice.mfu_range {
+                check(
+                    ordered(range) && range.iter().all(|&m| is_mfu(m)),
+                    at("mfu_range"),
+                    "expected [low, most likely, high] MFUs, each above 0 and at most 1, in order",
+                );
+            }
+            if let Some(range) = &choice.price_range_usd_per_chip_hour {
+                check(
+                    ordered(range) && range[0] > 0.0,
+                    at("price_range_usd_per_chip_hour"),
+                    "expected [low, most likely, high] prices above 0, in order",
+                );
+            }
+            if let Some(price) = choice.usd_per_chip_hour {
+                check(price > 0.0, at("usd_per_chip_hour"), positive);
+            } else if let Err(message) = choice.resolve_price(catalog) {
+                let key = if choice.provider.is_some() {
+                    "provider"
+                } else {
+                    "price_set"
+                };
+                check(false, at(key), &message);
+            }
+        }
+
+        let inf = &self.inference;
+        check(
+            catalog.accelerator(&inf.accelerator).is_some(),
+            "inference.accelerator".into(),
+            "expected an accelerator id of the catalog",
+        );
+        check(inf.nodes > 0, "inference.nodes".into(), positive);
+        check(
+            inf.node_usd_per_month >= 0.0,
+            "inference.node_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.sre_usd_per_month >= 0.0,
+            "inference.sre_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.energy_usd_per_month >= 0.0,
+            "inference.energy_usd_per_month".into(),
+            non_negative,
+        );
+        check(
+            inf.throughput_tokens_per_hour > 0.0,
+            "inference.throughput_tokens_per_hour".into(),
+            positive,
+        );
+        check(
+            (0.0..1.0).contains(&inf.mem_fragmentation_frac),
+            "inference.mem_fragmentation_frac".into(),
+            "expected a fraction from 0 up to (not including) 1; typical serving engines lose 0.10-0.20",
+        );
+        check(
+            inf.api_usd_per_1k_tokens >= 0.0,
+            "inference.api_usd_per_1k_tokens".into(),
+            non_negative,
+        );
+        check(
+            inf.internal_usd_per_1k_tokens >= 0.0,
+            "inference.internal_usd_per_1k_tokens".into(),
+            non_negative,
+        );
+        check(
+            inf.tokens_per_month >= 0.0,
+            "inference.tokens_per_month".into(),
+            non_negative,
+        );
+        check(inf.transit_ms >= 0.0, "inference.transit_ms".into(), non_negative);
+        for (i, user) in inf.users.iter().enumerate() {
+            let key = |field: &str| format!("inference.users[{i}].{field}");
+            check(
+                (0.0..=1.0).contains(&user.users_frac),
+                key("users_frac"),
+                "expected a share of users from 0 to 1 (write 35 % as 0.35)",
+            );
+            check(
+                user.round_trip_ms.is_some() != user.one_way_ms.is_some(),
+                key("location"),
+                "expected one of round_trip_ms or one_way_ms",
+            );
+            for (field, value) in [("round_trip_ms", user.round_trip_ms), ("one_way_ms", user.one_way_ms)] {
+                if let Some(ms) = value {
+                    check(ms.is_finite() && ms >= 0.0, key(field), non_negative);
+                }
+            }
+        }
+        let mut froms: Vec<&Option<String>> = inf.users.iter().map(|u| &u.from).collect();
+        froms.sort();
+        froms.dedup();
+        for from in froms {
+            let total: f64 = inf.users.iter().filter(|u| &u.from == from).map(|u| u.users_frac).sum();
+            check(
+                total <= 1.0 + 1e-6,
+                "inference.users".into(),
+                "the users' shares from one serving location add up to more than 1",
+            );
+        }
+        check(
+            inf.requests_per_s >= 0.0,
+            "inference.requests_per_s".into(),
+            non_negative,
+        );
+
+        let rel = &self.reliability;
+        check(
+            rel.checkpoint_size_gb > 0.0,
+            "reliability.checkpoint_size_gb".into(),
+            positive,
+        );
+        check(
+            rel.checkpoint_write_gb_per_s > 0.0,
+            "reliability.checkpoint_write_gb_per_s".into(),
+            positive,
+        );
+        if let Some(minutes) = rel.checkpoint_minutes {
+            check(minutes > 0.0, "reliability.checkpoint_minutes".into(), positive);
+        }
+        if let Some(minutes) = rel.restore_minutes {
+            check(minutes >= 0.0, "reliability.restore_minutes".into(), non_negative);
+        }
+        check(
+            rel.checkpoint_interval_minutes > 0.0,
+            "reliability.checkpoint_interval_minutes".into(),
+            positive,
+        );
+        check(rel.mtbi_hours > 0.0, "reliability.mtbi_hours".into(), positive);
+        check(is_frac(rel.spot_frac), "reliability.spot_frac".into(), fraction);
+        check(
+            is_frac(rel.network_wait_frac),
+            "reliability.network_wait_frac".into(),
+            fraction,
+        );
+
+        if let Some(migration) = &self.migration {
+            for (key, id) in [("from", &migration.from), ("to", &migration.to)] {
+                check(
+                    catalog.accelerator(id).is_some(),
+                    format!("migration.{key}"),
+                    "expected an accelerator id of the catalog",
+                );
+                check(
+                    self.accelerators.iter().any(|c| c.id.eq_ignore_ascii_case(id)),
+                    format!("migration.{key}"),
+                    "expected one of the plan's [[accelerators]] (its MFU and price give the run cost)",
+                );
+            }
+            check(
+                migration.engineering_hours >= 0.0,
+                "migration.engineering_hours".into(),
+                non_negative,
+            );
+            check(
+                migration.engineering_usd_per_hour >= 0.0,
+                "migration.engineering_usd_per_hour".into(),
+                non_negative,
+            );
+        }
+
+        check(
+            self.monte_carlo.draws > 0 && self.monte_carlo.draws <= 10_000_000,
+            "monte_carlo.draws".into(),
+            "expected 1 to 10,000,000 draws",
+        );
+
+        let board = &self.board;
+        check(
+            board.annual_gpu_spend_usd >= 0.0,
+            "board.annual_gpu_spend_usd".into(),
+            non_negative,
+        );
+        check(is_mfu(board.mfu_from_frac), "board.mfu_from_frac".into(), mfu);
+        check(is_mfu(board.mfu_to_frac), "board.mfu_to_frac".into(), mfu);
+
+        for (i, risk) in self.risks.iter().enumerate() {
+            check(is_frac(risk.probability), format!("risks[{i}].probability"), fraction);
+            check(risk.impact_usd >= 0.0, format!("risks[{i}].impact_usd"), non_negative);
+            check(
+                risk.expected_count >= 0.0,
+                format!("risks[{i}].expected_count"),
+                non_negative,
+            );
+        }
+
+        for (i, cluster) in self.clusters.iter().enumerate() {
+            check(
+                catalog.accelerator(&cluster.accelerator).is_some(),
+                format!("clusters[{i}].accelerator"),
+                "expected an accelerator id of the catalog",
+            );
+            check(cluster.gpus > 0, format!("clusters[{i}].gpus"), positive);
+            check(
+                cluster.usd_per_gpu_hour >= 0.0,
+                format!("clusters[{i}].usd_per_gpu_hour"),
+                non_negative,
+            );
+            if let Some(util) = cluster.utilization_frac {
+                check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);
+            }
+        }
+        if let Some(replay) = &self.replay {
+            for (key, value) in [
+                ("training_gpus", replay.training_gpus),
+                ("inference_gpus", replay.inference_gpus),
+                ("burst_gpus", replay.burst_gpus),
+            ] {
+                if let Some(gpus) = value
+                    && !(0.0..=10_000_000.0).contains(&gpus)
+                {
+                    problems.push(PlanProblem {
+                        key_path: format!("replay.{key}"),
+                        message: "expected a GPU count from 0 to 10,000,000".to_string(),
+                    });
+                }
+            }
+            for (key, minutes) in [
+                ("inference_start_slo_minutes", replay.inference_start_slo_minutes),
+                ("overflow_after_wait_minutes", replay.overflow_after_wait_minutes),
+            ] {
+                if !(0.0..=525_600.0).contains(&minutes) {
+                    problems.push(PlanProblem {
+                        key_path: format!("replay.{key}"),
+                        message: "expected minutes from 0 to 525,600 (a year)".to_string(),
+                    });
+                }
+            }
+        }
+        if let Some(prometheus) = &self.prometheus {
+            for (key, message) in prometheus.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("prometheus.{key}"),
+                    message,
+                });
+            }
+        }
+        if let Some(bill) = &self.bill {
+            for (key, message) in bill.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("bill.{key}"),
+                    message,
+                });
+            }
+        }
+        problems
+    }
+}
+
+/// Key paths of every NaN or infinite number in the plan (TOML allows `nan` and `inf`).
+fn non_finite_numbers(plan: &Plan) -> Vec<String> {
+    fn walk(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, v) in map {
+                    let child = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    walk(v, &child, out);
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    walk(v, &format!("{path}[{i}]"), out);
+                }
+            }
+            // serde_json writes non-finite floats as null; a plan has no other nulls
+            // because absent options are skipped.
+            serde_json::Value::Null => out.push(path.to_string()),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Ok(value) = serde_json::to_value(plan) {
+        walk(&value, "", &mut out);
+    }
+    out
+}

@@ -1,0 +1,321 @@
+//! The fleet view: every cluster's class mix, utilization and stranded spend, and the
+//! selected cluster's utilization chart, GPU cells and flags.
+
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::{Listing, class_glyph, class_style, wrapped};
+use crate::app::App;
+use crate::model::fleet::{AuditReport, ClusterAudit};
+use crate::model::format::{pct, thousands, usd_compact};
+use crate::model::workload::WorkloadClass;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
+
+const NAME_WIDTH: usize = 14;
+
+fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let mut lines = vec![
+        fields_line(
+            vec![
+                (format!("{:.0} days · ", report.window.days), theme.muted),
+                (format!("{} jobs · ", thousands(report.jobs_total as f64)), theme.muted),
+            ],
+            width,
+        ),
+        fields_line(
+            vec![
+                (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
+                (
+                    format!("{} rows set aside", thousands(report.rows_rejected_total as f64)),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ),
+    ];
+    if let Some(measured) = &report.measured_utilization {
+        lines.push(fields_line(
+            vec![
+                (
+                    format!("DCGM {:.0} % measured · ", measured.mean_util_frac * 100.0),
+                    theme.title,
+                ),
+                (
+                    format!("{} GPU series", thousands(measured.gpu_series as f64)),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ));
+    }
+    lines
+}
+
+fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'static>> {
+    let total = cluster.gpu_hours.max(f64::MIN_POSITIVE);
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for (k, class) in WorkloadClass::ALL.into_iter().enumerate() {
+        let share = cluster.classes.get(class).gpu_hours / total;
+        let cells = if k == 2 {
+            width.saturating_sub(used)
+        } else {
+            ((share * width as f64).round() as usize).min(width - used)
+        };
+        used += cells;
+        if cells > 0 && share > 0.0 {
+            spans.push(Span::styled(
+                class_glyph(class).to_string().repeat(cells),
+                class_style(class, theme),
+            ));
+        } else if cells > 0 {
+            spans.push(Span::raw(" ".repeat(cells)));
+        }
+    }
+    spans
+}
+
+pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focused: bool) -> Listing {
+    let width = body.width;
+    let mut lines = summary_lines(report, theme, width);
+    let mut legend = vec![Span::styled("mix ", theme.title)];
+    for class in WorkloadClass::ALL {
+        legend.push(Span::styled(class_glyph(class).to_string(), class_style(class, theme)));
+        legend.push(Span::styled(format!(" {} ", class.label()), theme.muted));
+    }
+    lines.push(Line::from(legend));
+    let bar_width = (width as usize).saturating_sub(NAME_WIDTH + 1 + 7 + 10);
+    let mut selected_line = None;
+    for (i, cluster) in report.clusters.iter().enumerate() {
+        let selected = i == app.cursors.cluster;
+        if selected {
+            selected_line = Some(lines.len());
+        }
+        let name_style = if selected && focused {
+            theme.selected
+        } else {
+            theme.base
+        };
+        let mut spans = vec![
+            Span::styled(label(&cluster.name, NAME_WIDTH), name_style),
+            Span::raw(" "),
+        ];
+        if bar_width >= 4 {
+            spans.extend(mix_bar(cluster, bar_width, theme));
+        }
+        let util_style = if cluster.utilization_frac
+            < app
+                .derived
+                .evaluation
+                .thresholds
+                .permanent_allocation_min_utilization_frac
+        {
+            theme.bad
+        } else {
+            theme.good
+        };
+        spans.push(Span::styled(right(&pct(cluster.utilization_frac), 7), util_style));
+        spans.push(Span::styled(
+            right(&usd_compact(cluster.stranded_usd_per_month), 10),
+            theme.warn,
+        ));
+        lines.push(Line::from(spans));
+    }
+    lines.push(fields_line(
+        vec![
+            (label("", NAME_WIDTH + 1 + bar_width), theme.muted),
+            (right("util", 7), theme.muted),
+            (right("idle $/mo", 10), theme.muted),
+        ],
+        width,
+    ));
+    let total: f64 = report.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
+    lines.push(Line::styled("stranded spend (paid, idle)", theme.title));
+    lines.push(fields_line(
+        vec![
+            (format!("{}/month", usd_compact(total)), theme.warn),
+            (format!(" · {}/year", usd_compact(total * 12.0)), theme.warn),
+        ],
+        width,
+    ));
+    if let Some(cluster) = report.clusters.get(app.cursors.cluster) {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(cluster.name.clone(), theme.title));
+        lines.push(fields_line(
+            vec![
+                (
+                    format!(
+                        "{} GPUs ({}) ",
+                        thousands(cluster.capacity_gpus),
+                        cluster.capacity_source
+                    ),
+                    theme.muted,
+                ),
+                (
+                    format!("· peak {} ", thousands(cluster.peak_concurrent_gpus)),
+                    theme.muted,
+                ),
+                (format!("· p95 {}", thousands(cluster.p95_concurrent_gpus)), theme.muted),
+            ],
+            width,
+        ));
+        match (&cluster.measured, &cluster.log) {
+            (Some(measured), Some(log)) => lines.push(fields_line(
+                vec![
+                    (format!("util {} DCGM ", pct(measured.mean_util_frac)), theme.title),
+                    (format!("· log {} ", pct(log.utilization_frac)), theme.muted),
+                    (format!("· {}", measured.metric), theme.muted),
+                ],
+                width,
+            )),
+            _ => lines.push(fields_line(
+                vec![(
+                    format!(
+                        "util {} from {}",
+                        pct(cluster.utilization_frac),
+                        cluster.utilization_source.label()
+                    ),
+                    theme.muted,
+                )],
+                width,
+            )),
+        }
+        if let Some(line) = pending_line(cluster, theme, width) {
+            lines.push(line);
+        }
+        let remaining = body
+            .height
+            .saturating_sub(lines.len() as u16 + 1 + cluster.flags.len() as u16);
+        let chart_rows = (remaining / 2).clamp(2, 14);
+        lines.extend(utilization_chart(
+            app,
+            cluster,
+            theme,
+            width as usize,
+            chart_rows as usize,
+        ));
+        let cell_rows = remaining.saturating_sub(chart_rows + 3).clamp(1, 12);
+        lines.extend(gpu_cells(cluster, theme, width as usize, cell_rows as usize));
+        for flag in &cluster.flags {
+            lines.extend(wrapped(&format!("⚑ {flag}"), width, theme.warn));
+        }
+    }
+    Listing {
+        lines,
+        selected: selected_line,
+    }
+}
+
+/// The cluster's jobs that never started, when it has any: demand it did not meet.
+fn pending_line(cluster: &ClusterAudit, theme: &Theme, width: u16) -> Option<Line<'static>> {
+    let pending = &cluster.pending;
+    if pending.is_empty() {
+        return None;
+    }
+    Some(fields_line(
+        vec![
+            (
+                format!("pending {} jobs ", thousands(pending.jobs() as f64)),
+                theme.warn,
+            ),
+            (format!("· {} GPUs ", thousands(pending.gpus())), theme.warn),
+            (
+                format!("· {} GPU-h asked", thousands(pending.gpu_hours_requested())),
+                theme.muted,
+            ),
+        ],
+        width,
+    ))
+}
+
+/// Hourly utilized GPUs against capacity, one column per bucket of hours; buckets under the
+/// utilization threshold are drawn in the warning colour and marked ▾ below.
+fn utilization_chart(
+    app: &App,
+    cluster: &ClusterAudit,
+    theme: &Theme,
+    width: usize,
+    rows: usize,
+) -> Vec<Line<'static>> {
+    let series = &cluster.hourly.utilized_gpus;
+    let columns = width.saturating_sub(5);
+    if series.is_empty() || columns < 4 || cluster.capacity_gpus <= 0.0 {
+        return Vec::new();
+    }
+    let per_column = series.len().div_ceil(columns).max(1);
+    let fracs: Vec<f64> = series
+        .chunks(per_column)
+        .map(|c| c.iter().sum::<f64>() / c.len() as f64 / cluster.capacity_gpus)
+        .collect();
+    let threshold = app
+        .derived
+        .evaluation
+        .thresholds
+        .permanent_allocation_min_utilization_frac;
+    let mut lines = vec![Line::styled(
+        format!(
+            "utilization, {} h/column, ▾ < {:.0} %",
+            per_column * cluster.hourly.hours_per_point as usize,
+            threshold * 100.0
+        ),
+        theme.muted,
+    )];
+    for r in (0..rows).rev() {
+        let axis = match r {
+            _ if r == rows - 1 => "100%",
+            0 => "  0%",
+            _ => "    ",
+        };
+        let mut spans = vec![Span::styled(format!("{axis} "), theme.muted)];
+        for &frac in &fracs {
+            let eighths = ((frac.clamp(0.0, 1.0) * rows as f64 * 8.0).round() as usize).saturating_sub(r * 8);
+            let glyph = EIGHTHS[eighths.min(8)];
+            let style = if frac < threshold { theme.bad } else { theme.good };
+            spans.push(Span::styled(glyph.to_string(), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    let dips: String = fracs.iter().map(|&f| if f < threshold { '▾' } else { ' ' }).collect();
+    lines.push(Line::from(vec![Span::raw("     "), Span::styled(dips, theme.bad)]));
+    lines
+}
+
+/// The cluster as cells of GPUs, packed from the first: a cell is as dark as the share of
+/// hours its GPUs were busy, so the light cells are the capacity paid for and idle.
+fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let busy = &cluster.hourly.busy_gpus;
+    if busy.is_empty() || cluster.capacity_gpus <= 0.0 || width < 8 {
+        return Vec::new();
+    }
+    let slots = (width * rows).min(cluster.capacity_gpus.ceil() as usize).max(1);
+    let gpus_per_cell = (cluster.capacity_gpus / slots as f64).ceil().max(1.0);
+    let cells = (cluster.capacity_gpus / gpus_per_cell).ceil() as usize;
+    let mut lines = vec![Line::styled(
+        format!("GPUs, 1 cell = {gpus_per_cell:.0}: █ busy ░ idle"),
+        theme.muted,
+    )];
+    let shades: Vec<(char, Style)> = (0..cells)
+        .map(|k| {
+            let level = (k as f64 + 0.5) * gpus_per_cell;
+            let busy_frac = busy.iter().filter(|&&b| b >= level).count() as f64 / busy.len() as f64;
+            match busy_frac {
+                f if f >= 0.75 => ('█', theme.good),
+                f if f >= 0.5 => ('▓', theme.good),
+                f if f >= 0.25 => ('▒', theme.warn),
+                f if f > 0.0 => ('░', theme.bad),
+                _ => ('·', theme.idle),
+            }
+        })
+        .collect();
+    for chunk in shades.chunks(width) {
+        lines.push(Line::from(
+            chunk
+                .iter()
+                .map(|(c, s)| Span::styled(c.to_string(), *s))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    lines
+}

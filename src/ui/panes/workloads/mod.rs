@@ -1,0 +1,101 @@
+//! Workloads: class mix per cluster, utilization over time with dips marked, the cluster as
+//! GPU cells shaded by busy time, stranded spend and flags; drill into a cluster, a class, a job.
+
+mod drill;
+mod fleet;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::Paragraph;
+
+use crate::app::{App, FleetStatus, WorkloadsView};
+use crate::model::workload::WorkloadClass;
+use crate::ui::scroll::ScrollWindow;
+use crate::ui::theme::Theme;
+
+/// A view's lines, and which of them is the selected row: marked as that row is added, so
+/// keeping it on screen never counts the lines above it.
+#[derive(Debug, Default)]
+struct Listing {
+    lines: Vec<Line<'static>>,
+    selected: Option<usize>,
+}
+
+impl Listing {
+    fn unselected(lines: Vec<Line<'static>>) -> Listing {
+        Listing { lines, selected: None }
+    }
+}
+
+/// Draws the view of the drill-down; `window` is the pane's scroll, remembered between frames.
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+    let Some(fleet) = &app.fleet else {
+        let text = match &app.fleet_status {
+            FleetStatus::Working { what, .. } => format!("{what}…"),
+            FleetStatus::Failed { message } => message.clone(),
+            FleetStatus::Idle => "no logs: open one with the file picker".to_string(),
+        };
+        frame.render_widget(
+            Paragraph::new(text)
+                .style(theme.muted)
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            body,
+        );
+        return;
+    };
+    let report = &fleet.report;
+    let listing = match app.workloads_view {
+        WorkloadsView::Fleet => fleet::fleet_lines(app, report, theme, body, focused),
+        WorkloadsView::Cluster { cluster } => drill::cluster_lines(app, report, cluster, theme, body.width, focused),
+        WorkloadsView::Class { cluster, class } => {
+            drill::class_lines(app, report, cluster, class, theme, body.width, focused)
+        }
+        WorkloadsView::Job { cluster, class, job } => {
+            Listing::unselected(drill::job_lines(app, cluster, class, job, theme))
+        }
+    };
+    let first = window.follow(listing.selected, listing.lines.len(), usize::from(body.height));
+    frame.render_widget(
+        Paragraph::new(listing.lines).scroll((u16::try_from(first).unwrap_or(u16::MAX), 0)),
+        body,
+    );
+}
+
+fn class_style(class: WorkloadClass, theme: &Theme) -> Style {
+    match class {
+        WorkloadClass::Training => theme.training,
+        WorkloadClass::Inference => theme.inference,
+        WorkloadClass::Burst => theme.burst,
+    }
+}
+
+/// Glyphs tell the classes apart without colour.
+fn class_glyph(class: WorkloadClass) -> char {
+    match class {
+        WorkloadClass::Training => '█',
+        WorkloadClass::Inference => '▓',
+        WorkloadClass::Burst => '░',
+    }
+}
+
+/// Words wrapped to the width, for flags and notes.
+fn wrapped(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let fresh = line.trim().is_empty();
+        if !fresh && line.chars().count() + 1 + word.chars().count() > width as usize {
+            lines.push(Line::styled(std::mem::take(&mut line), style));
+            line.push_str("  ");
+        } else if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.trim().is_empty() {
+        lines.push(Line::styled(line, style));
+    }
+    lines
+}
