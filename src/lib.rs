@@ -10,4 +10,5 @@ pub mod data;
 pub mod model;
 pub mod present;
 pub mod runtime;
+pub mod shared;
 pub mod ui;

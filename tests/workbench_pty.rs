@@ -10,7 +10,7 @@ use common::pty::Workbench;
 use gpuplan::config::catalog::builtin;
 use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, read_plan_text};
 use gpuplan::model::evaluate::{MfuSource, training_run};
-use gpuplan::model::format::usd_compact;
+use gpuplan::shared::format::usd_compact;
 
 const PATIENCE: Duration = Duration::from_secs(30);
 

@@ -1,9 +1,9 @@
 //! The plan values the workbench edits in place: where each lives in the plan, its steps,
 //! bounds and how it is typed and shown.
 
-use crate::model::format::{pct, si, thousands, usd};
 use crate::model::plan::{Plan, ReplayPlan};
 use crate::model::workload::WorkloadClass;
+use crate::shared::format::{pct, si, thousands, usd};
 
 /// Where a class's pool size sits in the plan's [replay] table.
 fn pool_slot(replay: &mut ReplayPlan, class: WorkloadClass) -> &mut Option<f64> {

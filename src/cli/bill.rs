@@ -12,9 +12,9 @@ use crate::data::audit::AuditReport;
 use crate::data::focus::{BillFile, FocusError, read_focus};
 use crate::model::bill::{BillCluster, BillMatcher, BillReport, Cost, bill_report};
 use crate::model::fleet::iso_utc;
-use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
 use crate::present::document::{Align, Block, Section, Table};
+use crate::shared::format::{pct, thousands, usd};
 
 /// The bill beside an audit: the files read and what they sum to.
 #[derive(Debug, Clone, Serialize)]

@@ -2,9 +2,9 @@
 //! its term mix at today's prices, and the contract matching behind them.
 
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
-use crate::model::format::{thousands, usd, usd_compact};
 use crate::model::waterfall::Waterfall;
 use crate::present::document::{Align, Block, Section, Table};
+use crate::shared::format::{thousands, usd, usd_compact};
 
 /// A change as a signed amount: `−$1.2M` for a saving.
 pub fn signed_usd(change: f64) -> String {
@@ -224,7 +224,7 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
     if let Some(model) = &c.served_model {
         blocks.push(Block::Note(format!(
             "Inference must hold the plan's model in one node: {} parameters × {} bytes + fragmentation = {:.0} GB.",
-            crate::model::format::si(model.params),
+            crate::shared::format::si(model.params),
             model.bytes_per_param,
             model.required_gb
         )));

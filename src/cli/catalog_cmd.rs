@@ -3,8 +3,8 @@
 use super::Failure;
 use crate::config::paths::catalog_override_dir;
 use crate::model::catalog::Catalog;
-use crate::model::format::usd;
 use crate::present::document::{Align, Block, Document, Section, Table, render_text};
+use crate::shared::format::usd;
 
 pub fn run(catalog: &Catalog) -> Result<(), Failure> {
     let mut accelerators = Table::new(&[

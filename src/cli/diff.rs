@@ -16,11 +16,11 @@ use crate::model::catalog::Catalog;
 use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
 use crate::model::compare::{replay_outputs, waterfall_outputs};
 use crate::model::fleet_contracts::contracts_report;
-use crate::model::format::{si, thousands, usd, usd_compact};
 use crate::model::plan::Plan;
 use crate::model::split::{ReplayReport, replay_fleets};
 use crate::model::waterfall::{Waterfall, waterfall};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
+use crate::shared::format::{si, thousands, usd, usd_compact};
 
 #[derive(Serialize)]
 struct JsonDiff<'a> {

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::data::readers::progress::READ_PROGRESS;
-use crate::model::format::thousands;
+use crate::shared::format::thousands;
 
 /// Inputs above this size get a progress line.
 pub const LARGE_INPUT_BYTES: u64 = 64 * 1024 * 1024;

@@ -8,12 +8,12 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::fleet_source::FleetSource;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::AuditReport;
-use crate::model::format::{pct, thousands, usd};
 use crate::model::plan::Plan;
 use crate::model::replay::ClassOutcome;
 use crate::model::split::{ReplayReport, replay_fleets};
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
+use crate::shared::format::{pct, thousands, usd};
 
 fn replay_failure(e: &impl std::fmt::Display) -> Failure {
     Diagnostic::file(
@@ -54,7 +54,7 @@ pub fn replay_report(
 }
 
 fn wait_text(ms: Option<f64>) -> String {
-    crate::model::format::wait_text(ms, false)
+    crate::shared::format::wait_text(ms, false)
 }
 
 fn class_row(fleet: &str, c: &ClassOutcome) -> Vec<String> {

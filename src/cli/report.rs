@@ -11,12 +11,12 @@ use crate::model::catalog::Catalog;
 use crate::model::checks::{Check, CheckUnit, overall_status};
 use crate::model::evaluate::{Evaluation, MfuSource, evaluate};
 use crate::model::fleet_contracts::{ContractsReport, contracts_report};
-use crate::model::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 use crate::model::inference::Breakeven;
 use crate::model::migration::MigrationBreakeven;
 use crate::model::sensitivity::cost_curves;
 use crate::model::waterfall::{Waterfall, waterfall};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
+use crate::shared::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 
 /// The JSON document: the evaluation with where it came from.
 #[derive(Serialize)]

@@ -11,7 +11,6 @@ pub mod deployment;
 pub mod evaluate;
 pub mod fleet;
 pub mod fleet_contracts;
-pub mod format;
 pub mod inference;
 pub mod migration;
 pub mod monte_carlo;

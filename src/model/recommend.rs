@@ -104,7 +104,7 @@ pub fn recommendations(
     let w = &plan.workload;
     let is_nvidia = |id: &str| catalog.accelerator(id).is_some_and(|a| !a.custom_silicon);
     let in_plan = |prefix: &str| plan.accelerators.iter().find(|c| c.id.starts_with(prefix));
-    let money = crate::model::format::usd_compact;
+    let money = crate::shared::format::usd_compact;
 
     let training_pick = if w.custom_cuda_kernels {
         cheapest_at_sliders(training, is_nvidia).map(|(id, cost)| {

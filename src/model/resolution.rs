@@ -83,7 +83,7 @@ impl Resolution {
         Some(format!(
             "the window spans {} days, too long to follow minute by minute: concurrency is of {step} steps' \
              mean GPUs (peak and p95 are of those means) and each series point is {} hours",
-            crate::model::format::thousands(days.round()),
+            crate::shared::format::thousands(days.round()),
             self.hours_per_point
         ))
     }

@@ -13,7 +13,7 @@ use super::inference::cost_per_billion_tokens_usd;
 use super::plan::{Plan, ResolvedPrice};
 use super::thresholds::Thresholds;
 use super::transit::transit_by_location;
-use crate::model::format::{pct, thousands};
+use crate::shared::format::{pct, thousands};
 
 #[allow(clippy::too_many_arguments)]
 fn check(

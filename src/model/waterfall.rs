@@ -13,9 +13,9 @@
 use serde::Serialize;
 
 use super::fleet_contracts::{ClassContracts, ContractsReport};
-use super::format::{thousands, usd, usd_compact};
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
+use crate::shared::format::{thousands, usd, usd_compact};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

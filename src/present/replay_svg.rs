@@ -3,10 +3,10 @@
 
 use super::chart::Axis;
 use super::svg::{Frame, PALETTE, legend_entry, open};
-use crate::model::format::{thousands, usd_compact};
 use crate::model::replay::ReplayOutcome;
 use crate::model::split::ReplayReport;
 use crate::model::workload::WorkloadClass;
+use crate::shared::format::{thousands, usd_compact};
 
 const PANEL_HEIGHT: f64 = 220.0;
 

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::chart::{Axis, bucket_means};
 use crate::model::fleet::ClusterAudit;
-use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
+use crate::shared::format::{pct, thousands, usd_compact};
 
 pub(super) const WIDTH: f64 = 820.0;
 pub(super) const PALETTE: [&str; 8] = [

@@ -3,8 +3,8 @@
 
 use super::chart::{Axis, bucket_means};
 use crate::model::fleet::ClusterAudit;
-use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
+use crate::shared::format::{pct, thousands, usd_compact};
 
 const PLOT_COLUMNS: usize = 64;
 const PLOT_ROWS: usize = 18;

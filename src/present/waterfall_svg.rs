@@ -5,8 +5,8 @@
 use std::fmt::Write;
 
 use super::svg::{WIDTH, escape, open, px};
-use crate::model::format::usd_compact;
 use crate::model::waterfall::Waterfall;
+use crate::shared::format::usd_compact;
 
 const HEIGHT: f64 = 420.0;
 const TOP: f64 = 60.0;

@@ -249,7 +249,7 @@ impl ProgressTicker {
                     let what = format!(
                         "reading the logs: {:.0} %, {} rows",
                         (bytes as f64 / total_bytes as f64 * 100.0).min(100.0),
-                        crate::model::format::thousands(rows as f64)
+                        crate::shared::format::thousands(rows as f64)
                     );
                     if results.send(Action::FleetStarted { generation, what }).is_err() {
                         break;

@@ -29,7 +29,7 @@ pub fn header(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
             format!(
                 "{} ({} rows)",
                 names.join(", "),
-                crate::model::format::thousands(rows as f64)
+                crate::shared::format::thousands(rows as f64)
             )
         }
         None => "no logs yet".to_string(),

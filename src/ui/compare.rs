@@ -10,7 +10,7 @@ use super::theme::Theme;
 use super::widgets::{inner, label, pane_block, right};
 use crate::app::App;
 use crate::model::compare::{OutputComparison, OutputUnit};
-use crate::model::format::{si, thousands, usd, usd_compact};
+use crate::shared::format::{si, thousands, usd, usd_compact};
 
 const KEY_WIDTH: usize = 40;
 const VALUE_WIDTH: usize = 18;

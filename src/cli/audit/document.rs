@@ -4,10 +4,10 @@
 use crate::data::audit::AuditReport;
 use crate::data::readers::load::FileSummary;
 use crate::model::fleet::ClusterAudit;
-use crate::model::format::{pct, thousands, usd};
 use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table};
+use crate::shared::format::{pct, thousands, usd};
 
 use super::sections::{measured_clusters_section, measured_section, pending_section, top_jobs_section};
 

@@ -16,12 +16,12 @@ use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
 use crate::data::readers::mapping::Mapping;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::Window;
-use crate::model::format::thousands;
 use crate::model::plan::Plan;
 use crate::model::plan::PrometheusSource;
 use crate::present::document::{render_markdown, render_text};
 use crate::runtime::prometheus::client::{PrometheusClient, PrometheusError};
 use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
+use crate::shared::format::thousands;
 
 pub use document::{SPARKLINE_MAX_COLUMNS, days_per_column, document, points_per_column, source_tag, sparkline};
 

@@ -3,9 +3,9 @@
 use super::document::{BARS, points_per_column};
 use crate::data::audit::AuditReport;
 use crate::model::fleet::{MeasuredUtilization, PendingClass};
-use crate::model::format::{or_dash, pct, thousands, truncated, usd};
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Section, Table};
+use crate::shared::format::{or_dash, pct, thousands, truncated, usd};
 
 /// Each measured cluster: the hardware's figures beside the log's, and where they came from.
 pub(super) fn measured_clusters_section(r: &AuditReport) -> Option<Section> {

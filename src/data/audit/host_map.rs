@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::data::readers::hostlist::{HostPatterns, validate_host_pattern};
-use crate::model::format::count_of;
+use crate::shared::format::count_of;
 
 #[derive(Debug, Clone, Default)]
 pub struct HostMap {

@@ -14,7 +14,7 @@ use super::tables::{
 };
 use super::{ClusterProfile, Defect, SampleClass, SampleRow, SampleSpec};
 use crate::data::canonical::{MS_PER_DAY, MS_PER_HOUR, MS_PER_MINUTE, MS_PER_SECOND};
-use crate::model::monte_carlo::SplitMix64;
+use crate::shared::random::SplitMix64;
 
 /// What a row is about, before it is placed in time.
 pub(super) struct Job {

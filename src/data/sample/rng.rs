@@ -3,7 +3,7 @@
 
 use std::f64::consts::PI;
 
-use crate::model::monte_carlo::Xoshiro256StarStar;
+use crate::shared::random::Xoshiro256StarStar;
 
 #[derive(Debug, Clone)]
 pub(super) struct Rng {

@@ -4,7 +4,7 @@ use super::demand::DemandProfile;
 use super::*;
 use crate::model::catalog::Term;
 use crate::model::deployment::Deployment;
-use crate::model::monte_carlo::Xoshiro256StarStar;
+use crate::shared::random::Xoshiro256StarStar;
 use proptest::prelude::*;
 
 const H100: &str = "h100-sxm";

@@ -16,9 +16,9 @@ use crate::data::prometheus::query::{
 };
 use crate::data::prometheus::response::Matrix;
 use crate::model::fleet::{Window, iso_utc};
-use crate::model::format::count_of;
 use crate::model::plan::PrometheusSource;
 use crate::model::utilization::ClusterMeasurement;
+use crate::shared::format::count_of;
 
 /// Queries done and to do, for a progress bar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::{App, FleetStatus};
 use crate::model::contracts::MixRole;
-use crate::model::format::{thousands, usd_compact};
+use crate::shared::format::{thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, scroll_to};
 

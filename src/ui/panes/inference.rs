@@ -8,8 +8,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::field::INFERENCE_FIELDS;
-use crate::model::format::{si, usd, usd_compact};
 use crate::model::inference::Breakeven;
+use crate::shared::format::{si, usd, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, hbar, label, right};
 

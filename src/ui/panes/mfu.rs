@@ -10,8 +10,8 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
 use crate::app::App;
 use crate::model::evaluate::MfuSource;
-use crate::model::format::{pct, usd_compact};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC};
+use crate::shared::format::{pct, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, row, rows_from};
 
@@ -60,7 +60,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     let mut lines = vec![Line::styled(
         format!(
             "{} on {} chips · {} FLOPs",
-            crate::model::format::si(plan.training.model_params),
+            crate::shared::format::si(plan.training.model_params),
             plan.training.chips,
             app.derived.evaluation.training.flops_rule
         ),

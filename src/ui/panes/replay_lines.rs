@@ -5,10 +5,10 @@
 use ratatui::text::Line;
 
 use crate::app::App;
-use crate::model::format::{pct, thousands, usd_compact, wait_text};
 use crate::model::replay::{ClassOutcome, ReplayOutcome};
 use crate::model::split::ReplayReport;
 use crate::model::workload::WorkloadClass;
+use crate::shared::format::{pct, thousands, usd_compact, wait_text};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right};
 

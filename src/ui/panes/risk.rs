@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 use crate::app::App;
 use crate::app::field::Field;
 use crate::model::checks::CheckStatus;
-use crate::model::format::{pct, usd_compact};
+use crate::shared::format::{pct, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, scroll_to, status_glyph, status_style};
 

@@ -5,8 +5,8 @@ use ratatui::text::{Line, Span};
 use super::{Listing, class_style, wrapped};
 use crate::app::{App, class_jobs, cluster_classes};
 use crate::model::fleet::{AuditReport, JobLine};
-use crate::model::format::{or_dash, pct, thousands, usd_compact};
 use crate::model::workload::WorkloadClass;
+use crate::shared::format::{or_dash, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right};
 

@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use super::{Listing, class_glyph, class_style, wrapped};
 use crate::app::App;
 use crate::model::fleet::{AuditReport, ClusterAudit};
-use crate::model::format::{pct, thousands, usd_compact};
 use crate::model::workload::WorkloadClass;
+use crate::shared::format::{pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
 
