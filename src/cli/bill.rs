@@ -50,7 +50,7 @@ pub fn bill_audit(paths: &[PathBuf], plan: Option<&Plan>, audit: &AuditReport) -
         .iter()
         .map(|c| (c.name.clone(), c.monthly_cost_usd))
         .collect();
-    let hours_per_month = plan.map_or(730.0, |p| p.hours_per_month);
+    let hours_per_month = plan.map_or(crate::model::plan::HOURS_PER_MONTH, |p| p.hours_per_month);
     // A tag may name any cluster the audit or the plan knows.
     let known = modelled
         .keys()

@@ -394,3 +394,17 @@ pub fn load(override_dir: Option<&Path>) -> LoadedCatalog {
 pub fn load_user() -> LoadedCatalog {
     load(super::paths::catalog_override_dir().as_deref())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::catalog::{SEED_H100_USD_PER_GPU_HOUR, Term};
+
+    #[test]
+    fn the_fallback_rate_is_the_built_in_catalogs_seed_rate() {
+        let catalog = builtin().catalog;
+        let seed = catalog.prices_for("h100-sxm", "seed-001", Term::OnDemand);
+        assert_eq!(seed.len(), 1);
+        assert_eq!(seed[0].usd_per_chip_hour(), SEED_H100_USD_PER_GPU_HOUR);
+    }
+}

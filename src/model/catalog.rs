@@ -115,6 +115,11 @@ pub struct ThresholdSource {
     pub meaning: String,
 }
 
+/// The hyperscaler on-demand H100 rate seed 001 quotes, per GPU-hour: what a cluster no plan
+/// prices costs when a catalog override has dropped the built-in catalog's row for it
+/// (`catalogs/accelerators.toml` holds the same figure with its source).
+pub const SEED_H100_USD_PER_GPU_HOUR: f64 = 12.29;
+
 /// The resolved catalogs every computation reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalog {

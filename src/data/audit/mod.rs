@@ -34,7 +34,7 @@ use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
 use self::top_jobs::{TopJobInputs, top_jobs};
 use super::readers::load::LoadedLogs;
 use super::readers::reject::Quarantine;
-use crate::model::catalog::{Catalog, Term};
+use crate::model::catalog::{Catalog, SEED_H100_USD_PER_GPU_HOUR, Term};
 use crate::model::fleet::iso_utc;
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, PendingDemand,
@@ -96,7 +96,7 @@ impl AuditSettings {
         window: WindowSpec,
         cost_override: Option<f64>,
     ) -> AuditSettings {
-        let hours_per_month = plan.map_or(730.0, |p| p.hours_per_month);
+        let hours_per_month = plan.map_or(crate::model::plan::HOURS_PER_MONTH, |p| p.hours_per_month);
         let clusters = plan
             .map(|p| {
                 p.clusters
@@ -117,7 +117,7 @@ impl AuditSettings {
         let (default_usd_per_gpu_hour, default_price_source) = match (cost_override, seed_rate) {
             (Some(rate), _) => (rate, "--cost-per-gpu-hour".to_string()),
             (None, Some(seed)) => seed,
-            (None, None) => (12.29, "seed 001 H100 hyperscaler rate".to_string()),
+            (None, None) => (SEED_H100_USD_PER_GPU_HOUR, "seed 001 H100 hyperscaler rate".to_string()),
         };
         let thresholds = match plan {
             Some(p) => catalog.thresholds.with_overrides(&p.thresholds),

@@ -162,8 +162,11 @@ impl PrometheusSource {
     }
 }
 
+/// Hours in a month unless the plan says otherwise: 365 × 24 / 12.
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
 fn default_hours_per_month() -> f64 {
-    730.0
+    HOURS_PER_MONTH
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

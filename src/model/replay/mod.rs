@@ -38,8 +38,8 @@ pub const QUEUE_SERIES_BUCKETS: usize = 240;
 /// later pass (after the queue ahead of it has moved).
 pub const BACKFILL_SCAN_DEPTH: usize = 256;
 
-/// Hours in the month that monthly costs are scaled to (365 × 24 / 12).
-pub const HOURS_PER_MONTH: f64 = 730.0;
+/// Hours in the month that monthly costs are scaled to.
+pub use crate::model::plan::HOURS_PER_MONTH;
 
 /// One job to replay. `duration_ms` is the sum of its runs' durations (the caller adds them up).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
