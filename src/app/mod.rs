@@ -11,7 +11,7 @@ mod update;
 
 use std::path::PathBuf;
 
-pub use update::{class_jobs, cluster_classes, update};
+pub use update::{changes_nothing, class_jobs, cluster_classes, update};
 
 use self::command::{CommandId, KeyMap};
 use self::derived::Derived;

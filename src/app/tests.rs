@@ -563,3 +563,31 @@ fn only_what_the_audit_reads_of_the_plan_audits_again() {
         }]
     );
 }
+
+#[test]
+fn only_actions_that_change_something_ask_for_a_frame() {
+    let mut app = app();
+    // F12 is bound to nothing; `q` is (quit).
+    assert!(changes_nothing(&app, &Action::Key(Key::plain(KeyCode::F(12)))));
+    assert!(!changes_nothing(&app, &Action::Key(Key::char('q'))));
+    let stale = Action::FleetFailed {
+        generation: app.generation + 1,
+        message: "late".to_string(),
+    };
+    assert!(changes_nothing(&app, &stale));
+    let (status, banner) = (app.fleet_status.clone(), app.banner.clone());
+    update(&mut app, stale);
+    assert_eq!(
+        (app.fleet_status.clone(), app.banner.clone()),
+        (status, banner),
+        "a superseded result is dropped"
+    );
+    let current = Action::FleetFailed {
+        generation: app.generation,
+        message: "now".to_string(),
+    };
+    assert!(!changes_nothing(&app, &current));
+    // With an overlay open, every key goes to it.
+    app.overlay = Overlay::ConfirmQuit;
+    assert!(!changes_nothing(&app, &Action::Key(Key::plain(KeyCode::F(12)))));
+}

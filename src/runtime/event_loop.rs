@@ -16,7 +16,7 @@ use super::keys::key_of;
 use super::terminal::{TerminalGuard, Tui};
 use super::worker::Worker;
 use crate::app::field::Field;
-use crate::app::{Action, App, Banner, BannerLevel, Overlay, PaneId, update};
+use crate::app::{Action, App, Banner, BannerLevel, Overlay, PaneId, changes_nothing, update};
 use crate::ui::ViewState;
 use crate::ui::layout::{areas, pane_at, tab_at};
 use crate::ui::panes::mfu::{mfu_at, slider_track};
@@ -97,10 +97,12 @@ fn spawn_input_reader() -> Receiver<Event> {
     rx
 }
 
+/// Applies an action; true when the screen may have changed and wants a new frame.
 fn apply(app: &mut App, runtime: &mut Runtime, action: Action) -> bool {
+    let redraw = !changes_nothing(app, &action);
     let effects = update(app, action);
     runtime.execute(app, effects);
-    true
+    redraw
 }
 
 pub fn draw(terminal: &mut Tui, app: &App, view: &mut ViewState, themes: &[Theme]) -> io::Result<()> {

@@ -28,6 +28,23 @@ fn is_step(id: CommandId) -> bool {
     )
 }
 
+/// Whether `update` would leave the app as it is, so the screen needs no new frame: a key that
+/// no overlay takes and no command is bound to, a worker's result for a superseded request, a
+/// change on disk to a file other than the plan's.
+pub fn changes_nothing(app: &App, action: &Action) -> bool {
+    match action {
+        Action::Key(key) => app.overlay == Overlay::None && app.command_for(*key).is_none(),
+        Action::FleetStarted { generation, .. }
+        | Action::FleetLoaded { generation, .. }
+        | Action::FleetFailed { generation, .. } => *generation != app.generation,
+        Action::ReplayLoaded { generation, .. } | Action::ReplayFailed { generation, .. } => {
+            *generation != app.replay.generation
+        }
+        Action::PlanChangedOnDisk { path, .. } | Action::PlanInvalidOnDisk { path, .. } => !is_plan_file(app, path),
+        _ => false,
+    }
+}
+
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     // Steps of one field in a row undo together; anything else in between ends the run.
     // (Keys are judged by the command they become, in `command`.)
