@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-#[path = "../tests/common/pty.rs"]
+#[path = "../tests/integration/common/pty.rs"]
 mod pty;
 
 use pty::Workbench;

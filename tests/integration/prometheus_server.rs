@@ -7,7 +7,7 @@
 //! Without `prometheus` and `promtool` on the PATH the server tests say so loudly and are
 //! skipped, except under CI (`CI` set), where they fail: `.ci/run` installs them.
 
-mod common;
+use crate::common;
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};

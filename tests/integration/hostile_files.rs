@@ -2,7 +2,7 @@
 //! specifications), each pinned to its outcome: a result, or exit 2 with a message that names
 //! the file (and its line where it has one). Never a panic, a hang or unbounded memory.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! the old one or the new one, never half of each (saves go to a temporary file in the same
 //! folder, synced, then renamed over the plan).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! see the plan file edited on disk show up (and a broken edit reported), move an MFU slider,
 //! read the new cost, save (only the moved value's line changes), quit.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

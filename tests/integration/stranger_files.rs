@@ -5,7 +5,7 @@
 //! strace ships with Debian; without it these tests say so and are skipped, except under CI
 //! (`CI` set), where they fail: `.ci/run` installs it.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -15,6 +15,17 @@ use gpuplan::ui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
+/// `insta::assert_snapshot!` into `tests/snapshots/ui_snapshots__NAME.snap`, where these
+/// snapshots lived when this module was a test binary of its own.
+macro_rules! snapshot {
+    ($name:expr, $value:expr $(,)?) => {{
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("../snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!(format!("ui_snapshots__{}", $name), $value));
+    }};
+}
+
 /// The workbench on the sample, read and audited once; each test gets its own copy.
 fn app() -> App {
     static LOADED: OnceLock<App> = OnceLock::new();
@@ -101,14 +112,14 @@ fn each_pane_at_80x24() {
         let mut app = app();
         update(&mut app, Action::FocusPane(pane));
         let name = pane.title().to_lowercase().replace([' ', '&'], "_");
-        insta::assert_snapshot!(format!("pane_{name}_80x24"), screen(&app, 80, 24));
+        snapshot!(format!("pane_{name}_80x24"), screen(&app, 80, 24));
     }
 }
 
 #[test]
 fn the_workbench_at_200x60() {
     let app = app();
-    insta::assert_snapshot!("workbench_200x60", screen(&app, 200, 60));
+    snapshot!("workbench_200x60", screen(&app, 200, 60));
 }
 
 #[test]
@@ -127,13 +138,13 @@ fn each_pane_focused_at_200x60_moves_the_thick_border() {
 fn drilling_into_a_cluster_a_class_and_a_job() {
     let mut app = app();
     press(&mut app, &[Key::plain(KeyCode::Enter)]);
-    insta::assert_snapshot!("drill_cluster_80x24", screen(&app, 80, 24));
+    snapshot!("drill_cluster_80x24", screen(&app, 80, 24));
     press(&mut app, &[Key::plain(KeyCode::Enter)]);
-    insta::assert_snapshot!("drill_class_80x24", screen(&app, 80, 24));
+    snapshot!("drill_class_80x24", screen(&app, 80, 24));
     press(&mut app, &[Key::plain(KeyCode::Enter)]);
     let job = screen(&app, 80, 24);
     assert!(job.contains("decided by"), "{job}");
-    insta::assert_snapshot!("drill_job_80x24", job);
+    snapshot!("drill_job_80x24", job);
     press(
         &mut app,
         &[
@@ -154,11 +165,11 @@ fn help_and_palette_overlays() {
     for command in gpuplan::app::command::COMMANDS {
         assert!(help.contains(command.name), "{} missing from help", command.name);
     }
-    insta::assert_snapshot!("help_200x60", help);
+    snapshot!("help_200x60", help);
     let mut app = self::app();
     update(&mut app, Action::Command(CommandId::Palette));
     press(&mut app, &[Key::char('s'), Key::char('a'), Key::char('v')]);
-    insta::assert_snapshot!("palette_save_80x24", screen(&app, 80, 24));
+    snapshot!("palette_save_80x24", screen(&app, 80, 24));
 }
 
 #[test]
@@ -283,7 +294,7 @@ fn compare_view_with_a_shipped_plan() {
     let shown = screen(&app, 200, 60);
     assert!(shown.contains("inputs that differ"), "{shown}");
     assert!(shown.contains("h200-reserved.to"), "{shown}");
-    insta::assert_snapshot!("compare_200x60", shown);
+    snapshot!("compare_200x60", shown);
 }
 
 #[test]
@@ -478,9 +489,9 @@ fn a_cluster_with_jobs_that_never_started_shows_them() {
     let mut app = sample_workbench(Some(&log)).expect("the fixture audits");
     let fleet = screen(&app, 80, 24);
     assert!(fleet.contains("pending 5 jobs · 68 GPUs"), "{fleet}");
-    insta::assert_snapshot!("pending_fleet_80x24", fleet);
+    snapshot!("pending_fleet_80x24", fleet);
     press(&mut app, &[Key::plain(KeyCode::Enter)]);
     let cluster = screen(&app, 80, 24);
     assert!(cluster.contains("never started"), "{cluster}");
-    insta::assert_snapshot!("pending_cluster_80x24", cluster);
+    snapshot!("pending_cluster_80x24", cluster);
 }

@@ -1,7 +1,7 @@
 //! Plan files: the default plan holds the seeds' examples, errors are located, unknown keys
 //! are refused, and saving round-trips losslessly.
 
-mod common;
+use crate::common;
 
 use common::default_plan_text;
 use gpuplan::config::catalog::builtin;

@@ -1,6 +1,6 @@
 //! `gpuplan audit`, `mapping init` and `sample` as a person or a script runs them.
 
-mod common;
+use crate::common;
 
 use common::{gpuplan, gpuplan_in};
 use serde_json::Value;

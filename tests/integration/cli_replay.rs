@@ -1,7 +1,7 @@
 //! `gpuplan replay` on the shipped sample and the Philly trace: today's replay reproduces the
 //! audit, the split is sized by the plan or the matcher, and every job is accounted for.
 
-mod common;
+use crate::common;
 
 use common::{default_plan_text, gpuplan, gpuplan_in};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! real binary. The fixtures and their design are in tests/fixtures/focus/make_fixtures.py;
 //! every expected figure below is worked from that design, not read back from the program.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! `gpuplan report` for a review: the charts as text in the Markdown, and `--svg DIR` writing
 //! well-formed SVG charts.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

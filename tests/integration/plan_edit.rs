@@ -1,7 +1,7 @@
 //! Saving a plan keeps the planner's file: only the lines of changed values change, arrays of
 //! tables grow and shrink in place, and a save interrupted before its rename loses nothing.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -15,7 +15,7 @@ use gpuplan::model::catalog::Term;
 use gpuplan::model::plan::{AcceleratorChoice, Plan};
 use proptest::prelude::*;
 
-const COMMENTED: &str = include_str!("fixtures/plans/commented-mfu.toml");
+const COMMENTED: &str = include_str!("../fixtures/plans/commented-mfu.toml");
 
 fn parsed(text: &str) -> Plan {
     parse_plan("plan.toml", text).expect("plan parses")

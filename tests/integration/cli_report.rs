@@ -1,6 +1,6 @@
 //! The headless commands as a script or a person uses them: output, JSON shape, exit codes.
 
-mod common;
+use crate::common;
 
 use common::{default_plan_text, gpuplan, gpuplan_in};
 use serde_json::Value;

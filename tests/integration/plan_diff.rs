@@ -1,7 +1,7 @@
 //! `gpuplan diff` on the shipped plans: the inputs that differ, the outputs' deltas checked
 //! against the model's own formulas, the JSON shape, and exit 2 on a plan that does not load.
 
-mod common;
+use crate::common;
 
 use common::{default_plan_text, gpuplan, gpuplan_in};
 use gpuplan::config::catalog::builtin;

@@ -3,7 +3,7 @@
 //! presses. No panic, resident memory after the soak within 10 % of where it stood after the
 //! first 1,000 presses, and the terminal restored on quit.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

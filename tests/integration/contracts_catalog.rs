@@ -5,7 +5,7 @@ use gpuplan::config::catalog::builtin;
 use gpuplan::model::contracts::{CapabilityRequirement, ContractCatalog, MatchRequest, MixRole, TermKind, match_class};
 use gpuplan::model::deployment::Deployment;
 
-const CONTRACTS: &str = include_str!("../catalogs/contracts.toml");
+const CONTRACTS: &str = include_str!("../../catalogs/contracts.toml");
 
 fn catalog() -> ContractCatalog {
     toml::from_str(CONTRACTS).unwrap_or_else(|e| panic!("catalogs/contracts.toml: {e}"))

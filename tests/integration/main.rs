@@ -1,0 +1,28 @@
+//! The integration tests, one binary: each module was its own test file, and each linked
+//! gpuplan with Polars on its own. Together they link once (README, "Tests").
+//!
+//! Run one group with its module name: `cargo test --release --test integration cli_audit::`.
+
+mod common;
+
+mod catalog_overrides;
+mod cli_audit;
+mod cli_bill;
+mod cli_replay;
+mod cli_report;
+mod contracts_catalog;
+mod hostile_files;
+mod log_readers;
+mod model_properties;
+mod partitioned_audit;
+mod plan_diff;
+mod plan_edit;
+mod plan_files;
+mod prometheus_server;
+mod report_export;
+mod rules_and_recommendations;
+mod stranger_files;
+mod ui_snapshots;
+mod workbench_kill;
+mod workbench_pty;
+mod workbench_soak;
