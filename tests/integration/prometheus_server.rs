@@ -316,7 +316,7 @@ fn plan(dir: &Path, extra: &str) -> PathBuf {
     path
 }
 
-/// `GPUPLAN_WRITE_OPENMETRICS=FILE cargo test --release --test prometheus_server` writes the
+/// `GPUPLAN_WRITE_OPENMETRICS=FILE cargo test --release --test integration prometheus_server::` writes the
 /// test fleet's samples, to backfill and audit by hand (README, "Utilization from Prometheus").
 #[test]
 fn the_samples_can_be_written_for_a_person_to_try() {
