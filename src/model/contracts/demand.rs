@@ -54,7 +54,11 @@ impl DemandProfile {
     pub(super) fn excess_gpu_hours(&self, level: f64) -> f64 {
         let below = self.sorted.partition_point(|&d| d <= level);
         let above_count = (self.sorted.len() - below) as f64;
-        (self.total_gpu_hours() - (self.prefix[below] + level * above_count) * self.hours_per_point).max(0.0)
+        // Scaled term by term, so one-hour points give exactly the unscaled sums.
+        (self.total_gpu_hours()
+            - self.prefix[below] * self.hours_per_point
+            - level * above_count * self.hours_per_point)
+            .max(0.0)
     }
 
     /// Σ (level − d)+: committed GPU-hours left idle.
