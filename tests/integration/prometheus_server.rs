@@ -242,16 +242,16 @@ fn start_server() -> Option<Server> {
     let config = dir.path().join("prometheus.yml");
     std::fs::write(&config, "global:\n  scrape_interval: 15s\n").expect("config");
     let port = free_port();
-    let child = Command::new("prometheus")
+    let mut command = Command::new("prometheus");
+    command
         .arg(format!("--config.file={}", config.display()))
         .arg(format!("--storage.tsdb.path={}", tsdb.display()))
         .arg(format!("--web.listen-address=127.0.0.1:{port}"))
         // Backfilled blocks are years old: keep them.
         .arg("--storage.tsdb.retention.time=100y")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("prometheus starts");
+        .stderr(Stdio::null());
+    let child = spawn_for_the_whole_run(command).expect("prometheus starts");
     let guard = ChildGuard(child);
     let url = format!("http://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -282,6 +282,33 @@ fn http_get(port: u16, path: &str) -> Option<String> {
 }
 
 /// One server for every test of this file.
+/// Starts `command` so that it ends with the test process. The server lives in a static, and
+/// statics are never dropped, so `ChildGuard` alone left one Prometheus running after every
+/// run. The kernel kills the child when the thread that started it ends (`PR_SET_PDEATHSIG`),
+/// so it is started from a thread that lives as long as the process.
+fn spawn_for_the_whole_run(mut command: Command) -> std::io::Result<std::process::Child> {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure calls only prctl, which is async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let (started, child) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = started.send(command.spawn());
+        loop {
+            std::thread::park();
+        }
+    });
+    child
+        .recv()
+        .unwrap_or_else(|_| Err(std::io::Error::other("the thread starting prometheus ended")))
+}
+
 fn server() -> Option<&'static Server> {
     static SERVER: OnceLock<Option<Server>> = OnceLock::new();
     SERVER.get_or_init(start_server).as_ref()
