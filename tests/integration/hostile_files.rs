@@ -283,3 +283,15 @@ fn a_parquet_file_cut_in_half_is_refused_by_name() {
     assert_eq!(out.code, 0, "the whole file audits: {}", out.stderr);
     refused(&["audit", half.to_str().expect("utf-8")], "half.parquet", "");
 }
+
+/// Found by fuzzing: a Parquet file whose column statistics hold a malformed boolean made
+/// Polars' decoder panic (`thrift bool field`) and gpuplan exit 101.
+#[test]
+fn a_parquet_file_polars_cannot_decode_is_refused_not_a_crash() {
+    let path = hostile("parquet-damaged-statistics.parquet");
+    refused(
+        &["audit", path.to_str().expect("utf-8"), "--all-time"],
+        "parquet-damaged-statistics.parquet",
+        "not a readable Parquet file (truncated or damaged?)",
+    );
+}

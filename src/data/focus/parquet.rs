@@ -4,7 +4,7 @@
 //! refused by name before any data is read, and a decoder that fails on a damaged file is
 //! caught: a truncated file is an error, never a crash.
 
-use std::panic::AssertUnwindSafe;
+use crate::data::readers::panic_guard::without_panics;
 use std::path::Path;
 
 use polars::prelude::*;
@@ -77,21 +77,6 @@ fn decodable(dtype: &ArrowDataType) -> bool {
         A::Struct(fields) => fields.iter().all(|f| decodable(&f.dtype)),
         _ => false,
     }
-}
-
-/// Runs `f`, turning a panic inside it into an error (and keeping its message off stderr).
-fn without_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = std::panic::catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(hook);
-    result.map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "the decoder stopped".to_string())
-    })
 }
 
 pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, Vec<FocusError>> {

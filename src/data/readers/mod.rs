@@ -12,6 +12,7 @@ pub mod hostlist;
 pub mod json_depth;
 pub mod load;
 pub mod mapping;
+pub mod panic_guard;
 pub mod philly;
 pub mod progress;
 pub mod reject;

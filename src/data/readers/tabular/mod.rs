@@ -112,6 +112,13 @@ pub fn read_tabular(
     mapping: &Mapping,
     detail: Detail<'_>,
 ) -> Result<TabularRead, String> {
+    if format == LogFormat::Parquet {
+        // Polars' Parquet decoder panics on some damaged metadata (found by fuzzing).
+        return crate::data::readers::panic_guard::without_panics(|| {
+            read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
+        })
+        .unwrap_or_else(|why| Err(format!("not a readable Parquet file (truncated or damaged?): {why}")));
+    }
     read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
 }
 
