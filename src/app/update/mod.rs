@@ -51,6 +51,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     if !matches!(action, Action::Key(_) | Action::Command(_) | Action::SetField { .. }) {
         app.history.last_field = None;
     }
+    // Superseded results, unbound keys and other files' changes: one place decides.
+    if changes_nothing(app, &action) {
+        return Vec::new();
+    }
     match action {
         Action::Key(key) => key_pressed(app, key),
         Action::Command(id) => command(app, id),
@@ -72,65 +76,48 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             edit(app, field, value)
         }
         Action::FleetStarted { generation, what } => {
-            if generation == app.generation {
-                app.fleet_status = FleetStatus::Working { generation, what };
-            }
+            app.fleet_status = FleetStatus::Working { generation, what };
             Vec::new()
         }
-        Action::FleetLoaded { generation, fleet } => {
-            if generation == app.generation {
-                let names =
-                    |f: &crate::app::Fleet| f.report.clusters.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-                if app.fleet.as_ref().map(names) != Some(names(&fleet)) {
-                    // Drills point at clusters by position: other clusters, start from the fleet.
-                    app.workloads_view = WorkloadsView::Fleet;
-                    app.cursors.drill_row = 0;
-                }
-                if let Some(warning) = &fleet.warning {
-                    banner(
-                        app,
-                        BannerLevel::Error,
-                        format!("{warning} — the logs' own figures stand until it answers"),
-                    );
-                }
-                app.fleet = Some(*fleet);
-                app.fleet_status = FleetStatus::Idle;
-                app.derived
-                    .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
-                clamp_cursors(app);
-                // A new audit: the replay runs again on its jobs.
-                app.replay.requested = None;
-                return app.request_replay().into_iter().collect();
+        Action::FleetLoaded { fleet, .. } => {
+            let names = |f: &crate::app::Fleet| f.report.clusters.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+            if app.fleet.as_ref().map(names) != Some(names(&fleet)) {
+                // Drills point at clusters by position: other clusters, start from the fleet.
+                app.workloads_view = WorkloadsView::Fleet;
+                app.cursors.drill_row = 0;
             }
+            if let Some(warning) = &fleet.warning {
+                banner(
+                    app,
+                    BannerLevel::Error,
+                    format!("{warning} — the logs' own figures stand until it answers"),
+                );
+            }
+            app.fleet = Some(*fleet);
+            app.fleet_status = FleetStatus::Idle;
+            app.derived
+                .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
+            clamp_cursors(app);
+            // A new audit: the replay runs again on its jobs.
+            app.replay.requested = None;
+            app.request_replay().into_iter().collect()
+        }
+        Action::ReplayLoaded { report, .. } => {
+            app.replay.result = Some(*report);
+            app.replay.working = false;
+            app.replay.error = None;
             Vec::new()
         }
-        Action::ReplayLoaded { generation, report } => {
-            if generation == app.replay.generation {
-                app.replay.result = Some(*report);
-                app.replay.working = false;
-                app.replay.error = None;
-            }
+        Action::ReplayFailed { message, .. } => {
+            app.replay.working = false;
+            app.replay.error = Some(message);
             Vec::new()
         }
-        Action::ReplayFailed { generation, message } => {
-            if generation == app.replay.generation {
-                app.replay.working = false;
-                app.replay.error = Some(message);
-            }
-            Vec::new()
-        }
-        Action::FleetFailed { generation, message } => {
-            if generation == app.generation {
-                app.fleet_status = FleetStatus::Failed {
-                    message: message.clone(),
-                };
-                banner(app, BannerLevel::Error, message);
-            }
-            Vec::new()
-        }
-        Action::PlanChangedOnDisk { path, .. } | Action::PlanInvalidOnDisk { path, .. }
-            if !is_plan_file(app, &path) =>
-        {
+        Action::FleetFailed { message, .. } => {
+            app.fleet_status = FleetStatus::Failed {
+                message: message.clone(),
+            };
+            banner(app, BannerLevel::Error, message);
             Vec::new()
         }
         Action::PlanChangedOnDisk { plan, text, .. } => plan_changed_on_disk(app, *plan, text),

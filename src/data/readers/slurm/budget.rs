@@ -16,7 +16,6 @@ pub(super) struct ExpansionBudget {
     pub(super) tasks_left: usize,
     /// The line of the first pending array row left unexpanded, to say so once.
     pub(super) tasks_cut_at: Option<u64>,
-    task_note_given: bool,
 }
 
 impl ExpansionBudget {
@@ -25,7 +24,6 @@ impl ExpansionBudget {
             hosts_left: HOSTS_PER_FILE,
             tasks_left: ARRAY_TASKS_PER_FILE,
             tasks_cut_at: None,
-            task_note_given: false,
         }
     }
 
@@ -36,16 +34,14 @@ impl ExpansionBudget {
             .saturating_add(rows.saturating_mul(HOSTS_PER_ROW_ALLOWANCE));
     }
 
-    /// The note for the first array row past the budget, once.
-    pub(super) fn take_task_note(&mut self, file: &str, line: u64) -> Option<String> {
-        if self.task_note_given || self.tasks_cut_at != Some(line) {
-            return None;
-        }
-        self.task_note_given = true;
-        Some(format!(
-            "{file}:{line}: pending job arrays stand for more than {ARRAY_TASKS_PER_FILE} tasks in this file: from \
-             here on an array row counts as one pending job, not one per task"
-        ))
+    /// The note naming the first array row past the budget, if one was.
+    pub(super) fn tasks_note(&self, file: &str) -> Option<String> {
+        self.tasks_cut_at.map(|line| {
+            format!(
+                "{file}:{line}: pending job arrays stand for more than {ARRAY_TASKS_PER_FILE} tasks in this file: \
+                 from here on an array row counts as one pending job, not one per task"
+            )
+        })
     }
 
     /// The note when host names run out.

@@ -143,13 +143,7 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
         }
         match parse_row(&columns, &fields, cluster_default, line_no, &mut allocations) {
             Ok(Row::Run(row)) => parsed.push(row),
-            Ok(Row::Pending(job)) => {
-                let tasks = array_tasks(job, &mut budget);
-                if let Some(note) = budget.take_task_note(&file, line_no) {
-                    log.host_problems.push(note);
-                }
-                log.pending.extend(tasks);
-            }
+            Ok(Row::Pending(job)) => log.pending.extend(array_tasks(job, &mut budget)),
             Ok(Row::NotStarted) => log.not_started += 1,
             Err((reason, detail)) => log.quarantine.add(RejectedRow {
                 file: file.clone(),
@@ -164,6 +158,9 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
     let mut stood_in: HashSet<(String, String)> = HashSet::new();
     // GPU utilization lives on step rows (`TRESUsageInAve`): each job's steps' mean.
     let mut step_util: HashMap<(String, String), (f64, u32)> = HashMap::new();
+    if let Some(note) = budget.tasks_note(&file) {
+        log.host_problems.push(note);
+    }
     budget.allow_hosts_for_rows(parsed.len());
     let mut lists_seen: HashSet<(String, String)> = HashSet::new();
     for row in parsed {
