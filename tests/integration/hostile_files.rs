@@ -295,3 +295,15 @@ fn a_parquet_file_polars_cannot_decode_is_refused_not_a_crash() {
         "not a readable Parquet file (truncated or damaged?)",
     );
 }
+
+/// Found by fuzzing: a data page whose header says it holds -1 values made Polars reserve 2^61
+/// bytes for the page's validity bitmap, and the failed allocation aborted the process.
+#[test]
+fn a_parquet_page_with_a_negative_count_is_refused_not_an_abort() {
+    let path = hostile("parquet-negative-page-count.parquet");
+    refused(
+        &["audit", path.to_str().expect("utf-8"), "--all-time"],
+        "parquet-negative-page-count.parquet",
+        "not a readable Parquet file (truncated or damaged?): row group 1, column name: a data page says it holds -33 values",
+    );
+}

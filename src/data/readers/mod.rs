@@ -13,6 +13,7 @@ pub mod json_depth;
 pub mod load;
 pub mod mapping;
 pub mod panic_guard;
+pub(crate) mod parquet_pages;
 pub mod philly;
 pub mod progress;
 pub mod reject;

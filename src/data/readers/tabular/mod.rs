@@ -113,8 +113,11 @@ pub fn read_tabular(
     detail: Detail<'_>,
 ) -> Result<TabularRead, String> {
     if format == LogFormat::Parquet {
-        // Polars' Parquet decoder panics on some damaged metadata (found by fuzzing).
+        // Polars' Parquet decoder panics on some damaged metadata, and aborts on a negative page
+        // count (both found by fuzzing).
         return crate::data::readers::panic_guard::without_panics(|| {
+            crate::data::readers::parquet_pages::refuse_negative_counts(path)
+                .map_err(|why| format!("not a readable Parquet file (truncated or damaged?): {why}"))?;
             read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
         })
         .unwrap_or_else(|why| Err(format!("not a readable Parquet file (truncated or damaged?): {why}")));

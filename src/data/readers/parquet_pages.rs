@@ -1,0 +1,159 @@
+//! Counts in a Parquet file that no writer produces, checked before Polars decodes the file.
+//!
+//! Polars reads a data page's `num_values` (a signed 32-bit Thrift field) as an unsigned size:
+//! a damaged page that says -1 makes it reserve 2^61 bytes for the page's validity bitmap, and
+//! a failed allocation aborts the process, which no panic guard can catch (found by fuzzing).
+//! So every page header is read first, with Polars' own page reader, and a negative count is
+//! refused with a message that names the file, the row group and the column. Any other damage
+//! (a footer or page that does not parse) is left to Polars, which reports it as an error.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+
+use polars_buffer::Buffer;
+use polars_parquet::parquet::page::{CompressedPage, DataPageHeader};
+use polars_parquet::parquet::read::{PageReader, read_metadata};
+
+/// Refuses a Parquet file (or every `.parquet`/`.pq` file of a folder or glob) whose footer or
+/// page headers carry a negative count.
+pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), String> {
+    for file in parquet_files(path)? {
+        check_file(&file).map_err(|why| {
+            if file.as_path() == path {
+                why
+            } else {
+                format!("{}: {why}", file.display())
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The files a Parquet input stands for: itself, the Parquet files under a (hive) folder, or
+/// the files a glob matches.
+fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut files = Vec::new();
+    if path.is_dir() {
+        collect_under(path, &mut files, 0);
+    } else if let Ok(matches) = glob::glob(&path.to_string_lossy()) {
+        files.extend(matches.filter_map(Result::ok).filter(|p| p.is_file()));
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Hive partitions nest a folder per key; 32 levels is far past any real layout and stops a
+/// symlink loop.
+const MAX_FOLDER_DEPTH: usize = 32;
+
+fn collect_under(folder: &Path, files: &mut Vec<PathBuf>, depth: usize) {
+    if depth > MAX_FOLDER_DEPTH {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_under(&path, files, depth + 1);
+        } else if path.extension().is_some_and(|e| e == "parquet" || e == "pq") {
+            files.push(path);
+        }
+    }
+}
+
+fn check_file(file: &Path) -> Result<(), String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
+    let file_len = bytes.len();
+    let buffer = Buffer::from_vec(bytes);
+    let Ok(metadata) = read_metadata(&mut Cursor::new(buffer.clone())) else {
+        return Ok(());
+    };
+    for (group_index, group) in metadata.row_groups.iter().enumerate() {
+        for column in group.parquet_columns() {
+            let name: Vec<&str> = column.descriptor().path_in_schema.iter().map(|s| s.as_str()).collect();
+            let place = || format!("row group {}, column {}", group_index + 1, name.join("."));
+            if column.num_values() < 0 {
+                return Err(format!(
+                    "{}: the column chunk says it holds {} values",
+                    place(),
+                    column.num_values()
+                ));
+            }
+            let mut reader = Cursor::new(buffer.clone());
+            reader.set_position(column.byte_range().start);
+            // No page is larger than the file that holds it.
+            for page in PageReader::new(reader, column, Vec::new(), file_len) {
+                let Ok(page) = page else {
+                    break;
+                };
+                if let CompressedPage::Data(data) = page
+                    && let Some(count) = negative_count(data.header())
+                {
+                    return Err(format!("{}: a data page says it holds {count}", place()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first negative count of a data page header, worded for the message.
+fn negative_count(header: &DataPageHeader) -> Option<String> {
+    let counts = match header {
+        DataPageHeader::V1(h) => vec![("values", h.num_values)],
+        DataPageHeader::V2(h) => vec![("values", h.num_values), ("nulls", h.num_nulls), ("rows", h.num_rows)],
+    };
+    counts
+        .into_iter()
+        .find(|(_, n)| *n < 0)
+        .map(|(what, n)| format!("{n} {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use polars::prelude::*;
+
+    fn fixture(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hostile")
+            .join(name)
+    }
+
+    #[test]
+    fn a_written_file_and_its_folder_pass() {
+        let dir = tempfile::tempdir().expect("dir");
+        let part = dir.path().join("cluster=east");
+        std::fs::create_dir(&part).expect("partition");
+        let mut frame = df!("job_id" => ["a", "b", "c"], "gpus" => [Some(8i64), None, Some(1)]).expect("frame");
+        for name in ["v1.parquet", "v2.parquet"] {
+            let file = std::fs::File::create(part.join(name)).expect("file");
+            ParquetWriter::new(file).finish(&mut frame).expect("write");
+        }
+        assert_eq!(refuse_negative_counts(&part.join("v1.parquet")), Ok(()));
+        assert_eq!(refuse_negative_counts(dir.path()), Ok(()));
+        assert_eq!(parquet_files(dir.path()).expect("files").len(), 2);
+    }
+
+    #[test]
+    fn a_negative_page_count_is_refused_with_its_place() {
+        let why = refuse_negative_counts(&fixture("parquet-negative-page-count.parquet")).expect_err("refused");
+        assert!(why.starts_with("row group 1, column "), "{why}");
+        assert!(why.contains("a data page says it holds -"), "{why}");
+    }
+
+    #[test]
+    fn damage_it_does_not_look_for_is_left_to_polars() {
+        // Polars' footer decoder may panic on this one; the callers catch that. The check itself
+        // must not refuse it with a count message of its own.
+        let outcome = crate::data::readers::panic_guard::without_panics(|| {
+            refuse_negative_counts(&fixture("parquet-damaged-statistics.parquet"))
+        });
+        assert!(!matches!(outcome, Ok(Err(_))), "{outcome:?}");
+    }
+}
