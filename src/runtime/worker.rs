@@ -90,9 +90,7 @@ fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
 }
 
 fn audit_fleet(source: &FleetSource, rules: &ClassificationRules, settings: &AuditSettings) -> Result<Fleet, String> {
-    let (report, files) = source
-        .audit(rules, settings)
-        .map_err(|e| format!("{}: {}", e.path, e.message))?;
+    let (report, files) = source.audit(rules, settings).map_err(|e| e.to_string())?;
     Ok(Fleet {
         report,
         files: fleet_files(files),
@@ -119,7 +117,7 @@ fn measure_fleet(
     let pulled = match cached {
         Some(pull) => Ok(pull),
         None => {
-            let hosts = cache.source.host_map(settings);
+            let hosts = cache.source.host_map(settings).map_err(|e| e.to_string());
             let shown = crate::runtime::prometheus::client::shown_url(&source.url);
             let mut report = |p: PullProgress| {
                 let what = format!("pulling utilization from {shown}: query {} of {}", p.done, p.total);
@@ -356,7 +354,7 @@ fn replay_fleet(catalog: &Catalog, cache: Option<&mut Cache>, generation: u64, p
     if cache.replay_jobs.is_none() {
         match cache.source.replay_jobs(rules, audit) {
             Ok(fleet) => cache.replay_jobs = Some(fleet.jobs),
-            Err(e) => return failed(format!("{}: {}", e.path, e.message)),
+            Err(e) => return failed(e.to_string()),
         }
     }
     let jobs = cache.replay_jobs.as_deref().unwrap_or_default();
@@ -412,6 +410,6 @@ fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, String> {
         .map(read_mapping)
         .transpose()
         .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
-    let inputs = expand_inputs(&logs.paths).map_err(|e| format!("{}: {}", e.path, e.message))?;
-    FleetSource::read(&inputs, None, mapping.as_ref(), rules).map_err(|e| format!("{}: {}", e.path, e.message))
+    let inputs = expand_inputs(&logs.paths).map_err(|e| e.to_string())?;
+    FleetSource::read(&inputs, None, mapping.as_ref(), rules).map_err(|e| e.to_string())
 }
