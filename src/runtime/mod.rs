@@ -73,7 +73,10 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
     }
     if logs.is_empty() {
-        logs.push(crate::config::sample_log::sample_log_path().map_err(|e| vec![Diagnostic::file("sample log", e)])?);
+        logs.push(
+            crate::config::sample_log::sample_log_path()
+                .map_err(|e| vec![Diagnostic::file("sample log", e.to_string())])?,
+        );
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -177,7 +180,7 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
     let logs = LogInputs {
         paths: vec![match log {
             Some(log) => log.to_path_buf(),
-            None => crate::config::sample_log::sample_log_path()?,
+            None => crate::config::sample_log::sample_log_path().map_err(|e| e.to_string())?,
         }],
         mapping: None,
         prometheus: None,

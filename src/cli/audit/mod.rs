@@ -140,8 +140,8 @@ pub fn audit_with_source(
         (Some(prometheus), true) => pods_from_prometheus(prometheus, rules, &mut settings, args)?,
         _ => {
             if logs.is_empty() {
-                let sample =
-                    crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?;
+                let sample = crate::config::sample_log::sample_log_path()
+                    .map_err(|e| Diagnostic::file("sample log", e.to_string()))?;
                 eprintln!("no log given: auditing the shipped sample {}", sample.display());
                 logs.push(sample);
             }
