@@ -3,6 +3,7 @@
 
 pub mod allocator;
 mod effects;
+pub mod error;
 mod event_loop;
 pub mod keys;
 pub mod prometheus;
@@ -174,13 +175,13 @@ pub fn known_plans() -> Vec<PathBuf> {
 /// The workbench on the shipped sample log and the built-in plan, with the log read and audited
 /// on this thread: what `gpuplan` shows once loaded, for tests, benchmarks and captures.
 /// `log` replaces the sample.
-pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
+pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::RuntimeError> {
     let catalog = crate::config::catalog::builtin().catalog;
-    let plan = default_plan(&catalog).map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+    let plan = default_plan(&catalog).map_err(error::RuntimeError::InvalidPlan)?;
     let logs = LogInputs {
         paths: vec![match log {
             Some(log) => log.to_path_buf(),
-            None => crate::config::sample_log::sample_log_path().map_err(|e| e.to_string())?,
+            None => crate::config::sample_log::sample_log_path()?,
         }],
         mapping: None,
         prometheus: None,
