@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::error::InputError;
 use super::key::{Key, KeyCode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -238,7 +239,7 @@ pub enum BindingProblem {
     #[error("'{name}' is not a command; the commands are: {}", command_names())]
     UnknownCommand { name: String },
     #[error("{command}: {problem}")]
-    BadKey { command: String, problem: String },
+    BadKey { command: String, problem: InputError },
 }
 
 impl BindingProblem {

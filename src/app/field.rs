@@ -1,6 +1,7 @@
 //! The plan values the workbench edits in place: where each lives in the plan, its steps,
 //! bounds and how it is typed and shown.
 
+use super::error::InputError;
 use crate::model::plan::{Plan, ReplayPlan};
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, si, thousands, usd};
@@ -125,7 +126,7 @@ impl Field {
     }
 
     /// Limits far beyond any real plan, so a typo cannot overflow into `inf`.
-    fn bounds(self) -> (f64, f64) {
+    pub(super) fn bounds(self) -> (f64, f64) {
         match self {
             Field::Mfu(_) => (0.01, 1.0),
             Field::RiskProbability(_) => (0.0, 1.0),
@@ -184,7 +185,7 @@ impl Field {
 
     /// Reads what the user typed: fractions accept `47`, `47 %` or `0.47`; money accepts `$`,
     /// `,` and the suffixes k, M, B; counts accept `60e9`, `60B`, `60G`.
-    pub fn parse_input(self, text: &str) -> Result<f64, String> {
+    pub fn parse_input(self, text: &str) -> Result<f64, InputError> {
         let cleaned: String = text
             .trim()
             .chars()
@@ -201,12 +202,13 @@ impl Field {
             Some('T') => (&number[..number.len() - 1], 1e12),
             _ => (number.as_str(), 1.0),
         };
-        let value: f64 = digits
-            .parse::<f64>()
-            .map_err(|_| format!("'{}' is not a number", text.trim()))?
-            * multiplier;
+        let value: f64 = digits.parse::<f64>().map_err(|_| InputError::NotANumber {
+            text: text.trim().to_string(),
+        })? * multiplier;
         if !value.is_finite() {
-            return Err(format!("'{}' is not a finite number", text.trim()));
+            return Err(InputError::NotFinite {
+                text: text.trim().to_string(),
+            });
         }
         let value = if self.is_fraction() && (percent || value > 1.0) {
             value / 100.0
@@ -215,12 +217,7 @@ impl Field {
         };
         let (low, high) = self.bounds();
         if value < low || value > high {
-            return Err(format!(
-                "{} must be between {} and {}",
-                self.key_path(),
-                self.show(low),
-                self.show(high)
-            ));
+            return Err(InputError::OutOfRange { field: self });
         }
         Ok(value)
     }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use super::error::InputError;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyCode {
     Char(char),
@@ -66,10 +68,10 @@ impl Key {
 
     /// Parses the notation of key maps: `q`, `?`, `ctrl-p`, `shift-right`, `alt-x`, `enter`,
     /// `esc`, `tab`, `backtab`, `space`, `f5`, `pageup`.
-    pub fn parse(text: &str) -> Result<Key, String> {
+    pub fn parse(text: &str) -> Result<Key, InputError> {
         let lowered = text.trim();
         if lowered.is_empty() {
-            return Err("an empty key".to_string());
+            return Err(InputError::EmptyKey);
         }
         let mut key = Key::char(' ');
         let mut rest = lowered;
@@ -116,11 +118,7 @@ impl Key {
                 other => match other.strip_prefix('f').and_then(|n| n.parse::<u8>().ok()) {
                     Some(n) if (1..=12).contains(&n) => KeyCode::F(n),
                     _ => {
-                        return Err(format!(
-                            "'{text}' is not a key: expected a character, or enter, esc, tab, backtab, \
-                             backspace, delete, up, down, left, right, home, end, pageup, pagedown, space, \
-                             f1-f12, with optional ctrl-, alt-, shift- prefixes"
-                        ));
+                        return Err(InputError::NotAKey { text: text.to_string() });
                     }
                 },
             },

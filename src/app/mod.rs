@@ -3,6 +3,7 @@
 
 pub mod command;
 pub mod derived;
+pub mod error;
 pub mod field;
 pub mod key;
 pub mod palette;

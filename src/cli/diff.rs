@@ -84,7 +84,7 @@ fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) ->
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let fail = |e: crate::data::readers::load::LoadError| Diagnostic::file(&e.path, e.message);
+    let fail = |e: crate::data::readers::load::LoadError| Diagnostic::from(&e);
     let inputs = expand_inputs(logs).map_err(fail)?;
     let source = FleetSource::read(&inputs, None, None, rules).map_err(fail)?;
     let mut reports = Vec::new();

@@ -14,14 +14,14 @@ use crate::data::readers::time::layout::{DetectedTime, detect_time};
 pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Result<(), Failure> {
     let shown = log.display().to_string();
     let fail = |m: String| Failure::from(Diagnostic::file(&shown, m));
-    let format = format_of(log, input_format, None).map_err(fail)?;
+    let format = format_of(log, input_format, None).map_err(|e| fail(e.to_string()))?;
     let LogFormat::Csv { delimiter } = format else {
         return Err(fail(format!(
             "{} logs are read without a mapping; `gpuplan audit {shown}` reads it as it is",
             format.name()
         )));
     };
-    let head = sniff(log).map_err(fail)?;
+    let head = sniff(log).map_err(|e| fail(e.to_string()))?;
     let text = String::from_utf8_lossy(&head);
     let mut lines = text.lines();
     let first = lines.next().unwrap_or("").trim_start_matches('\u{feff}');
@@ -33,7 +33,7 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
     let header = if header_file.exists() {
         mapping.has_header = false;
         mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
-        headerless_names(log, &mapping).map_err(fail)?
+        headerless_names(log, &mapping).map_err(|e| fail(e.to_string()))?
     } else {
         split_header(first, delimiter)
     };

@@ -47,9 +47,7 @@ pub fn replay_report(
         .classification
         .as_ref()
         .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let fleet = source
-        .replay_jobs(rules, audit)
-        .map_err(|e| Diagnostic::file(&e.path, e.message))?;
+    let fleet = source.replay_jobs(rules, audit).map_err(|e| Diagnostic::from(&e))?;
     replay_fleets(&fleet.jobs, audit, plan, catalog).map_err(|e| replay_failure(&e))
 }
 

@@ -16,6 +16,13 @@ pub struct Diagnostic {
     pub source_line: Option<String>,
 }
 
+/// A log that cannot be read: the problem of its file, in the data layer's words.
+impl From<&crate::data::readers::load::LoadError> for Diagnostic {
+    fn from(e: &crate::data::readers::load::LoadError) -> Diagnostic {
+        Diagnostic::file(&e.path, e.error.to_string())
+    }
+}
+
 impl Diagnostic {
     /// A problem with a whole file (unreadable, missing).
     pub fn file(file: &str, message: impl Into<String>) -> Diagnostic {

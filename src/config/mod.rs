@@ -3,6 +3,7 @@
 pub mod atomic;
 pub mod catalog;
 pub mod diagnostic;
+pub mod error;
 pub mod keymap;
 pub mod locate;
 pub mod mapping_file;

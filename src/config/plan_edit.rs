@@ -11,6 +11,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, InlineTable, Item, Table, Tab
 
 use super::atomic::write_atomically;
 use super::diagnostic::Diagnostic;
+use super::error::ConfigError;
 use super::plan_file::{parse_plan, plan_to_toml};
 use crate::model::plan::Plan;
 
@@ -26,22 +27,17 @@ enum Level {
 /// The text of `original_toml` with the values that differ in `plan` rewritten, keys the plan
 /// gained added, keys it lost removed, and everything else left as written. Refuses (never
 /// substitutes another layout) when the result would not read back as `plan`.
-pub fn render_preserving(original_toml: &str, plan: &Plan) -> Result<String, String> {
-    let before = parse_plan("the plan as written", original_toml)
-        .map_err(|d| format!("the plan as written does not parse, so its layout cannot be kept: {d}"))?;
-    let mut doc: DocumentMut = original_toml
-        .parse()
-        .map_err(|e| format!("the plan as written is not TOML: {e}"))?;
+pub fn render_preserving(original_toml: &str, plan: &Plan) -> Result<String, ConfigError> {
+    let before = parse_plan("the plan as written", original_toml).map_err(ConfigError::OriginalNotAPlan)?;
+    let mut doc: DocumentMut = original_toml.parse().map_err(ConfigError::OriginalNotToml)?;
     let old = canonical(&before)?;
     let new = canonical(plan)?;
     edit_table(doc.as_table_mut(), old.as_table(), new.as_table(), Level::Root);
     let text = doc.to_string();
     match parse_plan("the edited plan", &text) {
         Ok(back) if back == *plan => Ok(text),
-        Ok(_) => Err("keeping the file's layout would not save the plan as edited; nothing was written".into()),
-        Err(d) => Err(format!(
-            "keeping the file's layout would give a file that does not parse ({d}); nothing was written"
-        )),
+        Ok(_) => Err(ConfigError::LayoutChangesPlan),
+        Err(d) => Err(ConfigError::LayoutBreaksPlan(d)),
     }
 }
 
@@ -52,14 +48,14 @@ pub fn save_plan_preserving(path: &Path, original_toml: Option<&str>, plan: &Pla
         Some(original) => render_preserving(original, plan),
         None => plan_to_toml(plan),
     }
-    .map_err(|m| Diagnostic::file(&shown, m))?;
+    .map_err(|e| Diagnostic::file(&shown, e.to_string()))?;
     write_atomically(path, text.as_bytes()).map_err(|e| Diagnostic::file(&shown, format!("cannot save the plan: {e}")))
 }
 
-fn canonical(plan: &Plan) -> Result<DocumentMut, String> {
+fn canonical(plan: &Plan) -> Result<DocumentMut, ConfigError> {
     plan_to_toml(plan)?
         .parse::<DocumentMut>()
-        .map_err(|e| format!("cannot read back the plan's own TOML: {e}"))
+        .map_err(ConfigError::PlanReadBack)
 }
 
 fn edit_table(doc: &mut dyn TableLike, old: &dyn TableLike, new: &dyn TableLike, level: Level) {
@@ -459,7 +455,9 @@ mod tests {
 
     #[test]
     fn a_broken_original_is_refused() {
-        let error = render_preserving("name = ", &seed()).expect_err("broken original");
+        let error = render_preserving("name = ", &seed())
+            .expect_err("broken original")
+            .to_string();
         assert!(error.contains("does not parse"), "{error}");
     }
 

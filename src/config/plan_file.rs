@@ -4,6 +4,7 @@ use std::path::Path;
 
 use super::atomic::write_atomically;
 use super::diagnostic::Diagnostic;
+use super::error::ConfigError;
 use super::locate::{backticked_name, locate_key_path};
 use crate::model::catalog::Catalog;
 use crate::model::plan::Plan;
@@ -122,14 +123,14 @@ pub fn default_plan(catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
 }
 
 /// Plan as TOML text (comments are not kept by this path).
-pub fn plan_to_toml(plan: &Plan) -> Result<String, String> {
-    toml::to_string(plan).map_err(|e| format!("cannot write the plan as TOML: {e}"))
+pub fn plan_to_toml(plan: &Plan) -> Result<String, ConfigError> {
+    Ok(toml::to_string(plan)?)
 }
 
 /// The text a save writes: the plan file's own text with only the changed values rewritten
 /// when there is one, else the whole plan. When the file's layout cannot be kept, the whole
 /// plan is written rather than losing the edit, and the note says why.
-pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<(String, Option<String>), String> {
+pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<(String, Option<String>), ConfigError> {
     match original_text.map(|original| super::plan_edit::render_preserving(original, plan)) {
         Some(Ok(text)) => Ok((text, None)),
         Some(Err(why)) => Ok((
@@ -143,6 +144,6 @@ pub fn render_for_save(original_text: Option<&str>, plan: &Plan) -> Result<(Stri
 /// Saves a plan atomically: the old file or the new one, never half of each.
 pub fn save_plan(path: &Path, plan: &Plan) -> Result<(), Diagnostic> {
     let shown = path.display().to_string();
-    let text = plan_to_toml(plan).map_err(|m| Diagnostic::file(&shown, m))?;
+    let text = plan_to_toml(plan).map_err(|e| Diagnostic::file(&shown, e.to_string()))?;
     write_atomically(path, text.as_bytes()).map_err(|e| Diagnostic::file(&shown, format!("cannot save the plan: {e}")))
 }

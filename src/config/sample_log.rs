@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::error::ConfigError;
 use super::paths::data_dir;
 
 const FILE_NAME: &str = "jobs-90d.csv";
@@ -11,7 +12,7 @@ const SOURCE_COPY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs
 const EMBEDDED: &[u8] = include_bytes!("../../sample-data/jobs-90d.csv");
 
 /// A path holding the sample log, or why there is none.
-pub fn sample_log_path() -> Result<PathBuf, String> {
+pub fn sample_log_path() -> Result<PathBuf, ConfigError> {
     let source = PathBuf::from(SOURCE_COPY);
     if std::fs::metadata(&source).is_ok_and(|m| m.len() == EMBEDDED.len() as u64) {
         return Ok(source);
@@ -21,9 +22,14 @@ pub fn sample_log_path() -> Result<PathBuf, String> {
     if std::fs::metadata(&path).is_ok_and(|m| m.len() == EMBEDDED.len() as u64) {
         return Ok(path);
     }
-    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: cannot create: {e}", folder.display()))?;
-    super::atomic::write_atomically(&path, EMBEDDED)
-        .map_err(|e| format!("{}: cannot write the sample log: {e}", path.display()))?;
+    std::fs::create_dir_all(&folder).map_err(|source| ConfigError::CannotCreate {
+        path: folder.clone(),
+        source,
+    })?;
+    super::atomic::write_atomically(&path, EMBEDDED).map_err(|source| ConfigError::CannotWriteSample {
+        path: path.clone(),
+        source,
+    })?;
     Ok(path)
 }
 

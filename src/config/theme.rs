@@ -98,7 +98,7 @@ fn read_colors(
             warnings.push(Diagnostic::at(file, text, span, Some(key_path), message));
         };
         let parsed_color = |v: &toml::Value| match v.as_str() {
-            Some(s) => parse_color(s),
+            Some(s) => parse_color(s).map_err(|e| e.to_string()),
             None => Err(format!("expected a colour string, found {}", v.type_str())),
         };
         if key == "series" {

@@ -183,13 +183,9 @@ pub fn frame_from_pending(jobs: &[PendingRun]) -> PolarsResult<DataFrame> {
 }
 
 /// A time or integer column as i64 (datetimes as their milliseconds), for loops over rows.
-pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, String> {
-    let column = frame
-        .column(name)
-        .map_err(|e| e.to_string())?
-        .cast(&DataType::Int64)
-        .map_err(|e| e.to_string())?;
-    column.i64().cloned().map_err(|e| e.to_string())
+pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, crate::data::error::DataError> {
+    let column = frame.column(name)?.cast(&DataType::Int64)?;
+    Ok(column.i64().cloned()?)
 }
 
 /// More GPUs than any job holds (the largest clusters have some 100,000): a count above this is

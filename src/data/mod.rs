@@ -10,6 +10,7 @@
 
 pub mod audit;
 pub mod canonical;
+pub mod error;
 pub mod focus;
 pub mod prometheus;
 pub mod readers;

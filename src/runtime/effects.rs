@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crossbeam_channel::Sender;
 
+use super::error::RuntimeError;
 use super::watcher::{PlanWatcher, watch_plan};
 use super::worker::{Job, Worker};
 use crate::app::{Action, App, Effect};
@@ -108,7 +109,7 @@ impl Runtime {
                         text,
                     }
                 }
-                Err(message) => Action::Failed { message },
+                Err(e) => Action::Failed { message: e.to_string() },
             }),
             Effect::LoadComparePlan { path } => Some(match read(&path, &self.catalog) {
                 Ok((plan, _)) => Action::ComparePlanLoaded {
@@ -117,7 +118,7 @@ impl Runtime {
                         .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string()),
                     plan: Box::new(plan),
                 },
-                Err(message) => Action::Failed { message },
+                Err(e) => Action::Failed { message: e.to_string() },
             }),
             Effect::WatchPlan { path } => {
                 if self
@@ -150,11 +151,13 @@ impl Runtime {
     }
 }
 
-fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), String> {
+fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), RuntimeError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{shown}: cannot read the plan: {e}"))?;
-    let plan = read_plan_text(&shown, &text, catalog)
-        .map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+    let text = std::fs::read_to_string(path).map_err(|source| RuntimeError::CannotReadPlan {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let plan = read_plan_text(&shown, &text, catalog).map_err(RuntimeError::InvalidPlan)?;
     Ok((plan, text))
 }
 

@@ -3,6 +3,7 @@
 
 pub mod allocator;
 mod effects;
+pub mod error;
 mod event_loop;
 pub mod keys;
 pub mod prometheus;
@@ -73,7 +74,10 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
     }
     if logs.is_empty() {
-        logs.push(crate::config::sample_log::sample_log_path().map_err(|e| vec![Diagnostic::file("sample log", e)])?);
+        logs.push(
+            crate::config::sample_log::sample_log_path()
+                .map_err(|e| vec![Diagnostic::file("sample log", e.to_string())])?,
+        );
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -171,9 +175,9 @@ pub fn known_plans() -> Vec<PathBuf> {
 /// The workbench on the shipped sample log and the built-in plan, with the log read and audited
 /// on this thread: what `gpuplan` shows once loaded, for tests, benchmarks and captures.
 /// `log` replaces the sample.
-pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, String> {
+pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::RuntimeError> {
     let catalog = crate::config::catalog::builtin().catalog;
-    let plan = default_plan(&catalog).map_err(|d| d.iter().map(|d| d.headline()).collect::<Vec<_>>().join("; "))?;
+    let plan = default_plan(&catalog).map_err(error::RuntimeError::InvalidPlan)?;
     let logs = LogInputs {
         paths: vec![match log {
             Some(log) => log.to_path_buf(),

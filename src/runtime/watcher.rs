@@ -11,6 +11,7 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
+use super::error::RuntimeError;
 use crate::app::Action;
 use crate::config::plan_file::read_plan_text;
 use crate::model::catalog::Catalog;
@@ -24,11 +25,14 @@ pub struct PlanWatcher {
     pub path: PathBuf,
 }
 
-pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Result<PlanWatcher, String> {
-    let path = std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Result<PlanWatcher, RuntimeError> {
+    let path = std::path::absolute(path).map_err(|source| RuntimeError::NoAbsolutePath {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let folder = path
         .parent()
-        .ok_or_else(|| format!("{}: no parent folder to watch", path.display()))?
+        .ok_or_else(|| RuntimeError::NoFolderToWatch { path: path.clone() })?
         .to_path_buf();
     // A plan kept as a link is edited where it lives: watch that folder too.
     let linked = crate::config::atomic::save_target(&path);
@@ -51,11 +55,17 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
             let _ = tx.send(());
         }
     })
-    .map_err(|e| format!("cannot watch {}: {e}", folder.display()))?;
+    .map_err(|source| RuntimeError::CannotWatch {
+        folder: folder.clone(),
+        source,
+    })?;
     for folder in std::iter::once(&folder).chain(&linked_folder) {
         watcher
             .watch(folder, RecursiveMode::NonRecursive)
-            .map_err(|e| format!("cannot watch {}: {e}", folder.display()))?;
+            .map_err(|source| RuntimeError::CannotWatch {
+                folder: folder.clone(),
+                source,
+            })?;
     }
     let file = path.clone();
     thread::Builder::new()
@@ -75,7 +85,7 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
                 }
             }
         })
-        .map_err(|e| format!("cannot start the file watcher: {e}"))?;
+        .map_err(RuntimeError::CannotStartWatcher)?;
     Ok(PlanWatcher {
         _watcher: watcher,
         path,

@@ -7,6 +7,7 @@ use std::thread;
 
 use crossbeam_channel::Sender;
 
+use super::error::RuntimeError;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::config::mapping_file::read_mapping;
 use crate::data::audit::AuditSettings;
@@ -89,10 +90,12 @@ fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
         .collect()
 }
 
-fn audit_fleet(source: &FleetSource, rules: &ClassificationRules, settings: &AuditSettings) -> Result<Fleet, String> {
-    let (report, files) = source
-        .audit(rules, settings)
-        .map_err(|e| format!("{}: {}", e.path, e.message))?;
+fn audit_fleet(
+    source: &FleetSource,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+) -> Result<Fleet, RuntimeError> {
+    let (report, files) = source.audit(rules, settings)?;
     Ok(Fleet {
         report,
         files: fleet_files(files),
@@ -119,7 +122,7 @@ fn measure_fleet(
     let pulled = match cached {
         Some(pull) => Ok(pull),
         None => {
-            let hosts = cache.source.host_map(settings);
+            let hosts = cache.source.host_map(settings).map_err(|e| e.to_string());
             let shown = crate::runtime::prometheus::client::shown_url(&source.url);
             let mut report = |p: PullProgress| {
                 let what = format!("pulling utilization from {shown}: query {} of {}", p.done, p.total);
@@ -301,10 +304,13 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
                         replay_jobs: None,
                     })
                 }
-                Err(message) => {
+                Err(e) => {
                     // A re-audit must not bring back the logs this read was to replace.
                     *cache = None;
-                    return Action::FleetFailed { generation, message };
+                    return Action::FleetFailed {
+                        generation,
+                        message: e.to_string(),
+                    };
                 }
             }
             let _ = results.send(Action::FleetStarted {
@@ -337,7 +343,10 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
                 fleet: Box::new(fleet),
             }
         }
-        Err(message) => Action::FleetFailed { generation, message },
+        Err(e) => Action::FleetFailed {
+            generation,
+            message: e.to_string(),
+        },
     }
 }
 
@@ -356,7 +365,7 @@ fn replay_fleet(catalog: &Catalog, cache: Option<&mut Cache>, generation: u64, p
     if cache.replay_jobs.is_none() {
         match cache.source.replay_jobs(rules, audit) {
             Ok(fleet) => cache.replay_jobs = Some(fleet.jobs),
-            Err(e) => return failed(format!("{}: {}", e.path, e.message)),
+            Err(e) => return failed(e.to_string()),
         }
     }
     let jobs = cache.replay_jobs.as_deref().unwrap_or_default();
@@ -371,7 +380,7 @@ fn replay_fleet(catalog: &Catalog, cache: Option<&mut Cache>, generation: u64, p
 
 /// Reads and audits logs in one go, on the calling thread: for tests, benchmarks and tools
 /// that have no event loop.
-pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, String> {
+pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, RuntimeError> {
     load_fleet_with_source(catalog, logs, settings).map(|(fleet, _)| fleet)
 }
 
@@ -380,12 +389,9 @@ pub fn load_fleet_with_source(
     catalog: &Catalog,
     logs: &LogInputs,
     settings: &AuditSettings,
-) -> Result<(Fleet, FleetSource), String> {
+) -> Result<(Fleet, FleetSource), RuntimeError> {
     let cached = read(catalog, logs)?;
-    let rules = catalog
-        .classification
-        .as_ref()
-        .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
+    let rules = catalog.classification.as_ref().ok_or(RuntimeError::NoRules)?;
     audit_fleet(&cached, rules, settings).map(|fleet| (fleet, cached))
 }
 
@@ -401,17 +407,14 @@ pub fn replay_now(catalog: &Catalog, source: FleetSource, audit: AuditReport, ge
     replay_fleet(catalog, Some(&mut cache), generation, plan)
 }
 
-fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, String> {
-    let rules = catalog
-        .classification
-        .as_ref()
-        .ok_or("no classification rules loaded (catalogs/classification.toml)")?;
+fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, RuntimeError> {
+    let rules = catalog.classification.as_ref().ok_or(RuntimeError::NoRules)?;
     let mapping = logs
         .mapping
         .as_deref()
         .map(read_mapping)
         .transpose()
-        .map_err(|d| d.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))?;
-    let inputs = expand_inputs(&logs.paths).map_err(|e| format!("{}: {}", e.path, e.message))?;
-    FleetSource::read(&inputs, None, mapping.as_ref(), rules).map_err(|e| format!("{}: {}", e.path, e.message))
+        .map_err(RuntimeError::InvalidMapping)?;
+    let inputs = expand_inputs(&logs.paths)?;
+    Ok(FleetSource::read(&inputs, None, mapping.as_ref(), rules)?)
 }

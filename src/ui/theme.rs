@@ -57,9 +57,22 @@ impl Theme {
     }
 }
 
+/// A colour a theme names that cannot be drawn.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ColorError {
+    /// `#` and not six hex digits.
+    #[error("'{text}' is not a colour: expected #rrggbb")]
+    NotHex { text: String },
+    #[error(
+        "'{text}' is not a colour: expected #rrggbb, 0-255, or one of black, red, green, yellow, blue, magenta, \
+         cyan, gray, darkgray, lightred, lightgreen, lightyellow, lightblue, lightmagenta, lightcyan, white, reset"
+    )]
+    NotAColour { text: String },
+}
+
 /// Reads `#rrggbb`, a name of the 16 ANSI colours (`red`, `lightblue`, `darkgray`...) or an
 /// index `0`-`255`.
-pub fn parse_color(text: &str) -> Result<Color, String> {
+pub fn parse_color(text: &str) -> Result<Color, ColorError> {
     let t = text.trim();
     if let Some(hex) = t.strip_prefix('#') {
         if hex.len() == 6
@@ -67,7 +80,7 @@ pub fn parse_color(text: &str) -> Result<Color, String> {
         {
             return Ok(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
         }
-        return Err(format!("'{t}' is not a colour: expected #rrggbb"));
+        return Err(ColorError::NotHex { text: t.to_string() });
     }
     if let Ok(index) = t.parse::<u8>() {
         return Ok(Color::Indexed(index));
@@ -91,11 +104,7 @@ pub fn parse_color(text: &str) -> Result<Color, String> {
         "lightcyan" => Color::LightCyan,
         "white" => Color::White,
         _ => {
-            return Err(format!(
-                "'{t}' is not a colour: expected #rrggbb, 0-255, or one of black, red, green, yellow, blue, \
-                 magenta, cyan, gray, darkgray, lightred, lightgreen, lightyellow, lightblue, lightmagenta, \
-                 lightcyan, white, reset"
-            ));
+            return Err(ColorError::NotAColour { text: t.to_string() });
         }
     };
     Ok(color)

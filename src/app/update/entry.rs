@@ -17,7 +17,7 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                 app.history.last_field = None;
                 return edit(app, field, value);
             }
-            Err(e) => *error = Some(e),
+            Err(e) => *error = Some(e.to_string()),
         },
         KeyCode::Esc => app.overlay = Overlay::None,
         _ => edit_text(text, key),

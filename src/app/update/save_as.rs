@@ -2,6 +2,7 @@
 
 use super::edit_text;
 use super::plan_file::unsavable;
+use crate::app::error::InputError;
 use crate::app::key::{Key, KeyCode};
 use crate::app::{App, Effect, Overlay};
 
@@ -23,7 +24,7 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
                     pick_free_name: false,
                 }];
             }
-            Err(e) => *error = Some(e),
+            Err(e) => *error = Some(e.to_string()),
         },
         KeyCode::Esc => {
             app.overlay = Overlay::None;
@@ -35,19 +36,17 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
 }
 
 /// A plan name is a file name in the plans folder: letters, digits, `-`, `_`, `.`.
-fn valid_plan_name(text: &str) -> Result<String, String> {
+fn valid_plan_name(text: &str) -> Result<String, InputError> {
     let name = text.trim().trim_end_matches(".toml").to_string();
     if name.is_empty() {
-        return Err("type a name".to_string());
+        return Err(InputError::NoName);
     }
     if name.starts_with('.')
         || !name
             .chars()
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
     {
-        return Err(format!(
-            "'{name}' can't be a file name: use letters, digits, '-', '_' and '.'"
-        ));
+        return Err(InputError::BadName { name });
     }
     Ok(name)
 }

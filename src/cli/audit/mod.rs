@@ -140,18 +140,20 @@ pub fn audit_with_source(
         (Some(prometheus), true) => pods_from_prometheus(prometheus, rules, &mut settings, args)?,
         _ => {
             if logs.is_empty() {
-                let sample =
-                    crate::config::sample_log::sample_log_path().map_err(|e| Diagnostic::file("sample log", e))?;
+                let sample = crate::config::sample_log::sample_log_path()
+                    .map_err(|e| Diagnostic::file("sample log", e.to_string()))?;
                 eprintln!("no log given: auditing the shipped sample {}", sample.display());
                 logs.push(sample);
             }
             read_logs(&logs, args, mapping.as_ref(), rules, prometheus.is_some())?
         }
     };
-    let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
+    let fail = |e: LoadError| Diagnostic::from(&e);
     let (mut report, files) = source.audit(rules, &settings).map_err(fail)?;
     if let Some(prometheus) = &prometheus {
-        let hosts = source.host_map(&settings).map_err(|e| Diagnostic::file("[hosts]", e))?;
+        let hosts = source
+            .host_map(&settings)
+            .map_err(|e| Diagnostic::file("[hosts]", e.to_string()))?;
         let pull = pull_utilization(prometheus, &report.window, &hosts, &progress)?;
         attach_measurements(&mut report, &pull.measurements, &settings);
         report.measurement_notes.extend(pull.notes);
@@ -183,7 +185,7 @@ fn read_logs(
     rules: &crate::model::workload::ClassificationRules,
     pulls_after: bool,
 ) -> Result<(FleetSource, Progress), Failure> {
-    let inputs = expand_inputs(logs).map_err(|e| Diagnostic::file(&e.path, e.message))?;
+    let inputs = expand_inputs(logs).map_err(|e| Diagnostic::from(&e))?;
     let bytes: u64 = inputs
         .iter()
         .filter_map(|p| std::fs::metadata(p).ok())
@@ -195,7 +197,7 @@ fn read_logs(
         &format!("reading {} MB", bytes / 1_000_000),
         bytes,
     );
-    let fail = |e: LoadError| Diagnostic::file(&e.path, e.message);
+    let fail = |e: LoadError| Diagnostic::from(&e);
     let source = FleetSource::read(&inputs, args.input_format.as_deref(), mapping, rules).map_err(fail)?;
     progress.phase(match (&source, source.rows_read()) {
         (FleetSource::Partitioned { partitions, .. }, _) => {
@@ -261,8 +263,7 @@ fn pods_from_prometheus(
     };
     let pods = pull_pods(&client, prometheus, &window, &mut tick).map_err(prometheus_failure)?;
     let origin = format!("prometheus {} (kube-state-metrics)", client.shown_url());
-    let source =
-        FleetSource::from_runs(&pods.runs, &origin, rules).map_err(|e| Diagnostic::file(&e.path, e.message))?;
+    let source = FleetSource::from_runs(&pods.runs, &origin, rules).map_err(|e| Diagnostic::from(&e))?;
     for note in pods.notes {
         eprintln!("{note}");
     }

@@ -15,6 +15,7 @@ use super::measured::{measured_by_cluster, measured_utilization};
 use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::{AuditInput, AuditSettings, audit_input};
 use crate::data::canonical::{JobRun, frame_from_runs};
+use crate::data::error::DataError;
 use crate::data::readers::load::{FileSummary, LoadError, load_logs};
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::reject::Quarantine;
@@ -90,10 +91,7 @@ impl FleetSource {
         if loaded.jobs.height() == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
             return Err(LoadError {
                 path: joined(&loaded.files),
-                message: "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log \
-                          (scheduler export, sacct -P, Philly JSON...); give the samples beside it and the audit \
-                          reports the utilization they measured"
-                    .to_string(),
+                error: DataError::UtilizationOnly,
             });
         }
         Ok(FleetSource::Runs {
@@ -109,11 +107,11 @@ impl FleetSource {
 
     /// A run log read whole, from jobs gathered elsewhere (Kubernetes pods from Prometheus).
     pub fn from_runs(runs: &[JobRun], origin: &str, rules: &ClassificationRules) -> Result<FleetSource, LoadError> {
-        let fail = |message: String| LoadError {
+        let fail = |error: DataError| LoadError {
             path: origin.to_string(),
-            message,
+            error,
         };
-        let frame = frame_from_runs(runs).map_err(|e| fail(e.to_string()))?;
+        let frame = frame_from_runs(runs).map_err(|e| fail(e.into()))?;
         let frame = with_run_features(frame.lazy(), rules)
             .and_then(|f| {
                 f.select(
@@ -123,7 +121,7 @@ impl FleetSource {
                         .collect::<Vec<_>>(),
                 )
                 .collect()
-                .map_err(|e| e.to_string())
+                .map_err(DataError::from)
             })
             .map_err(fail)?;
         Ok(FleetSource::Runs {
@@ -145,7 +143,7 @@ impl FleetSource {
 
     /// Which cluster each GPU host belongs to: the hosts the logs ran jobs on, then the
     /// `[hosts]` patterns of the plan and the mapping.
-    pub fn host_map(&self, settings: &AuditSettings) -> Result<HostMap, String> {
+    pub fn host_map(&self, settings: &AuditSettings) -> Result<HostMap, DataError> {
         let seen = match self {
             FleetSource::Runs { hosts, .. } => hosts.clone(),
             FleetSource::Partitioned { .. } => BTreeMap::new(),
@@ -162,9 +160,9 @@ impl FleetSource {
         match self {
             FleetSource::Runs { runs, files, .. } => {
                 let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
-                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters).map_err(|message| LoadError {
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters).map_err(|error| LoadError {
                     path: joined(files),
-                    message,
+                    error,
                 })
             }
             FleetSource::Partitioned { partitions, .. } => Err(LoadError {
@@ -172,9 +170,7 @@ impl FleetSource {
                     .first()
                     .map(|(_, p)| p.display().to_string())
                     .unwrap_or_default(),
-                message: "a replay holds every job in memory: give the partitions' files, or a cluster's folder, \
-                          rather than a folder partitioned by cluster"
-                    .to_string(),
+                error: DataError::ReplayNeedsFiles,
             }),
         }
     }
@@ -202,9 +198,9 @@ impl FleetSource {
                 origins,
                 ..
             } => {
-                let fail = |message| LoadError {
+                let fail = |error| LoadError {
                     path: joined(files),
-                    message,
+                    error,
                 };
                 let input = AuditInput {
                     runs,

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::data::error::DataError;
 use crate::data::readers::hostlist::{HostPatterns, validate_host_pattern};
 use crate::shared::format::count_of;
 
@@ -33,7 +34,10 @@ pub fn short_host(host: &str) -> String {
 
 impl HostMap {
     /// From the `[hosts]` tables (cluster → patterns) and the hosts job logs named.
-    pub fn new(tables: &[&BTreeMap<String, Vec<String>>], seen: BTreeMap<String, String>) -> Result<HostMap, String> {
+    pub fn new(
+        tables: &[&BTreeMap<String, Vec<String>>],
+        seen: BTreeMap<String, String>,
+    ) -> Result<HostMap, DataError> {
         let mut pairs: Vec<(String, Vec<String>)> = Vec::new();
         for table in tables {
             for (cluster, patterns) in table.iter() {
@@ -47,7 +51,7 @@ impl HostMap {
         let patterns = if pairs.is_empty() {
             None
         } else {
-            Some(HostPatterns::new(pairs).map_err(|e| e.to_string())?)
+            Some(HostPatterns::new(pairs)?)
         };
         Ok(HostMap {
             seen,

@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::classify::features::job_key;
 use crate::data::canonical::{self as c, JobRun};
+use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::tabular::{self, Piece};
@@ -62,8 +63,8 @@ pub struct WantedRun {
     pub key: u64,
 }
 
-fn err(e: PolarsError) -> String {
-    e.to_string()
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
 }
 
 impl RunOrigins {
@@ -109,11 +110,14 @@ fn run_text(run: &JobRun) -> (Option<String>, RunText) {
 }
 
 impl RunOrigin {
-    fn read_lines(&self, runs: &[WantedRun]) -> Result<ByLine, String> {
+    fn read_lines(&self, runs: &[WantedRun]) -> Result<ByLine, DataError> {
         let lines: Vec<u64> = runs.iter().map(|r| r.line).collect();
         match self.format {
             LogFormat::Sacct | LogFormat::Philly => {
-                let text = std::fs::read_to_string(&self.path).map_err(|e| e.to_string())?;
+                let text = std::fs::read_to_string(&self.path).map_err(|e| DataError::Io {
+                    path: self.path.clone(),
+                    source: e.into(),
+                })?;
                 let runs = if self.format == LogFormat::Sacct {
                     crate::data::readers::slurm::read_sacct_detailed(&self.path, &text, &self.cluster_default)?.runs
                 } else {
@@ -152,7 +156,12 @@ impl RunOrigin {
 
 /// The text fields of a tabular frame through the mapping, by source line: the frame's own
 /// row index, or `lines` in order.
-fn texts_of(frame: LazyFrame, mapping: &Mapping, format: LogFormat, lines: Option<&[u64]>) -> Result<ByLine, String> {
+fn texts_of(
+    frame: LazyFrame,
+    mapping: &Mapping,
+    format: LogFormat,
+    lines: Option<&[u64]>,
+) -> Result<ByLine, DataError> {
     let frame = match lines {
         // Parsed records carry no row index: number them by the lines they were cut from.
         Some(lines) => {
@@ -168,7 +177,7 @@ fn texts_of(frame: LazyFrame, mapping: &Mapping, format: LogFormat, lines: Optio
         .select(tabular::text_exprs(mapping, format))
         .collect()
         .map_err(err)?;
-    let text = |name: &str| -> Result<StringChunked, String> {
+    let text = |name: &str| -> Result<StringChunked, DataError> {
         Ok(texts.column(name).map_err(err)?.str().map_err(err)?.clone())
     };
     let (ids, clusters, names, users, queues, states) = (
@@ -213,7 +222,7 @@ const BLOCK_BYTES: usize = 1 << 20;
 /// The records at `lines` (source lines as the reader numbered them), found from the pieces'
 /// starts: only pieces holding a wanted record are read, up to its last wanted one, in
 /// parallel.
-fn read_records(path: &Path, pieces: &[Piece], lines: &[u64], mapping: &Mapping) -> Result<Records, String> {
+fn read_records(path: &Path, pieces: &[Piece], lines: &[u64], mapping: &Mapping) -> Result<Records, DataError> {
     let first_line = if mapping.has_header { 2 } else { 1 };
     // Without the pieces' starts, the scan starts at the file's first byte, where a header
     // is one record more.
@@ -240,7 +249,7 @@ fn read_records(path: &Path, pieces: &[Piece], lines: &[u64], mapping: &Mapping)
     let found: Vec<Vec<(u64, Vec<u8>)>> = per_piece
         .par_iter()
         .map(|(piece, rows)| records_in_piece(path, *piece, rows))
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, DataError>>()?;
     let mut records = Records {
         bytes: Vec::new(),
         lines: Vec::new(),
@@ -271,10 +280,10 @@ fn newline_after(bytes: &[u8], skip: u64) -> Result<usize, u64> {
 /// The wanted records (ascending rows) of one piece, scanning from its start: record ends are
 /// newlines outside quotes, as the reader cut them. In blocks without quotes the newlines are
 /// found by `memchr`; quoted ones are walked byte by byte.
-fn records_in_piece(path: &Path, piece: Piece, rows: &[u64]) -> Result<Vec<(u64, Vec<u8>)>, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+fn records_in_piece(path: &Path, piece: Piece, rows: &[u64]) -> Result<Vec<(u64, Vec<u8>)>, DataError> {
+    let mut file = std::fs::File::open(path).map_err(|e| DataError::cannot_open(path, e))?;
     file.seek(SeekFrom::Start(piece.byte_offset))
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| DataError::cannot_read(path, e))?;
     let mut out = Vec::with_capacity(rows.len());
     let mut wanted = rows.iter().copied().peekable();
     let mut row = piece.first_row;
@@ -282,7 +291,7 @@ fn records_in_piece(path: &Path, piece: Piece, rows: &[u64]) -> Result<Vec<(u64,
     let mut in_quotes = false;
     let mut block = vec![0u8; BLOCK_BYTES];
     'read: while let Some(&next) = wanted.peek() {
-        let filled = file.read(&mut block).map_err(|e| format!("cannot read: {e}"))?;
+        let filled = file.read(&mut block).map_err(|e| DataError::cannot_read(path, e))?;
         if filled == 0 {
             if row == next && !record.is_empty() {
                 out.push((row, std::mem::take(&mut record)));

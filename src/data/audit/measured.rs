@@ -7,6 +7,7 @@ use polars::prelude::*;
 
 use super::host_map::HostMap;
 use crate::data::canonical::MS_PER_MINUTE;
+use crate::data::error::DataError;
 use crate::data::readers::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 use crate::model::utilization::ClusterMeasurement;
@@ -16,8 +17,8 @@ const HOUR_MS: i64 = 60 * MS_PER_MINUTE;
 const SERIES_MEAN: &str = "series_mean";
 const HOUR: &str = "hour";
 
-fn err(e: PolarsError) -> String {
-    format!("DCGM samples: {e}")
+fn err(e: PolarsError) -> DataError {
+    crate::data::error::dcgm_samples(e)
 }
 
 /// The samples with a value inside `window`, times as integer milliseconds.
@@ -57,7 +58,7 @@ pub fn measured_utilization(
     samples: &DataFrame,
     window: &Window,
     threshold_frac: f64,
-) -> Result<Option<MeasuredUtilization>, String> {
+) -> Result<Option<MeasuredUtilization>, DataError> {
     let in_window = in_window(samples, window)
         .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC)])
         .collect()
@@ -143,7 +144,7 @@ pub fn measured_by_cluster(
     window: &Window,
     hosts: &HostMap,
     origin: &str,
-) -> Result<(Vec<ClusterMeasurement>, Vec<String>), String> {
+) -> Result<(Vec<ClusterMeasurement>, Vec<String>), DataError> {
     let host_names = samples.column(HOST).map_err(err)?.unique().map_err(err)?;
     let host_names = host_names.str().map_err(err)?;
     let mut mapped_hosts = Vec::new();

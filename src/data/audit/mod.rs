@@ -34,8 +34,8 @@ use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
 use self::top_jobs::{TopJobInputs, top_jobs};
 use super::readers::load::LoadedLogs;
 use super::readers::reject::Quarantine;
+use crate::data::error::DataError;
 use crate::model::catalog::{Catalog, SEED_H100_USD_PER_GPU_HOUR, Term};
-use crate::model::fleet::iso_utc;
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, PendingDemand,
     RejectReason, RejectedRow, RuleUse, Window,
@@ -135,8 +135,8 @@ impl AuditSettings {
     }
 }
 
-fn err(e: PolarsError) -> String {
-    e.to_string()
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
 }
 
 /// The instants the runs cover: the earliest start, the latest end and the latest start
@@ -163,7 +163,7 @@ impl DataSpan {
     }
 }
 
-pub fn data_span(runs: &DataFrame) -> Result<DataSpan, String> {
+pub fn data_span(runs: &DataFrame) -> Result<DataSpan, DataError> {
     let bounds = runs
         .clone()
         .lazy()
@@ -174,7 +174,7 @@ pub fn data_span(runs: &DataFrame) -> Result<DataSpan, String> {
         ])
         .collect()
         .map_err(err)?;
-    let get = |name: &str| -> Result<Option<i64>, String> {
+    let get = |name: &str| -> Result<Option<i64>, DataError> {
         Ok(bounds.column(name).map_err(err)?.i64().map_err(err)?.get(0))
     };
     Ok(DataSpan {
@@ -185,11 +185,11 @@ pub fn data_span(runs: &DataFrame) -> Result<DataSpan, String> {
 }
 
 /// The observation window the spec asks for, against the data's own span.
-pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
+pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, DataError> {
     let data_end = match (span.max_end_ms, span.max_start_ms) {
         (Some(end), Some(start)) => end.max(start),
         (None, Some(start)) => start,
-        _ => return Err("no usable rows: nothing to audit".to_string()),
+        _ => return Err(DataError::NoUsableRows),
     };
     let data_start = span.min_start_ms.unwrap_or(data_end);
     let end_ms = spec.until_ms.unwrap_or(data_end);
@@ -199,17 +199,13 @@ pub fn window_for(span: DataSpan, spec: WindowSpec) -> Result<Window, String> {
         (None, None) => data_start,
     };
     if end_ms <= start_ms {
-        return Err(format!(
-            "the observation window is empty: {} to {}",
-            iso_utc(start_ms),
-            iso_utc(end_ms)
-        ));
+        return Err(DataError::EmptyWindow { start_ms, end_ms });
     }
     Ok(Window::from_ms(start_ms, end_ms))
 }
 
 /// Resolves the observation window against the data's own span.
-fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, String> {
+fn resolve_window(runs: &DataFrame, spec: WindowSpec) -> Result<Window, DataError> {
     window_for(data_span(runs)?, spec)
 }
 
@@ -249,7 +245,7 @@ fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3
 }
 
 /// The runs with their classification features: computed here unless the reader did.
-fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> Result<DataFrame, String> {
+fn with_features(runs: &DataFrame, rules: &ClassificationRules) -> Result<DataFrame, DataError> {
     if runs.column(JOB_KEY).is_ok() {
         return Ok(runs.clone());
     }
@@ -284,7 +280,7 @@ pub fn audit(
     quarantine: &Quarantine,
     rules: &ClassificationRules,
     settings: &AuditSettings,
-) -> Result<AuditReport, String> {
+) -> Result<AuditReport, DataError> {
     let none = DataFrame::empty();
     audit_input(
         AuditInput {
@@ -303,7 +299,7 @@ pub fn audit_loaded(
     logs: &LoadedLogs,
     rules: &ClassificationRules,
     settings: &AuditSettings,
-) -> Result<AuditReport, String> {
+) -> Result<AuditReport, DataError> {
     audit_input(AuditInput::of(logs), rules, settings)
 }
 
@@ -316,7 +312,7 @@ fn pending_by_cluster(
     pending: &DataFrame,
     classes: &[WorkloadClass],
     window: &Window,
-) -> Result<std::collections::BTreeMap<String, PendingDemand>, String> {
+) -> Result<std::collections::BTreeMap<String, PendingDemand>, DataError> {
     let mut out: std::collections::BTreeMap<String, PendingDemand> = Default::default();
     if pending.height() == 0 {
         return Ok(out);
@@ -355,7 +351,7 @@ pub fn audit_input(
     input: AuditInput<'_>,
     rules: &ClassificationRules,
     settings: &AuditSettings,
-) -> Result<AuditReport, String> {
+) -> Result<AuditReport, DataError> {
     let AuditInput {
         runs,
         quarantine,

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{AuditSettings, DataSpan, WindowSpec, audit_loaded, data_span, window_for};
+use crate::data::error::DataError;
 use crate::data::readers::load::{FileSummary, LoadError, load_logs};
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::tabular::Detail;
@@ -33,10 +34,10 @@ pub fn cluster_partitions(path: &Path) -> Option<Vec<(String, PathBuf)>> {
     (partitions.len() >= 2).then_some(partitions)
 }
 
-fn load_error(path: &Path, message: String) -> LoadError {
+fn load_error(path: &Path, error: DataError) -> LoadError {
     LoadError {
         path: path.display().to_string(),
-        message,
+        error,
     }
 }
 
@@ -56,7 +57,7 @@ pub fn audit_partitioned(
         span = Some(span.map_or(part, |s| s.union(part)));
     }
     let first = partitions.first().map_or_else(PathBuf::new, |(_, f)| f.clone());
-    let span = span.ok_or_else(|| load_error(&first, "no partitions".to_string()))?;
+    let span = span.ok_or_else(|| load_error(&first, DataError::NoPartitions))?;
     let window = window_for(span, settings.window).map_err(|e| load_error(&first, e))?;
     let fixed = AuditSettings {
         window: WindowSpec {
@@ -79,7 +80,6 @@ pub fn audit_partitioned(
         parts.push(report);
         files.extend(loaded.files);
     }
-    let report =
-        merge_audits(parts).ok_or_else(|| load_error(&first, "no usable rows: nothing to audit".to_string()))?;
+    let report = merge_audits(parts).ok_or_else(|| load_error(&first, DataError::NoUsableRows))?;
     Ok((report, files))
 }

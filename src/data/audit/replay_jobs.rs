@@ -11,6 +11,7 @@ use polars::prelude::*;
 use super::classify::features::with_run_features;
 use super::classify::{JOB_KEY, classify_jobs};
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::model::fleet::Window;
 use crate::model::replay::ReplayJob;
 use crate::model::split::{UNITS_PER_GPU, gpu_units};
@@ -22,8 +23,8 @@ pub struct FleetJobs {
     pub jobs: Vec<ReplayJob>,
 }
 
-fn err(e: PolarsError) -> String {
-    e.to_string()
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
 }
 
 #[derive(Clone, Copy)]
@@ -44,14 +45,14 @@ pub fn fleet_jobs(
     rules: &ClassificationRules,
     window: &Window,
     clusters: &[String],
-) -> Result<FleetJobs, String> {
+) -> Result<FleetJobs, DataError> {
     let runs = if runs.column(JOB_KEY).is_ok() {
         runs.clone()
     } else {
         with_run_features(runs.clone().lazy(), rules)?.collect().map_err(err)?
     };
     let classes = classify_jobs(&runs, rules, window.end_ms)?;
-    let one = |name: &str| -> Result<Series, String> {
+    let one = |name: &str| -> Result<Series, DataError> {
         Ok(runs.column(name).map_err(err)?.as_materialized_series().rechunk())
     };
     let starts = one(c::START)?.cast(&DataType::Int64).map_err(err)?;

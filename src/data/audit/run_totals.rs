@@ -12,6 +12,7 @@ use polars::prelude::*;
 
 use super::classify::JobClasses;
 use crate::data::canonical::{self as c, MS_PER_HOUR};
+use crate::data::error::DataError;
 use crate::model::fleet::Window;
 use crate::model::resolution::Resolution;
 
@@ -229,10 +230,10 @@ pub fn run_totals(
     jobs: &JobClasses,
     rule_count: usize,
     window: &Window,
-) -> Result<RunTotals, String> {
-    let err = |e: PolarsError| e.to_string();
+) -> Result<RunTotals, DataError> {
+    let err = DataError::Frame;
     let height = runs.height();
-    let slice = |first_row: usize, len: usize| -> Result<RunSlice, String> {
+    let slice = |first_row: usize, len: usize| -> Result<RunSlice, DataError> {
         let column = |name: &str| runs.column(name).map_err(err).map(|c| c.slice(first_row as i64, len));
         Ok(RunSlice {
             first_row,
@@ -282,7 +283,9 @@ pub fn run_totals(
             second
                 .join()
                 .map(|second| (first, Some(second)))
-                .map_err(|_| "the audit's second thread failed".to_string())
+                .map_err(|_| DataError::ThreadFailed {
+                    thread: "audit's second thread",
+                })
         })?
     };
     // The second half's clusters, numbered as the first half's (new ones appended).

@@ -11,6 +11,7 @@ use polars::prelude::*;
 use super::classify::{JOB_KEY, JobClasses, rule_name};
 use super::job_details::{RunOrigins, RunText, WantedRun};
 use crate::data::canonical::{self as c, MS_PER_HOUR};
+use crate::data::error::DataError;
 use crate::model::fleet::{JobLine, Window};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -64,8 +65,8 @@ fn keep(group: &mut BinaryHeap<Ranked>, candidate: Ranked, count: usize) {
 
 /// The largest jobs by GPU-hours of each cluster and class, with the line of their first run
 /// in the window; by cluster, class, then GPU-hours.
-pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
-    let err = |e: PolarsError| e.to_string();
+pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
+    let err = DataError::Frame;
     let classes = WorkloadClass::ALL.len();
     let mut groups: Vec<BinaryHeap<Ranked>> = vec![BinaryHeap::new(); input.cluster_names.len() * classes];
     for (job, &cluster) in input.job_cluster.iter().enumerate() {
@@ -190,13 +191,13 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, String> {
 
 /// The log's text for the chosen runs: from the frame when it holds the text columns (a log
 /// read in full detail), else read back from the files, else none.
-fn run_texts(input: &TopJobInputs, wanted: &[WantedRun]) -> Result<HashMap<usize, RunText>, String> {
+fn run_texts(input: &TopJobInputs, wanted: &[WantedRun]) -> Result<HashMap<usize, RunText>, DataError> {
     let runs = input.runs;
     if runs.column(c::JOB_ID).is_err() {
         return Ok(input.origins.map(|o| o.read_back(wanted)).unwrap_or_default());
     }
-    let err = |e: PolarsError| e.to_string();
-    let text = |name: &str| -> Result<Option<StringChunked>, String> {
+    let err = DataError::Frame;
+    let text = |name: &str| -> Result<Option<StringChunked>, DataError> {
         match runs.column(name) {
             Ok(column) => Ok(Some(
                 column.cast(&DataType::String).map_err(err)?.str().map_err(err)?.clone(),

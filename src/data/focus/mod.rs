@@ -204,7 +204,7 @@ fn read_csv(path: &Path, file: &str, tag_key: &str, bom: usize) -> Result<FocusR
             "the header is one column holding {separator:?}: FOCUS CSV is comma-separated, save it so"
         )));
     }
-    let columns = Columns::find(&names).map_err(fail)?;
+    let columns = Columns::find(&names).map_err(|e| fail(e.to_string()))?;
     let mut keep = vec![false; names.len()];
     for (_, i) in columns.used() {
         keep[i] = true;

@@ -4,6 +4,7 @@
 //! refused by name before any data is read, and a decoder that fails on a damaged file is
 //! caught: a truncated file is an error, never a crash.
 
+use crate::data::error::DataError;
 use crate::data::readers::panic_guard::without_panics;
 use std::path::Path;
 
@@ -88,10 +89,10 @@ pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, 
         .map_err(damaged)?;
     let mut reader = ParquetReader::new(opened);
     let schema = without_panics(|| reader.schema())
-        .map_err(damaged)?
+        .map_err(|e| damaged(e.to_string()))?
         .map_err(|e| damaged(e.to_string()))?;
     let names: Vec<String> = schema.iter_names().map(|n| n.to_string()).collect();
-    let columns = Columns::find(&names).map_err(fail)?;
+    let columns = Columns::find(&names).map_err(|e| fail(e.to_string()))?;
     let mut projection = Vec::new();
     for (role, index) in columns.used() {
         let Some((_, field)) = schema.get_at_index(index) else {
@@ -114,7 +115,7 @@ pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, 
     projection.sort_unstable();
     projection.dedup();
     let frame = without_panics(|| reader.with_projection(Some(projection)).finish())
-        .map_err(damaged)?
+        .map_err(|e| damaged(e.to_string()))?
         .map_err(|e| damaged(e.to_string()))?;
 
     let mut views: Vec<(Role, View)> = Vec::new();
@@ -128,7 +129,7 @@ pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, 
         let view = view_of(role, &column, tag_key).map_err(|message| {
             vec![FocusError {
                 field: Some(name.clone()),
-                ..FocusError::file(file, message)
+                ..FocusError::file(file, message.to_string())
             }]
         })?;
         // A damaged file can decode into columns of different lengths.
@@ -176,9 +177,9 @@ pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, 
 }
 
 /// A role's column as a view, or why its type does not fit the role.
-fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, String> {
-    let err = |e: PolarsError| e.to_string();
-    let text = |s: &Series| -> Result<View, String> {
+fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, DataError> {
+    let err = DataError::Frame;
+    let text = |s: &Series| -> Result<View, DataError> {
         Ok(View::Text(
             s.cast(&DataType::String).map_err(err)?.str().map_err(err)?.clone(),
         ))
@@ -204,7 +205,10 @@ fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, String> {
                 Ok(View::Time(values.i64().map_err(err)?.clone(), -86_400_000))
             }
             DataType::String | DataType::Null => text(column),
-            other => Err(format!("a column of {other}: expected timestamps or text")),
+            other => Err(DataError::ColumnType {
+                dtype: other.clone(),
+                expected: "timestamps or text",
+            }),
         },
         Role::Billed | Role::Effective | Role::Quantity => match dtype {
             DataType::String | DataType::Null => text(column),
@@ -212,7 +216,10 @@ fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, String> {
                 let values = column.cast(&DataType::Float64).map_err(err)?;
                 Ok(View::Number(values.f64().map_err(err)?.clone()))
             }
-            other => Err(format!("a column of {other}: expected decimal numbers or text")),
+            other => Err(DataError::ColumnType {
+                dtype: other.clone(),
+                expected: "decimal numbers or text",
+            }),
         },
         Role::Tags => match dtype {
             DataType::List(inner) if matches!(inner.as_ref(), DataType::Struct(_)) => {
@@ -238,12 +245,16 @@ fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, String> {
                 ))
             }
             DataType::String | DataType::Null => text(column),
-            other => Err(format!(
-                "a column of {other}: expected a JSON object as text or a key/value map"
-            )),
+            other => Err(DataError::ColumnType {
+                dtype: other.clone(),
+                expected: "a JSON object as text or a key/value map",
+            }),
         },
         _ => match dtype {
-            DataType::List(_) | DataType::Struct(_) => Err(format!("a column of {dtype}: expected text")),
+            DataType::List(_) | DataType::Struct(_) => Err(DataError::ColumnType {
+                dtype: dtype.clone(),
+                expected: "text",
+            }),
             _ => text(column),
         },
     }

@@ -5,6 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
 use super::values::{self, is_null, parse_allowed, parse_decimal, parse_time_ms, shown, tag_value};
+use crate::data::error::DataError;
 use crate::model::bill::{BillLine, ChargeCategory, HoursUnit, PricingCategory, UsageStatus, allowed};
 
 /// Distinct providers, currencies and regions kept for the summary.
@@ -62,7 +63,7 @@ pub(super) struct Columns {
 
 impl Columns {
     /// The roles' columns among `names`; the error lists what the file has.
-    pub(super) fn find(names: &[String]) -> Result<Columns, String> {
+    pub(super) fn find(names: &[String]) -> Result<Columns, DataError> {
         let mut at = [None; ROLES.len()];
         let mut missing = Vec::new();
         for (slot, (_, aliases, required)) in at.iter_mut().zip(ROLES) {
@@ -83,16 +84,7 @@ impl Columns {
         if names.len() > 60 {
             has.push(format!("… ({} in all)", names.len()));
         }
-        Err(format!(
-            "not a FOCUS cost export: no {} column{}; the file has: {}",
-            missing.join(", "),
-            if missing.len() == 1 { "" } else { "s" },
-            if has.is_empty() {
-                "no columns".to_string()
-            } else {
-                has.join(", ")
-            }
-        ))
+        Err(DataError::NotFocus { missing, has })
     }
 
     pub(super) fn index(&self, role: Role) -> Option<usize> {
@@ -167,7 +159,7 @@ pub(super) fn build_line<'a>(
         match get(role)? {
             Cell::Null => Ok(None),
             Cell::Text(t) if is_null(t) => Ok(None),
-            Cell::Text(t) => parse_time_ms(t).map(Some).map_err(|m| (role, m)),
+            Cell::Text(t) => parse_time_ms(t).map(Some).map_err(|m| (role, m.to_string())),
             Cell::TimeMs(ms) => Ok(Some(ms)),
             Cell::Number(_) | Cell::Tag(_) => Err((role, "expected a date-time, found a number".to_string())),
         }
@@ -175,7 +167,7 @@ pub(super) fn build_line<'a>(
     let decimal = |role: Role| -> Result<Option<f64>, (Role, String)> {
         match get(role)? {
             Cell::Null => Ok(None),
-            Cell::Text(t) => parse_decimal(t).map_err(|m| (role, m)),
+            Cell::Text(t) => parse_decimal(t).map_err(|m| (role, m.to_string())),
             Cell::Number(v) if v.is_finite() => Ok(Some(v)),
             Cell::Number(v) => Err((role, format!("{v} is not an amount"))),
             Cell::TimeMs(_) | Cell::Tag(_) => Err((role, "expected a decimal number, found a date-time".to_string())),
@@ -222,7 +214,7 @@ pub(super) fn build_line<'a>(
         ChargeCategory::parse,
         &allowed(&ChargeCategory::NAMES),
     )
-    .map_err(|m| (Role::Category, m))?
+    .map_err(|m| (Role::Category, m.to_string()))?
     .ok_or_else(|| {
         (
             Role::Category,
@@ -235,14 +227,14 @@ pub(super) fn build_line<'a>(
             UsageStatus::parse,
             &allowed(&UsageStatus::NAMES),
         )
-        .map_err(|m| (role, m))
+        .map_err(|m| (role, m.to_string()))
     };
     let pricing = parse_allowed(
         named(Role::Pricing)?.as_deref().unwrap_or(""),
         PricingCategory::parse,
         &allowed(&PricingCategory::NAMES),
     )
-    .map_err(|m| (Role::Pricing, m))?;
+    .map_err(|m| (Role::Pricing, m.to_string()))?;
     let commitment = status(Role::Commitment)?;
     let reservation = status(Role::Reservation)?;
     let quantity = decimal(Role::Quantity)?;
@@ -253,7 +245,7 @@ pub(super) fn build_line<'a>(
     };
     let cluster_tag = match get(Role::Tags)? {
         Cell::Tag(value) => value,
-        Cell::Text(t) => tag_value(t, tag_key).map_err(|m| (Role::Tags, m))?,
+        Cell::Text(t) => tag_value(t, tag_key).map_err(|m| (Role::Tags, m.to_string()))?,
         _ => None,
     };
     Seen::note(&mut seen.providers, text(Role::Provider)?);

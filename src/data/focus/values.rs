@@ -6,6 +6,8 @@ use std::fmt;
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
+use crate::data::error::DataError;
+
 /// A value shown in a message: at most 40 characters, control characters escaped.
 pub fn shown(text: &str) -> String {
     let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
@@ -24,7 +26,7 @@ pub fn is_null(text: &str) -> bool {
 /// A date-time as UTC milliseconds: RFC 3339 with `Z` or an offset (`T` or a space between
 /// date and time), `YYYY-MM-DD HH:MM:SS` or `YYYY-MM-DDTHH:MM:SS` (fractions allowed, read
 /// as UTC, also with a trailing ` UTC`), or a bare `YYYY-MM-DD` (midnight UTC).
-pub fn parse_time_ms(text: &str) -> Result<i64, String> {
+pub fn parse_time_ms(text: &str) -> Result<i64, DataError> {
     let t = text.trim();
     if let Ok(time) = DateTime::parse_from_rfc3339(t) {
         return Ok(time.timestamp_millis());
@@ -40,15 +42,12 @@ pub fn parse_time_ms(text: &str) -> Result<i64, String> {
     {
         return Ok(midnight.and_utc().timestamp_millis());
     }
-    Err(format!(
-        "'{}' is not a date-time: expected RFC 3339 (2024-03-01T00:00:00Z or +02:00) or YYYY-MM-DD HH:MM:SS (UTC)",
-        shown(text)
-    ))
+    Err(DataError::NotDateTime { text: text.to_string() })
 }
 
 /// A decimal (`12.2900000001`, `-3.5`, `1.2E-5`); `None` when null. NaN and infinities are
 /// refused: they are not amounts.
-pub fn parse_decimal(text: &str) -> Result<Option<f64>, String> {
+pub fn parse_decimal(text: &str) -> Result<Option<f64>, DataError> {
     if is_null(text) {
         return Ok(None);
     }
@@ -58,10 +57,7 @@ pub fn parse_decimal(text: &str) -> Result<Option<f64>, String> {
         .starts_with(|c: char| c.is_ascii_digit() || c == '.');
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() && starts_like_a_number => Ok(Some(v)),
-        _ => Err(format!(
-            "'{}' is not a decimal number (write 1234.5: no currency sign, thousands separator or unit)",
-            shown(text)
-        )),
+        _ => Err(DataError::NotDecimal { text: text.to_string() }),
     }
 }
 
@@ -70,13 +66,14 @@ pub fn parse_allowed<T: Copy>(
     text: &str,
     parse: impl Fn(&str) -> Option<T>,
     allowed: &str,
-) -> Result<Option<T>, String> {
+) -> Result<Option<T>, DataError> {
     if is_null(text) {
         return Ok(None);
     }
-    parse(text)
-        .map(Some)
-        .ok_or_else(|| format!("'{}' is not one of the allowed values: {allowed}", shown(text)))
+    parse(text).map(Some).ok_or_else(|| DataError::NotAllowed {
+        text: text.to_string(),
+        allowed: allowed.to_string(),
+    })
 }
 
 /// Text, `None` when null.
@@ -86,7 +83,7 @@ pub fn text(value: &str) -> Option<String> {
 
 /// The value of `key` in a `Tags` JSON object (`{"cluster": "us-east-h100"}`); `None` when
 /// the tags are null or lack the key. A number or boolean value is taken as its text.
-pub fn tag_value(tags: &str, key: &str) -> Result<Option<String>, String> {
+pub fn tag_value(tags: &str, key: &str) -> Result<Option<String>, DataError> {
     if is_null(tags) {
         return Ok(None);
     }
@@ -94,7 +91,10 @@ pub fn tag_value(tags: &str, key: &str) -> Result<Option<String>, String> {
     let found = FindKey { key }
         .deserialize(&mut de)
         .and_then(|found| de.end().map(|_| found))
-        .map_err(|e| format!("'{}' is not a JSON object of tags: {e}", shown(tags)))?;
+        .map_err(|e| DataError::NotTags {
+            text: tags.to_string(),
+            source: e.into(),
+        })?;
     Ok(found.filter(|v| !v.is_empty()))
 }
 
@@ -138,7 +138,18 @@ impl<'de> Visitor<'de> for FindKey<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    // The messages, as a user reads them.
+    fn parse_time_ms(text: &str) -> Result<i64, String> {
+        super::parse_time_ms(text).map_err(|e| e.to_string())
+    }
+
+    fn parse_decimal(text: &str) -> Result<Option<f64>, String> {
+        super::parse_decimal(text).map_err(|e| e.to_string())
+    }
+
+    fn tag_value(tags: &str, key: &str) -> Result<Option<String>, String> {
+        super::tag_value(tags, key).map_err(|e| e.to_string())
+    }
 
     #[test]
     fn date_times_in_the_forms_exports_write() {

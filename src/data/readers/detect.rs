@@ -3,6 +3,8 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::data::error::DataError;
+
 /// Every log layout gpuplan reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
@@ -43,7 +45,7 @@ pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, 
 const SNIFF_BYTES: usize = 64 * 1024;
 
 /// Parses a format name given by the user (`--format`, a mapping's `format`).
-pub fn parse_format_name(name: &str, delimiter: Option<u8>) -> Result<LogFormat, String> {
+pub fn parse_format_name(name: &str, delimiter: Option<u8>) -> Result<LogFormat, DataError> {
     Ok(match name.to_ascii_lowercase().as_str() {
         "csv" => LogFormat::Csv {
             delimiter: delimiter.unwrap_or(b','),
@@ -56,18 +58,22 @@ pub fn parse_format_name(name: &str, delimiter: Option<u8>) -> Result<LogFormat,
         "philly" => LogFormat::Philly,
         "dcgm-long" | "dcgm" => LogFormat::DcgmLong,
         "dcgm-wide" => LogFormat::DcgmWide,
-        other => return Err(format!("unknown format '{other}'; expected one of: {FORMAT_NAMES}")),
+        other => {
+            return Err(DataError::UnknownFormat {
+                name: other.to_string(),
+            });
+        }
     })
 }
 
 /// The first bytes of a file, or why it cannot be read.
-pub fn sniff(path: &Path) -> Result<Vec<u8>, String> {
-    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+pub fn sniff(path: &Path) -> Result<Vec<u8>, DataError> {
+    let mut file = std::fs::File::open(path).map_err(|e| DataError::cannot_open(path, e))?;
     let mut buffer = Vec::with_capacity(SNIFF_BYTES);
     file.by_ref()
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut buffer)
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(|e| DataError::cannot_read(path, e))?;
     Ok(buffer)
 }
 
@@ -116,7 +122,7 @@ pub fn split_header(line: &str, delimiter: u8) -> Vec<String> {
 }
 
 /// Detects a file's format from its name and first bytes.
-pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, String> {
+pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, DataError> {
     if path.is_dir() {
         return Ok(LogFormat::Parquet);
     }
@@ -124,14 +130,14 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, String> {
         return Ok(LogFormat::Parquet);
     }
     if head.is_empty() {
-        return Err("the file is empty".to_string());
+        return Err(DataError::Empty);
     }
     let probe = &head[..head.len().min(8192)];
     if probe.starts_with(&[0xff, 0xfe]) || probe.starts_with(&[0xfe, 0xff]) {
-        return Err("UTF-16 text (it starts with a UTF-16 byte-order mark): save it as UTF-8".to_string());
+        return Err(DataError::Utf16);
     }
     if probe.contains(&0) {
-        return Err("binary content (NUL bytes), not a text log; Parquet files start with PAR1".to_string());
+        return Err(DataError::Binary);
     }
     let text = String::from_utf8_lossy(head);
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
@@ -180,7 +186,7 @@ mod tests {
     use super::*;
 
     fn detect(name: &str, head: &str) -> Result<LogFormat, String> {
-        detect_format(Path::new(name), head.as_bytes())
+        detect_format(Path::new(name), head.as_bytes()).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -219,7 +225,7 @@ mod tests {
     fn refuses_empty_and_binary_files_with_a_reason() {
         assert_eq!(detect("e.csv", ""), Err("the file is empty".to_string()));
         let binary = detect_format(Path::new("b.csv"), b"\x7fELF\x00\x01\x02");
-        assert!(binary.is_err_and(|e| e.contains("binary")));
+        assert!(binary.is_err_and(|e| e.to_string().contains("binary")));
     }
 
     #[test]
@@ -230,7 +236,10 @@ mod tests {
 
     #[test]
     fn format_names_parse_and_unknown_ones_list_the_choices() {
-        assert_eq!(parse_format_name("TSV", None), Ok(LogFormat::Csv { delimiter: b'\t' }));
-        assert!(parse_format_name("xlsx", None).is_err_and(|e| e.contains("sacct")));
+        assert_eq!(
+            parse_format_name("TSV", None).ok(),
+            Some(LogFormat::Csv { delimiter: b'\t' })
+        );
+        assert!(parse_format_name("xlsx", None).is_err_and(|e| e.to_string().contains("sacct")));
     }
 }

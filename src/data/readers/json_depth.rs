@@ -5,19 +5,21 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::data::error::DataError;
+
 /// Deeper than any job log layout gpuplan reads, far below what overflows a recursive parser.
 pub const MAX_JSON_DEPTH: usize = 64;
 
 /// Scans the file once (strings and escapes respected); the first place nested deeper than
 /// `max_depth` is an error naming its line and column.
-pub fn check_json_depth(path: &Path, max_depth: usize) -> Result<(), String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+pub fn check_json_depth(path: &Path, max_depth: usize) -> Result<(), DataError> {
+    let file = std::fs::File::open(path).map_err(|e| DataError::cannot_read(path, e))?;
     let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut buffer = vec![0u8; 1 << 20];
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     let (mut line, mut column) = (1u64, 0u64);
     loop {
-        let read = reader.read(&mut buffer).map_err(|e| format!("cannot read: {e}"))?;
+        let read = reader.read(&mut buffer).map_err(|e| DataError::cannot_read(path, e))?;
         if read == 0 {
             return Ok(());
         }
@@ -41,10 +43,11 @@ pub fn check_json_depth(path: &Path, max_depth: usize) -> Result<(), String> {
                 b'[' | b'{' => {
                     depth += 1;
                     if depth > max_depth {
-                        return Err(format!(
-                            "line {line}, column {column}: JSON nested deeper than {max_depth} levels; a job \
-                             log's rows are flat objects"
-                        ));
+                        return Err(DataError::TooDeep {
+                            line,
+                            column,
+                            max_depth,
+                        });
                     }
                 }
                 b']' | b'}' => depth = depth.saturating_sub(1),
@@ -62,7 +65,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("log.json");
         std::fs::write(&path, text).expect("write");
-        check_json_depth(&path, max)
+        check_json_depth(&path, max).map_err(|e| e.to_string())
     }
 
     #[test]

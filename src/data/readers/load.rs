@@ -14,18 +14,15 @@ use super::{dcgm, philly, slurm, tabular};
 use crate::data::audit::classify::features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
 use crate::data::audit::job_details::{RunOrigin, RunOrigins};
 use crate::data::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
+use crate::data::error::DataError;
 
 /// A log that cannot be read at all: which one and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{path}: {error}")]
 pub struct LoadError {
     pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
-    }
+    #[source]
+    pub error: DataError,
 }
 
 /// What one input gave.
@@ -66,13 +63,13 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         if has_glob(&text) && !parquet_glob {
             let matches = glob::glob(&text).map_err(|e| LoadError {
                 path: text.to_string(),
-                message: format!("bad pattern: {e}"),
+                error: DataError::BadGlob(e.into()),
             })?;
             let mut found: Vec<PathBuf> = matches.filter_map(Result::ok).filter(|p| p.is_file()).collect();
             if found.is_empty() {
                 return Err(LoadError {
                     path: text.to_string(),
-                    message: "no file matches".to_string(),
+                    error: DataError::NoFileMatches,
                 });
             }
             found.sort();
@@ -84,15 +81,12 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(out)
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(text),
-        Err(e) => Err(format!(
-            "not UTF-8 text: invalid byte at offset {} (convert it with iconv -f LATIN1 -t UTF-8)",
-            e.utf8_error().valid_up_to()
-        )),
-    }
+fn read_text(path: &Path) -> Result<String, DataError> {
+    let bytes = std::fs::read(path).map_err(|e| DataError::cannot_read(path, e))?;
+    String::from_utf8(bytes).map_err(|e| DataError::NotUtf8 {
+        path: path.to_path_buf(),
+        offset: e.utf8_error().valid_up_to(),
+    })
 }
 
 fn cluster_default(path: &Path, mapping: Option<&Mapping>) -> String {
@@ -107,7 +101,7 @@ fn cluster_default(path: &Path, mapping: Option<&Mapping>) -> String {
 }
 
 /// The format of one input: forced, from the mapping, or detected.
-pub fn format_of(path: &Path, forced: Option<&str>, mapping: Option<&Mapping>) -> Result<LogFormat, String> {
+pub fn format_of(path: &Path, forced: Option<&str>, mapping: Option<&Mapping>) -> Result<LogFormat, DataError> {
     let delimiter = mapping
         .and_then(|m| m.delimiter.as_ref())
         .and_then(|d| d.bytes().next());
@@ -144,9 +138,9 @@ pub fn load_logs(
     let mut rows_so_far = 0;
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
-        let fail = |message: String| LoadError {
+        let fail = |error: DataError| LoadError {
             path: shown.clone(),
-            message,
+            error,
         };
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
         if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
@@ -165,9 +159,9 @@ pub fn load_logs(
             LogFormat::Sacct => {
                 let text = read_text(&path).map_err(fail)?;
                 let log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
-                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?);
                 if !log.pending.is_empty() {
-                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?);
                 }
                 for (host, cluster) in log.hosts {
                     hosts.entry(host).or_insert(cluster);
@@ -177,9 +171,9 @@ pub fn load_logs(
             LogFormat::Philly => {
                 let text = read_text(&path).map_err(fail)?;
                 let log = philly::read_philly_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
-                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.to_string()))?);
+                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?);
                 if !log.pending.is_empty() {
-                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.to_string()))?);
+                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?);
                 }
                 (log.runs.len(), log.quarantine, Vec::new())
             }
@@ -197,9 +191,9 @@ pub fn load_logs(
             }
             tabular_format => {
                 let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
-                    .map_err(|message| match tabular_format {
-                        LogFormat::Ndjson => first_bad_json_line(&path).unwrap_or(message),
-                        _ => message,
+                    .map_err(|error| match tabular_format {
+                        LogFormat::Ndjson => first_bad_json_line(&path).unwrap_or(error),
+                        _ => error,
                     })
                     .map_err(fail)?;
                 let rows = read.jobs.height();
@@ -238,10 +232,10 @@ pub fn load_logs(
                     with_run_features(f.lazy(), rules)?
                         .select(audit_columns().into_iter().chain([col(SUBMIT)]).collect::<Vec<_>>())
                         .collect()
-                        .map_err(|e| e.to_string())
+                        .map_err(DataError::from)
                 }
             })
-            .collect::<Result<Vec<_>, String>>()
+            .collect::<Result<Vec<_>, DataError>>()
             .map_err(combined)?,
     };
     // Delimited logs carry no submit time (yet): beside a log that does, a null column, so
@@ -260,10 +254,10 @@ pub fn load_logs(
                             .alias(SUBMIT),
                     )
                     .collect()
-                    .map_err(|e| e.to_string())
+                    .map_err(DataError::from)
             }
         })
-        .collect::<Result<Vec<_>, String>>()
+        .collect::<Result<Vec<_>, DataError>>()
         .map_err(combined)?;
     let mut jobs = concat_frames(frames).map_err(combined)?;
     // Streaming reads leave many small chunks; consumers read rows by index.
@@ -275,7 +269,7 @@ pub fn load_logs(
     let pending = pending
         .into_iter()
         .map(|f| pending_frame(f, detail))
-        .collect::<Result<Vec<_>, String>>()
+        .collect::<Result<Vec<_>, DataError>>()
         .map_err(combined)?;
     let pending = if pending.is_empty() {
         DataFrame::empty()
@@ -299,7 +293,7 @@ const PENDING_TEXT: [&str; 6] = [c::JOB_ID, c::NAME, c::USER, c::QUEUE, c::STATE
 /// A reader's never-started jobs in one shape, so every file's stack: `PENDING_COLUMNS` (a
 /// missing time limit null) with, for an audit, the classification features (computed here
 /// unless the reader did), else the text columns.
-fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, String> {
+fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, DataError> {
     let mut lf = frame.clone().lazy();
     if frame.column(c::TIME_LIMIT_HOURS).is_err() {
         lf = lf.with_column(lit(NULL).cast(DataType::Float64).alias(c::TIME_LIMIT_HOURS));
@@ -314,11 +308,11 @@ fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, Stri
         }
         Detail::Full => columns.extend(PENDING_TEXT.into_iter().map(col)),
     }
-    lf.select(columns).collect().map_err(|e| e.to_string())
+    Ok(lf.select(columns).collect()?)
 }
 
 /// Where a JSON-lines file stops being JSON: the parser's own error names no line.
-fn first_bad_json_line(path: &Path) -> Option<String> {
+fn first_bad_json_line(path: &Path) -> Option<DataError> {
     use std::io::BufRead;
     let file = std::fs::File::open(path).ok()?;
     for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -327,28 +321,29 @@ fn first_bad_json_line(path: &Path) -> Option<String> {
             continue;
         }
         if let Err(e) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
-            return Some(format!("line {}: expected one JSON object per line: {e}", index + 1));
+            return Some(DataError::NotJsonObject {
+                line: index + 1,
+                source: e.into(),
+            });
         }
     }
     None
 }
 
 /// A problem of the logs taken together (after each one read on its own).
-fn combined(message: String) -> LoadError {
+fn combined(error: DataError) -> LoadError {
     LoadError {
         path: "the logs together".to_string(),
-        message,
+        error,
     }
 }
 
-fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, DataError> {
     let lazy: Vec<LazyFrame> = frames.into_iter().map(IntoLazy::lazy).collect();
-    concat(lazy, UnionArgs::default())
-        .and_then(LazyFrame::collect)
-        .map_err(|e| e.to_string())
+    Ok(concat(lazy, UnionArgs::default()).and_then(LazyFrame::collect)?)
 }
 
-fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, String> {
+fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, DataError> {
     if frames.is_empty() {
         return Ok(DataFrame::empty_with_schema(&schema()));
     }

@@ -59,6 +59,17 @@ enum Field {
     IdOrName,
 }
 
+/// Why a cluster's line pattern cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum PatternError {
+    #[error("expected a pattern, e.g. \"arn:aws:ec2:*:instance/i-*\" or \"sku:8XYZ*\"")]
+    Empty,
+    #[error("'{text}': `**` is not needed, `*` already matches any characters (`/` and `:` included)")]
+    DoubleStar { text: String },
+    #[error("'{text}' is not a valid pattern: {why}")]
+    Invalid { text: String, why: &'static str },
+}
+
 #[derive(Debug, Clone)]
 struct LinePattern {
     field: Field,
@@ -72,7 +83,7 @@ const MATCH: MatchOptions = MatchOptions {
 };
 
 impl LinePattern {
-    fn parse(text: &str) -> Result<LinePattern, String> {
+    fn parse(text: &str) -> Result<LinePattern, PatternError> {
         let (field, glob) = [
             ("id:", Field::ResourceId),
             ("name:", Field::ResourceName),
@@ -86,14 +97,15 @@ impl LinePattern {
         })
         .unwrap_or((Field::IdOrName, text));
         if glob.trim().is_empty() {
-            return Err("expected a pattern, e.g. \"arn:aws:ec2:*:instance/i-*\" or \"sku:8XYZ*\"".to_string());
+            return Err(PatternError::Empty);
         }
         if glob.contains("**") {
-            return Err(format!(
-                "'{text}': `**` is not needed, `*` already matches any characters (`/` and `:` included)"
-            ));
+            return Err(PatternError::DoubleStar { text: text.to_string() });
         }
-        let glob = Pattern::new(glob).map_err(|e| format!("'{text}' is not a valid pattern: {}", e.msg))?;
+        let glob = Pattern::new(glob).map_err(|e| PatternError::Invalid {
+            text: text.to_string(),
+            why: e.msg,
+        })?;
         Ok(LinePattern { field, glob })
     }
 
@@ -129,8 +141,8 @@ impl BillPlan {
                 ));
             }
             for (i, pattern) in patterns.iter().enumerate() {
-                if let Err(message) = LinePattern::parse(pattern) {
-                    problems.push((format!("clusters.{name}[{i}]"), message));
+                if let Err(e) = LinePattern::parse(pattern) {
+                    problems.push((format!("clusters.{name}[{i}]"), e.to_string()));
                 }
             }
         }

@@ -18,6 +18,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use polars::prelude::*;
 
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 pub const JOB_KEY: &str = "job_key";
@@ -106,7 +107,7 @@ struct PatternBits {
 }
 
 impl PatternBits {
-    fn new(rules: &ClassificationRules, name: bool) -> Result<PatternBits, String> {
+    fn new(rules: &ClassificationRules, name: bool) -> Result<PatternBits, DataError> {
         let mut patterns = Vec::new();
         let mut rule_of = Vec::new();
         for (i, rule) in rules.rules.iter().enumerate() {
@@ -128,7 +129,7 @@ impl PatternBits {
                     .ascii_case_insensitive(true)
                     .match_kind(MatchKind::Standard)
                     .build(&patterns)
-                    .map_err(|e| format!("classification patterns: {e}"))?,
+                    .map_err(DataError::Patterns)?,
             )
         };
         Ok(PatternBits { automaton, rule_of })
@@ -184,17 +185,17 @@ fn text(column: &Column) -> PolarsResult<StringChunked> {
 }
 
 /// Adds the per-run features (see the module comment) to canonical runs.
-pub fn with_run_features(runs: LazyFrame, rules: &ClassificationRules) -> Result<LazyFrame, String> {
+pub fn with_run_features(runs: LazyFrame, rules: &ClassificationRules) -> Result<LazyFrame, DataError> {
     Ok(runs.with_columns(run_feature_exprs(rules)?))
 }
 
 /// The expressions of the per-run features, named as `FEATURE_COLUMNS`.
-pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, String> {
+pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataError> {
     if rules.rules.len() > MAX_RULES {
-        return Err(format!(
-            "{} classification rules: at most {MAX_RULES} are supported",
-            rules.rules.len()
-        ));
+        return Err(DataError::TooManyRules {
+            rules: rules.rules.len(),
+            max: MAX_RULES,
+        });
     }
     let name_bits = Arc::new(PatternBits::new(rules, true)?);
     let queue_bits = Arc::new(PatternBits::new(rules, false)?);

@@ -26,6 +26,7 @@ use polars::prelude::*;
 pub use self::features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
 use self::grouping::{JobRuns, JobSpan};
 use crate::data::canonical::{self as c, MS_PER_HOUR};
+use crate::data::error::DataError;
 use crate::model::workload::{ClassRule, ClassificationRules, LABEL_RULE, WorkloadClass};
 
 /// The name of the rule at `index` (the label pseudo-rule and "no rule" follow the list).
@@ -48,8 +49,8 @@ pub fn no_rule_index(rules: &ClassificationRules) -> u32 {
     rules.rules.len() as u32 + 1
 }
 
-fn err(e: PolarsError) -> String {
-    e.to_string()
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
 }
 
 /// Stem keys are already hashes: the map uses them as they are.
@@ -175,7 +176,7 @@ struct Values<'a, P: PolarsNumericType> {
 }
 
 impl<'a, P: PolarsNumericType> Values<'a, P> {
-    fn of(column: &'a ChunkedArray<P>) -> Result<Values<'a, P>, String> {
+    fn of(column: &'a ChunkedArray<P>) -> Result<Values<'a, P>, DataError> {
         let mut chunks = column.downcast_iter();
         match (chunks.next(), chunks.next()) {
             (Some(array), None) => Ok(Values {
@@ -189,7 +190,7 @@ impl<'a, P: PolarsNumericType> Values<'a, P> {
                 values: &[],
                 validity: None,
             }),
-            _ => Err("internal: a classification column is not one chunk".to_string()),
+            _ => Err(DataError::NotOneChunk),
         }
     }
 
@@ -216,8 +217,8 @@ struct RunColumns {
 }
 
 impl RunColumns {
-    fn of(runs: &DataFrame) -> Result<RunColumns, String> {
-        let one_chunk = |name: &str| -> Result<Series, String> {
+    fn of(runs: &DataFrame) -> Result<RunColumns, DataError> {
+        let one_chunk = |name: &str| -> Result<Series, DataError> {
             Ok(runs.column(name).map_err(err)?.as_materialized_series().rechunk())
         };
         Ok(RunColumns {
@@ -233,7 +234,7 @@ impl RunColumns {
         })
     }
 
-    fn view(&self) -> Result<RunView<'_>, String> {
+    fn view(&self) -> Result<RunView<'_>, DataError> {
         Ok(RunView {
             stems: Values::of(&self.stems)?,
             labels: Values::of(&self.labels)?,
@@ -397,8 +398,8 @@ pub fn classify_pending(
     pending: &DataFrame,
     rules: &ClassificationRules,
     stems: &Stems,
-) -> Result<Vec<WorkloadClass>, String> {
-    let one = |name: &str| -> Result<Series, String> {
+) -> Result<Vec<WorkloadClass>, DataError> {
+    let one = |name: &str| -> Result<Series, DataError> {
         Ok(pending.column(name).map_err(err)?.as_materialized_series().rechunk())
     };
     let (stem_keys, labels, name_bits, queue_bits) =
@@ -442,7 +443,7 @@ pub fn classify_jobs(
     runs: &DataFrame,
     rules: &ClassificationRules,
     observation_end_ms: i64,
-) -> Result<JobClasses, String> {
+) -> Result<JobClasses, DataError> {
     classify_jobs_with_stems(runs, rules, observation_end_ms).map(|(classes, _)| classes)
 }
 
@@ -451,12 +452,12 @@ pub fn classify_jobs_with_stems(
     runs: &DataFrame,
     rules: &ClassificationRules,
     observation_end_ms: i64,
-) -> Result<(JobClasses, Stems), String> {
+) -> Result<(JobClasses, Stems), DataError> {
     if rules.rules.len() > MAX_RULES {
-        return Err(format!(
-            "{} classification rules: at most {MAX_RULES} are supported",
-            rules.rules.len()
-        ));
+        return Err(DataError::TooManyRules {
+            rules: rules.rules.len(),
+            max: MAX_RULES,
+        });
     }
     // One chunk per column: the passes read rows in job order, straight from the values.
     let columns = RunColumns::of(runs)?;
@@ -472,13 +473,12 @@ pub fn classify_jobs_with_stems(
     let stems = std::thread::scope(|scope| {
         let right_stems = scope.spawn(|| stem_stats(&walk, right));
         let mut stems = stem_stats(&walk, left);
-        for (stem, other) in right_stems
-            .join()
-            .map_err(|_| "the classification thread failed".to_string())?
-        {
+        for (stem, other) in right_stems.join().map_err(|_| DataError::ThreadFailed {
+            thread: "classification thread",
+        })? {
             stems.entry(stem).and_modify(|s| s.merge(&other)).or_insert(other);
         }
-        Ok::<_, String>(stems)
+        Ok::<_, DataError>(stems)
     })?;
 
     let job_of_run: Vec<AtomicU32> = (0..runs.height()).map(|_| AtomicU32::new(0)).collect();
@@ -489,7 +489,9 @@ pub fn classify_jobs_with_stems(
         right_classes
             .join()
             .map(|right| (left_classes, right))
-            .map_err(|_| "the classification thread failed".to_string())
+            .map_err(|_| DataError::ThreadFailed {
+                thread: "classification thread",
+            })
     })?;
     classes.class.extend(right_classes.class);
     classes.rule.extend(right_classes.rule);

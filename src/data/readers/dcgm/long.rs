@@ -11,19 +11,20 @@ use super::text::{
     parse_util, record_fields,
 };
 use super::{ALL_GPUS, DcgmSamples, Sample, UtilMetric, utilization_frame};
+use crate::data::error::DataError;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// Reads a long export into the utilization frame and a quarantine.
-pub fn read_dcgm_long(path: &Path, text: &str) -> Result<(DataFrame, Quarantine), String> {
+pub fn read_dcgm_long(path: &Path, text: &str) -> Result<(DataFrame, Quarantine), DataError> {
     read_dcgm_long_detailed(path, text).map(DcgmSamples::into_parts)
 }
 
 /// As [`read_dcgm_long`], with the metrics used and the samples skipped.
-pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, String> {
+pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, DataError> {
     let file = path.display().to_string();
-    let (header_line, rows) = header_and_rows(text).ok_or_else(|| format!("{file}: the file is empty"))?;
+    let (header_line, rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
     let names = header_names(header_line);
-    let columns = LongColumns::find(&names).map_err(|why| format!("{file}: not a DCGM long export: {why}"))?;
+    let columns = LongColumns::find(&names).map_err(|why| why.not_format("DCGM long export").in_file(&file))?;
     let mut out = DcgmSamples::default();
     let reject = |line: u64, reason: RejectReason, detail: String| RejectedRow {
         file: file.clone(),
@@ -111,7 +112,7 @@ pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, S
                 .add(reject(row.sample.line, RejectReason::UnparseableNumber, detail.clone())),
         }
     }
-    out.frame = utilization_frame(&samples).map_err(|e| format!("{file}: could not build the frame: {e}"))?;
+    out.frame = utilization_frame(&samples).map_err(|e| DataError::FrameNotBuilt(e).in_file(&file))?;
     Ok(out)
 }
 
@@ -124,16 +125,14 @@ pub(super) struct LongColumns {
 }
 
 impl LongColumns {
-    pub(super) fn find(names: &[String]) -> Result<LongColumns, String> {
+    pub(super) fn find(names: &[String]) -> Result<LongColumns, DataError> {
         let lower: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
         let position = |aliases: &[&str]| aliases.iter().find_map(|a| lower.iter().position(|n| n == a));
-        let need = |aliases: &[&str], role: &str| {
-            position(aliases).ok_or_else(|| {
-                format!(
-                    "no {role} column (one of {}) in \"{}\"",
-                    aliases.join(", "),
-                    names.join(",")
-                )
+        let need = |aliases: &'static [&'static str], role: &'static str| {
+            position(aliases).ok_or_else(|| DataError::NoColumnOf {
+                role,
+                aliases,
+                header: names.join(","),
             })
         };
         Ok(LongColumns {

@@ -233,7 +233,9 @@ fn wide_metric_from_the_caller_and_other_metrics_ignored() {
     let (frame, _) =
         read_dcgm_wide(Path::new("util.csv"), text, Some("DCGM_FI_PROF_GR_ENGINE_ACTIVE")).expect("metric");
     assert_eq!(utils(&frame), [Some(0.5)]);
-    let err = read_dcgm_wide(Path::new("util.csv"), text, None).expect_err("no metric");
+    let err = read_dcgm_wide(Path::new("util.csv"), text, None)
+        .expect_err("no metric")
+        .to_string();
     assert!(err.contains("util.csv") && err.contains("metric"), "{err}");
     let clocks = "Time,node01,node02\n2024-03-01T10:00:00Z,1593,1593\n2024-03-01T10:01:00Z,1593,\n";
     let out = read_dcgm_wide_detailed(Path::new("DCGM_FI_DEV_MEM_CLOCK.csv"), clocks, None).expect("ignored");
@@ -277,10 +279,14 @@ fn wide_detection_and_names() {
 
 #[test]
 fn unreadable_files_give_one_clear_error() {
-    let empty = read_dcgm_long(Path::new("d.csv"), "").expect_err("empty");
+    let empty = read_dcgm_long(Path::new("d.csv"), "").expect_err("empty").to_string();
     assert!(empty.contains("d.csv") && empty.contains("empty"), "{empty}");
-    let not_long = read_dcgm_long(Path::new("d.csv"), "time,host,value\n").expect_err("no metric");
+    let not_long = read_dcgm_long(Path::new("d.csv"), "time,host,value\n")
+        .expect_err("no metric")
+        .to_string();
     assert!(not_long.contains("d.csv") && not_long.contains("metric"), "{not_long}");
-    let not_wide = read_dcgm_wide(Path::new("DCGM_FI_DEV_GPU_UTIL.csv"), "host,value\n", None).expect_err("no time");
+    let not_wide = read_dcgm_wide(Path::new("DCGM_FI_DEV_GPU_UTIL.csv"), "host,value\n", None)
+        .expect_err("no time")
+        .to_string();
     assert!(not_wide.contains("Time"), "{not_wide}");
 }

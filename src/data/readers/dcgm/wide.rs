@@ -10,35 +10,36 @@ use super::text::{
     record_fields,
 };
 use super::{ALL_GPUS, DcgmSamples, Sample, UtilMetric, utilization_frame};
+use crate::data::error::DataError;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// Reads a wide export (one metric per file) into the utilization frame and a quarantine.
 /// `metric` names the DCGM field when the file name does not.
-pub fn read_dcgm_wide(path: &Path, text: &str, metric: Option<&str>) -> Result<(DataFrame, Quarantine), String> {
+pub fn read_dcgm_wide(path: &Path, text: &str, metric: Option<&str>) -> Result<(DataFrame, Quarantine), DataError> {
     read_dcgm_wide_detailed(path, text, metric).map(DcgmSamples::into_parts)
 }
 
 /// As [`read_dcgm_wide`], with the metric used and the samples skipped.
-pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) -> Result<DcgmSamples, String> {
+pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) -> Result<DcgmSamples, DataError> {
     let file = path.display().to_string();
     let file_name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
     let metric_name = match metric {
         Some(name) => name.to_string(),
-        None => metric_in_file_name(&file_name).ok_or_else(|| {
-            format!("{file}: cannot tell which DCGM metric this wide export holds: name the file after it (DCGM_FI_DEV_GPU_UTIL.csv) or give the metric")
-        })?,
+        None => metric_in_file_name(&file_name).ok_or_else(|| DataError::UnknownDcgmMetric.in_file(&file))?,
     };
-    let (header_line, rows) = header_and_rows(text).ok_or_else(|| format!("{file}: the file is empty"))?;
+    let (header_line, rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
     let names = header_names(header_line);
     if names.len() < 2
         || !names
             .first()
             .is_some_and(|n| TIME_NAMES.contains(&n.to_ascii_lowercase().as_str()))
     {
-        return Err(format!(
-            "{file}: not a DCGM wide export: expected `Time,<host>,...`, found \"{}\"",
-            header_line.trim()
-        ));
+        return Err(DataError::UnexpectedHeader {
+            expected: "`Time,<host>,...`",
+            found: header_line.trim().to_string(),
+        }
+        .not_format("DCGM wide export")
+        .in_file(&file));
     }
     let series: Vec<Option<(String, String)>> = names
         .iter()
@@ -58,7 +59,7 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
                 out.ignored_samples += line.split(',').skip(1).filter(|v| !is_null_marker(v.trim())).count() as u64;
             }
         }
-        out.frame = utilization_frame(&[]).map_err(|e| format!("{file}: could not build the frame: {e}"))?;
+        out.frame = utilization_frame(&[]).map_err(|e| DataError::FrameNotBuilt(e).in_file(&file))?;
         return Ok(out);
     };
 
@@ -105,7 +106,7 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
     if !samples.is_empty() {
         out.metrics.insert(metric, samples.len() as u64);
     }
-    out.frame = utilization_frame(&samples).map_err(|e| format!("{file}: could not build the frame: {e}"))?;
+    out.frame = utilization_frame(&samples).map_err(|e| DataError::FrameNotBuilt(e).in_file(&file))?;
     Ok(out)
 }
 

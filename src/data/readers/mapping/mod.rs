@@ -180,13 +180,30 @@ pub struct MappingOrigin {
 impl Mapping {
     /// A key of the mapping as a reader can find it: `the mapping m.toml:12 (columns.user)`,
     /// or `the mapping's columns.user` when it was not read from a file.
-    pub fn place(&self, key: &str) -> String {
-        match &self.origin {
-            Some(origin) => match origin.key_lines.get(key) {
-                Some(line) => format!("the mapping {}:{line} ({key})", origin.file),
-                None => format!("the mapping {} ({key})", origin.file),
-            },
-            None => format!("the mapping's {key}"),
+    pub fn place(&self, key: &str) -> MappingPlace {
+        MappingPlace {
+            file: self.origin.as_ref().map(|o| o.file.clone()),
+            line: self.origin.as_ref().and_then(|o| o.key_lines.get(key).copied()),
+            key: key.to_string(),
+        }
+    }
+}
+
+/// A key of a mapping: its file and 1-based line when it was read from one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MappingPlace {
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    pub key: String,
+}
+
+impl std::fmt::Display for MappingPlace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = &self.key;
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => write!(f, "the mapping {file}:{line} ({key})"),
+            (Some(file), None) => write!(f, "the mapping {file} ({key})"),
+            (None, _) => write!(f, "the mapping's {key}"),
         }
     }
 }

@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 use crate::data::canonical::MAX_JOB_GPUS;
 use crate::data::canonical::{JobRun, PendingRun};
+use crate::data::error::DataError;
 
 /// Everything read from one Philly file, with what was set aside and why.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -65,14 +66,14 @@ pub fn looks_like_philly(prefix: &str) -> bool {
 }
 
 /// Reads a Philly job list into runs (one per attempt) and a quarantine.
-pub fn read_philly(path: &Path, text: &str, cluster_default: &str) -> Result<(Vec<JobRun>, Quarantine), String> {
+pub fn read_philly(path: &Path, text: &str, cluster_default: &str) -> Result<(Vec<JobRun>, Quarantine), DataError> {
     read_philly_detailed(path, text, cluster_default).map(PhillyLog::into_parts)
 }
 
 /// As [`read_philly`], with the count of jobs read and of jobs that never ran.
-pub fn read_philly_detailed(path: &Path, text: &str, cluster_default: &str) -> Result<PhillyLog, String> {
+pub fn read_philly_detailed(path: &Path, text: &str, cluster_default: &str) -> Result<PhillyLog, DataError> {
     let file = path.display().to_string();
-    let elements = split_top_level(text).map_err(|why| format!("{file}: not a Philly job list: {why}"))?;
+    let elements = split_top_level(text).map_err(|why| why.not_format("Philly job list").in_file(&file))?;
     let mut log = PhillyLog::default();
     for element in elements {
         log.jobs_read += 1;
@@ -211,7 +212,7 @@ struct Element<'a> {
 
 /// Splits a JSON array (or a run of values, as in JSON lines) into its elements without
 /// parsing them, keeping the line each one starts on. Brackets inside strings are skipped.
-fn split_top_level(text: &str) -> Result<Vec<Element<'_>>, String> {
+fn split_top_level(text: &str) -> Result<Vec<Element<'_>>, DataError> {
     let bytes = text.as_bytes();
     let mut pos = if text.starts_with('\u{feff}') {
         '\u{feff}'.len_utf8()
@@ -232,13 +233,13 @@ fn split_top_level(text: &str) -> Result<Vec<Element<'_>>, String> {
     };
     skip_blank(&mut pos);
     let in_array = match bytes.get(pos) {
-        None => return Err("the file is empty".into()),
+        None => return Err(DataError::Empty),
         Some(b'[') => {
             pos += 1;
             true
         }
         Some(b'{') => false,
-        Some(_) => return Err("expected a JSON array of jobs ('[') or one job object per line ('{')".into()),
+        Some(_) => return Err(DataError::NoJsonJobs),
     };
     let mut elements = Vec::new();
     loop {

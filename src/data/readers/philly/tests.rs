@@ -170,7 +170,9 @@ fn unreadable_files_give_one_clear_error() {
         ("  \n", "empty"),
         ("id,num_gpus\n", "expected a JSON array"),
     ] {
-        let err = read_philly(Path::new("trace.json"), text, "c").expect_err("not readable");
+        let err = read_philly(Path::new("trace.json"), text, "c")
+            .expect_err("not readable")
+            .to_string();
         assert!(err.contains("trace.json") && err.contains(why), "{err}");
     }
     let (runs, quarantine) = read_philly(Path::new("trace.json"), "[]", "c").expect("empty list");

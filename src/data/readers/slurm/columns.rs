@@ -1,5 +1,7 @@
 //! A sacct header: the columns this reader knows by name, and where each one is.
 
+use crate::data::error::DataError;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Field {
     JobId,
@@ -76,13 +78,16 @@ pub(super) struct Columns {
 }
 
 impl Columns {
-    pub(super) fn from_header(names: &[&str]) -> Result<Columns, String> {
+    pub(super) fn from_header(names: &[&str]) -> Result<Columns, DataError> {
         let find = |wanted: Field| names.iter().position(|n| field_of(n) == Some(wanted));
+        let missing = |column: &'static str| DataError::NoColumn {
+            column,
+            header: names.join("|"),
+        };
         let job_id = find(Field::JobId)
             .or_else(|| find(Field::JobIdRaw))
-            .ok_or_else(|| format!("no JobID column in the header \"{}\"", names.join("|")))?;
-        let start =
-            find(Field::Start).ok_or_else(|| format!("no Start column in the header \"{}\"", names.join("|")))?;
+            .ok_or_else(|| missing("JobID"))?;
+        let start = find(Field::Start).ok_or_else(|| missing("Start"))?;
         Ok(Columns {
             count: names.len(),
             job_id,

@@ -57,6 +57,7 @@ pub(crate) use self::values::parse_elapsed_ms;
 use super::hostlist::{HostlistError, expand_hostlist};
 use super::reject::{Quarantine, RejectReason, RejectedRow};
 use crate::data::canonical::{JobRun, PendingRun};
+use crate::data::error::DataError;
 
 /// Everything read from one sacct export, with what was set aside and why.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -104,23 +105,26 @@ pub fn looks_like_sacct(first_line: &str) -> bool {
 }
 
 /// Reads a sacct export into runs and a quarantine. See the module notes for the readings.
-pub fn read_sacct(path: &Path, text: &str, cluster_default: &str) -> Result<(Vec<JobRun>, Quarantine), String> {
+pub fn read_sacct(path: &Path, text: &str, cluster_default: &str) -> Result<(Vec<JobRun>, Quarantine), DataError> {
     read_sacct_detailed(path, text, cluster_default).map(SacctLog::into_parts)
 }
 
 /// As [`read_sacct`], with the counts of skipped and folded rows.
-pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Result<SacctLog, String> {
+pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Result<SacctLog, DataError> {
     let file = path.display().to_string();
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i as u64 + 1, l));
-    let Some((_, header_line)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
-        return Err(format!("{file}: the file is empty"));
+    let Some((header_no, header_line)) = lines.by_ref().find(|(_, l)| !l.trim().is_empty()) else {
+        return Err(DataError::Empty.in_file(file));
     };
     // `sacct -p` ends every line with a `|`; `-P` does not.
     let trailing_pipe = header_line.trim_end().ends_with('|');
     let header_fields = split_row(header_line, trailing_pipe);
-    let columns =
-        Columns::from_header(&header_fields).map_err(|why| format!("{file}: not a sacct -P export: {why}"))?;
+    let columns = Columns::from_header(&header_fields).map_err(|why| DataError::InFile {
+        file: file.clone(),
+        line: Some(header_no),
+        source: Box::new(why.not_format("sacct -P export")),
+    })?;
 
     let mut log = SacctLog::default();
     let mut budget = ExpansionBudget::new();

@@ -384,9 +384,13 @@ fn parsable_with_trailing_pipes_cluster_column_and_repeated_headers() {
 
 #[test]
 fn unreadable_files_give_one_clear_error() {
-    let empty = read_sacct(Path::new("jobs.txt"), "\n\n", "c").expect_err("empty");
+    let empty = read_sacct(Path::new("jobs.txt"), "\n\n", "c")
+        .expect_err("empty")
+        .to_string();
     assert!(empty.contains("jobs.txt") && empty.contains("empty"), "{empty}");
-    let no_id = read_sacct(Path::new("jobs.txt"), "Name|Start\nx|y\n", "c").expect_err("no JobID");
+    let no_id = read_sacct(Path::new("jobs.txt"), "Name|Start\nx|y\n", "c")
+        .expect_err("no JobID")
+        .to_string();
     assert!(no_id.contains("jobs.txt") && no_id.contains("JobID"), "{no_id}");
     let header_only = read_sacct(Path::new("jobs.txt"), "JobID|Start\n", "c").expect("header only");
     assert!(header_only.0.is_empty());

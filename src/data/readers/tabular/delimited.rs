@@ -8,17 +8,18 @@ use polars::prelude::*;
 
 use super::scan::headerless_names;
 use super::{ROW, err};
+use crate::data::error::DataError;
 use crate::data::readers::detect::split_header;
 use crate::data::readers::mapping::Mapping;
 
 /// The column names of a delimited file as its reader named them.
-pub(crate) fn column_names(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<Vec<String>, String> {
+pub(crate) fn column_names(path: &Path, delimiter: u8, mapping: &Mapping) -> Result<Vec<String>, DataError> {
     let names = if mapping.has_header {
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+        let file = std::fs::File::open(path).map_err(|e| DataError::cannot_open(path, e))?;
         let mut header = Vec::new();
         BufReader::new(file)
             .read_until(b'\n', &mut header)
-            .map_err(|e| format!("cannot read: {e}"))?;
+            .map_err(|e| DataError::cannot_read(path, e))?;
         let header = String::from_utf8_lossy(&header)
             .trim_start_matches('\u{feff}')
             .trim_end()
@@ -36,7 +37,7 @@ pub(crate) fn parse_records(
     names: &[String],
     delimiter: u8,
     mapping: &Mapping,
-) -> Result<DataFrame, String> {
+) -> Result<DataFrame, DataError> {
     parse_chunk(bytes, names, None, delimiter, mapping, 0)
 }
 
@@ -63,6 +64,7 @@ pub(super) fn last_record_end(buf: &[u8]) -> Option<usize> {
 
 /// A delimited text file as pieces of whole records, read in order.
 pub(super) struct RecordChunks {
+    path: std::path::PathBuf,
     file: std::fs::File,
     carry: Vec<u8>,
     eof: bool,
@@ -70,9 +72,10 @@ pub(super) struct RecordChunks {
 }
 
 impl RecordChunks {
-    pub(super) fn open(path: &Path, chunk_bytes: usize) -> Result<RecordChunks, String> {
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+    pub(super) fn open(path: &Path, chunk_bytes: usize) -> Result<RecordChunks, DataError> {
+        let file = std::fs::File::open(path).map_err(|e| DataError::cannot_open(path, e))?;
         Ok(RecordChunks {
+            path: path.to_path_buf(),
             file,
             carry: Vec::new(),
             eof: false,
@@ -80,7 +83,7 @@ impl RecordChunks {
         })
     }
 
-    pub(super) fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, String> {
+    pub(super) fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, DataError> {
         use std::io::Read;
         loop {
             if self.eof {
@@ -95,7 +98,7 @@ impl RecordChunks {
                     Ok(0) => break,
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(format!("cannot read: {e}")),
+                    Err(e) => return Err(DataError::cannot_read(&self.path, e)),
                 }
             }
             buf.truncate(filled);
@@ -144,7 +147,7 @@ pub(super) fn parse_chunk(
     delimiter: u8,
     mapping: &Mapping,
     first_row: IdxSize,
-) -> Result<DataFrame, String> {
+) -> Result<DataFrame, DataError> {
     let schema = Schema::from_iter(names.iter().map(|n| Field::new(n.as_str().into(), DataType::String)));
     let nulls: Vec<PlSmallStr> = mapping.null_values.iter().map(|s| s.as_str().into()).collect();
     CsvReadOptions::default()
@@ -185,7 +188,7 @@ pub(super) fn open_delimited(
     delimiter: u8,
     mapping: &Mapping,
     chunk_bytes: usize,
-) -> Result<DelimitedFile, String> {
+) -> Result<DelimitedFile, DataError> {
     let mut chunks = RecordChunks::open(path, chunk_bytes)?;
     let mut first = chunks.next_chunk()?.unwrap_or_default();
     let mut first_offset = 0;

@@ -6,6 +6,7 @@ use polars::prelude::*;
 use super::ROW;
 use super::scan::first_line_number;
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::slurm::parse_elapsed_ms;
@@ -30,12 +31,12 @@ pub(super) fn is_numeric(dtype: &DataType) -> bool {
 
 /// A numeric field as f64: numbers cast, text parsed (non-strict: bad text becomes null and
 /// is then quarantined because the raw value was present).
-pub(super) fn number_field(field: &str, mapping: &Mapping, schema: &Schema) -> Result<Expr, String> {
+pub(super) fn number_field(field: &str, mapping: &Mapping, schema: &Schema) -> Result<Expr, DataError> {
     if let Some(value) = mapping.constants.get(field) {
-        let number: f64 = value
-            .trim()
-            .parse()
-            .map_err(|_| format!("constants.{field} = \"{value}\" is not a number"))?;
+        let number: f64 = value.trim().parse().map_err(|_| DataError::ConstantNotNumber {
+            field: field.to_string(),
+            value: value.clone(),
+        })?;
         return Ok(lit(number));
     }
     Ok(match mapping.columns.get(field) {

@@ -42,6 +42,7 @@ use super::mapping::{Mapping, UtilUnit};
 use super::reject::Quarantine;
 use crate::data::audit::classify::features::FEATURE_COLUMNS;
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::model::workload::ClassificationRules;
 
 /// The row index column of a scan.
@@ -101,8 +102,8 @@ pub struct Piece {
     pub first_row: u64,
 }
 
-fn err(e: PolarsError) -> String {
-    e.to_string()
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
 }
 
 /// Reads one tabular log into the canonical frame.
@@ -111,7 +112,7 @@ pub fn read_tabular(
     format: LogFormat,
     mapping: &Mapping,
     detail: Detail<'_>,
-) -> Result<TabularRead, String> {
+) -> Result<TabularRead, DataError> {
     if format == LogFormat::Parquet {
         // Polars' Parquet decoder panics on some damaged metadata, and aborts on a negative page
         // count (both found by fuzzing).
@@ -120,7 +121,7 @@ pub fn read_tabular(
                 .map_err(|why| format!("not a readable Parquet file (truncated or damaged?): {why}"))?;
             read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
         })
-        .unwrap_or_else(|why| Err(format!("not a readable Parquet file (truncated or damaged?): {why}")));
+        .unwrap_or_else(|why| Err(DataError::DamagedParquet(Box::new(why))));
     }
     read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
 }
@@ -132,7 +133,7 @@ fn read_tabular_in_pieces(
     mapping: &Mapping,
     detail: Detail<'_>,
     chunk_bytes: usize,
-) -> Result<TabularRead, String> {
+) -> Result<TabularRead, DataError> {
     let mut mapping = mapping.clone();
     let mut warnings = Vec::new();
     warnings.extend(header_file_beside(path, format, &mut mapping));
@@ -180,7 +181,7 @@ fn read_tabular_in_pieces(
 
 /// A utilization unit the mapping left to `auto`, settled from the values read: any above 1
 /// means percentages (then divided by 100), else ratios; no values leave it open.
-fn settle_util_unit(jobs: &mut DataFrame, unit: &mut UtilUnit) -> Result<(), String> {
+fn settle_util_unit(jobs: &mut DataFrame, unit: &mut UtilUnit) -> Result<(), DataError> {
     if *unit != UtilUnit::Auto {
         return Ok(());
     }

@@ -8,6 +8,7 @@ use super::delimited::{DelimitedFile, parse_chunk};
 use super::query::RowQuery;
 use super::split::{Split, split_rows};
 use super::{DETAIL_ONLY_FIELDS, Detail, Piece, err};
+use crate::data::error::DataError;
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::progress::READ_PROGRESS;
 
@@ -19,7 +20,7 @@ pub(super) fn read_pieces(
     query: &RowQuery,
     mapping: &Mapping,
     detail: Detail<'_>,
-) -> Result<(Split, Vec<Piece>), String> {
+) -> Result<(Split, Vec<Piece>), DataError> {
     let DelimitedFile {
         mut chunks,
         names,
@@ -37,7 +38,7 @@ pub(super) fn read_pieces(
     let mut split = split_rows(query.apply(first.lazy()).collect().map_err(err)?)?;
     // Two stages at once: one thread reads and parses the next piece while this one
     // maps, validates and (for an audit) classifies the last, so both cores work.
-    let (parsed, pieces) = crossbeam_channel::bounded::<Result<(DataFrame, u64, Piece), String>>(1);
+    let (parsed, pieces) = crossbeam_channel::bounded::<Result<(DataFrame, u64, Piece), DataError>>(1);
     let wanted = wanted_columns(&names, mapping, detail);
     let (names, wanted) = (&names, &wanted);
     let mut offset = first_offset + first_bytes;
@@ -74,7 +75,7 @@ pub(super) fn read_pieces(
             pieces_read.push(at);
             split.append(split_rows(query.apply(piece.lazy()).collect().map_err(err)?)?)?;
         }
-        Ok::<_, String>(())
+        Ok::<_, DataError>(())
     })?;
     Ok((split, pieces_read))
 }

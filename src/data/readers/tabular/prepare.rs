@@ -7,6 +7,7 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::ROW;
+use crate::data::error::DataError;
 use crate::data::readers::detect::{LogFormat, sniff};
 use crate::data::readers::mapping::Mapping;
 
@@ -47,11 +48,9 @@ pub(super) fn utf8_warning(path: &Path, format: LogFormat) -> Option<String> {
 }
 
 /// The row number is a column of ours: a file's own column of that name would make two.
-pub(super) fn refuse_row_column(first: &DataFrame) -> Result<(), String> {
+pub(super) fn refuse_row_column(first: &DataFrame) -> Result<(), DataError> {
     if first.get_column_names().iter().filter(|n| n.as_str() == ROW).count() > 1 {
-        return Err(format!(
-            "a column is named {ROW:?}, a name gpuplan keeps for the row number: rename that column"
-        ));
+        return Err(DataError::RowColumn);
     }
     Ok(())
 }
@@ -64,7 +63,7 @@ pub(super) fn complete_mapping(
     schema: &Schema,
     mapping: &mut Mapping,
     warnings: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), DataError> {
     let header: Vec<String> = schema
         .iter_names()
         .filter(|n| n.as_str() != ROW)
@@ -82,24 +81,18 @@ pub(super) fn complete_mapping(
             } else {
                 format!("columns.{field}")
             };
-            return Err(format!(
-                "{} names \"{source}\", which is not a column of the file (it has: {})",
-                mapping.place(&key),
-                header.join(", ")
-            ));
+            return Err(DataError::MappedColumnMissing {
+                place: Box::new(mapping.place(&key)),
+                column: source,
+                header,
+            });
         }
     }
     if !mapping.columns.contains_key("start") {
-        return Err(format!(
-            "no start-time column found (columns: {}); write a mapping with [columns] start = \"...\" (gpuplan mapping init)",
-            header.join(", ")
-        ));
+        return Err(DataError::NoStartColumn { header });
     }
     if !mapping.columns.contains_key("gpus") && !mapping.constants.contains_key("gpus") {
-        return Err(format!(
-            "no GPU-count column found (columns: {}); map one, or set [constants] gpus = \"1\" if every job holds one GPU",
-            header.join(", ")
-        ));
+        return Err(DataError::NoGpuColumn { header });
     }
     if !mapping.columns.contains_key("job_id") {
         warnings.push("no job-id column: every row is counted as its own job".to_string());

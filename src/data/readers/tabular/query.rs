@@ -10,6 +10,7 @@ use super::times::{MS, time_field};
 use super::{DETAIL_ONLY_FIELDS, Detail, END_PRESENT, REASON, START_PRESENT, UTIL_PRESENT, audit_columns};
 use crate::data::audit::classify::features::run_feature_exprs;
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::{EmptyEnd, Mapping, UtilUnit};
 
@@ -32,7 +33,7 @@ impl RowQuery {
         mapping: &Mapping,
         schema: &Schema,
         detail: Detail<'_>,
-    ) -> Result<RowQuery, String> {
+    ) -> Result<RowQuery, DataError> {
         let (job_id, line) = id_and_line(mapping, format);
         let gpus_factor = mapping.units.gpus.to_gpus_factor();
         let util_divisor = if mapping.units.gpu_util == UtilUnit::Percent {

@@ -6,17 +6,18 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::{ROW, err};
+use crate::data::error::DataError;
 use crate::data::readers::detect::{LogFormat, sniff_delimiter, split_header};
 use crate::data::readers::mapping::Mapping;
 
-fn path_string(path: &Path) -> Result<String, String> {
-    path.to_str()
-        .map(str::to_string)
-        .ok_or_else(|| "the path is not valid UTF-8".to_string())
+fn path_string(path: &Path) -> Result<String, DataError> {
+    path.to_str().map(str::to_string).ok_or_else(|| DataError::PathNotUtf8 {
+        path: path.to_path_buf(),
+    })
 }
 
 /// Column names of a headerless file: the mapping's list, or its `.header` file.
-pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, String> {
+pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, DataError> {
     if !mapping.column_names.is_empty() {
         return Ok(mapping.column_names.clone());
     }
@@ -24,11 +25,9 @@ pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, S
         Some(file) => path.parent().unwrap_or(Path::new(".")).join(file),
         None => path.with_extension("header"),
     };
-    let text = std::fs::read_to_string(&header_path).map_err(|e| {
-        format!(
-            "headerless file: cannot read its header file {}: {e}",
-            header_path.display()
-        )
+    let text = std::fs::read_to_string(&header_path).map_err(|e| DataError::HeaderFile {
+        path: header_path.clone(),
+        source: e.into(),
     })?;
     let line = text.lines().next().unwrap_or("");
     Ok(split_header(line, sniff_delimiter(line)))
@@ -36,7 +35,7 @@ pub fn headerless_names(path: &Path, mapping: &Mapping) -> Result<Vec<String>, S
 
 /// A lazy scan of the file, every CSV column read as text (types come from the mapping, so
 /// columns empty for the first thousand rows cannot be mistyped), with a row index.
-pub(crate) fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<LazyFrame, String> {
+pub(crate) fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<LazyFrame, DataError> {
     let row_index = Some(RowIndex {
         name: ROW.into(),
         offset: 0,
@@ -84,11 +83,11 @@ pub(crate) fn scan(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<
             .finish()
             .map_err(err),
         LogFormat::JsonArray => {
-            let file = std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?;
+            let file = std::fs::File::open(path).map_err(|e| DataError::cannot_open(path, e))?;
             let frame = JsonReader::new(file).infer_schema_len(None).finish().map_err(err)?;
             frame.lazy().with_row_index(ROW, None).pipe(Ok)
         }
-        other => Err(format!("the {} reader is not tabular", other.name())),
+        other => Err(DataError::NotTabular { format: other.name() }),
     }
 }
 

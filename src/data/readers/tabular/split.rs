@@ -9,6 +9,7 @@ use polars::prelude::*;
 
 use super::{END_PRESENT, PENDING_CODE, REASON, START_PRESENT, UTIL_PRESENT, err};
 use crate::data::canonical as c;
+use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::EmptyEnd;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
@@ -86,7 +87,7 @@ pub(super) struct Split {
 
 impl Split {
     /// Adds a later piece's rows.
-    pub(super) fn append(&mut self, piece: Split) -> Result<(), String> {
+    pub(super) fn append(&mut self, piece: Split) -> Result<(), DataError> {
         self.jobs.vstack_mut_owned(piece.jobs).map_err(err)?;
         for (mine, theirs) in [(&mut self.rejected, piece.rejected), (&mut self.pending, piece.pending)] {
             if theirs.height() > 0 {
@@ -103,7 +104,7 @@ impl Split {
 
 /// Separates rejected rows and jobs that never started (few) from the runs without holding
 /// two copies of the whole frame: columns are filtered one at a time. Runs keep no time limit.
-pub(super) fn split_rows(frame: DataFrame) -> Result<Split, String> {
+pub(super) fn split_rows(frame: DataFrame) -> Result<Split, DataError> {
     let reason = frame.column(REASON).map_err(err)?.as_materialized_series().clone();
     let set_aside = reason.is_not_null();
     let for_jobs = |name: &str| name != REASON && name != c::TIME_LIMIT_HOURS;
@@ -173,7 +174,7 @@ fn read_lines(path: &Path, wanted: &[u64]) -> Vec<(u64, String)> {
 }
 
 /// Counts rejected rows by reason and describes the first few of each with their line.
-pub(super) fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat) -> Result<Quarantine, String> {
+pub(super) fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat) -> Result<Quarantine, DataError> {
     let mut quarantine = Quarantine::default();
     if rejected.height() == 0 {
         return Ok(quarantine);

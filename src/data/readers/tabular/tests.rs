@@ -13,7 +13,7 @@ fn a_column_named_like_the_row_number_is_refused_not_a_panic() {
     let Err(refused) = crate::data::readers::load::load_logs(&[path], None, None, Detail::Full) else {
         panic!("a column named __row must be refused");
     };
-    let why = refused.message;
+    let why = refused.error.to_string();
     assert!(why.contains("\"__row\"") && why.contains("rename"), "{why}");
 }
 

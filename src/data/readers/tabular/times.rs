@@ -5,6 +5,7 @@ use polars::prelude::*;
 
 use super::err;
 use super::fields::is_numeric;
+use crate::data::error::DataError;
 use crate::data::readers::mapping::{Mapping, TimeFormat};
 use crate::data::readers::time::layout::{
     DetectedTime, TimePattern, ZONE_ABBREVIATIONS, detect_time, sample_has_zone_abbreviations,
@@ -22,16 +23,19 @@ fn epoch_expr(numbers: Expr, millis_per_unit: f64, origin_ms: i64) -> Expr {
         .cast(MS)
 }
 
-fn parse_origin(origin: &str) -> Result<i64, String> {
+fn parse_origin(origin: &str) -> Result<i64, DataError> {
     chrono::DateTime::parse_from_rfc3339(origin)
         .map(|t| t.timestamp_millis())
-        .map_err(|e| format!("units.time_origin = \"{origin}\": {e} (expected RFC 3339, e.g. 2020-01-01T00:00:00Z)"))
+        .map_err(|source| DataError::TimeOrigin {
+            value: origin.to_string(),
+            source,
+        })
 }
 
 /// The first non-empty values of a column, to recognise its layout. Reads a bounded head of
 /// the file (so the scan stops early), growing it when the head holds no values: logs whose
 /// first thousands of rows leave a column empty still get it recognised.
-fn sample_values(lf: &LazyFrame, source: &str) -> Result<Vec<String>, String> {
+fn sample_values(lf: &LazyFrame, source: &str) -> Result<Vec<String>, DataError> {
     for head_rows in [2_000u32, 200_000, u32::MAX] {
         let head = if head_rows == u32::MAX {
             lf.clone()
@@ -54,10 +58,13 @@ fn sample_values(lf: &LazyFrame, source: &str) -> Result<Vec<String>, String> {
 }
 
 /// The expression turning `source` into UTC milliseconds, per the mapping's time unit.
-pub(super) fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -> Result<Expr, String> {
+pub(super) fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema: &Schema) -> Result<Expr, DataError> {
     let Some(source) = mapping.columns.get(field) else {
         if let Some(value) = mapping.constants.get(field) {
-            return Err(format!("constants.{field} = \"{value}\": a time cannot be a constant"));
+            return Err(DataError::TimeConstant {
+                field: field.to_string(),
+                value: value.clone(),
+            });
         }
         return Ok(lit(NULL).cast(MS));
     };
@@ -110,10 +117,10 @@ pub(super) fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema:
             Some(found) => found,
             None if sample.is_empty() => return Ok(lit(NULL).cast(MS)),
             None => {
-                return Err(format!(
-                    "column {source}: no known time layout reads values like \"{}\"; set [units] time to a strftime pattern",
-                    sample.first().map(String::as_str).unwrap_or("")
-                ));
+                return Err(DataError::NoTimeLayout {
+                    column: source.clone(),
+                    sample: sample.first().cloned().unwrap_or_default(),
+                });
             }
         },
     };
@@ -146,7 +153,7 @@ pub(super) fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema:
 }
 
 /// One strftime pattern applied to a text column, giving naive UTC milliseconds.
-fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, String> {
+fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, DataError> {
     let read = read_times(text, pattern)?;
     if pattern.aware {
         return Ok(read);
@@ -155,7 +162,10 @@ fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>
         None | Some("UTC") | Some("utc") => read,
         Some(zone) => {
             let zone = TimeZone::opt_try_new(Some(zone))
-                .map_err(|e| format!("units.time_zone = \"{zone}\": {e}"))?
+                .map_err(|source| DataError::TimeZone {
+                    zone: zone.to_string(),
+                    source,
+                })?
                 .unwrap_or(TimeZone::UTC);
             read.dt()
                 .replace_time_zone(Some(zone), lit("earliest"), NonExistent::Null)

@@ -13,6 +13,7 @@ use chrono::format::{Item, Parsed, StrftimeItems, parse};
 use polars::prelude::*;
 
 use super::layout::TimePattern;
+use crate::data::error::DataError;
 
 /// How a value ends after the clock time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,10 +223,13 @@ pub struct TimeReader {
 }
 
 impl TimeReader {
-    pub fn new(pattern: &TimePattern) -> Result<TimeReader, String> {
+    pub fn new(pattern: &TimePattern) -> Result<TimeReader, DataError> {
         let items = StrftimeItems::new(&pattern.pattern)
             .parse_to_owned()
-            .map_err(|e| format!("time pattern \"{}\": {e}", pattern.pattern))?;
+            .map_err(|source| DataError::TimePattern {
+                pattern: pattern.pattern.clone(),
+                source,
+            })?;
         let iso = IsoLayout::of(&pattern.pattern)
             .filter(|layout| matches!(layout.zone, Zone::Offset { .. }) == pattern.aware);
         Ok(TimeReader {
@@ -265,7 +269,7 @@ impl TimeReader {
 
 /// `text` (a string expression) read with `pattern` into naive UTC milliseconds
 /// (`Datetime(ms)`); values that do not read are null.
-pub fn read_times(text: Expr, pattern: &TimePattern) -> Result<Expr, String> {
+pub fn read_times(text: Expr, pattern: &TimePattern) -> Result<Expr, DataError> {
     let reader = std::sync::Arc::new(TimeReader::new(pattern)?);
     let dtype = DataType::Datetime(TimeUnit::Milliseconds, None);
     let output = dtype.clone();
