@@ -121,6 +121,16 @@ pub enum DataError {
     /// A format read by its own reader reached the tabular one.
     #[error("the {format} reader is not tabular")]
     NotTabular { format: &'static str },
+    /// A Parquet count no writer produces, which Polars would take for a size
+    /// (`data::readers::parquet_pages`): `counted` is `values`, `nulls` or `rows`.
+    #[error("row group {row_group}, column {column}: {} says it holds {count} {counted}", if *.in_page { "a data page" } else { "the column chunk" })]
+    NegativeParquetCount {
+        row_group: usize,
+        column: String,
+        in_page: bool,
+        count: i64,
+        counted: &'static str,
+    },
     /// A Parquet file the decoder refused or panicked on.
     #[error("not a readable Parquet file (truncated or damaged?): {0}")]
     DamagedParquet(Box<DataError>),

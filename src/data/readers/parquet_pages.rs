@@ -14,15 +14,21 @@ use polars_buffer::Buffer;
 use polars_parquet::parquet::page::{CompressedPage, DataPageHeader};
 use polars_parquet::parquet::read::{PageReader, read_metadata};
 
+use crate::data::error::DataError;
+
 /// Refuses a Parquet file (or every `.parquet`/`.pq` file of a folder or glob) whose footer or
 /// page headers carry a negative count.
-pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), String> {
-    for file in parquet_files(path)? {
+pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), DataError> {
+    for file in parquet_files(path) {
         check_file(&file).map_err(|why| {
             if file.as_path() == path {
                 why
             } else {
-                format!("{}: {why}", file.display())
+                DataError::InFile {
+                    file: file.display().to_string(),
+                    line: None,
+                    source: Box::new(why),
+                }
             }
         })?;
     }
@@ -31,9 +37,9 @@ pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), String> {
 
 /// The files a Parquet input stands for: itself, the Parquet files under a (hive) folder, or
 /// the files a glob matches.
-fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, String> {
+fn parquet_files(path: &Path) -> Vec<PathBuf> {
     if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
+        return vec![path.to_path_buf()];
     }
     let mut files = Vec::new();
     if path.is_dir() {
@@ -42,7 +48,7 @@ fn parquet_files(path: &Path) -> Result<Vec<PathBuf>, String> {
         files.extend(matches.filter_map(Result::ok).filter(|p| p.is_file()));
     }
     files.sort();
-    Ok(files)
+    files
 }
 
 /// Hive partitions nest a folder per key; 32 levels is far past any real layout and stops a
@@ -66,8 +72,11 @@ fn collect_under(folder: &Path, files: &mut Vec<PathBuf>, depth: usize) {
     }
 }
 
-fn check_file(file: &Path) -> Result<(), String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read: {e}"))?;
+fn check_file(file: &Path) -> Result<(), DataError> {
+    // An unreadable file is left to Polars, which names it the way every other read does.
+    let Ok(bytes) = std::fs::read(file) else {
+        return Ok(());
+    };
     let file_len = bytes.len();
     let buffer = Buffer::from_vec(bytes);
     let Ok(metadata) = read_metadata(&mut Cursor::new(buffer.clone())) else {
@@ -76,13 +85,15 @@ fn check_file(file: &Path) -> Result<(), String> {
     for (group_index, group) in metadata.row_groups.iter().enumerate() {
         for column in group.parquet_columns() {
             let name: Vec<&str> = column.descriptor().path_in_schema.iter().map(|s| s.as_str()).collect();
-            let place = || format!("row group {}, column {}", group_index + 1, name.join("."));
+            let refuse = |in_page: bool, count: i64, counted: &'static str| DataError::NegativeParquetCount {
+                row_group: group_index + 1,
+                column: name.join("."),
+                in_page,
+                count,
+                counted,
+            };
             if column.num_values() < 0 {
-                return Err(format!(
-                    "{}: the column chunk says it holds {} values",
-                    place(),
-                    column.num_values()
-                ));
+                return Err(refuse(false, column.num_values(), "values"));
             }
             let mut reader = Cursor::new(buffer.clone());
             reader.set_position(column.byte_range().start);
@@ -92,9 +103,9 @@ fn check_file(file: &Path) -> Result<(), String> {
                     break;
                 };
                 if let CompressedPage::Data(data) = page
-                    && let Some(count) = negative_count(data.header())
+                    && let Some((counted, count)) = negative_count(data.header())
                 {
-                    return Err(format!("{}: a data page says it holds {count}", place()));
+                    return Err(refuse(true, i64::from(count), counted));
                 }
             }
         }
@@ -102,16 +113,13 @@ fn check_file(file: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The first negative count of a data page header, worded for the message.
-fn negative_count(header: &DataPageHeader) -> Option<String> {
+/// The first negative count of a data page header: what it counts, and the count.
+fn negative_count(header: &DataPageHeader) -> Option<(&'static str, i32)> {
     let counts = match header {
         DataPageHeader::V1(h) => vec![("values", h.num_values)],
         DataPageHeader::V2(h) => vec![("values", h.num_values), ("nulls", h.num_nulls), ("rows", h.num_rows)],
     };
-    counts
-        .into_iter()
-        .find(|(_, n)| *n < 0)
-        .map(|(what, n)| format!("{n} {what}"))
+    counts.into_iter().find(|(_, n)| *n < 0)
 }
 
 #[cfg(test)]
@@ -135,16 +143,18 @@ mod tests {
             let file = std::fs::File::create(part.join(name)).expect("file");
             ParquetWriter::new(file).finish(&mut frame).expect("write");
         }
-        assert_eq!(refuse_negative_counts(&part.join("v1.parquet")), Ok(()));
-        assert_eq!(refuse_negative_counts(dir.path()), Ok(()));
-        assert_eq!(parquet_files(dir.path()).expect("files").len(), 2);
+        assert!(refuse_negative_counts(&part.join("v1.parquet")).is_ok());
+        assert!(refuse_negative_counts(dir.path()).is_ok());
+        assert_eq!(parquet_files(dir.path()).len(), 2);
     }
 
     #[test]
     fn a_negative_page_count_is_refused_with_its_place() {
         let why = refuse_negative_counts(&fixture("parquet-negative-page-count.parquet")).expect_err("refused");
-        assert!(why.starts_with("row group 1, column "), "{why}");
-        assert!(why.contains("a data page says it holds -"), "{why}");
+        assert_eq!(
+            why.to_string(),
+            "row group 1, column name: a data page says it holds -33 values"
+        );
     }
 
     #[test]

@@ -118,7 +118,7 @@ pub fn read_tabular(
         // count (both found by fuzzing).
         return crate::data::readers::panic_guard::without_panics(|| {
             crate::data::readers::parquet_pages::refuse_negative_counts(path)
-                .map_err(|why| format!("not a readable Parquet file (truncated or damaged?): {why}"))?;
+                .map_err(|why| DataError::DamagedParquet(Box::new(why)))?;
             read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
         })
         .unwrap_or_else(|why| Err(DataError::DamagedParquet(Box::new(why))));
