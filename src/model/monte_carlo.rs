@@ -1,4 +1,4 @@
-//! Seeded Monte Carlo of a plan's total cost (issue 4, "Beyond the expected value"): the base
+//! Seeded Monte Carlo of a plan's total cost (the distribution beside the expected value): the base
 //! training cost, uncertain through MFU and price ranges, plus the risk rows of
 //! docs/economics.md ("Risk exposure") drawn as counts of occurrences. Reproducible by seed across versions: the
 //! generator is written out here, not borrowed from a crate whose stream may change.

@@ -1,4 +1,4 @@
-//! Contract-term matching (issue 4): for one workload class's hourly demand, what each
+//! Contract-term matching: for one workload class's hourly demand, what each
 //! contract term costs alone and which mix of a committed base plus burst on a shorter term
 //! is cheapest. The offers come from `catalogs/contracts.toml`; loading it is not done here.
 //!
