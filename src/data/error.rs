@@ -259,6 +259,17 @@ impl DataError {
         }
     }
 
+    /// This problem without `file` in front, for a caller that names the file itself (a
+    /// `LoadError` does): otherwise a reader's message would name it twice.
+    pub fn outside(self, file: &str) -> DataError {
+        match self {
+            DataError::InFile {
+                file: named, source, ..
+            } if named == file => *source,
+            other => other,
+        }
+    }
+
     /// This problem makes the content not a `format`.
     pub fn not_format(self, format: &'static str) -> DataError {
         DataError::NotFormat {

@@ -307,3 +307,23 @@ fn a_parquet_page_with_a_negative_count_is_refused_not_an_abort() {
         "not a readable Parquet file (truncated or damaged?): row group 1, column name: a data page says it holds -33 values",
     );
 }
+
+/// The sacct, Philly and DCGM readers name the file in their messages, and the loader names it
+/// again: the message said `x.json: x.json: …`. Each file is named once.
+#[test]
+fn a_readers_message_names_its_file_once() {
+    let dir = tempfile::tempdir().expect("dir");
+    for (name, layout) in [
+        ("jobs.sacct", "sacct"),
+        ("jobs.json", "philly"),
+        ("util.csv", "dcgm-long"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "").expect("file");
+        let shown = path.to_str().expect("utf-8");
+        let out = run(&["audit", shown, "--input-format", layout]);
+        assert_eq!(out.code, 2, "{layout}: {}", out.stderr);
+        assert_eq!(out.stderr.matches(shown).count(), 1, "{layout}: {}", out.stderr);
+        assert!(out.stderr.contains("the file is empty"), "{layout}: {}", out.stderr);
+    }
+}

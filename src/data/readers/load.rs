@@ -139,8 +139,8 @@ pub fn load_logs(
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
         let fail = |error: DataError| LoadError {
+            error: error.outside(&shown),
             path: shown.clone(),
-            error,
         };
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
         if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
