@@ -131,6 +131,11 @@ pub enum DataError {
         count: i64,
         counted: &'static str,
     },
+    /// A folder given as a log with no `.parquet` file under it.
+    #[error(
+        "no .parquet file in this folder or its subfolders (a folder is read as Parquet partitions, e.g. cluster=NAME/part.parquet)"
+    )]
+    NoParquetInFolder,
     /// A Parquet file the decoder refused or panicked on.
     #[error("not a readable Parquet file (truncated or damaged?): {0}")]
     DamagedParquet(Box<DataError>),

@@ -51,6 +51,14 @@ fn parquet_files(path: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// Whether a folder holds a `.parquet` file at any depth: the files Polars' scan of a folder
+/// reads (`**/*.parquet`).
+pub(crate) fn folder_holds_parquet(folder: &Path) -> bool {
+    let mut files = Vec::new();
+    collect_under(folder, &mut files, 0);
+    files.iter().any(|f| f.extension().is_some_and(|e| e == "parquet"))
+}
+
 /// Hive partitions nest a folder per key; 32 levels is far past any real layout and stops a
 /// symlink loop.
 const MAX_FOLDER_DEPTH: usize = 32;
@@ -146,6 +154,11 @@ mod tests {
         assert!(refuse_negative_counts(&part.join("v1.parquet")).is_ok());
         assert!(refuse_negative_counts(dir.path()).is_ok());
         assert_eq!(parquet_files(dir.path()).len(), 2);
+        assert!(folder_holds_parquet(dir.path()));
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).expect("folder");
+        std::fs::write(empty.join("part.pq"), b"").expect("file");
+        assert!(!folder_holds_parquet(&empty));
     }
 
     #[test]

@@ -116,6 +116,9 @@ pub fn read_tabular(
     if format == LogFormat::Parquet {
         // Polars' Parquet decoder panics on some damaged metadata, and aborts on a negative page
         // count (both found by fuzzing).
+        if path.is_dir() && !crate::data::readers::parquet_pages::folder_holds_parquet(path) {
+            return Err(DataError::NoParquetInFolder);
+        }
         return crate::data::readers::panic_guard::without_panics(|| {
             crate::data::readers::parquet_pages::refuse_negative_counts(path)
                 .map_err(|why| DataError::DamagedParquet(Box::new(why)))?;
