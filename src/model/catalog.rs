@@ -76,8 +76,8 @@ impl Term {
         match self {
             Term::Spot | Term::OnDemand => 0.0,
             Term::Monthly => hours_per_month,
-            Term::OneYear => 8_760.0,
-            Term::ThreeYear => 3.0 * 8_760.0,
+            Term::OneYear => crate::model::plan::HOURS_PER_YEAR,
+            Term::ThreeYear => 3.0 * crate::model::plan::HOURS_PER_YEAR,
         }
     }
 }

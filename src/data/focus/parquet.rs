@@ -84,9 +84,9 @@ pub(super) fn read(path: &Path, file: &str, tag_key: &str) -> Result<FocusRead, 
     let fail = |message: String| vec![FocusError::file(file, message)];
     let damaged = |why: String| fail(format!("not a readable Parquet file (truncated or damaged?): {why}"));
     let opened = std::fs::File::open(path).map_err(|e| fail(format!("cannot read the bill: {e}")))?;
-    without_panics(|| crate::data::readers::parquet_pages::refuse_negative_counts(path))
+    without_panics(|| crate::data::readers::parquet_pages::refuse_before_decoding(path))
         .map_err(|e| damaged(e.to_string()))?
-        .map_err(|e| damaged(e.to_string()))?;
+        .map_err(|e| fail(e.to_string()))?;
     let mut reader = ParquetReader::new(opened);
     let schema = without_panics(|| reader.schema())
         .map_err(|e| damaged(e.to_string()))?

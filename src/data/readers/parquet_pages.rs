@@ -1,11 +1,13 @@
-//! Counts in a Parquet file that no writer produces, checked before Polars decodes the file.
+//! What Polars would misread in a Parquet input, checked before Polars decodes it.
 //!
 //! Polars reads a data page's `num_values` (a signed 32-bit Thrift field) as an unsigned size:
 //! a damaged page that says -1 makes it reserve 2^61 bytes for the page's validity bitmap, and
 //! a failed allocation aborts the process, which no panic guard can catch (found by fuzzing).
-//! So every page header is read first, with Polars' own page reader, and a negative count is
-//! refused with a message that names the file, the row group and the column. Any other damage
-//! (a footer or page that does not parse) is left to Polars, which reports it as an error.
+//! So every page header is read first, with Polars' own page reader over a memory map (only the
+//! footer and the page headers are read), and a negative count is refused with a message that
+//! names the file, the row group and the column. Any other damage (a footer or page that does
+//! not parse) is left to Polars, which reports it as an error. A folder with no `.parquet` file
+//! under it is refused here too, in our words rather than Polars' scan error.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -16,12 +18,18 @@ use polars_parquet::parquet::read::{PageReader, read_metadata};
 
 use crate::data::error::DataError;
 
-/// Refuses a Parquet file (or every `.parquet`/`.pq` file of a folder or glob) whose footer or
-/// page headers carry a negative count.
-pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), DataError> {
-    for file in parquet_files(path) {
-        check_file(&file).map_err(|why| {
-            if file.as_path() == path {
+/// Refuses a folder with no `.parquet` file under it, and, as a damaged file, a Parquet file
+/// (or any `.parquet` or `.pq` file of a folder or glob) whose footer or page headers carry a
+/// negative count.
+pub(crate) fn refuse_before_decoding(path: &Path) -> Result<(), DataError> {
+    let files = parquet_files(path);
+    // Polars' scan of a folder reads `**/*.parquet`.
+    if path.is_dir() && !files.iter().any(|f| f.extension().is_some_and(|e| e == "parquet")) {
+        return Err(DataError::NoParquetInFolder);
+    }
+    for file in &files {
+        check_file(file).map_err(|why| {
+            let why = if file.as_path() == path {
                 why
             } else {
                 DataError::InFile {
@@ -29,7 +37,8 @@ pub(crate) fn refuse_negative_counts(path: &Path) -> Result<(), DataError> {
                     line: None,
                     source: Box::new(why),
                 }
-            }
+            };
+            DataError::DamagedParquet(Box::new(why))
         })?;
     }
     Ok(())
@@ -49,14 +58,6 @@ fn parquet_files(path: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
-}
-
-/// Whether a folder holds a `.parquet` file at any depth: the files Polars' scan of a folder
-/// reads (`**/*.parquet`).
-pub(crate) fn folder_holds_parquet(folder: &Path) -> bool {
-    let mut files = Vec::new();
-    collect_under(folder, &mut files, 0);
-    files.iter().any(|f| f.extension().is_some_and(|e| e == "parquet"))
 }
 
 /// Hive partitions nest a folder per key; 32 levels is far past any real layout and stops a
@@ -82,11 +83,16 @@ fn collect_under(folder: &Path, files: &mut Vec<PathBuf>, depth: usize) {
 
 fn check_file(file: &Path) -> Result<(), DataError> {
     // An unreadable file is left to Polars, which names it the way every other read does.
-    let Ok(bytes) = std::fs::read(file) else {
+    let Ok(opened) = std::fs::File::open(file) else {
         return Ok(());
     };
-    let file_len = bytes.len();
-    let buffer = Buffer::from_vec(bytes);
+    // SAFETY: the map is only read, and only while this function runs; a log rewritten under
+    // us in that time gives wrong counts at worst, as it would to Polars, which maps it too.
+    let Ok(map) = (unsafe { memmap2::Mmap::map(&opened) }) else {
+        return Ok(());
+    };
+    let file_len = map.len();
+    let buffer = Buffer::from_owner(map);
     let Ok(metadata) = read_metadata(&mut Cursor::new(buffer.clone())) else {
         return Ok(());
     };
@@ -105,7 +111,8 @@ fn check_file(file: &Path) -> Result<(), DataError> {
             }
             let mut reader = Cursor::new(buffer.clone());
             reader.set_position(column.byte_range().start);
-            // No page is larger than the file that holds it.
+            // No page is larger than the file that holds it. Pages are slices of the map, not
+            // copies, so only the headers are read from disk.
             for page in PageReader::new(reader, column, Vec::new(), file_len) {
                 let Ok(page) = page else {
                     break;
@@ -123,11 +130,13 @@ fn check_file(file: &Path) -> Result<(), DataError> {
 
 /// The first negative count of a data page header: what it counts, and the count.
 fn negative_count(header: &DataPageHeader) -> Option<(&'static str, i32)> {
-    let counts = match header {
-        DataPageHeader::V1(h) => vec![("values", h.num_values)],
-        DataPageHeader::V2(h) => vec![("values", h.num_values), ("nulls", h.num_nulls), ("rows", h.num_rows)],
+    let (values, nulls, rows) = match header {
+        DataPageHeader::V1(h) => (h.num_values, 0, 0),
+        DataPageHeader::V2(h) => (h.num_values, h.num_nulls, h.num_rows),
     };
-    counts.into_iter().find(|(_, n)| *n < 0)
+    [("values", values), ("nulls", nulls), ("rows", rows)]
+        .into_iter()
+        .find(|(_, n)| *n < 0)
 }
 
 #[cfg(test)]
@@ -151,22 +160,25 @@ mod tests {
             let file = std::fs::File::create(part.join(name)).expect("file");
             ParquetWriter::new(file).finish(&mut frame).expect("write");
         }
-        assert!(refuse_negative_counts(&part.join("v1.parquet")).is_ok());
-        assert!(refuse_negative_counts(dir.path()).is_ok());
+        assert!(refuse_before_decoding(&part.join("v1.parquet")).is_ok());
+        assert!(refuse_before_decoding(dir.path()).is_ok());
         assert_eq!(parquet_files(dir.path()).len(), 2);
-        assert!(folder_holds_parquet(dir.path()));
+        // Polars' scan of a folder reads only `.parquet`.
         let empty = dir.path().join("empty");
         std::fs::create_dir(&empty).expect("folder");
         std::fs::write(empty.join("part.pq"), b"").expect("file");
-        assert!(!folder_holds_parquet(&empty));
+        assert!(matches!(
+            refuse_before_decoding(&empty),
+            Err(DataError::NoParquetInFolder)
+        ));
     }
 
     #[test]
     fn a_negative_page_count_is_refused_with_its_place() {
-        let why = refuse_negative_counts(&fixture("parquet-negative-page-count.parquet")).expect_err("refused");
+        let why = refuse_before_decoding(&fixture("parquet-negative-page-count.parquet")).expect_err("refused");
         assert_eq!(
             why.to_string(),
-            "row group 1, column name: a data page says it holds -33 values"
+            "not a readable Parquet file (truncated or damaged?): row group 1, column name: a data page says it holds -33 values"
         );
     }
 
@@ -175,7 +187,7 @@ mod tests {
         // Polars' footer decoder may panic on this one; the callers catch that. The check itself
         // must not refuse it with a count message of its own.
         let outcome = crate::data::readers::panic_guard::without_panics(|| {
-            refuse_negative_counts(&fixture("parquet-damaged-statistics.parquet"))
+            refuse_before_decoding(&fixture("parquet-damaged-statistics.parquet"))
         });
         assert!(!matches!(outcome, Ok(Err(_))), "{outcome:?}");
     }

@@ -5,11 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::catalog::Term;
 use crate::model::deployment::{Deployment, effective_usd_per_chip_hour};
+use crate::model::plan::HOURS_PER_YEAR;
 
 pub const CONTRACTS_SCHEMA_VERSION: u32 = 1;
-
-/// Hours in the 1-year term (12 × 730).
-const HOURS_PER_YEAR: f64 = 8_760.0;
 
 /// Contract terms, ordered from the shortest commitment to the longest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

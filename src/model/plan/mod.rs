@@ -165,6 +165,9 @@ impl PrometheusSource {
 /// Hours in a month unless the plan says otherwise: 365 × 24 / 12.
 pub const HOURS_PER_MONTH: f64 = 730.0;
 
+/// Hours in the 1-year term: twelve such months, 8,760.
+pub const HOURS_PER_YEAR: f64 = 12.0 * HOURS_PER_MONTH;
+
 fn default_hours_per_month() -> f64 {
     HOURS_PER_MONTH
 }

@@ -116,12 +116,8 @@ pub fn read_tabular(
     if format == LogFormat::Parquet {
         // Polars' Parquet decoder panics on some damaged metadata, and aborts on a negative page
         // count (both found by fuzzing).
-        if path.is_dir() && !crate::data::readers::parquet_pages::folder_holds_parquet(path) {
-            return Err(DataError::NoParquetInFolder);
-        }
         return crate::data::readers::panic_guard::without_panics(|| {
-            crate::data::readers::parquet_pages::refuse_negative_counts(path)
-                .map_err(|why| DataError::DamagedParquet(Box::new(why)))?;
+            crate::data::readers::parquet_pages::refuse_before_decoding(path)?;
             read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
         })
         .unwrap_or_else(|why| Err(DataError::DamagedParquet(Box::new(why))));
