@@ -36,12 +36,7 @@ fn is_waiting(state: &str) -> bool {
 /// The job's time limit: `TimelimitRaw` (minutes), else `Timelimit`; `None` when unlimited
 /// or unreadable (a time limit only sizes pending demand, so a bad one costs no row).
 fn time_limit_ms(columns: &Columns, fields: &[&str]) -> Option<i64> {
-    let get = |index: Option<usize>| {
-        index
-            .and_then(|i| fields.get(i))
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |index: Option<usize>| present(fields, index);
     if let Some(minutes) = get(columns.time_limit_raw).and_then(|raw| raw.parse::<i64>().ok()) {
         return (minutes >= 0).then(|| minutes.saturating_mul(60_000));
     }
@@ -93,12 +88,7 @@ pub(super) fn parse_row(
     line_no: u64,
     allocations: &mut HashSet<(String, String)>,
 ) -> Result<Row, Reject> {
-    let get = |index: Option<usize>| {
-        index
-            .and_then(|i| fields.get(i))
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |index: Option<usize>| present(fields, index);
     let raw_id = get(Some(columns.job_id)).ok_or((RejectReason::MissingJobId, "column JobID is empty".to_string()))?;
     let (alloc_id, is_step) = match raw_id.split_once('.') {
         Some((alloc, _step)) => (alloc, true),
@@ -187,12 +177,7 @@ fn never_started(
     state: Option<String>,
     line_no: u64,
 ) -> Result<Row, Reject> {
-    let get = |index: Option<usize>| {
-        index
-            .and_then(|i| fields.get(i))
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |index: Option<usize>| present(fields, index);
     let submit_ms = match get(columns.submit).map(parse_slurm_time) {
         Some(SlurmTime::At(ms)) => Some(ms),
         _ => None,
@@ -234,12 +219,7 @@ fn is_still_running(state: &str) -> bool {
 
 /// The run's length from `ElapsedRaw` (seconds) or else `Elapsed`; `None` when neither says.
 fn elapsed_ms(columns: &Columns, fields: &[&str]) -> Result<Option<i64>, Reject> {
-    let get = |index: Option<usize>| {
-        index
-            .and_then(|i| fields.get(i))
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |index: Option<usize>| present(fields, index);
     if let Some(raw) = get(columns.elapsed_raw) {
         return match raw.parse::<i64>() {
             Ok(secs) if secs >= 0 => Ok(Some(secs.saturating_mul(1000))),
@@ -257,12 +237,7 @@ fn elapsed_ms(columns: &Columns, fields: &[&str]) -> Result<Option<i64>, Reject>
 /// GPUs from `AllocTRES`, else `AllocGRES`, else `ReqTRES`: the first column that is present
 /// and not empty decides, even when it names no GPU (a CPU job).
 fn gpus_of(columns: &Columns, fields: &[&str]) -> Result<Gpus, Reject> {
-    let get = |index: Option<usize>| {
-        index
-            .and_then(|i| fields.get(i))
-            .map(|v| v.trim())
-            .filter(|v| !v.is_empty())
-    };
+    let get = |index: Option<usize>| present(fields, index);
     if let Some(raw) = get(columns.alloc_tres) {
         return gpus_from_tres(raw).map_err(|detail| tres_reject("AllocTRES", raw, detail));
     }
@@ -277,4 +252,12 @@ fn gpus_of(columns: &Columns, fields: &[&str]) -> Result<Gpus, Reject> {
 
 fn tres_reject(column: &str, raw: &str, (reason, why): Reject) -> Reject {
     (reason, format!("column {column}: {why} in \"{raw}\""))
+}
+
+/// The trimmed field at `index`, when the column exists and the field is not empty.
+fn present<'a>(fields: &[&'a str], index: Option<usize>) -> Option<&'a str> {
+    index
+        .and_then(|i| fields.get(i))
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
 }
