@@ -19,7 +19,10 @@ pub struct Diagnostic {
 /// A log that cannot be read: the problem of its file, in the data layer's words.
 impl From<&crate::data::readers::load::LoadError> for Diagnostic {
     fn from(e: &crate::data::readers::load::LoadError) -> Diagnostic {
-        Diagnostic::file(&e.path, e.error.to_string())
+        Diagnostic {
+            line: e.line.and_then(|l| usize::try_from(l).ok()),
+            ..Diagnostic::file(&e.path, e.error.to_string())
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The data layer's one error: what went wrong reading, mapping or auditing logs, with the file,
 //! line, column and mapping key it knows as fields. Each variant's text is the message the user
-//! reads (a `LoadError` puts the log's path before it; the CLI makes that a `Diagnostic`).
+//! reads (a `LoadError` puts the log's path, and a line when there is one, before it; the CLI makes that a `Diagnostic`).
 
 use std::io;
 use std::path::PathBuf;
@@ -58,8 +58,9 @@ pub enum DataError {
     /// An input glob that matches no file.
     #[error("no file matches")]
     NoFileMatches,
-    /// A problem of one file (the reader names it before the problem).
-    #[error("{file}: {source}")]
+    /// A problem of one file (the reader names it, and the line when there is one, before the
+    /// problem).
+    #[error("{file}{}: {source}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
     InFile {
         file: String,
         /// The line the problem is on, when it is one line (a header).
@@ -264,14 +265,12 @@ impl DataError {
         }
     }
 
-    /// This problem without `file` in front, for a caller that names the file itself (a
-    /// `LoadError` does): otherwise a reader's message would name it twice.
-    pub fn outside(self, file: &str) -> DataError {
-        match self {
-            DataError::InFile {
-                file: named, source, ..
-            } if named == file => *source,
-            other => other,
+    /// This problem, of `line` (1-based) of `file`.
+    pub fn in_file_at(self, file: impl Into<String>, line: u64) -> DataError {
+        DataError::InFile {
+            file: file.into(),
+            line: Some(line),
+            source: Box::new(self),
         }
     }
 

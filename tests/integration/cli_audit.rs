@@ -115,6 +115,30 @@ fn bad_input_exits_2_with_the_file_and_the_reason() {
 }
 
 #[test]
+fn a_header_that_is_not_the_format_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sacct = dir.path().join("jobs.sacct");
+    std::fs::write(&sacct, "\nJobID|Foo|Bar\n1|2|3\n").expect("write sacct");
+    let dcgm = dir.path().join("dcgm.csv");
+    std::fs::write(&dcgm, "\n\ntime,host,value\n2026-01-01T00:00:00Z,n1,50\n").expect("write dcgm");
+    for (path, format, expected) in [
+        (&sacct, "sacct", ":2: not a sacct -P export: no Start column"),
+        (&dcgm, "dcgm-long", ":3: not a DCGM long export"),
+    ] {
+        let run = gpuplan(&["audit", path.to_str().expect("utf-8 path"), "--input-format", format]);
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        let shown = format!("{}{expected}", path.display());
+        assert!(run.stderr.contains(&shown), "{shown} in {}", run.stderr);
+        assert_eq!(
+            run.stderr.matches(&*path.display().to_string()).count(),
+            1,
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn mapping_init_writes_a_mapping_the_audit_accepts() {
     let home = tempfile::tempdir().expect("tempdir");
     let log = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats/k8s_pods.csv");

@@ -89,10 +89,7 @@ impl FleetSource {
         }
         let loaded = load_logs(inputs, forced_format, mapping, Detail::Audit(rules))?;
         if loaded.jobs.height() == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
-            return Err(LoadError {
-                path: joined(&loaded.files),
-                error: DataError::UtilizationOnly,
-            });
+            return Err(LoadError::new(joined(&loaded.files), DataError::UtilizationOnly));
         }
         Ok(FleetSource::Runs {
             runs: loaded.jobs,
@@ -107,10 +104,7 @@ impl FleetSource {
 
     /// A run log read whole, from jobs gathered elsewhere (Kubernetes pods from Prometheus).
     pub fn from_runs(runs: &[JobRun], origin: &str, rules: &ClassificationRules) -> Result<FleetSource, LoadError> {
-        let fail = |error: DataError| LoadError {
-            path: origin.to_string(),
-            error,
-        };
+        let fail = |error: DataError| LoadError::new(origin, error);
         let frame = frame_from_runs(runs).map_err(|e| fail(e.into()))?;
         let frame = with_run_features(frame.lazy(), rules)
             .and_then(|f| {
@@ -160,18 +154,16 @@ impl FleetSource {
         match self {
             FleetSource::Runs { runs, files, .. } => {
                 let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
-                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters).map_err(|error| LoadError {
-                    path: joined(files),
-                    error,
-                })
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters)
+                    .map_err(|error| LoadError::new(joined(files), error))
             }
-            FleetSource::Partitioned { partitions, .. } => Err(LoadError {
-                path: partitions
+            FleetSource::Partitioned { partitions, .. } => Err(LoadError::new(
+                partitions
                     .first()
                     .map(|(_, p)| p.display().to_string())
                     .unwrap_or_default(),
-                error: DataError::ReplayNeedsFiles,
-            }),
+                DataError::ReplayNeedsFiles,
+            )),
         }
     }
 
@@ -198,10 +190,7 @@ impl FleetSource {
                 origins,
                 ..
             } => {
-                let fail = |error| LoadError {
-                    path: joined(files),
-                    error,
-                };
+                let fail = |error| LoadError::new(joined(files), error);
                 let input = AuditInput {
                     runs,
                     quarantine,

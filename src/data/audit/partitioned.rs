@@ -35,10 +35,7 @@ pub fn cluster_partitions(path: &Path) -> Option<Vec<(String, PathBuf)>> {
 }
 
 fn load_error(path: &Path, error: DataError) -> LoadError {
-    LoadError {
-        path: path.display().to_string(),
-        error,
-    }
+    LoadError::new(path.display().to_string(), error)
 }
 
 /// Audits a dataset partitioned by cluster, one partition at a time.

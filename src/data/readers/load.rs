@@ -16,13 +16,35 @@ use crate::data::audit::job_details::{RunOrigin, RunOrigins};
 use crate::data::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
 use crate::data::error::DataError;
 
-/// A log that cannot be read at all: which one and why.
+/// A log that cannot be read at all: which one, where in it when the problem is one line (a
+/// header), and why.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{path}: {error}")]
+#[error("{path}{}: {error}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
 pub struct LoadError {
     pub path: String,
+    pub line: Option<u64>,
     #[source]
     pub error: DataError,
+}
+
+impl LoadError {
+    /// `error` of the input shown as `path`. A reader's own `path: ` prefix is dropped, so the
+    /// message names the file once, and the line it gave is kept.
+    pub fn new(path: impl Into<String>, error: DataError) -> LoadError {
+        let path = path.into();
+        match error {
+            DataError::InFile { file, line, source } if file == path => LoadError {
+                path,
+                line,
+                error: *source,
+            },
+            error => LoadError {
+                path,
+                line: None,
+                error,
+            },
+        }
+    }
 }
 
 /// What one input gave.
@@ -61,16 +83,10 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         let text = input.to_string_lossy();
         let parquet_glob = text.ends_with(".parquet") || text.ends_with(".pq");
         if has_glob(&text) && !parquet_glob {
-            let matches = glob::glob(&text).map_err(|e| LoadError {
-                path: text.to_string(),
-                error: DataError::BadGlob(e.into()),
-            })?;
+            let matches = glob::glob(&text).map_err(|e| LoadError::new(text.as_ref(), DataError::BadGlob(e.into())))?;
             let mut found: Vec<PathBuf> = matches.filter_map(Result::ok).filter(|p| p.is_file()).collect();
             if found.is_empty() {
-                return Err(LoadError {
-                    path: text.to_string(),
-                    error: DataError::NoFileMatches,
-                });
+                return Err(LoadError::new(text.as_ref(), DataError::NoFileMatches));
             }
             found.sort();
             out.extend(found);
@@ -138,10 +154,7 @@ pub fn load_logs(
     let mut rows_so_far = 0;
     for path in expand_inputs(inputs)? {
         let shown = path.display().to_string();
-        let fail = |error: DataError| LoadError {
-            error: error.outside(&shown),
-            path: shown.clone(),
-        };
+        let fail = |error: DataError| LoadError::new(shown.as_str(), error);
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
         if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
             super::json_depth::check_json_depth(&path, super::json_depth::MAX_JSON_DEPTH).map_err(fail)?;
@@ -332,10 +345,7 @@ fn first_bad_json_line(path: &Path) -> Option<DataError> {
 
 /// A problem of the logs taken together (after each one read on its own).
 fn combined(error: DataError) -> LoadError {
-    LoadError {
-        path: "the logs together".to_string(),
-        error,
-    }
+    LoadError::new("the logs together", error)
 }
 
 fn concat_any(frames: Vec<DataFrame>) -> Result<DataFrame, DataError> {

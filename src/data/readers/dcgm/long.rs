@@ -22,9 +22,10 @@ pub fn read_dcgm_long(path: &Path, text: &str) -> Result<(DataFrame, Quarantine)
 /// As [`read_dcgm_long`], with the metrics used and the samples skipped.
 pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, DataError> {
     let file = path.display().to_string();
-    let (header_line, rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
+    let ((header_no, header_line), rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
     let names = header_names(header_line);
-    let columns = LongColumns::find(&names).map_err(|why| why.not_format("DCGM long export").in_file(&file))?;
+    let columns =
+        LongColumns::find(&names).map_err(|why| why.not_format("DCGM long export").in_file_at(&file, header_no))?;
     let mut out = DcgmSamples::default();
     let reject = |line: u64, reason: RejectReason, detail: String| RejectedRow {
         file: file.clone(),

@@ -290,3 +290,18 @@ fn unreadable_files_give_one_clear_error() {
         .to_string();
     assert!(not_wide.contains("Time"), "{not_wide}");
 }
+
+#[test]
+fn a_header_error_names_the_header_line_past_blank_lines() {
+    let long = read_dcgm_long(Path::new("d.csv"), "\n\n  \ntime,host,value\n")
+        .expect_err("no metric")
+        .to_string();
+    assert!(long.starts_with("d.csv:4: not a DCGM long export"), "{long}");
+    let wide = read_dcgm_wide(Path::new("DCGM_FI_DEV_GPU_UTIL.csv"), "\nhost,value\n", None)
+        .expect_err("no time")
+        .to_string();
+    assert!(
+        wide.starts_with("DCGM_FI_DEV_GPU_UTIL.csv:2: not a DCGM wide export"),
+        "{wide}"
+    );
+}

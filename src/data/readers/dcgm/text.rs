@@ -16,11 +16,14 @@ pub(super) const GPU_NAMES: &[&str] = &["gpu", "gpu_id", "gpu_index", "gpuid", "
 pub(super) const METRIC_NAMES: &[&str] = &["metric", "metric_name", "__name__", "field", "name"];
 pub(super) const VALUE_NAMES: &[&str] = &["value", "val", "_value"];
 
-/// The first non-blank line (BOM removed) and the numbered lines after it.
-pub(super) fn header_and_rows(text: &str) -> Option<(&str, impl Iterator<Item = (u64, &str)>)> {
+/// A line of the file and its 1-based number.
+pub(super) type NumberedLine<'a> = (u64, &'a str);
+
+/// The first non-blank line (BOM removed) and the lines after it, numbered.
+pub(super) fn header_and_rows(text: &str) -> Option<(NumberedLine<'_>, impl Iterator<Item = NumberedLine<'_>>)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.lines().enumerate().map(|(i, l)| (i as u64 + 1, l));
-    let (_, header) = lines.by_ref().find(|(_, l)| !l.trim().is_empty())?;
+    let header = lines.by_ref().find(|(_, l)| !l.trim().is_empty())?;
     Some((header, lines.filter(|(_, l)| !l.trim().is_empty())))
 }
 

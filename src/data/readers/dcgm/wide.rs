@@ -27,7 +27,7 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
         Some(name) => name.to_string(),
         None => metric_in_file_name(&file_name).ok_or_else(|| DataError::UnknownDcgmMetric.in_file(&file))?,
     };
-    let (header_line, rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
+    let ((header_no, header_line), rows) = header_and_rows(text).ok_or_else(|| DataError::Empty.in_file(&file))?;
     let names = header_names(header_line);
     if names.len() < 2
         || !names
@@ -39,7 +39,7 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
             found: header_line.trim().to_string(),
         }
         .not_format("DCGM wide export")
-        .in_file(&file));
+        .in_file_at(&file, header_no));
     }
     let series: Vec<Option<(String, String)>> = names
         .iter()

@@ -120,11 +120,8 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
     // `sacct -p` ends every line with a `|`; `-P` does not.
     let trailing_pipe = header_line.trim_end().ends_with('|');
     let header_fields = split_row(header_line, trailing_pipe);
-    let columns = Columns::from_header(&header_fields).map_err(|why| DataError::InFile {
-        file: file.clone(),
-        line: Some(header_no),
-        source: Box::new(why.not_format("sacct -P export")),
-    })?;
+    let columns = Columns::from_header(&header_fields)
+        .map_err(|why| why.not_format("sacct -P export").in_file_at(&file, header_no))?;
 
     let mut log = SacctLog::default();
     let mut budget = ExpansionBudget::new();
