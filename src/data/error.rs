@@ -74,10 +74,12 @@ pub enum DataError {
         "line {line}, column {column}: JSON nested deeper than {max_depth} levels; a job log's rows are flat objects"
     )]
     TooDeep { line: u64, column: u64, max_depth: usize },
-    /// A JSON-lines row that is not one object.
-    #[error("line {line}: expected one JSON object per line: {source}")]
+    /// A JSON-lines row that is not one object: the file's line, and the column (in characters)
+    /// where the parser stopped.
+    #[error("line {line}, column {column}: expected one JSON object per line: {}", without_position(.source))]
     NotJsonObject {
         line: usize,
+        column: usize,
         source: Arc<serde_json::Error>,
     },
 
@@ -289,6 +291,13 @@ pub fn dcgm_samples(source: PolarsError) -> DataError {
         what: "DCGM samples",
         source,
     }
+}
+
+/// A JSON parser's message without its ` at line L column C` (the line is the row's own, 1).
+fn without_position(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    text.strip_suffix(&position).map_or(text.clone(), str::to_string)
 }
 
 fn iso(ms: &i64) -> String {

@@ -58,7 +58,10 @@ fn hostile_logs_are_refused_with_their_name_and_why() {
         ("log-wide-10000-columns.csv", "no start-time column"),
         ("log-deep.json", "line 1, column 65: JSON nested deeper than 64 levels"),
         ("log-deep.ndjson", "nested deeper than 64 levels"),
-        ("log-not-json.json", "line 1: expected one JSON object per line"),
+        (
+            "log-not-json.json",
+            "line 1, column 3: expected one JSON object per line: key must be a string",
+        ),
         ("log-json-scalars.ndjson", "line 1"),
         ("philly-truncated.json", "no usable rows"),
         ("philly-no-attempts.json", "no usable rows"),

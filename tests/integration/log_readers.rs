@@ -60,7 +60,9 @@ fn unreadable_files_get_one_clear_error_naming_the_file() {
     }
     let ndjson = load("broken/bad_line.ndjson").expect_err("broken JSON line");
     assert!(
-        ndjson.contains("bad_line.ndjson: line 2: expected one JSON object per line"),
+        ndjson.contains(
+            "bad_line.ndjson: line 2, column 25: expected one JSON object per line: EOF while parsing a value"
+        ),
         "{ndjson}"
     );
     let missing = load("broken/no-such-file.csv").expect_err("missing");

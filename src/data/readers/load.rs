@@ -324,6 +324,15 @@ fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, Data
     Ok(lf.select(columns).collect()?)
 }
 
+/// The 1-based character column of the parser's 1-based byte column in `line`.
+fn char_column(line: &str, byte_column: usize) -> usize {
+    let mut end = byte_column.saturating_sub(1).min(line.len());
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line[..end].chars().count() + 1
+}
+
 /// Where a JSON-lines file stops being JSON: the parser's own error names no line.
 fn first_bad_json_line(path: &Path) -> Option<DataError> {
     use std::io::BufRead;
@@ -336,6 +345,7 @@ fn first_bad_json_line(path: &Path) -> Option<DataError> {
         if let Err(e) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
             return Some(DataError::NotJsonObject {
                 line: index + 1,
+                column: char_column(&line, e.column()),
                 source: e.into(),
             });
         }
@@ -358,4 +368,21 @@ fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, DataError> {
         return Ok(DataFrame::empty_with_schema(&schema()));
     }
     concat_any(frames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_json_line_is_placed_by_character_not_byte() {
+        // `é` and `東` take 2 and 3 bytes: the parser stops at the `2`, byte 26, character 23.
+        let line = r#"{"name": "é東", "gpus" 2}"#;
+        let error = serde_json::from_str::<serde_json::Value>(line).expect_err("no colon");
+        assert_eq!(error.column(), 26);
+        assert_eq!(char_column(line, error.column()), 23);
+        assert_eq!(line.chars().nth(22), Some('2'));
+        assert_eq!(char_column("", 1), 1);
+        assert_eq!(char_column("é", 2), 1);
+    }
 }
