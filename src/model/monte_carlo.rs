@@ -255,12 +255,14 @@ fn binomial(rng: &mut Xoshiro256StarStar, trials: u64, probability: f64) -> u64 
     let mut successes = 0;
     let mut position: u64 = 0;
     loop {
-        // Trials up to and including the next success: 1 + floor(ln U / ln(1 − p)).
-        let gap = ((1.0 - rng.next_f64()).ln() / log_failure).floor() as u64 + 1;
-        position = position.saturating_add(gap);
-        if position > trials {
+        // Failures before the next success: floor(ln U / ln(1 − p)). Compared as a float, so
+        // a gap past u64 (p below about 1e-19) ends the count instead of wrapping to zero and
+        // counting successes for ever.
+        let failures = ((1.0 - rng.next_f64()).ln() / log_failure).floor();
+        if failures >= (trials - position) as f64 {
             return successes;
         }
+        position += failures as u64 + 1;
         successes += 1;
     }
 }
@@ -453,6 +455,22 @@ mod tests {
         for value in [s.mean_usd, s.p50_usd, s.p90_usd, s.p99_usd, s.expected_usd] {
             assert_eq!(value, 2.5e6);
         }
+    }
+
+    #[test]
+    fn a_vanishing_probability_ends_the_count_instead_of_looping() {
+        // Below about 1e-19 the gap to the next success passes u64: it used to wrap to zero
+        // and count successes for ever (the plan's report never came back).
+        let mut rng = Xoshiro256StarStar::seed_from_u64(7);
+        for probability in [1e-300, 1e-19, 1e-12] {
+            for trials in [1, 1_000, 1_000_000] {
+                let hits = binomial(&mut rng, trials, probability);
+                assert!(hits <= 1, "p {probability}, n {trials}: {hits}");
+            }
+        }
+        let rows = [row(1e-300, 1e9, RiskUnit::Run, 1e6)];
+        let s = simulate_total_cost(&BaseCost::fixed(10.0), &rows, 1_000, 3).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((s.p50_usd, s.p99_usd), (10.0, 10.0));
     }
 
     #[test]
