@@ -11,6 +11,7 @@ use super::diagnostic::Diagnostic;
 use super::locate::{backticked_name, locate_key_path};
 use crate::model::catalog::{Accelerator, Catalog, Price, ThresholdSource};
 use crate::model::contracts::ContractCatalog;
+use crate::model::magnitude::within_input_range;
 use crate::model::references::SensitivityReference;
 use crate::model::thresholds::Thresholds;
 use crate::model::workload::ClassificationRules;
@@ -44,9 +45,9 @@ struct ThresholdEntry {
 }
 
 /// Entries parsed from one file, each deserialized on its own so one bad entry does not
-/// take the rest of the file with it.
+/// take the rest of the file with it; each with its index in the file's array.
 struct Entries<T> {
-    items: Vec<T>,
+    items: Vec<(usize, T)>,
     warnings: Vec<Diagnostic>,
 }
 
@@ -113,7 +114,7 @@ fn array_entries<T: DeserializeOwned>(file: &str, text: &str, table: &toml::Tabl
     };
     for (i, item) in array.iter().enumerate() {
         match item.clone().try_into::<T>() {
-            Ok(parsed) => entries.items.push(parsed),
+            Ok(parsed) => entries.items.push((i, parsed)),
             Err(e) => entries.warnings.push(entry_diagnostic(
                 file,
                 text,
@@ -136,6 +137,42 @@ fn unknown_top_level_keys(file: &str, text: &str, table: &toml::Table, known: &[
             format!("unknown key; expected one of: {}", known.join(", ")),
         ));
     }
+}
+
+/// The entries whose values pass `problem`; each that does not is reported at its field
+/// (`accelerator[2].bf16_dense_tflops`) and skipped, so the built-in entry stands.
+fn usable<T>(
+    file: &str,
+    text: &str,
+    key: &str,
+    entries: Entries<T>,
+    problem: impl Fn(&T) -> Option<(&'static str, String)>,
+    warnings: &mut Vec<Diagnostic>,
+) -> Vec<T> {
+    warnings.extend(entries.warnings);
+    let mut kept = Vec::new();
+    for (i, item) in entries.items {
+        match problem(&item) {
+            Some((field, message)) => {
+                let entry = format!("{key}[{i}]");
+                let field_path = format!("{entry}.{field}");
+                let span = locate_key_path(text, &field_path).or_else(|| locate_key_path(text, &entry));
+                warnings.push(Diagnostic::at(
+                    file,
+                    text,
+                    span,
+                    Some(field_path),
+                    format!("{message}; entry skipped"),
+                ));
+            }
+            None => kept.push(item),
+        }
+    }
+    kept
+}
+
+fn owned(problem: Option<(&'static str, &'static str)>) -> Option<(&'static str, String)> {
+    problem.map(|(field, message)| (field, message.to_string()))
 }
 
 /// Merges `overrides` into `base`, replacing entries with the same identity.
@@ -171,22 +208,25 @@ fn apply_accelerators(catalog: &mut Catalog, file: &str, text: &str, warnings: &
         warnings,
     );
     let accelerators = array_entries::<Accelerator>(file, text, &table, "accelerator");
-    warnings.extend(accelerators.warnings);
-    merge_by(&mut catalog.accelerators, accelerators.items, |a| a.id.clone());
+    let accelerators = usable(
+        file,
+        text,
+        "accelerator",
+        accelerators,
+        |a| owned(a.problem()),
+        warnings,
+    );
+    merge_by(&mut catalog.accelerators, accelerators, |a| a.id.clone());
     let prices = array_entries::<Price>(file, text, &table, "price");
-    warnings.extend(prices.warnings);
-    for (i, price) in prices.items.into_iter().enumerate() {
-        let unusable = if catalog.accelerators.iter().all(|a| a.id != price.accelerator) {
-            Some(format!("unknown accelerator '{}'", price.accelerator))
-        } else if price.chips == 0 || !(price.usd_per_hour.is_finite() && price.usd_per_hour >= 0.0) {
-            Some("expected chips above 0 and a price of 0 or more".to_string())
-        } else {
-            None
-        };
-        match unusable {
-            Some(message) => warnings.push(entry_diagnostic(file, text, &format!("price[{i}]"), None, &message)),
-            None => merge_by(&mut catalog.prices, vec![price], price_identity),
+    let known = |price: &Price| {
+        if catalog.accelerators.iter().all(|a| a.id != price.accelerator) {
+            return Some(("accelerator", format!("unknown accelerator '{}'", price.accelerator)));
         }
+        owned(price.problem())
+    };
+    let prices = usable(file, text, "price", prices, known, warnings);
+    for price in prices {
+        merge_by(&mut catalog.prices, vec![price], price_identity);
     }
 }
 
@@ -208,7 +248,7 @@ fn apply_thresholds(catalog: &mut Catalog, file: &str, text: &str, warnings: &mu
             continue;
         }
         match value.clone().try_into::<ThresholdEntry>() {
-            Ok(entry) if entry.value.is_finite() => {
+            Ok(entry) if within_input_range(entry.value) => {
                 catalog.thresholds.set(key, entry.value);
                 let source = ThresholdSource {
                     key: key.clone(),
@@ -222,7 +262,7 @@ fn apply_thresholds(catalog: &mut Catalog, file: &str, text: &str, warnings: &mu
                 text,
                 &format!("{key}.value"),
                 None,
-                "expected a finite number",
+                "expected a finite number: 0 or a size from 1e-9 to 1e18",
             )),
             Err(e) => warnings.push(entry_diagnostic(file, text, key, Some(value), e.message().trim())),
         }
@@ -237,8 +277,8 @@ fn apply_references(catalog: &mut Catalog, file: &str, text: &str, warnings: &mu
     check_schema_version(file, text, &table, warnings);
     unknown_top_level_keys(file, text, &table, &["schema_version", "sensitivity"], warnings);
     let references = array_entries::<SensitivityReference>(file, text, &table, "sensitivity");
-    warnings.extend(references.warnings);
-    merge_by(&mut catalog.references, references.items, |r| {
+    let references = usable(file, text, "sensitivity", references, |r| owned(r.problem()), warnings);
+    merge_by(&mut catalog.references, references, |r| {
         (
             r.accelerator.clone(),
             r.price_set.clone(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::contracts::ContractCatalog;
 use super::deployment::Deployment;
+use super::magnitude::{positive_input, within_input_range};
 use super::references::SensitivityReference;
 use super::thresholds::Thresholds;
 use super::workload::ClassificationRules;
@@ -34,6 +35,26 @@ pub struct Accelerator {
 }
 
 impl Accelerator {
+    /// The first field whose value no chip has, with what was expected: the run costs divide
+    /// by the TFLOPS, so a zero, negative or vanishing peak would print `inf` or a negative
+    /// cost.
+    pub fn problem(&self) -> Option<(&'static str, &'static str)> {
+        let positive = "expected a number above 0, from 1e-9 to 1e18";
+        let rates = [
+            ("bf16_dense_tflops", Some(self.bf16_dense_tflops)),
+            ("fp8_dense_tflops", self.fp8_dense_tflops),
+            ("memory_gb", Some(self.memory_gb)),
+            ("memory_bandwidth_tbps", Some(self.memory_bandwidth_tbps)),
+        ];
+        if let Some((field, _)) = rates.iter().find(|(_, v)| v.is_some_and(|v| !positive_input(v))) {
+            return Some((field, positive));
+        }
+        if !(self.scale_up_gb_per_s >= 0.0 && within_input_range(self.scale_up_gb_per_s)) {
+            return Some(("scale_up_gb_per_s", "expected 0 or more, at most 1e18"));
+        }
+        (self.chips_per_node == 0).then_some(("chips_per_node", "expected at least 1 chip"))
+    }
+
     /// True when `name` is this accelerator's id or one of its aliases, ignoring case.
     pub fn answers_to(&self, name: &str) -> bool {
         self.id.eq_ignore_ascii_case(name) || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
@@ -102,6 +123,15 @@ pub struct Price {
 }
 
 impl Price {
+    /// What is wrong with the offer's numbers, if anything.
+    pub fn problem(&self) -> Option<(&'static str, &'static str)> {
+        if self.chips == 0 {
+            return Some(("chips", "expected chips above 0"));
+        }
+        (!(self.usd_per_hour >= 0.0 && within_input_range(self.usd_per_hour)))
+            .then_some(("usd_per_hour", "expected a price of 0 or more: 0 or from 1e-9 to 1e18"))
+    }
+
     pub fn usd_per_chip_hour(&self) -> f64 {
         self.usd_per_hour / f64::from(self.chips)
     }

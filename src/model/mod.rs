@@ -12,6 +12,7 @@ pub mod evaluate;
 pub mod fleet;
 pub mod fleet_contracts;
 pub mod inference;
+pub mod magnitude;
 pub mod migration;
 pub mod monte_carlo;
 pub mod plan;

@@ -144,3 +144,50 @@ fn a_broken_rules_or_offers_file_keeps_the_built_in_list() {
         "{shown:?}"
     );
 }
+
+#[test]
+fn override_numbers_no_chip_or_document_has_are_refused_at_their_field() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let h100 = builtin().catalog.accelerator("h100-sxm").cloned().expect("h100");
+    let mut negative_peak = toml::to_string(&h100).expect("h100 as TOML");
+    negative_peak = negative_peak.replace("bf16_dense_tflops = 989.0", "bf16_dense_tflops = -989.0");
+    assert!(negative_peak.contains("-989.0"), "{negative_peak}");
+    std::fs::write(
+        dir.path().join("accelerators.toml"),
+        format!(
+            "schema_version = 1\n\n[[accelerator]]\n{negative_peak}\n[[price]]\naccelerator = \"h100-sxm\"\n\
+             price_set = \"huge\"\nprovider = \"x\"\nterm = \"on-demand\"\ndeployment = \"vm\"\n\
+             usd_per_hour = 1e300\nchips = 8\nsource = \"x\"\nas_of = \"2026-10-01\"\n"
+        ),
+    )
+    .expect("write accelerators");
+    std::fs::write(
+        dir.path().join("references.toml"),
+        "schema_version = 1\n[[sensitivity]]\naccelerator = \"h100-sxm\"\nprice_set = \"seed-001\"\n\
+         model_params = 70e9\nmfu = 0.4\ncost_usd = -5.0\nsource = \"x\"\n",
+    )
+    .expect("write references");
+    std::fs::write(
+        dir.path().join("thresholds.toml"),
+        "schema_version = 1\n[mfu_floor_frac]\nvalue = 1e300\nsource = \"x\"\nmeaning = \"y\"\n",
+    )
+    .expect("write thresholds");
+    let loaded = load(Some(dir.path()));
+    // Every built-in stands: the H100's peak, the prices, the references, the floor.
+    assert_eq!(loaded.catalog, builtin().catalog);
+    let shown: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(shown.len(), 4, "{shown:#?}");
+    let peak_line = 4 + negative_peak
+        .lines()
+        .position(|l| l.contains("-989.0"))
+        .expect("peak line");
+    for expected in [
+        format!("accelerators.toml:{peak_line}:21: accelerator[0].bf16_dense_tflops: expected a number above 0"),
+        "price[0].usd_per_hour: expected a price of 0 or more".to_string(),
+        "references.toml:7:12: sensitivity[0].cost_usd: expected a cost of 0 or more".to_string(),
+        "thresholds.toml:3:9: mfu_floor_frac.value: expected a finite number: 0 or a size from 1e-9 to 1e18"
+            .to_string(),
+    ] {
+        assert!(shown.iter().any(|w| w.contains(&expected)), "{expected} in {shown:#?}");
+    }
+}

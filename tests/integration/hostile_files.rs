@@ -173,6 +173,14 @@ fn hostile_plans_are_refused_at_their_line_never_reported_as_inf_or_nan() {
             "plan-zero-month.toml",
             ":7:19: hours_per_month: expected a number above 0",
         ),
+        (
+            "plan-overflowing-tokens.toml",
+            ":11:10: training.tokens: expected 0 or a size from 1e-9 to 1e18",
+        ),
+        (
+            "plan-vanishing-probability.toml",
+            "risks[0].probability: expected 0 or a size from 1e-9 to 1e18",
+        ),
         ("plan-deep-array.toml", "max recursion depth"),
     ];
     for (file, expected) in cases {

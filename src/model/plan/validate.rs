@@ -4,7 +4,10 @@
 
 use super::{PLAN_SCHEMA_VERSION, Plan, PrometheusSource};
 use crate::model::catalog::Catalog;
+use crate::model::magnitude::{OUTSIDE_INPUT_RANGE, within_input_range};
 
+#[cfg(test)]
+mod extremes;
 #[cfg(test)]
 mod tests;
 
@@ -82,10 +85,11 @@ impl Plan {
         let is_frac = |v: f64| (0.0..=1.0).contains(&v);
         let is_mfu = |v: f64| v > 0.0 && v <= 1.0;
 
-        for key_path in non_finite_numbers(self) {
+        let floats = plan_floats(self);
+        for (key_path, _) in floats.iter().filter(|(_, value)| value.is_none()) {
             check(
                 false,
-                key_path,
+                key_path.clone(),
                 "expected a finite number (nan and inf are not amounts)",
             );
         }
@@ -387,13 +391,23 @@ impl Plan {
                 });
             }
         }
+        for (key_path, value) in floats {
+            let outside = value.is_some_and(|v| !within_input_range(v));
+            if outside && !problems.iter().any(|p| p.key_path == key_path) {
+                problems.push(PlanProblem {
+                    key_path,
+                    message: OUTSIDE_INPUT_RANGE.to_string(),
+                });
+            }
+        }
         problems
     }
 }
 
-/// Key paths of every NaN or infinite number in the plan (TOML allows `nan` and `inf`).
-fn non_finite_numbers(plan: &Plan) -> Vec<String> {
-    fn walk(value: &serde_json::Value, path: &str, out: &mut Vec<String>) {
+/// Every number with a fraction in the plan (integers are bounded by their types), by key
+/// path; `None` for NaN and infinities (TOML allows `nan` and `inf`).
+fn plan_floats(plan: &Plan) -> Vec<(String, Option<f64>)> {
+    fn walk(value: &serde_json::Value, path: &str, out: &mut Vec<(String, Option<f64>)>) {
         match value {
             serde_json::Value::Object(map) => {
                 for (key, v) in map {
@@ -410,9 +424,10 @@ fn non_finite_numbers(plan: &Plan) -> Vec<String> {
                     walk(v, &format!("{path}[{i}]"), out);
                 }
             }
+            serde_json::Value::Number(n) if n.is_f64() => out.push((path.to_string(), n.as_f64())),
             // serde_json writes non-finite floats as null; a plan has no other nulls
             // because absent options are skipped.
-            serde_json::Value::Null => out.push(path.to_string()),
+            serde_json::Value::Null => out.push((path.to_string(), None)),
             _ => {}
         }
     }

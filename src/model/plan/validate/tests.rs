@@ -93,7 +93,7 @@ const EVERY_KEY_PATH: &[&str] = &[
 ];
 
 /// The default plan with every optional table and value present, and no problems.
-fn full_plan(catalog: &Catalog) -> Plan {
+pub(super) fn full_plan(catalog: &Catalog) -> Plan {
     let mut plan = default_plan(catalog).expect("default plan");
     let provider = match plan.accelerators[0].resolve_price(catalog) {
         Ok(ResolvedPrice::Catalog(price)) => price.provider.clone(),
