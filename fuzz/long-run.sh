@@ -5,13 +5,20 @@
 # still gets its full half hour; at the limit the fuzzer gets SIGINT and prints its final
 # statistics (exit 72; 0 is the run count reached).
 #
-# libFuzzer's -timeout counts wall time, so a fuzzer sharing the machine at low priority would
+# libFuzzer's -timeout counts wall time, so a fuzzer sharing the machine with a build would
 # report inputs that take milliseconds as timeouts. On a shared machine run it with
-# FUZZ_NICE=19 FUZZ_TIMEOUT=10: every input slower than 1 s of wall time is still written as a
-# slow-unit-* artifact (-report_slow_units=1), and fuzz/check-slow.sh then times each one alone.
+# FUZZ_TIMEOUT=60 (10 s was not enough beside a cold build): every input slower than 1 s of wall
+# time is still written as a slow-unit-* artifact (-report_slow_units=1), and
+# fuzz/check-slow.sh then times each one alone.
 # Usage (repository root, after `cargo +nightly fuzz build --release -s none`):
 #   fuzz/long-run.sh TARGET...        one line per target is appended to fuzz/long-runs.log
 set -u
+# The targets that read a file write each input to a scratch file under $TMPDIR. On a disk that
+# is slow enough to matter: the focus run got 11 % of a core with /tmp on ext4 and ran 5 times
+# the executions a second on tmpfs. So tmpfs unless the caller chose.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    export TMPDIR=/dev/shm
+fi
 target_dir=${CARGO_TARGET_DIR:-$HOME/.cache/gpuplan/target-fuzz}
 bin_dir=$target_dir/x86_64-unknown-linux-gnu/release
 runs=${FUZZ_RUNS:-10000000}
