@@ -225,9 +225,7 @@ fn apply_accelerators(catalog: &mut Catalog, file: &str, text: &str, warnings: &
         owned(price.problem())
     };
     let prices = usable(file, text, "price", prices, known, warnings);
-    for price in prices {
-        merge_by(&mut catalog.prices, vec![price], price_identity);
-    }
+    merge_by(&mut catalog.prices, prices, price_identity);
 }
 
 fn apply_thresholds(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut Vec<Diagnostic>) {
