@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 pub mod data;
 pub mod model;
+pub mod pipeline;
 pub mod present;
 pub mod runtime;
 pub mod shared;

@@ -35,6 +35,7 @@ pub enum CommandId {
     NextTheme,
     Reload,
     Compare,
+    ExportReport,
 }
 
 pub struct CommandSpec {
@@ -199,6 +200,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "logs.reload",
         title: "Read the logs again",
         default_keys: &[Key::char('r')],
+    },
+    CommandSpec {
+        id: CommandId::ExportReport,
+        name: "report.export",
+        title: "Export the report files",
+        default_keys: &[Key::char('X')],
     },
     CommandSpec {
         id: CommandId::NextTheme,

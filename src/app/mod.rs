@@ -20,6 +20,7 @@ use self::field::Field;
 use self::key::Key;
 use self::palette::PaletteState;
 use self::replay_state::ReplayState;
+use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
 use crate::model::fleet::AuditReport;
 use crate::model::plan::Plan;
@@ -102,6 +103,8 @@ pub enum FleetStatus {
 pub struct LogInputs {
     pub paths: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
+    /// The logs' layout when detection guesses wrong (a plan's `[[logs]] format`).
+    pub input_format: Option<String>,
     /// The Prometheus holding the fleet's DCGM metrics, when there is one.
     pub prometheus: Option<crate::model::plan::PrometheusSource>,
 }
@@ -203,25 +206,6 @@ pub struct History {
     pub last_field: Option<Field>,
 }
 
-/// The parts of a plan an audit reads (`AuditSettings::for_plan`): when they change, the
-/// fleet is audited again.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AuditInputs {
-    clusters: Vec<crate::model::plan::ClusterCost>,
-    hours_per_month: f64,
-    thresholds: crate::model::thresholds::ThresholdOverrides,
-}
-
-impl AuditInputs {
-    pub fn of(plan: &Plan) -> AuditInputs {
-        AuditInputs {
-            clusters: plan.clusters.clone(),
-            hours_per_month: plan.hours_per_month,
-            thresholds: plan.thresholds.clone(),
-        }
-    }
-}
-
 #[derive(Clone)]
 pub struct App {
     pub catalog: Catalog,
@@ -231,8 +215,8 @@ pub struct App {
     pub fleet: Option<Fleet>,
     pub fleet_status: FleetStatus,
     pub generation: u64,
-    /// What the latest audit request read of the plan.
-    pub audited_for: Option<AuditInputs>,
+    /// The settings the latest audit request carried: when the plan's differ, audit again.
+    pub audited_for: Option<AuditSettings>,
     pub logs: LogInputs,
     pub focus: PaneId,
     pub workloads_view: WorkloadsView,
@@ -325,6 +309,14 @@ pub enum Action {
     FilesListed {
         files: Vec<PathBuf>,
     },
+    /// The report was written: its JSON and Markdown files.
+    ReportExported {
+        json: PathBuf,
+        markdown: PathBuf,
+    },
+    ExportFailed {
+        message: String,
+    },
     ReplayLoaded {
         generation: u64,
         report: Box<crate::model::split::ReplayReport>,
@@ -342,10 +334,12 @@ pub enum Effect {
     LoadFleet {
         generation: u64,
         logs: LogInputs,
+        settings: AuditSettings,
     },
     /// Audit the logs already read again, e.g. after the plan's clusters changed.
     Reaudit {
         generation: u64,
+        settings: AuditSettings,
     },
     SavePlan {
         path: PathBuf,
@@ -374,6 +368,12 @@ pub enum Effect {
     Replay {
         generation: u64,
         plan: Box<Plan>,
+    },
+    /// Write the report of the plan on screen beside its file (after any audit or replay in
+    /// flight), as `gpuplan report` would print it.
+    ExportReport {
+        plan: Box<Plan>,
+        unsaved_edits: bool,
     },
     Quit,
 }
@@ -425,7 +425,8 @@ impl App {
 
     fn request_fleet(&mut self) -> Effect {
         self.generation += 1;
-        self.audited_for = Some(AuditInputs::of(&self.plan));
+        let settings = self.audit_settings();
+        self.audited_for = Some(settings.clone());
         self.fleet_status = FleetStatus::Working {
             generation: self.generation,
             what: "reading the logs".to_string(),
@@ -433,19 +434,28 @@ impl App {
         Effect::LoadFleet {
             generation: self.generation,
             logs: self.logs.clone(),
+            settings,
         }
     }
 
     fn request_reaudit(&mut self) -> Effect {
         self.generation += 1;
-        self.audited_for = Some(AuditInputs::of(&self.plan));
+        let settings = self.audit_settings();
+        self.audited_for = Some(settings.clone());
         self.fleet_status = FleetStatus::Working {
             generation: self.generation,
             what: "auditing again with the plan's clusters".to_string(),
         };
         Effect::Reaudit {
             generation: self.generation,
+            settings,
         }
+    }
+
+    /// What an audit reads of the plan on screen (its clusters, month, thresholds, hosts) over
+    /// the workbench's window, the last 90 days: compared whole with what the last audit read.
+    pub fn audit_settings(&self) -> AuditSettings {
+        AuditSettings::for_plan(&self.catalog, Some(&self.plan), WindowSpec::default(), None)
     }
 
     /// The plan's name as the title bar shows it, `*` when edits are unsaved.

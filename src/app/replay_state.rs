@@ -1,50 +1,31 @@
 //! The replay the Contracts pane shows: today's clusters against the split, rerun on the
-//! worker when the plan's pools (or what else the replay reads) change, the last result kept on
+//! worker when what it consumes (the split's pools and scheduling) changes, the last result kept on
 //! screen until the newer one lands.
 
 use super::{App, Effect, Field};
-use crate::model::plan::{Plan, ReplayPlan};
-use crate::model::split::ReplayReport;
+use crate::model::split::{ReplayReport, ReplaySetup};
 use crate::model::waterfall::{Waterfall, waterfall};
-
-/// The parts of a plan a replay reads beyond the audit's (clusters, month): when they change,
-/// the replay runs again. A change to the audit's inputs audits again, and every audit brings
-/// its replay.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ReplayInputs {
-    replay: Option<ReplayPlan>,
-    checkpoint_interval_minutes: f64,
-}
-
-impl ReplayInputs {
-    pub fn of(plan: &Plan) -> ReplayInputs {
-        ReplayInputs {
-            replay: plan.replay.clone(),
-            checkpoint_interval_minutes: plan.reliability.checkpoint_interval_minutes,
-        }
-    }
-}
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplayState {
     pub generation: u64,
-    /// What the latest request read of the plan; None after a new audit.
-    pub requested: Option<ReplayInputs>,
+    /// What the latest request replays (pools and scheduling); None after a new audit.
+    pub requested: Option<ReplaySetup>,
     pub result: Option<ReplayReport>,
     pub working: bool,
     pub error: Option<String>,
 }
 
 impl App {
-    /// Asks for a replay when there is an audit and the plan's replay inputs changed since the
-    /// last request.
+    /// Asks for a replay when there is an audit and what the replay consumes (the split's pools
+    /// and scheduling, `ReplaySetup`, compared whole) changed since the last request.
     pub fn request_replay(&mut self) -> Option<Effect> {
-        self.fleet.as_ref()?;
-        let inputs = ReplayInputs::of(&self.plan);
-        if self.replay.requested.as_ref() == Some(&inputs) {
+        let fleet = self.fleet.as_ref()?;
+        let setup = ReplaySetup::of(&self.plan, self.derived.contracts.as_ref(), &fleet.report);
+        if self.replay.requested.as_ref() == Some(&setup) {
             return None;
         }
-        self.replay.requested = Some(inputs);
+        self.replay.requested = Some(setup);
         self.replay.generation += 1;
         self.replay.working = true;
         Some(Effect::Replay {

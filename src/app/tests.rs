@@ -559,8 +559,35 @@ fn only_what_the_audit_reads_of_the_plan_audits_again() {
     assert_eq!(
         effects,
         vec![Effect::Reaudit {
-            generation: generation + 1
+            generation: generation + 1,
+            settings: app.audit_settings(),
         }]
+    );
+    assert_eq!(app.audit_settings().hours_per_month, 744.0);
+}
+
+#[test]
+fn new_host_patterns_audit_again() {
+    // The audit reads the plan's [hosts] (AuditSettings::for_plan); a hand-kept list of what
+    // it reads once missed them, and the workbench kept the old audit.
+    let mut app = app();
+    app.start();
+    let generation = app.generation;
+    let mut with_hosts = app.plan.clone();
+    with_hosts
+        .hosts
+        .insert("h100-train-a".to_string(), vec!["gpu[001-004]".to_string()]);
+    let effects = update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(with_hosts),
+            text: "hosts".to_string(),
+        },
+    );
+    assert!(
+        matches!(effects.as_slice(), [Effect::Reaudit { generation: g, settings }] if *g == generation + 1 && settings.host_patterns.len() == 1),
+        "{effects:?}"
     );
 }
 
@@ -590,4 +617,40 @@ fn only_actions_that_change_something_ask_for_a_frame() {
     // With an overlay open, every key goes to it.
     app.overlay = Overlay::ConfirmQuit;
     assert!(!changes_nothing(&app, &Action::Key(Key::plain(KeyCode::F(12)))));
+}
+
+#[test]
+fn export_asks_for_the_report_of_the_plan_on_screen_and_says_when_it_waits() {
+    let mut app = app();
+    app.start();
+    // The audit asked by start() is still running: the export waits for it, and says so.
+    let effects = run(&mut app, CommandId::ExportReport);
+    assert_eq!(
+        effects,
+        vec![Effect::ExportReport {
+            plan: Box::new(app.plan.clone()),
+            unsaved_edits: false,
+        }]
+    );
+    assert!(
+        app.banner
+            .as_ref()
+            .is_some_and(|b| b.text.contains("waiting for the audit")),
+        "{:?}",
+        app.banner
+    );
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    let effects = run(&mut app, CommandId::ExportReport);
+    assert!(
+        matches!(effects.as_slice(), [Effect::ExportReport { plan, unsaved_edits: true }] if **plan == app.plan),
+        "{effects:?}"
+    );
+    update(
+        &mut app,
+        Action::ExportFailed {
+            message: "cannot write x.report.json: denied".to_string(),
+        },
+    );
+    assert!(app.banner.as_ref().is_some_and(|b| b.text.contains("denied")));
 }

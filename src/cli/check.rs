@@ -11,6 +11,7 @@ use crate::model::checks::{CheckStatus, overall_status};
 use crate::model::deployment::Deployment;
 use crate::model::evaluate::evaluate;
 use crate::model::plan::{ClusterCost, Plan};
+use crate::pipeline::Pipeline;
 
 pub fn run(
     catalog: &Catalog,
@@ -25,8 +26,9 @@ pub fn run(
             logs: logs.to_vec(),
             ..AuditArgs::default()
         };
-        let (audit, _) = audit_logs(catalog, Some(&plan), &args)?;
-        apply_audited_utilization(&mut plan, &audit);
+        let mut pipeline = Pipeline::new(catalog.clone());
+        let audited = audit_logs(&mut pipeline, Some(&plan), &args)?;
+        apply_audited_utilization(&mut plan, &audited.report);
     }
     let evaluation = evaluate(&plan, catalog);
     match format {
@@ -36,7 +38,7 @@ pub fn run(
         }
         Format::Table | Format::Markdown => {
             for c in &evaluation.checks {
-                println!("{}", super::report::check_line(c));
+                println!("{}", crate::present::report::check_line(c));
             }
         }
     }

@@ -9,16 +9,16 @@ use serde::Serialize;
 use super::{Failure, Format};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::read_plan;
-use crate::data::audit::fleet_source::FleetSource;
 use crate::data::audit::{AuditSettings, WindowSpec};
-use crate::data::readers::load::expand_inputs;
 use crate::model::catalog::Catalog;
 use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
 use crate::model::compare::{replay_outputs, waterfall_outputs};
-use crate::model::fleet_contracts::contracts_report;
 use crate::model::plan::Plan;
-use crate::model::split::{ReplayReport, replay_fleets};
-use crate::model::waterfall::{Waterfall, waterfall};
+use crate::model::split::ReplayReport;
+use crate::model::waterfall::Waterfall;
+use crate::pipeline::Pipeline;
+use crate::pipeline::observer::Quiet;
+use crate::pipeline::sources::Sources;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 use crate::shared::format::{si, thousands, usd, usd_compact};
 
@@ -77,37 +77,34 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
 /// Each plan's replay and board waterfall.
 type PlanOutcomes = (Vec<Option<ReplayReport>>, Vec<Option<Waterfall>>);
 
-/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once,
-/// and each plan's board waterfall on them.
+/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once
+/// by the pipeline, and each plan's board waterfall on them.
 fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) -> Result<PlanOutcomes, Failure> {
-    let rules = catalog
-        .classification
-        .as_ref()
-        .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let fail = |e: crate::data::readers::load::LoadError| Diagnostic::from(&e);
-    let inputs = expand_inputs(logs).map_err(fail)?;
-    let source = FleetSource::read(&inputs, None, None, rules).map_err(fail)?;
+    let mut pipeline = Pipeline::new(catalog.clone());
+    let sources = Sources {
+        logs: logs.to_vec(),
+        ..Sources::default()
+    };
     let mut reports = Vec::new();
     let mut waterfalls = Vec::new();
     for (label, plan) in plans {
         let settings = AuditSettings::for_plan(catalog, Some(plan), WindowSpec::default(), None);
-        let replayed = source.audit(rules, &settings).and_then(|(audit, _)| {
-            let jobs = source.replay_jobs(rules, &audit)?;
-            Ok((jobs, audit))
-        });
-        let (report, contracts) = match replayed {
-            Ok((jobs, audit)) => (
-                replay_fleets(&jobs.jobs, &audit, plan, catalog).map_err(|e| e.to_string()),
-                contracts_report(plan, catalog, &audit),
-            ),
-            Err(e) => (Err(e.to_string()), None),
-        };
-        let why_not = report.as_ref().err().cloned().unwrap_or_default();
-        let report = report
-            .map_err(|why| eprintln!("warning: {label}: no replay: {why}"))
-            .ok();
-        waterfalls.push(contracts.map(|c| waterfall(&c, report.as_ref(), &format!("the replay failed: {why_not}"))));
-        reports.push(report);
+        if let Err(e) = pipeline.audit(&sources, &settings, &mut Quiet) {
+            // A log that cannot be read at all stops the comparison, as it stops every command.
+            if !pipeline.has_read() {
+                return Err(super::pipeline_failure(e));
+            }
+            eprintln!("warning: {label}: no replay: {e}");
+            reports.push(None);
+            waterfalls.push(None);
+            continue;
+        }
+        let board = pipeline.board(plan);
+        if let Some(why) = &board.replay_error {
+            eprintln!("warning: {label}: no replay: {why}");
+        }
+        waterfalls.push(board.waterfall);
+        reports.push(board.replay);
     }
     Ok((reports, waterfalls))
 }

@@ -4,7 +4,6 @@
 
 pub mod audit;
 mod bill;
-mod board;
 mod catalog_cmd;
 mod check;
 mod diff;
@@ -230,6 +229,11 @@ pub enum Failure {
     Input(Vec<Diagnostic>),
     /// A policy or threshold check failed: exit 1.
     ChecksFailed,
+}
+
+/// A pipeline that stopped, as the command line reports it.
+pub fn pipeline_failure(e: crate::pipeline::error::PipelineError) -> Failure {
+    Failure::Input(e.diagnostics())
 }
 
 impl From<Diagnostic> for Failure {

@@ -9,10 +9,49 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::data::readers::progress::READ_PROGRESS;
+use crate::pipeline::Audited;
+use crate::pipeline::observer::Observer;
 use crate::shared::format::thousands;
 
-/// Inputs above this size get a progress line.
-pub const LARGE_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+/// The pipeline followed on stderr: a progress line for long reads and pulls, notes as lines.
+#[derive(Default)]
+pub struct CliObserver {
+    progress: Option<Progress>,
+}
+
+impl Observer for CliObserver {
+    fn started(&mut self, what: &str, bytes: u64, long: bool) {
+        self.progress = Some(Progress::start(long, what, bytes));
+    }
+
+    fn phase(&mut self, what: String) {
+        if let Some(progress) = &self.progress {
+            progress.phase(what);
+        }
+    }
+
+    fn note(&mut self, text: String) {
+        eprintln!("{text}");
+    }
+}
+
+impl CliObserver {
+    /// Ends the progress line with what the audit read, and prints each file's warnings.
+    pub fn finish_audit(&mut self, audited: &Audited) {
+        if let Some(progress) = self.progress.take() {
+            let elapsed = progress.elapsed().as_secs_f64();
+            progress.finish(&format!(
+                "audited {} rows in {elapsed:.1} s",
+                thousands(audited.rows_read as f64)
+            ));
+        }
+        for file in &audited.files {
+            for warning in &file.warnings {
+                eprintln!("warning: {}: {warning}", file.path);
+            }
+        }
+    }
+}
 
 pub struct Progress {
     phase: Arc<Mutex<String>>,

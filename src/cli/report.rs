@@ -1,37 +1,17 @@
-//! `gpuplan report`: every number of the plan as a terminal table, Markdown or JSON.
+//! `gpuplan report`: every number of the plan as a terminal table, Markdown or JSON, from the
+//! pipeline (the workbench's export is the same document).
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::audit::{AuditArgs, audit_with_source};
-use super::export::{UTILIZATION_SVG, chart_sections, mfu_rules, write_svgs};
+use super::export::{UTILIZATION_SVG, write_svgs};
+use super::progress::CliObserver;
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
-use crate::model::checks::{Check, CheckUnit, overall_status};
-use crate::model::evaluate::{Evaluation, MfuSource, evaluate};
-use crate::model::fleet_contracts::{ContractsReport, contracts_report};
-use crate::model::inference::Breakeven;
-use crate::model::migration::MigrationBreakeven;
-use crate::model::sensitivity::cost_curves;
-use crate::model::waterfall::{Waterfall, waterfall};
-use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
-use crate::shared::format::{delta_pct, pct, si, thousands, usd, usd_compact};
-
-/// The JSON document: the evaluation with where it came from.
-#[derive(Serialize)]
-struct JsonReport<'a> {
-    gpuplan_version: &'static str,
-    plan_file: &'a str,
-    #[serde(flatten)]
-    evaluation: &'a Evaluation,
-    /// Contract-term matching of the logs' demand; null when the plan names no logs.
-    contracts: Option<&'a ContractsReport>,
-    /// The logs' jobs replayed through today's clusters and the split; null without logs.
-    replay: Option<&'a crate::model::split::ReplayReport>,
-    /// From today as paid to the workload-matched plan, one cause a step; null without logs.
-    waterfall: Option<&'a Waterfall>,
-}
+use crate::pipeline::Pipeline;
+use crate::pipeline::report::ReportRequest;
+use crate::pipeline::sources::{Given, Sources};
+use crate::present::charts::mfu_rules;
+use crate::present::report::{report_markdown, report_text};
 
 pub fn run(
     catalog: &Catalog,
@@ -41,460 +21,51 @@ pub fn run(
     svg_dir: Option<&Path>,
 ) -> Result<(), Failure> {
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
-    let evaluation = evaluate(&plan, catalog);
-    let audit = if logs.is_empty() && plan.logs.is_empty() {
-        None
-    } else {
-        let args = AuditArgs {
-            logs: logs.to_vec(),
-            ..AuditArgs::default()
-        };
-        Some(audit_with_source(catalog, Some(&plan), &args)?)
+    let given = Given {
+        logs: logs.to_vec(),
+        prometheus: super::prometheus_args::PrometheusArgs::default().resolve(Some(&plan)),
+        ..Given::default()
     };
-    // The replay of the audited jobs; a log it cannot replay leaves the rest of the report.
-    let replay = audit.as_ref().and_then(|(source, audit, _)| {
-        super::replay::replay_report(catalog, &plan, source, audit)
-            .map_err(|failure| {
-                if let Failure::Input(diagnostics) = failure {
-                    for d in diagnostics {
-                        eprintln!("warning: no replay: {d}");
-                    }
-                }
-            })
-            .ok()
-    });
-    let audit = audit.map(|(_, audit, _)| audit);
-    let contracts = audit.as_ref().and_then(|a| contracts_report(&plan, catalog, a));
-    let waterfall = contracts.as_ref().map(|c| {
-        waterfall(
-            c,
-            replay.as_ref(),
-            "the logs' jobs could not be replayed (see the warning above)",
-        )
-    });
-    let curves = cost_curves(&plan, catalog);
-    let rules = mfu_rules(&evaluation.thresholds);
+    let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
+    let has_logs = !sources.logs.is_empty();
+    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut observer = CliObserver::default();
+    let request = ReportRequest {
+        plan: &plan,
+        plan_file: &plan_file,
+        sources: has_logs.then_some(&sources),
+        unsaved_edits: false,
+    };
+    let report = pipeline
+        .report(&request, &mut observer)
+        .map_err(super::pipeline_failure)?;
+    if let Some(audited) = pipeline.audited() {
+        observer.finish_audit(audited);
+    }
+    if let Some(why) = &report.replay_error {
+        eprintln!("warning: no replay: {why}");
+    }
     if let Some(dir) = svg_dir {
+        let rules = mfu_rules(&report.evaluation.thresholds);
         for path in write_svgs(
             dir,
-            &curves,
+            &report.curves,
             &rules,
-            audit.as_ref(),
-            replay.as_ref(),
-            waterfall.as_ref(),
+            report.audit.as_ref(),
+            report.replay.as_ref(),
+            report.waterfall.as_ref(),
         )? {
             eprintln!("wrote {}", path.display());
         }
-        if audit.is_none() {
+        if report.audit.is_none() {
             eprintln!("no logs audited, so no {UTILIZATION_SVG}: add [[logs]] to the plan or pass --logs");
         }
     }
     let out = match format {
-        Format::Json => {
-            let report = JsonReport {
-                gpuplan_version: env!("CARGO_PKG_VERSION"),
-                plan_file: &plan_file,
-                evaluation: &evaluation,
-                contracts: contracts.as_ref(),
-                replay: replay.as_ref(),
-                waterfall: waterfall.as_ref(),
-            };
-            serde_json::to_string_pretty(&report)
-                .map_err(|e| crate::config::diagnostic::Diagnostic::file(&plan_file, e.to_string()))?
-                + "\n"
-        }
-        Format::Table => {
-            let mut doc = document(&evaluation, &plan_file, contracts.as_ref(), waterfall.as_ref());
-            doc.sections
-                .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
-            render_text(&doc)
-        }
-        Format::Markdown => {
-            let mut doc = document(&evaluation, &plan_file, contracts.as_ref(), waterfall.as_ref());
-            doc.sections
-                .extend(replay.as_ref().map(super::replay::sections).unwrap_or_default());
-            doc.sections.extend(chart_sections(&curves, &rules, audit.as_ref()));
-            render_markdown(&doc)
-        }
+        Format::Json => report.to_json(),
+        Format::Table => report_text(&report),
+        Format::Markdown => report_markdown(&report),
     };
     print!("{out}");
     Ok(())
-}
-
-fn value_with_unit(value: f64, unit: CheckUnit) -> String {
-    match unit {
-        CheckUnit::Frac => pct(value),
-        CheckUnit::Usd => usd(value),
-        CheckUnit::Ms => format!("{value:.0} ms"),
-        CheckUnit::Minutes => format!("{value:.0} min"),
-        CheckUnit::GpuHours => format!("{} GPU-h", thousands(value)),
-        CheckUnit::RequestsPerS => format!("{value:.1} req/s"),
-    }
-}
-
-fn check_cells(c: &Check) -> [String; 5] {
-    let shown = |v: Option<f64>| v.map_or("-".to_string(), |v| value_with_unit(v, c.unit));
-    [
-        c.status.label().to_uppercase(),
-        c.rule.clone(),
-        c.subject.clone(),
-        format!("{} (limit {})", shown(c.value), shown(c.threshold)),
-        c.message.clone(),
-    ]
-}
-
-/// One line per rule, for `gpuplan check` and logs.
-pub fn check_line(c: &Check) -> String {
-    let [status, rule, subject, value, message] = check_cells(c);
-    format!("{status:<4}  {rule:<32} {subject:<12} {value:<30} {message}")
-}
-
-pub fn document(
-    e: &Evaluation,
-    plan_file: &str,
-    contracts: Option<&ContractsReport>,
-    waterfall: Option<&Waterfall>,
-) -> Document {
-    let mut sections = Vec::new();
-    sections.extend(waterfall.map(super::board::waterfall_section));
-    sections.extend([
-        training(e),
-        inference(e),
-        reliability(e),
-        migration_and_board(e),
-        risk(e),
-        super::board::contracts_section(contracts),
-        recommendations(e),
-        checks(e),
-    ]);
-    Document {
-        title: format!("gpuplan report: {} ({plan_file})", e.plan),
-        sections,
-    }
-}
-
-fn recommendations(e: &Evaluation) -> Section {
-    let mut silicon = Table::new(&[("class", Align::Left), ("silicon", Align::Left), ("why", Align::Left)]);
-    for r in &e.recommendations {
-        silicon.row(vec![r.class.label().to_string(), r.silicon.clone(), r.reason.clone()]);
-    }
-    let mut ready = Table::new(&[
-        ("#", Align::Right),
-        ("readiness item (seed 002)", Align::Left),
-        ("status", Align::Left),
-        ("", Align::Left),
-    ]);
-    for item in &e.readiness {
-        ready.row(vec![
-            item.item.to_string(),
-            item.title.to_string(),
-            item.status.label().to_string(),
-            item.detail.clone(),
-        ]);
-    }
-    Section {
-        title: "Recommendations and readiness".into(),
-        blocks: vec![Block::Table(silicon), Block::Table(ready)],
-    }
-}
-
-fn training(e: &Evaluation) -> Section {
-    let t = &e.training;
-    let mut table = Table::new(&[
-        ("accelerator", Align::Left),
-        ("MFU", Align::Right),
-        ("$/chip-h", Align::Right),
-        ("hours", Align::Right),
-        ("GPU-hours", Align::Right),
-        ("cost", Align::Right),
-        ("seed says", Align::Right),
-        ("vs seed", Align::Right),
-    ]);
-    for run in &t.runs {
-        let mfu = match run.mfu_source {
-            MfuSource::Point => pct(run.mfu),
-            MfuSource::Slider => format!("▸ {}", pct(run.mfu)),
-        };
-        table.row(vec![
-            run.accelerator.clone(),
-            mfu,
-            usd(run.usd_per_chip_hour),
-            thousands(run.hours),
-            thousands(run.gpu_hours),
-            usd_compact(run.cost_usd),
-            run.reference_cost_usd.map_or(String::new(), usd_compact),
-            run.reference_cost_usd
-                .map_or(String::new(), |r| delta_pct(run.cost_usd, r)),
-        ]);
-    }
-    let mut blocks = vec![
-        Block::Facts(vec![(
-            "training FLOPs".into(),
-            format!("{:.2e} ({} with N = {} parameters, D = {} tokens) on {} chips", t.flops, t.flops_rule, si(t.model_params), si(t.tokens), thousands(f64::from(t.chips))),
-        )]),
-        Block::Table(table),
-        Block::Note("▸ marks each accelerator's slider MFU. Cost = FLOPs / (dense peak × MFU × chips) × price × (1 + failure overhead).".into()),
-    ];
-    if let Some(cheapest) = t
-        .runs
-        .iter()
-        .filter(|r| r.mfu_source == MfuSource::Slider)
-        .min_by(|a, b| a.cost_usd.total_cmp(&b.cost_usd))
-    {
-        blocks.push(Block::Note(format!(
-            "Cheapest at the sliders: {} at {} ({}).",
-            cheapest.accelerator,
-            usd_compact(cheapest.cost_usd),
-            cheapest.price
-        )));
-    }
-    Section {
-        title: "Training".into(),
-        blocks,
-    }
-}
-
-fn inference(e: &Evaluation) -> Section {
-    let i = &e.inference;
-    let breakeven = match i.breakeven {
-        Breakeven::TokensPerMonth { tokens } => format!(
-            "{} tokens/month (today {}: {})",
-            si(tokens),
-            si(i.tokens_per_month),
-            if i.tokens_per_month >= tokens {
-                "self-hosting pays"
-            } else {
-                "the API is cheaper"
-            }
-        ),
-        Breakeven::ApiNotDearer {
-            api_usd_per_token,
-            internal_usd_per_token,
-        } => format!(
-            "none: the API ({}/M tokens) is not dearer than our marginal cost ({}/M tokens)",
-            usd(api_usd_per_token * 1e6),
-            usd(internal_usd_per_token * 1e6)
-        ),
-    };
-    let cpbt = i
-        .cost_per_billion_tokens_usd
-        .map_or("n/a (no tokens this month)".to_string(), |c| {
-            format!(
-                "{} (limit {})",
-                usd(c),
-                usd(e.thresholds.cpbt_max_usd_per_billion_tokens)
-            )
-        });
-    Section {
-        title: "Inference".into(),
-        blocks: vec![Block::Facts(vec![
-            ("accelerator".into(), i.accelerator.clone()),
-            (
-                "cluster".into(),
-                format!(
-                    "{}/month, {}/hour",
-                    usd(i.cluster_usd_per_month),
-                    usd(i.cluster_usd_per_hour)
-                ),
-            ),
-            (
-                "ETIC".into(),
-                format!("{} per million tokens", usd(i.etic_usd_per_million_tokens)),
-            ),
-            ("cost per billion tokens".into(), cpbt),
-            ("break-even volume".into(), breakeven),
-            (
-                "at today's volume".into(),
-                format!(
-                    "API {}/month, dedicated {}/month",
-                    usd(i.api_usd_per_month_at_volume),
-                    usd(i.dedicated_usd_per_month_at_volume)
-                ),
-            ),
-            ("one-way transit".into(), transit_text(i)),
-        ])],
-    }
-}
-
-/// The plan's transit, or each serving location's over its top users.
-fn transit_text(i: &crate::model::evaluate::InferenceReport) -> String {
-    if i.transit_by_location.is_empty() {
-        return format!("{:.0} ms (the plan's transit_ms)", i.transit_ms);
-    }
-    i.transit_by_location
-        .iter()
-        .map(|f| {
-            format!(
-                "{}{:.0} ms over {:.0} % of users",
-                f.from.as_ref().map_or(String::new(), |from| format!("from {from} ")),
-                f.one_way_ms,
-                f.users_covered_frac * 100.0
-            )
-        })
-        .collect::<Vec<_>>()
-        .join("; ")
-}
-
-fn reliability(e: &Evaluation) -> Section {
-    let r = &e.reliability;
-    Section {
-        title: "Reliability".into(),
-        blocks: vec![Block::Facts(vec![
-            (
-                "checkpoint".into(),
-                format!(
-                    "{:.1} min (size / write throughput gives {:.1} s)",
-                    r.checkpoint_minutes, r.checkpoint_write_seconds_at_throughput
-                ),
-            ),
-            (
-                "checkpoint overhead".into(),
-                format!(
-                    "{} ({:.1} min every {:.0} min)",
-                    pct(r.checkpoint_overhead_frac),
-                    r.checkpoint_minutes,
-                    r.checkpoint_interval_minutes
-                ),
-            ),
-            (
-                "share of MTBI".into(),
-                format!(
-                    "{} of {:.1} h (limit {})",
-                    pct(r.checkpoint_share_of_mtbi),
-                    r.mtbi_hours,
-                    pct(e.thresholds.checkpoint_max_share_of_mtbi)
-                ),
-            ),
-            (
-                "Young/Daly interval".into(),
-                format!("{:.0} min = sqrt(2 × checkpoint × MTBI)", r.optimal_interval_minutes),
-            ),
-            (
-                "expected time lost".into(),
-                format!(
-                    "{} at the plan's interval, {} at Young/Daly (restore {:.1} min)",
-                    pct(r.expected_lost_frac_at_interval),
-                    pct(r.expected_lost_frac_at_optimal),
-                    r.restore_minutes
-                ),
-            ),
-            (
-                "network wait".into(),
-                format!(
-                    "{} of compute time (limit {})",
-                    pct(r.network_wait_frac),
-                    pct(e.thresholds.network_wait_max_frac)
-                ),
-            ),
-        ])],
-    }
-}
-
-fn migration_and_board(e: &Evaluation) -> Section {
-    let mut facts = Vec::new();
-    if let Some(m) = &e.migration {
-        let verdict = match m.breakeven {
-            MigrationBreakeven::Runs { runs } => format!("pays back after {runs:.2} runs"),
-            MigrationBreakeven::NeverPaysBack { saving_usd_per_run } => {
-                format!(
-                    "never pays back: a run on {} costs {} more",
-                    m.to,
-                    usd(-saving_usd_per_run)
-                )
-            }
-        };
-        facts.push((
-            format!("migration {} → {}", m.from, m.to),
-            format!(
-                "{} of engineering; runs {} vs {}: {verdict}",
-                usd(m.engineering_usd),
-                usd_compact(m.from_run_usd),
-                usd_compact(m.to_run_usd)
-            ),
-        ));
-    }
-    let b = &e.board;
-    facts.push((
-        "MFU gain".into(),
-        format!(
-            "{} → {} on {}/year recovers {}/year",
-            pct(b.mfu_from_frac),
-            pct(b.mfu_to_frac),
-            usd_compact(b.annual_gpu_spend_usd),
-            usd_compact(b.mfu_gain_recovered_usd_per_year)
-        ),
-    ));
-    facts.push((
-        "risk-adjusted ROI".into(),
-        b.risk_adjusted_roi
-            .map_or("n/a (set [board] roi)".to_string(), |r| format!("{r:.2}")),
-    ));
-    Section {
-        title: "Migration and board".into(),
-        blocks: vec![Block::Facts(facts)],
-    }
-}
-
-fn risk(e: &Evaluation) -> Section {
-    let mut table = Table::new(&[
-        ("scenario", Align::Left),
-        ("probability", Align::Right),
-        ("impact", Align::Right),
-        ("weighted", Align::Right),
-        ("per", Align::Left),
-        ("count", Align::Right),
-        ("exposure", Align::Right),
-    ]);
-    for r in &e.risk.rows {
-        table.row(vec![
-            r.scenario.clone(),
-            pct(r.probability),
-            usd(r.impact_usd),
-            usd(r.weighted_usd_per_unit),
-            r.unit.label().to_string(),
-            format!("{}", r.expected_count),
-            usd(r.exposure_usd),
-        ]);
-    }
-    Section {
-        title: "Risk".into(),
-        blocks: vec![Block::Table(table), Block::Facts(risk_facts(e))],
-    }
-}
-
-fn risk_facts(e: &Evaluation) -> Vec<(String, String)> {
-    let mut facts = vec![("weighted exposure".to_string(), usd(e.risk.weighted_exposure_usd))];
-    if let Some(mc) = &e.risk.monte_carlo {
-        facts.push((
-            format!("total cost, {} run + risks", mc.accelerator),
-            format!(
-                "P50 {}  P90 {}  P99 {}  (mean {}, expected {}; {} draws, seed {})",
-                usd_compact(mc.p50),
-                usd_compact(mc.p90),
-                usd_compact(mc.p99),
-                usd_compact(mc.mean_usd),
-                usd_compact(mc.expected_usd),
-                thousands(mc.draws as f64),
-                mc.seed
-            ),
-        ));
-    }
-    facts
-}
-
-fn checks(e: &Evaluation) -> Section {
-    let mut table = Table::new(&[
-        ("status", Align::Left),
-        ("rule", Align::Left),
-        ("subject", Align::Left),
-        ("value", Align::Left),
-        ("advice", Align::Left),
-    ]);
-    for c in &e.checks {
-        table.row(check_cells(c).to_vec());
-    }
-    Section {
-        title: format!("Checks ({})", overall_status(&e.checks).label()),
-        blocks: vec![Block::Table(table)],
-    }
 }

@@ -78,7 +78,15 @@ pub fn read_plan(path: &Path, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>
             "expected UTF-8 text (TOML files are UTF-8)",
         )]
     })?;
-    let mut plan = read_plan_text(&shown, &text, catalog)?;
+    read_plan_file_text(path, &text, catalog)
+}
+
+/// A plan file's text as read from `path`: validated, with what it names beside it (its
+/// `users_csv`, relative to its folder) read in. Every face reads plan files through here, so a
+/// plan means the same in the workbench and on the command line.
+pub fn read_plan_file_text(path: &Path, text: &str, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
+    let shown = path.display().to_string();
+    let mut plan = read_plan_text(&shown, text, catalog)?;
     attach_user_latencies(&mut plan, &shown, path.parent()).map_err(|d| vec![d])?;
     Ok(plan)
 }

@@ -8,10 +8,9 @@
 
 use serde::Serialize;
 
-use super::catalog::Catalog;
 use super::contracts::{MixRole, MixRow};
 use super::fleet::AuditReport;
-use super::fleet_contracts::{ContractsReport, TodayPriceGroup, class_demand, contracts_report};
+use super::fleet_contracts::{ContractsReport, TodayPriceGroup, class_demand};
 use super::plan::{Plan, ReplayPlan};
 use super::replay::{
     ClassOutcome, Overflow, Pool, ReplayError, ReplayJob, ReplayOutcome, ReplayPolicy, ReplayWindow, Routing, Topology,
@@ -290,18 +289,31 @@ impl std::fmt::Display for SplitError {
     }
 }
 
+/// What a replay consumes beyond the audit's jobs and clusters: the split's pools and how both
+/// fleets schedule. Compared whole, it decides whether a replay runs again: a plan edit that
+/// leaves it equal (a slider elsewhere) replays nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplaySetup {
+    pub pools: Vec<PoolChoice>,
+    pub policy: ReplayPolicy,
+}
+
+impl ReplaySetup {
+    /// The plan's [replay] pools (else the contract matcher's bases) and scheduling.
+    pub fn of(plan: &Plan, contracts: Option<&ContractsReport>, audit: &AuditReport) -> ReplaySetup {
+        let replay_plan = plan.replay.clone().unwrap_or_default();
+        ReplaySetup {
+            pools: split_pools(&replay_plan, contracts, audit),
+            policy: policy(&replay_plan, plan.reliability.checkpoint_interval_minutes),
+        }
+    }
+}
+
 /// The audited jobs through today's clusters (nothing preempted: the log shows the jobs as they
 /// ran) and through the plan's split.
-pub fn replay_fleets(
-    jobs: &[ReplayJob],
-    audit: &AuditReport,
-    plan: &Plan,
-    catalog: &Catalog,
-) -> Result<ReplayReport, SplitError> {
-    let replay_plan = plan.replay.clone().unwrap_or_default();
-    let contracts = contracts_report(plan, catalog, audit);
-    let pools = split_pools(&replay_plan, contracts.as_ref(), audit);
-    let policy = policy(&replay_plan, plan.reliability.checkpoint_interval_minutes);
+pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetup) -> Result<ReplayReport, SplitError> {
+    let policy = setup.policy;
+    let pools = setup.pools.clone();
     let window = ReplayWindow {
         start_ms: audit.window.start_ms,
         end_ms: audit.window.end_ms,

@@ -1,10 +1,15 @@
-//! Presentation for the headless commands (report, audit, replay, diff, board, bill, catalog and
-//! the exports): documents rendered as terminal text or Markdown, and charts as text or SVG.
-//! The workbench (src/ui) draws its own panes and does not use this module.
+//! Documents from the pipeline's results, for both faces: the headless commands print them
+//! (report, audit, replay, diff, board, bill, catalog) and the workbench exports them (the
+//! report as JSON and Markdown). Rendered as terminal text or Markdown, charts as text or SVG.
+//! The workbench's panes are drawn by src/ui.
 
+pub mod board;
 pub mod chart;
+pub mod charts;
 pub mod document;
+pub mod replay;
 pub mod replay_svg;
+pub mod report;
 pub mod svg;
 pub mod text_chart;
 pub mod waterfall_svg;

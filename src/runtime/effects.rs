@@ -6,11 +6,10 @@ use crossbeam_channel::Sender;
 
 use super::error::RuntimeError;
 use super::watcher::{PlanWatcher, watch_plan};
-use super::worker::{Job, Worker};
+use super::worker::{ExportTarget, Job, Worker};
 use crate::app::{Action, App, Effect};
 use crate::config::paths::data_dir;
-use crate::config::plan_file::read_plan_text;
-use crate::data::audit::{AuditSettings, WindowSpec};
+use crate::config::plan_file::read_plan_file_text;
 use crate::model::catalog::Catalog;
 use crate::model::plan::Plan;
 
@@ -41,24 +40,28 @@ impl Runtime {
         }
     }
 
-    fn settings(app: &App) -> AuditSettings {
-        AuditSettings::for_plan(&app.catalog, Some(&app.plan), WindowSpec::default(), None)
-    }
-
     fn run(&mut self, app: &App, effect: Effect) -> Option<Action> {
         match effect {
-            Effect::LoadFleet { generation, logs } => {
+            Effect::LoadFleet {
+                generation,
+                logs,
+                settings,
+            } => {
                 self.worker.submit(Job::Load {
                     generation,
                     logs,
-                    settings: Self::settings(app),
+                    settings,
                 });
                 None
             }
-            Effect::Reaudit { generation } => {
-                self.worker.submit(Job::Reaudit {
-                    generation,
-                    settings: Self::settings(app),
+            Effect::Reaudit { generation, settings } => {
+                self.worker.submit(Job::Reaudit { generation, settings });
+                None
+            }
+            Effect::ExportReport { plan, unsaved_edits } => {
+                self.worker.submit(Job::Export {
+                    plan,
+                    target: export_target(app, unsaved_edits),
                 });
                 None
             }
@@ -152,12 +155,11 @@ impl Runtime {
 }
 
 fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), RuntimeError> {
-    let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| RuntimeError::CannotReadPlan {
         path: path.to_path_buf(),
         source,
     })?;
-    let plan = read_plan_text(&shown, &text, catalog).map_err(RuntimeError::InvalidPlan)?;
+    let plan = read_plan_file_text(path, &text, catalog).map_err(RuntimeError::InvalidPlan)?;
     Ok((plan, text))
 }
 
@@ -250,4 +252,29 @@ pub fn list_files(root: &Path) -> Vec<PathBuf> {
     }
     found.sort();
     found
+}
+
+/// Where the workbench's export goes: `<plan file stem>.report.json` and `.report.md` beside
+/// the plan file; for the built-in plan, `gpuplan.report.json` and `.md` in the current folder.
+/// The report names the plan file as the workbench was given it, as `gpuplan report --plan` does.
+pub fn export_target(app: &App, unsaved_edits: bool) -> ExportTarget {
+    let (folder, stem, plan_file) = match &app.plan_file.path {
+        Some(path) => (
+            path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            path.file_stem()
+                .map_or_else(|| "plan".to_string(), |s| s.to_string_lossy().to_string()),
+            path.display().to_string(),
+        ),
+        None => (
+            PathBuf::new(),
+            "gpuplan".to_string(),
+            crate::config::plan_file::DEFAULT_PLAN_NAME.to_string(),
+        ),
+    };
+    ExportTarget {
+        json: folder.join(format!("{stem}.report.json")),
+        markdown: folder.join(format!("{stem}.report.md")),
+        plan_file,
+        unsaved_edits,
+    }
 }

@@ -36,6 +36,9 @@ pub enum RuntimeError {
     Load(#[from] LoadError),
     #[error("{0}")]
     Config(#[from] ConfigError),
+    /// The pipeline stopped: reading, auditing or measuring the logs.
+    #[error("{0}")]
+    Pipeline(#[from] crate::pipeline::error::PipelineError),
 }
 
 fn headlines(problems: &[Diagnostic]) -> String {

@@ -6,7 +6,6 @@ mod effects;
 pub mod error;
 mod event_loop;
 pub mod keys;
-pub mod prometheus;
 pub mod terminal;
 pub mod watcher;
 pub mod worker;
@@ -18,7 +17,7 @@ use crate::config::catalog::{LoadedCatalog, load_user};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::keymap::load_keymap;
 use crate::config::paths::{config_dir, data_dir};
-use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan_text};
+use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan_file_text};
 use crate::config::theme::{load_themes, no_color_requested};
 use crate::ui::theme::Theme;
 
@@ -51,7 +50,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             let shown = path.display().to_string();
             let text = std::fs::read_to_string(path)
                 .map_err(|e| vec![Diagnostic::file(&shown, format!("cannot read the plan: {e}"))])?;
-            let plan = read_plan_text(&shown, &text, &catalog)?;
+            let plan = read_plan_file_text(path, &text, &catalog)?;
             remember_plan(path);
             (
                 plan,
@@ -69,15 +68,17 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             },
         ),
     };
-    let mut logs = args.logs.clone();
-    if logs.is_empty() {
-        logs = plan.logs.iter().map(|l| PathBuf::from(&l.path)).collect();
-    }
-    if logs.is_empty() {
-        logs.push(
-            crate::config::sample_log::sample_log_path()
-                .map_err(|e| vec![Diagnostic::file("sample log", e.to_string())])?,
-        );
+    // The same logs, mapping and layout `gpuplan report --plan` reads: the arguments, else the
+    // plan's [[logs]]; the shipped sample when neither names one.
+    let given = crate::pipeline::sources::Given {
+        logs: args.logs.clone(),
+        mapping: args.mapping.clone(),
+        input_format: None,
+        prometheus: None,
+    };
+    let mut sources = crate::pipeline::sources::Sources::resolve(given, Some(&plan)).map_err(|e| e.diagnostics())?;
+    if sources.logs.is_empty() {
+        sources.or_sample().map_err(|e| e.diagnostics())?;
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -96,8 +97,9 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         plan,
         plan_file,
         LogInputs {
-            paths: logs,
-            mapping: args.mapping.clone(),
+            paths: sources.logs,
+            mapping: sources.mapping,
+            input_format: sources.input_format,
             prometheus,
         },
     );
@@ -173,8 +175,8 @@ pub fn known_plans() -> Vec<PathBuf> {
 }
 
 /// The workbench on the shipped sample log and the built-in plan, with the log read and audited
-/// on this thread: what `gpuplan` shows once loaded, for tests, benchmarks and captures.
-/// `log` replaces the sample.
+/// on this thread by the pipeline the worker runs: what `gpuplan` shows once loaded, for tests,
+/// benchmarks and captures. `log` replaces the sample.
 pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::RuntimeError> {
     let catalog = crate::config::catalog::builtin().catalog;
     let plan = default_plan(&catalog).map_err(error::RuntimeError::InvalidPlan)?;
@@ -183,19 +185,10 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::Run
             Some(log) => log.to_path_buf(),
             None => crate::config::sample_log::sample_log_path()?,
         }],
-        mapping: None,
-        prometheus: None,
+        ..LogInputs::default()
     };
-    let settings = crate::data::audit::AuditSettings::for_plan(
-        &catalog,
-        Some(&plan),
-        crate::data::audit::WindowSpec::default(),
-        None,
-    );
-    let (fleet, source) = worker::load_fleet_with_source(&catalog, &logs, &settings)?;
-    let audit = fleet.report.clone();
     let mut app = App::new(
-        catalog,
+        catalog.clone(),
         plan,
         PlanFile {
             path: None,
@@ -203,20 +196,37 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::Run
         },
         logs,
     );
-    app.start();
-    let generation = app.generation;
-    let effects = crate::app::update(
-        &mut app,
-        crate::app::Action::FleetLoaded {
+    let mut pipeline = crate::pipeline::Pipeline::new(catalog);
+    let observer = &mut crate::pipeline::observer::Quiet;
+    for effect in app.start() {
+        let crate::app::Effect::LoadFleet {
             generation,
-            fleet: Box::new(fleet),
-        },
-    );
-    // The replay the worker would run next, here on this thread.
-    if let Some(crate::app::Effect::Replay { generation, plan }) = effects.into_iter().next() {
-        let catalog = app.catalog.clone();
-        let action = worker::replay_now(&catalog, source, audit, generation, &plan);
-        crate::app::update(&mut app, action);
+            logs,
+            settings,
+        } = effect
+        else {
+            continue;
+        };
+        let audited = pipeline.audit(&worker::sources_of(&logs), &settings, observer)?;
+        let fleet = Box::new(worker::fleet_of(audited));
+        let effects = crate::app::update(&mut app, crate::app::Action::FleetLoaded { generation, fleet });
+        // The replay the worker would run next, here on this thread.
+        for effect in effects {
+            if let crate::app::Effect::Replay { generation, plan } = effect {
+                let contracts = pipeline.contracts(&plan);
+                let action = match pipeline.replay(&plan, contracts.as_ref()) {
+                    Ok(report) => crate::app::Action::ReplayLoaded {
+                        generation,
+                        report: Box::new(report.clone()),
+                    },
+                    Err(e) => crate::app::Action::ReplayFailed {
+                        generation,
+                        message: e.to_string(),
+                    },
+                };
+                crate::app::update(&mut app, action);
+            }
+        }
     }
     Ok(app)
 }

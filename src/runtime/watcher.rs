@@ -13,7 +13,7 @@ use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::error::RuntimeError;
 use crate::app::Action;
-use crate::config::plan_file::read_plan_text;
+use crate::config::plan_file::read_plan_file_text;
 use crate::model::catalog::Catalog;
 
 /// Editors write in bursts (temp file, rename, chmod); one read after the burst settles.
@@ -96,7 +96,7 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
 pub fn read_changed_plan(path: &Path, catalog: &Catalog) -> Action {
     let shown = path.display().to_string();
     match std::fs::read_to_string(path) {
-        Ok(text) => match read_plan_text(&shown, &text, catalog) {
+        Ok(text) => match read_plan_file_text(path, &text, catalog) {
             Ok(plan) => Action::PlanChangedOnDisk {
                 path: path.to_path_buf(),
                 plan: Box::new(plan),

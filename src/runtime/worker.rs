@@ -1,7 +1,10 @@
-//! The background worker for everything Polars does: one job runs, one waits, and a newer
-//! request replaces the waiting one. Results carry the generation that asked for them; the
-//! app drops stale ones. The logs read last are kept, so a re-audit skips reading.
+//! The background worker: the pipeline on its own thread. One job runs, one of each kind waits,
+//! and a newer request replaces the waiting one of its kind. Results carry the generation that
+//! asked for them; the app drops stale ones. The pipeline keeps what it read and computed, so a
+//! re-audit skips reading and a replay whose inputs did not change is not run again.
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
@@ -9,20 +12,27 @@ use crossbeam_channel::Sender;
 
 use super::error::RuntimeError;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
-use crate::config::mapping_file::read_mapping;
-use crate::data::audit::AuditSettings;
-use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
-use crate::data::readers::load::{FileSummary, expand_inputs};
+use crate::data::readers::load::FileSummary;
 use crate::data::readers::progress::READ_PROGRESS;
+use crate::model::audit_settings::AuditSettings;
 use crate::model::catalog::Catalog;
-use crate::model::fleet::{AuditReport, Window};
 use crate::model::plan::Plan;
-use crate::model::plan::PrometheusSource;
-use crate::model::replay::ReplayJob;
-use crate::model::split::replay_fleets;
-use crate::model::workload::ClassificationRules;
-use crate::runtime::prometheus::client::PrometheusClient;
-use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
+use crate::pipeline::error::PipelineError;
+use crate::pipeline::observer::{Observer, Quiet};
+use crate::pipeline::report::ReportRequest;
+use crate::pipeline::sources::Sources;
+use crate::pipeline::{Audited, Pipeline};
+use crate::present::report::report_markdown;
+
+/// Where an export writes, and what it reports on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportTarget {
+    pub json: PathBuf,
+    pub markdown: PathBuf,
+    /// The plan's file as the report names it.
+    pub plan_file: String,
+    pub unsaved_edits: bool,
+}
 
 #[derive(Debug, Clone)]
 pub enum Job {
@@ -40,6 +50,12 @@ pub enum Job {
         generation: u64,
         plan: Box<Plan>,
     },
+    /// The report of the plan on screen, written as JSON and Markdown: after any audit or
+    /// replay asked before it, so it never writes a partial report.
+    Export {
+        plan: Box<Plan>,
+        target: ExportTarget,
+    },
 }
 
 impl Job {
@@ -48,16 +64,18 @@ impl Job {
             Job::Load { generation, .. } | Job::Reaudit { generation, .. } | Job::Replay { generation, .. } => {
                 *generation
             }
+            Job::Export { .. } => 0,
         }
     }
 }
 
-/// One waiting audit and one waiting replay: a newer request of either kind replaces the
-/// waiting one of its kind, and an audit goes first (the replay reads its result).
+/// One waiting audit, replay and export: a newer request of a kind replaces the waiting one of
+/// its kind; an audit goes first (the replay reads its result), the export last.
 #[derive(Default)]
 struct Slot {
     pending: Option<Job>,
     pending_replay: Option<Job>,
+    pending_export: Option<Job>,
     closed: bool,
 }
 
@@ -66,82 +84,42 @@ pub struct Worker {
     handle: Option<thread::JoinHandle<()>>,
 }
 
-/// The worker keeps the last logs read between jobs, and the last utilization pulled from
-/// Prometheus for a window (a re-audit over the same window does not pull again).
-struct Cache {
-    source: FleetSource,
-    prometheus: Option<PrometheusSource>,
-    pulled: Option<(Window, UtilizationPull)>,
-    /// The last audit, and its jobs as replay input once a replay asked for them.
-    audit: Option<AuditReport>,
-    replay_jobs: Option<Vec<ReplayJob>>,
+/// The pipeline and the logs the workbench reads, kept between jobs.
+struct State {
+    pipeline: Pipeline,
+    sources: Option<Sources>,
 }
 
-fn fleet_files(files: Vec<FileSummary>) -> Vec<FleetFile> {
+pub fn fleet_files(files: &[FileSummary]) -> Vec<FleetFile> {
     files
-        .into_iter()
+        .iter()
         .map(|f| FleetFile {
-            path: f.path,
+            path: f.path.clone(),
             format: f.format.to_string(),
             rows: f.rows,
             rejected: f.rejected,
-            warnings: f.warnings,
+            warnings: f.warnings.clone(),
         })
         .collect()
 }
 
-fn audit_fleet(
-    source: &FleetSource,
-    rules: &ClassificationRules,
-    settings: &AuditSettings,
-) -> Result<Fleet, RuntimeError> {
-    let (report, files) = source.audit(rules, settings)?;
-    Ok(Fleet {
-        report,
-        files: fleet_files(files),
-        warning: None,
-    })
+/// The audit as the Workloads pane shows it; a failed measurement leaves the logs' figures and
+/// says why in the banner.
+pub fn fleet_of(audited: &Audited) -> Fleet {
+    Fleet {
+        report: audited.report.clone(),
+        files: fleet_files(&audited.files),
+        warning: audited.measure_failure.as_ref().map(ToString::to_string),
+    }
 }
 
-/// Measured utilization from Prometheus on the fleet's clusters: pulled once per window, with
-/// progress in the header. A server that fails leaves the logs' figures and says why.
-fn measure_fleet(
-    cache: &mut Cache,
-    fleet: &mut Fleet,
-    settings: &AuditSettings,
-    generation: u64,
-    results: &Sender<Action>,
-) {
-    let Some(source) = cache.prometheus.clone() else { return };
-    let window = fleet.report.window.clone();
-    let cached = cache
-        .pulled
-        .as_ref()
-        .filter(|(w, _)| *w == window)
-        .map(|(_, p)| p.clone());
-    let pulled = match cached {
-        Some(pull) => Ok(pull),
-        None => {
-            let hosts = cache.source.host_map(settings).map_err(|e| e.to_string());
-            let shown = crate::runtime::prometheus::client::shown_url(&source.url);
-            let mut report = |p: PullProgress| {
-                let what = format!("pulling utilization from {shown}: query {} of {}", p.done, p.total);
-                let _ = results.send(Action::FleetStarted { generation, what });
-            };
-            hosts.and_then(|hosts| {
-                PrometheusClient::connect(&source)
-                    .and_then(|client| pull_cluster_utilization(&client, &source, &window, &hosts, &mut report))
-                    .map_err(|e| e.to_string())
-            })
-        }
-    };
-    match pulled {
-        Ok(pull) => {
-            attach_measurements(&mut fleet.report, &pull.measurements, settings);
-            fleet.report.measurement_notes.extend(pull.notes.iter().cloned());
-            cache.pulled = Some((window, pull));
-        }
-        Err(message) => fleet.warning = Some(message),
+/// The workbench's logs as the pipeline reads them.
+pub fn sources_of(logs: &LogInputs) -> Sources {
+    Sources {
+        logs: logs.paths.clone(),
+        mapping: logs.mapping.clone(),
+        input_format: logs.input_format.clone(),
+        prometheus: logs.prometheus.clone(),
     }
 }
 
@@ -152,26 +130,32 @@ impl Worker {
         let handle = thread::Builder::new()
             .name("gpuplan-worker".to_string())
             .spawn(move || {
-                let mut cache: Option<Cache> = None;
+                let mut state = State {
+                    pipeline: Pipeline::new(catalog),
+                    sources: None,
+                };
                 while let Some(job) = next_job(&shared) {
                     let generation = job.generation();
-                    let replay = matches!(job, Job::Replay { .. });
+                    let kind = JobKind::of(&job);
                     // A panic in Polars or a reader fails this job, not the workbench.
-                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        run(&catalog, job, &mut cache, &results)
-                    }));
+                    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(job, &mut state, &results)));
                     let action = ran.unwrap_or_else(|_| {
                         let why = super::terminal::last_panic().unwrap_or_default();
-                        if replay {
-                            return Action::ReplayFailed {
+                        match kind {
+                            JobKind::Replay => Action::ReplayFailed {
                                 generation,
                                 message: format!("internal error while replaying (please report it): {why}"),
-                            };
-                        }
-                        cache = None;
-                        Action::FleetFailed {
-                            generation,
-                            message: format!("internal error while reading the logs (please report it): {why}"),
+                            },
+                            JobKind::Export => Action::ExportFailed {
+                                message: format!("internal error while exporting (please report it): {why}"),
+                            },
+                            JobKind::Audit => {
+                                state.pipeline.clear();
+                                Action::FleetFailed {
+                                    generation,
+                                    message: format!("internal error while reading the logs (please report it): {why}"),
+                                }
+                            }
                         }
                     });
                     if results.send(action).is_err() {
@@ -183,25 +167,45 @@ impl Worker {
         Worker { slot, handle }
     }
 
-    /// Queues a job, replacing any job still waiting: holding a key never builds a backlog.
-    /// A re-audit never drops a read still waiting: it becomes that read, with its settings.
+    /// Queues a job, replacing any job of its kind still waiting: holding a key never builds a
+    /// backlog. A re-audit never drops a read still waiting: it becomes that read, with its
+    /// settings.
     pub fn submit(&self, job: Job) {
         let (lock, ready) = &*self.slot;
         if let Ok(mut slot) = lock.lock() {
-            if matches!(job, Job::Replay { .. }) {
-                slot.pending_replay = Some(job);
-            } else {
-                let job = match (slot.pending.take(), job) {
-                    (Some(Job::Load { logs, .. }), Job::Reaudit { generation, settings }) => Job::Load {
-                        generation,
-                        logs,
-                        settings,
-                    },
-                    (_, job) => job,
-                };
-                slot.pending = Some(job);
+            match job {
+                Job::Replay { .. } => slot.pending_replay = Some(job),
+                Job::Export { .. } => slot.pending_export = Some(job),
+                job => {
+                    let job = match (slot.pending.take(), job) {
+                        (Some(Job::Load { logs, .. }), Job::Reaudit { generation, settings }) => Job::Load {
+                            generation,
+                            logs,
+                            settings,
+                        },
+                        (_, job) => job,
+                    };
+                    slot.pending = Some(job);
+                }
             }
             ready.notify_one();
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum JobKind {
+    Audit,
+    Replay,
+    Export,
+}
+
+impl JobKind {
+    fn of(job: &Job) -> JobKind {
+        match job {
+            Job::Load { .. } | Job::Reaudit { .. } => JobKind::Audit,
+            Job::Replay { .. } => JobKind::Replay,
+            Job::Export { .. } => JobKind::Export,
         }
     }
 }
@@ -213,6 +217,7 @@ impl Drop for Worker {
             slot.closed = true;
             slot.pending = None;
             slot.pending_replay = None;
+            slot.pending_export = None;
             ready.notify_one();
         }
         // A running Polars job is not interrupted; the process exits without waiting for it.
@@ -220,23 +225,33 @@ impl Drop for Worker {
     }
 }
 
-/// Tells the app how far a read has got, four times a second, while it runs.
-struct ProgressTicker {
-    done: Arc<std::sync::atomic::AtomicBool>,
+/// The pipeline followed in the status line: how far a read has got, four times a second, then
+/// each phase.
+struct StatusObserver {
+    generation: u64,
+    results: Sender<Action>,
+    ticker: Option<Arc<AtomicBool>>,
 }
 
-impl ProgressTicker {
-    fn start(generation: u64, logs: &LogInputs, results: Sender<Action>) -> ProgressTicker {
-        use std::sync::atomic::{AtomicBool, Ordering};
+impl StatusObserver {
+    fn stop_ticker(&mut self) {
+        if let Some(done) = self.ticker.take() {
+            done.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Observer for StatusObserver {
+    fn started(&mut self, what: &str, total_bytes: u64, _long: bool) {
+        self.stop_ticker();
         READ_PROGRESS.reset();
-        let total_bytes: u64 = logs
-            .paths
-            .iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .map(|m| m.len())
-            .sum();
+        let _ = self.results.send(Action::FleetStarted {
+            generation: self.generation,
+            what: what.to_string(),
+        });
         let done = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&done);
+        let (generation, results) = (self.generation, self.results.clone());
         let _ = thread::Builder::new()
             .name("gpuplan-progress".to_string())
             .spawn(move || {
@@ -259,13 +274,21 @@ impl ProgressTicker {
                     }
                 }
             });
-        ProgressTicker { done }
+        self.ticker = Some(done);
+    }
+
+    fn phase(&mut self, what: String) {
+        self.stop_ticker();
+        let _ = self.results.send(Action::FleetStarted {
+            generation: self.generation,
+            what,
+        });
     }
 }
 
-impl Drop for ProgressTicker {
+impl Drop for StatusObserver {
     fn drop(&mut self) {
-        self.done.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.stop_ticker();
     }
 }
 
@@ -276,73 +299,51 @@ fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
         if guard.closed {
             return None;
         }
-        if let Some(job) = guard.pending.take().or_else(|| guard.pending_replay.take()) {
+        if let Some(job) = guard
+            .pending
+            .take()
+            .or_else(|| guard.pending_replay.take())
+            .or_else(|| guard.pending_export.take())
+        {
             return Some(job);
         }
         guard = ready.wait(guard).ok()?;
     }
 }
 
-fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<Action>) -> Action {
-    let (generation, settings) = match job {
-        Job::Replay { generation, plan } => return replay_fleet(catalog, cache.as_mut(), generation, &plan),
+fn run(job: Job, state: &mut State, results: &Sender<Action>) -> Action {
+    match job {
         Job::Load {
             generation,
             logs,
             settings,
         } => {
-            let ticker = ProgressTicker::start(generation, &logs, results.clone());
-            let read = read(catalog, &logs);
-            drop(ticker);
-            match read {
-                Ok(read) => {
-                    *cache = Some(Cache {
-                        source: read,
-                        prometheus: logs.prometheus.clone(),
-                        pulled: None,
-                        audit: None,
-                        replay_jobs: None,
-                    })
-                }
-                Err(e) => {
-                    // A re-audit must not bring back the logs this read was to replace.
-                    *cache = None;
-                    return Action::FleetFailed {
-                        generation,
-                        message: e.to_string(),
-                    };
-                }
-            }
-            let _ = results.send(Action::FleetStarted {
-                generation,
-                what: "classifying and auditing".to_string(),
-            });
-            (generation, settings)
+            state.sources = Some(sources_of(&logs));
+            audit(state, generation, &settings, results)
         }
-        Job::Reaudit { generation, settings } => (generation, settings),
-    };
-    let Some(cached) = cache.as_mut() else {
+        Job::Reaudit { generation, settings } => audit(state, generation, &settings, results),
+        Job::Replay { generation, plan } => replay(&mut state.pipeline, generation, &plan),
+        Job::Export { plan, target } => export(state, &plan, &target),
+    }
+}
+
+fn audit(state: &mut State, generation: u64, settings: &AuditSettings, results: &Sender<Action>) -> Action {
+    let Some(sources) = state.sources.as_ref() else {
         return Action::FleetFailed {
             generation,
             message: "no logs read yet".to_string(),
         };
     };
-    let Some(rules) = catalog.classification.as_ref() else {
-        return Action::FleetFailed {
-            generation,
-            message: "no classification rules loaded (catalogs/classification.toml)".to_string(),
-        };
+    let mut observer = StatusObserver {
+        generation,
+        results: results.clone(),
+        ticker: None,
     };
-    match audit_fleet(&cached.source, rules, &settings) {
-        Ok(mut fleet) => {
-            measure_fleet(cached, &mut fleet, &settings, generation, results);
-            cached.audit = Some(fleet.report.clone());
-            cached.replay_jobs = None;
-            Action::FleetLoaded {
-                generation,
-                fleet: Box::new(fleet),
-            }
-        }
+    match state.pipeline.audit(sources, settings, &mut observer) {
+        Ok(audited) => Action::FleetLoaded {
+            generation,
+            fleet: Box::new(fleet_of(audited)),
+        },
         Err(e) => Action::FleetFailed {
             generation,
             message: e.to_string(),
@@ -350,71 +351,63 @@ fn run(catalog: &Catalog, job: Job, cache: &mut Option<Cache>, results: &Sender<
     }
 }
 
-/// Both replays of the last audit's jobs; the jobs are gathered once per audit.
-fn replay_fleet(catalog: &Catalog, cache: Option<&mut Cache>, generation: u64, plan: &Plan) -> Action {
-    let failed = |message: String| Action::ReplayFailed { generation, message };
-    let Some(cache) = cache else {
-        return failed("no logs read yet".to_string());
-    };
-    let Some(audit) = cache.audit.as_ref() else {
-        return failed("no audit yet".to_string());
-    };
-    let Some(rules) = catalog.classification.as_ref() else {
-        return failed("no classification rules loaded (catalogs/classification.toml)".to_string());
-    };
-    if cache.replay_jobs.is_none() {
-        match cache.source.replay_jobs(rules, audit) {
-            Ok(fleet) => cache.replay_jobs = Some(fleet.jobs),
-            Err(e) => return failed(e.to_string()),
-        }
-    }
-    let jobs = cache.replay_jobs.as_deref().unwrap_or_default();
-    match replay_fleets(jobs, audit, plan, catalog) {
+/// Both replays of the last audit's jobs under the plan; the jobs are gathered once per audit.
+fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
+    let contracts = pipeline.contracts(plan);
+    match pipeline.replay(plan, contracts.as_ref()) {
         Ok(report) => Action::ReplayLoaded {
             generation,
-            report: Box::new(report),
+            report: Box::new(report.clone()),
         },
-        Err(e) => failed(format!("{e}: size the pools in the plan's [replay]")),
+        Err(PipelineError::Replay(message)) => Action::ReplayFailed {
+            generation,
+            message: format!("{message}: size the pools in the plan's [replay]"),
+        },
+        Err(e) => Action::ReplayFailed {
+            generation,
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The report of the plan on screen, from the same pipeline `gpuplan report` runs, written
+/// whole or not at all (each file atomically).
+fn export(state: &mut State, plan: &Plan, target: &ExportTarget) -> Action {
+    let request = ReportRequest {
+        plan,
+        plan_file: &target.plan_file,
+        sources: state.sources.as_ref(),
+        unsaved_edits: target.unsaved_edits,
+    };
+    let report = match state.pipeline.report(&request, &mut Quiet) {
+        Ok(report) => report,
+        Err(e) => {
+            return Action::ExportFailed {
+                message: format!("no report written: {e}"),
+            };
+        }
+    };
+    let files = [
+        (&target.json, report.to_json()),
+        (&target.markdown, report_markdown(&report)),
+    ];
+    for (path, text) in files {
+        if let Err(e) = crate::config::atomic::write_atomically(path, text.as_bytes()) {
+            return Action::ExportFailed {
+                message: format!("cannot write {}: {e}", path.display()),
+            };
+        }
+    }
+    Action::ReportExported {
+        json: target.json.clone(),
+        markdown: target.markdown.clone(),
     }
 }
 
 /// Reads and audits logs in one go, on the calling thread: for tests, benchmarks and tools
 /// that have no event loop.
 pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, RuntimeError> {
-    load_fleet_with_source(catalog, logs, settings).map(|(fleet, _)| fleet)
-}
-
-/// As `load_fleet`, with what was read, for a replay on the calling thread.
-pub fn load_fleet_with_source(
-    catalog: &Catalog,
-    logs: &LogInputs,
-    settings: &AuditSettings,
-) -> Result<(Fleet, FleetSource), RuntimeError> {
-    let cached = read(catalog, logs)?;
-    let rules = catalog.classification.as_ref().ok_or(RuntimeError::NoRules)?;
-    audit_fleet(&cached, rules, settings).map(|fleet| (fleet, cached))
-}
-
-/// Both replays of an audit's jobs on the calling thread, as the worker would answer.
-pub fn replay_now(catalog: &Catalog, source: FleetSource, audit: AuditReport, generation: u64, plan: &Plan) -> Action {
-    let mut cache = Cache {
-        source,
-        prometheus: None,
-        pulled: None,
-        audit: Some(audit),
-        replay_jobs: None,
-    };
-    replay_fleet(catalog, Some(&mut cache), generation, plan)
-}
-
-fn read(catalog: &Catalog, logs: &LogInputs) -> Result<FleetSource, RuntimeError> {
-    let rules = catalog.classification.as_ref().ok_or(RuntimeError::NoRules)?;
-    let mapping = logs
-        .mapping
-        .as_deref()
-        .map(read_mapping)
-        .transpose()
-        .map_err(RuntimeError::InvalidMapping)?;
-    let inputs = expand_inputs(&logs.paths)?;
-    Ok(FleetSource::read(&inputs, None, mapping.as_ref(), rules)?)
+    let mut pipeline = Pipeline::new(catalog.clone());
+    let audited = pipeline.audit(&sources_of(logs), settings, &mut Quiet)?;
+    Ok(fleet_of(audited))
 }

@@ -11,6 +11,7 @@ mod cli_bill;
 mod cli_replay;
 mod cli_report;
 mod contracts_catalog;
+mod export_parity;
 mod hostile_files;
 mod log_readers;
 mod model_properties;

@@ -15,7 +15,7 @@ use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
 use super::key::{Key, KeyCode};
 use super::palette::{PaletteMode, PaletteState};
-use super::{Action, App, AuditInputs, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, WorkloadsView};
+use super::{Action, App, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, WorkloadsView};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 
@@ -111,6 +111,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ReplayFailed { message, .. } => {
             app.replay.working = false;
             app.replay.error = Some(message);
+            Vec::new()
+        }
+        Action::ReportExported { json, markdown } => {
+            banner(
+                app,
+                BannerLevel::Info,
+                format!("report written: {} and {}", json.display(), markdown.display()),
+            );
+            Vec::new()
+        }
+        Action::ExportFailed { message } => {
+            banner(app, BannerLevel::Error, message);
             Vec::new()
         }
         Action::FleetFailed { message, .. } => {
@@ -311,6 +323,18 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
             Vec::new()
         }
         CommandId::Reload => vec![app.request_fleet()],
+        CommandId::ExportReport => {
+            let waiting = match (&app.fleet_status, app.replay.working) {
+                (FleetStatus::Working { .. }, _) => " (waiting for the audit to finish)",
+                (_, true) => " (waiting for the replay to finish)",
+                _ => "",
+            };
+            banner(app, BannerLevel::Info, format!("exporting the report{waiting}…"));
+            vec![Effect::ExportReport {
+                plan: Box::new(app.plan.clone()),
+                unsaved_edits: app.modified,
+            }]
+        }
     }
 }
 
@@ -517,8 +541,8 @@ fn replace_plan(app: &mut App, plan: Plan) -> Vec<Effect> {
     recompute(app)
 }
 
-/// Recomputes after the plan changed in any way; audits again when what the audit read of the
-/// plan changed (clusters' capacity and price, the month, thresholds).
+/// Recomputes after the plan changed in any way; audits again when what the audit reads of the
+/// plan (its `AuditSettings`, compared whole) changed.
 fn recompute(app: &mut App) -> Vec<Effect> {
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
@@ -526,7 +550,7 @@ fn recompute(app: &mut App) -> Vec<Effect> {
     let stale = app
         .audited_for
         .as_ref()
-        .is_some_and(|inputs| *inputs != AuditInputs::of(&app.plan));
+        .is_some_and(|settings| *settings != app.audit_settings());
     app.derived
         .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
     // A re-audit brings its own replay when it lands.

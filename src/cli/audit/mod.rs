@@ -3,25 +3,20 @@
 mod document;
 mod sections;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::progress::{LARGE_INPUT_BYTES, Progress};
-use super::{Failure, Format, load_plan_if_given};
+use super::progress::CliObserver;
+use super::{Failure, Format, load_plan_if_given, pipeline_failure};
 use crate::config::diagnostic::Diagnostic;
-use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
-use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
-use crate::data::readers::mapping::Mapping;
+use crate::data::readers::load::FileSummary;
 use crate::model::catalog::Catalog;
-use crate::model::fleet::Window;
 use crate::model::plan::Plan;
-use crate::model::plan::PrometheusSource;
+use crate::pipeline::sources::{Given, Sources};
+use crate::pipeline::{Audited, Pipeline};
 use crate::present::document::{render_markdown, render_text};
-use crate::runtime::prometheus::client::{PrometheusClient, PrometheusError};
-use crate::runtime::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
-use crate::shared::format::thousands;
 
 pub use document::{SPARKLINE_MAX_COLUMNS, days_per_column, document, points_per_column, source_tag, sparkline};
 
@@ -76,10 +71,6 @@ fn parse_instant(flag: &str, text: &str) -> Result<i64, Failure> {
     })
 }
 
-pub fn read_mapping(path: &Path) -> Result<Mapping, Failure> {
-    crate::config::mapping_file::read_mapping(path).map_err(Failure::Input)
-}
-
 fn settings(
     args: &AuditArgs,
     catalog: &Catalog,
@@ -97,196 +88,37 @@ fn settings(
     Ok(AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour))
 }
 
-/// Loads the logs (or, with Prometheus and no logs, the pods kube-state-metrics saw) and
-/// audits them, with each cluster's utilization measured by DCGM where it can be: what
-/// `gpuplan audit` prints, and what the report's contract matching reads.
-pub fn audit_logs(
-    catalog: &Catalog,
-    plan: Option<&Plan>,
-    args: &AuditArgs,
-) -> Result<(AuditReport, Vec<FileSummary>), Failure> {
-    audit_with_source(catalog, plan, args).map(|(_, report, files)| (report, files))
-}
-
-/// As `audit_logs`, keeping what was read (a replay reads the jobs again from it).
-pub fn audit_with_source(
-    catalog: &Catalog,
-    plan: Option<&Plan>,
-    args: &AuditArgs,
-) -> Result<(FleetSource, AuditReport, Vec<FileSummary>), Failure> {
-    let mapping = args.mapping.as_deref().map(read_mapping).transpose()?;
-    let prometheus = args.prometheus.resolve(plan);
-    let mut logs = args.logs.clone();
-    if logs.is_empty() {
-        logs = plan
-            .map(|p| p.logs.iter().map(|l| PathBuf::from(&l.path)).collect())
-            .unwrap_or_default();
-    }
-    let rules = catalog
-        .classification
-        .as_ref()
-        .ok_or_else(|| Diagnostic::file("catalogs/classification.toml", "no classification rules loaded"))?;
-    let mut settings = settings(args, catalog, plan)?;
-    if let Some(mapping) = &mapping {
-        for (cluster, patterns) in &mapping.hosts {
-            settings
-                .host_patterns
-                .entry(cluster.clone())
-                .or_default()
-                .extend(patterns.iter().cloned());
-        }
-    }
-    let (source, progress) = match (&prometheus, logs.is_empty()) {
-        (Some(prometheus), true) => pods_from_prometheus(prometheus, rules, &mut settings, args)?,
-        _ => {
-            if logs.is_empty() {
-                let sample = crate::config::sample_log::sample_log_path()
-                    .map_err(|e| Diagnostic::file("sample log", e.to_string()))?;
-                eprintln!("no log given: auditing the shipped sample {}", sample.display());
-                logs.push(sample);
-            }
-            read_logs(&logs, args, mapping.as_ref(), rules, prometheus.is_some())?
-        }
+/// The logs an audit reads: the flags, else the plan's `[[logs]]`, else (with no Prometheus
+/// either) the shipped sample, said on stderr.
+pub fn sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure> {
+    let given = Given {
+        logs: args.logs.clone(),
+        mapping: args.mapping.clone(),
+        input_format: args.input_format.clone(),
+        prometheus: args.prometheus.resolve(plan),
     };
-    let fail = |e: LoadError| Diagnostic::from(&e);
-    let (mut report, files) = source.audit(rules, &settings).map_err(fail)?;
-    if let Some(prometheus) = &prometheus {
-        let hosts = source
-            .host_map(&settings)
-            .map_err(|e| Diagnostic::file("[hosts]", e.to_string()))?;
-        let pull = pull_utilization(prometheus, &report.window, &hosts, &progress)?;
-        attach_measurements(&mut report, &pull.measurements, &settings);
-        report.measurement_notes.extend(pull.notes);
-        report.measurement_notes.push(format!(
-            "{} queries to {}, {} bytes received",
-            pull.queries,
-            crate::runtime::prometheus::client::shown_url(&prometheus.url),
-            thousands(pull.bytes_received as f64)
-        ));
-    }
-    let rows = source
-        .rows_read()
-        .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
-    let elapsed = progress.elapsed().as_secs_f64();
-    progress.finish(&format!("audited {} rows in {elapsed:.1} s", thousands(rows as f64)));
-    for file in &files {
-        for warning in &file.warnings {
-            eprintln!("warning: {}: {warning}", file.path);
-        }
-    }
-    Ok((source, report, files))
-}
-
-/// Reads job logs, with a progress line for large ones, or when a Prometheus pull follows.
-fn read_logs(
-    logs: &[PathBuf],
-    args: &AuditArgs,
-    mapping: Option<&Mapping>,
-    rules: &crate::model::workload::ClassificationRules,
-    pulls_after: bool,
-) -> Result<(FleetSource, Progress), Failure> {
-    let inputs = expand_inputs(logs).map_err(|e| Diagnostic::from(&e))?;
-    let bytes: u64 = inputs
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum();
-    // A folder (partitioned Parquet) has no size to show a bar of: a spinner and the phase.
-    let progress = Progress::start(
-        bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || pulls_after,
-        &format!("reading {} MB", bytes / 1_000_000),
-        bytes,
-    );
-    let fail = |e: LoadError| Diagnostic::from(&e);
-    let source = FleetSource::read(&inputs, args.input_format.as_deref(), mapping, rules).map_err(fail)?;
-    progress.phase(match (&source, source.rows_read()) {
-        (FleetSource::Partitioned { partitions, .. }, _) => {
-            format!("auditing {} cluster partitions one at a time", partitions.len())
-        }
-        (_, rows) => {
-            let rows = rows.unwrap_or(0) as f64;
-            format!(
-                "read {} rows ({:.0} rows/s); classifying and aggregating",
-                thousands(rows),
-                rows / progress.elapsed().as_secs_f64().max(1e-9)
-            )
-        }
-    });
-    Ok((source, progress))
-}
-
-fn prometheus_failure(e: PrometheusError) -> Failure {
-    Diagnostic::file(&format!("prometheus {}", e.url), e.message).into()
-}
-
-/// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
-/// The window is fixed here (the pull needs it before any job is known): `--since`/`--until`,
-/// else the last `--days` (90) to now.
-fn pods_from_prometheus(
-    prometheus: &PrometheusSource,
-    rules: &crate::model::workload::ClassificationRules,
-    settings: &mut AuditSettings,
-    args: &AuditArgs,
-) -> Result<(FleetSource, Progress), Failure> {
-    if args.all_time {
-        return Err(Diagnostic::file(
-            "--all-time",
-            "with Prometheus and no job log there is no log to span: give --since (and --until) or --days",
-        )
-        .into());
-    }
-    let now_ms = chrono::Utc::now().timestamp_millis();
-    let end_ms = settings.window.until_ms.unwrap_or(now_ms);
-    let days = settings.window.days.unwrap_or(90.0);
-    let start_ms = settings
-        .window
-        .since_ms
-        .unwrap_or(end_ms - (days * 86_400_000.0) as i64);
-    if end_ms <= start_ms {
-        return Err(Diagnostic::file("--since", "the window is empty: --since must come before --until").into());
-    }
-    settings.window = WindowSpec {
-        days: None,
-        since_ms: Some(start_ms),
-        until_ms: Some(end_ms),
-    };
-    let window = Window::from_ms(start_ms, end_ms);
-    let progress = Progress::start(true, "pulling pods from kube-state-metrics", 0);
-    let client = PrometheusClient::connect(prometheus).map_err(prometheus_failure)?;
-    let mut tick = |p: PullProgress| {
-        progress.phase(format!(
-            "pods from {}: query {} of {}",
-            client.shown_url(),
-            p.done,
-            p.total
-        ))
-    };
-    let pods = pull_pods(&client, prometheus, &window, &mut tick).map_err(prometheus_failure)?;
-    let origin = format!("prometheus {} (kube-state-metrics)", client.shown_url());
-    let source = FleetSource::from_runs(&pods.runs, &origin, rules).map_err(|e| Diagnostic::from(&e))?;
-    for note in pods.notes {
+    let mut sources = Sources::resolve(given, plan).map_err(pipeline_failure)?;
+    if let Some(note) = sources.or_sample().map_err(pipeline_failure)? {
         eprintln!("{note}");
     }
-    Ok((source, progress))
+    Ok(sources)
 }
 
-/// Each cluster's hourly DCGM utilization over the audit window, with progress.
-fn pull_utilization(
-    prometheus: &PrometheusSource,
-    window: &Window,
-    hosts: &crate::data::audit::host_map::HostMap,
-    progress: &Progress,
-) -> Result<UtilizationPull, Failure> {
-    let client = PrometheusClient::connect(prometheus).map_err(prometheus_failure)?;
-    let mut tick = |p: PullProgress| {
-        progress.phase(format!(
-            "pulling utilization from {}: query {} of {}",
-            client.shown_url(),
-            p.done,
-            p.total
-        ))
-    };
-    pull_cluster_utilization(&client, prometheus, window, hosts, &mut tick).map_err(prometheus_failure)
+/// Loads the logs (or, with Prometheus and no logs, the pods kube-state-metrics saw) and
+/// audits them through the pipeline, with each cluster's utilization measured by DCGM where it
+/// can be: what `gpuplan audit` prints and `check` reads.
+pub fn audit_logs(pipeline: &mut Pipeline, plan: Option<&Plan>, args: &AuditArgs) -> Result<Audited, Failure> {
+    let sources = sources(args, plan)?;
+    let settings = settings(args, pipeline.catalog(), plan)?;
+    let mut observer = CliObserver::default();
+    let audited = pipeline
+        .audit(&sources, &settings, &mut observer)
+        .map_err(pipeline_failure)?;
+    if let Some(failure) = &audited.measure_failure {
+        return Err(pipeline_failure(failure.clone().into_error()));
+    }
+    observer.finish_audit(audited);
+    Ok(audited.clone())
 }
 
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
@@ -300,7 +132,8 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
         );
         plan = Some(crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?);
     }
-    let (report, files) = audit_logs(catalog, plan.as_ref(), &args)?;
+    let mut pipeline = Pipeline::new(catalog.clone());
+    let Audited { report, files, .. } = audit_logs(&mut pipeline, plan.as_ref(), &args)?;
     let bill = if args.bill.is_empty() {
         None
     } else {

@@ -1,0 +1,66 @@
+//! What stops the pipeline, in the words both faces show: the command line as diagnostics
+//! (exit 2), the workbench as one line in its banner.
+
+use thiserror::Error;
+
+use crate::config::diagnostic::Diagnostic;
+use crate::data::prometheus::client::PrometheusError;
+use crate::data::readers::load::LoadError;
+
+#[derive(Debug, Error)]
+pub enum PipelineError {
+    /// A mapping's problems, each in full.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Mapping(Vec<Diagnostic>),
+    #[error("no classification rules loaded (catalogs/classification.toml)")]
+    NoRules,
+    #[error("sample log: {0}")]
+    SampleLog(String),
+    /// A log that cannot be read or audited.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    #[error("[hosts]: {0}")]
+    HostsText(String),
+    #[error("prometheus {}: {}", .0.url, .0.message)]
+    Prometheus(PrometheusError),
+    /// A window the Prometheus pods cannot be pulled over.
+    #[error("{flag}: {message}")]
+    Window { flag: &'static str, message: &'static str },
+    #[error(
+        "the plan's [[logs]] name two {key}s ({first}, {second}): one {key} reads all of them; give --{key} or list the logs that share one"
+    )]
+    MixedLogSettings {
+        key: &'static str,
+        first: String,
+        second: String,
+    },
+    /// A replay that cannot run (a split error, in its words).
+    #[error("replay: {0} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)")]
+    Replay(String),
+    #[error("no logs audited yet")]
+    NotAudited,
+}
+
+impl PipelineError {
+    /// The problem as the command line prints it: file, line and column where it has them.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        match self {
+            PipelineError::Mapping(diagnostics) => diagnostics.clone(),
+            PipelineError::NoRules => vec![Diagnostic::file(
+                "catalogs/classification.toml",
+                "no classification rules loaded",
+            )],
+            PipelineError::SampleLog(message) => vec![Diagnostic::file("sample log", message.clone())],
+            PipelineError::Load(e) => vec![Diagnostic::from(e)],
+            PipelineError::HostsText(message) => vec![Diagnostic::file("[hosts]", message.clone())],
+            PipelineError::Prometheus(e) => vec![Diagnostic::file(&format!("prometheus {}", e.url), e.message.clone())],
+            PipelineError::Window { flag, message } => vec![Diagnostic::file(flag, *message)],
+            PipelineError::MixedLogSettings { .. } => vec![Diagnostic::file("[[logs]]", self.to_string())],
+            PipelineError::Replay(message) => vec![Diagnostic::file(
+                "replay",
+                format!("{message} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
+            )],
+            PipelineError::NotAudited => vec![Diagnostic::file("logs", self.to_string())],
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! Inputs → every figure, each step once. The command line and the workbench both call this:
+//! read the logs, audit them, measure utilization from Prometheus, replay the jobs, match
+//! contracts and build the waterfall and the report. Each step keeps what it computed under the
+//! value it consumed (the logs and how to read them, the `AuditSettings`, the `ReplaySetup`,
+//! compared whole), so a changed input recomputes only what depends on it.
+//!
+//! Where a figure is computed: the economics are `model/`'s functions; this module decides which
+//! to call, with what, and when. Neither face computes a figure of its own.
+
+pub mod error;
+pub mod observer;
+pub mod report;
+pub mod sources;
+
+use std::collections::BTreeMap;
+
+use self::error::PipelineError;
+use self::observer::Observer;
+use self::sources::Sources;
+use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
+use crate::data::audit::host_map::HostMap;
+use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
+use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
+use crate::data::readers::load::{FileSummary, expand_inputs};
+use crate::model::audit_settings::{AuditSettings, WindowSpec};
+use crate::model::catalog::Catalog;
+use crate::model::fleet::{AuditReport, Window};
+use crate::model::fleet_contracts::{ContractsReport, contracts_report};
+use crate::model::plan::{Plan, PrometheusSource};
+use crate::model::replay::ReplayJob;
+use crate::model::split::{ReplayReport, ReplaySetup, replay_fleets};
+use crate::model::workload::ClassificationRules;
+use crate::shared::format::thousands;
+
+/// Logs above this size are worth a progress line on the command line.
+pub const LARGE_INPUT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// An audit as both faces show it.
+#[derive(Debug, Clone)]
+pub struct Audited {
+    pub report: AuditReport,
+    pub files: Vec<FileSummary>,
+    /// Rows read: the runs of logs read whole, else what the audit counted.
+    pub rows_read: usize,
+    /// Prometheus (or the host patterns it needs) failed: the logs' figures stand. The command
+    /// line stops on it; the workbench shows it in its banner.
+    pub measure_failure: Option<MeasureFailure>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeasureFailure {
+    Hosts(String),
+    Prometheus(PrometheusError),
+}
+
+impl MeasureFailure {
+    pub fn into_error(self) -> PipelineError {
+        match self {
+            MeasureFailure::Hosts(message) => PipelineError::HostsText(message),
+            MeasureFailure::Prometheus(e) => PipelineError::Prometheus(e),
+        }
+    }
+}
+
+impl std::fmt::Display for MeasureFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MeasureFailure::Hosts(message) => f.write_str(message),
+            MeasureFailure::Prometheus(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What reading consumed: the sources, each named file's size and modification time (a log or
+/// mapping edited in place is read again), and for pods pulled from Prometheus, the window.
+#[derive(Debug, Clone, PartialEq)]
+struct ReadKey {
+    sources: Sources,
+    files: Vec<Option<(u64, std::time::SystemTime)>>,
+    pods_window: Option<WindowSpec>,
+}
+
+/// The size and modification time of each log path and the mapping, as named (a glob's matches
+/// and a folder's parts are not looked into).
+fn file_stamps(sources: &Sources) -> Vec<Option<(u64, std::time::SystemTime)>> {
+    sources
+        .logs
+        .iter()
+        .chain(sources.mapping.iter())
+        .map(|path| {
+            let meta = std::fs::metadata(path).ok()?;
+            Some((meta.len(), meta.modified().ok()?))
+        })
+        .collect()
+}
+
+struct ReadStep {
+    key: ReadKey,
+    id: u64,
+    source: FleetSource,
+    /// The mapping's `[hosts]`, merged into every audit's settings.
+    mapping_hosts: BTreeMap<String, Vec<String>>,
+    /// The window the pods were pulled over (the audit's window is then fixed).
+    pods_window: Option<WindowSpec>,
+}
+
+struct AuditStep {
+    key: (u64, AuditSettings),
+    id: u64,
+    audited: Audited,
+}
+
+/// What a utilization pull consumed: the logs read, the server, the window and the hosts.
+#[derive(Debug, Clone, PartialEq)]
+struct PullKey {
+    read: u64,
+    prometheus: PrometheusSource,
+    window: Window,
+    hosts: BTreeMap<String, Vec<String>>,
+}
+
+struct ReplayStep {
+    key: (u64, ReplaySetup),
+    result: Result<ReplayReport, String>,
+}
+
+pub struct Pipeline {
+    catalog: Catalog,
+    read: Option<ReadStep>,
+    audit: Option<AuditStep>,
+    pull: Option<(PullKey, UtilizationPull)>,
+    replay_jobs: Option<(u64, Vec<ReplayJob>)>,
+    replay: Option<ReplayStep>,
+    next_id: u64,
+}
+
+impl Pipeline {
+    pub fn new(catalog: Catalog) -> Pipeline {
+        Pipeline {
+            catalog,
+            read: None,
+            audit: None,
+            pull: None,
+            replay_jobs: None,
+            replay: None,
+            next_id: 0,
+        }
+    }
+
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn rules(&self) -> Result<&ClassificationRules, PipelineError> {
+        self.catalog.classification.as_ref().ok_or(PipelineError::NoRules)
+    }
+
+    /// Forgets what was read and computed (a read or audit that panicked).
+    pub fn clear(&mut self) {
+        self.read = None;
+        self.audit = None;
+        self.pull = None;
+        self.replay_jobs = None;
+        self.replay = None;
+    }
+
+    /// The sources' audit under `settings`: read when the sources changed, audited when the
+    /// settings (or what was read) changed, measured where Prometheus is given.
+    pub fn audit(
+        &mut self,
+        sources: &Sources,
+        settings: &AuditSettings,
+        observer: &mut dyn Observer,
+    ) -> Result<&Audited, PipelineError> {
+        let pods = sources.logs.is_empty() && sources.prometheus.is_some();
+        let key = ReadKey {
+            sources: sources.clone(),
+            files: file_stamps(sources),
+            pods_window: pods.then_some(settings.window),
+        };
+        if self.read.as_ref().is_none_or(|r| r.key != key) {
+            // A read that fails must not leave the logs it was to replace.
+            self.clear();
+            let step = self.read_sources(key, settings, observer)?;
+            self.read = Some(step);
+        }
+        let Some(read) = self.read.as_ref() else {
+            return Err(PipelineError::NotAudited);
+        };
+        let mut settings = settings.clone();
+        for (cluster, patterns) in &read.mapping_hosts {
+            settings
+                .host_patterns
+                .entry(cluster.clone())
+                .or_default()
+                .extend(patterns.iter().cloned());
+        }
+        if let Some(window) = read.pods_window {
+            settings.window = window;
+        }
+        let audit_key = (read.id, settings);
+        if self.audit.as_ref().is_none_or(|a| a.key != audit_key) {
+            self.audit = None;
+            let audited = self.audit_read(&audit_key.1, observer)?;
+            let id = self.id();
+            self.audit = Some(AuditStep {
+                key: audit_key,
+                id,
+                audited,
+            });
+        }
+        self.audit.as_ref().map(|a| &a.audited).ok_or(PipelineError::NotAudited)
+    }
+
+    fn read_sources(
+        &mut self,
+        key: ReadKey,
+        settings: &AuditSettings,
+        observer: &mut dyn Observer,
+    ) -> Result<ReadStep, PipelineError> {
+        let rules = self.rules()?.clone();
+        let sources = &key.sources;
+        let mapping = sources
+            .mapping
+            .as_deref()
+            .map(crate::config::mapping_file::read_mapping)
+            .transpose()
+            .map_err(PipelineError::Mapping)?;
+        let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
+        let (source, pods_window) = match (&sources.prometheus, sources.logs.is_empty()) {
+            (Some(prometheus), true) => {
+                let (source, window) = read_pods(prometheus, &rules, settings.window, observer)?;
+                (source, Some(window))
+            }
+            _ => {
+                let inputs = expand_inputs(&sources.logs)?;
+                let bytes: u64 = inputs
+                    .iter()
+                    .filter_map(|p| std::fs::metadata(p).ok())
+                    .map(|m| m.len())
+                    .sum();
+                // A folder (partitioned Parquet) has no size to show a bar of: a spinner and the phase.
+                let large =
+                    bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || sources.prometheus.is_some();
+                observer.started(&format!("reading {} MB", bytes / 1_000_000), bytes, large);
+                let started = std::time::Instant::now();
+                let source = FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?;
+                observer.phase(match (&source, source.rows_read()) {
+                    (FleetSource::Partitioned { partitions, .. }, _) => {
+                        format!("auditing {} cluster partitions one at a time", partitions.len())
+                    }
+                    (_, rows) => {
+                        let rows = rows.unwrap_or(0) as f64;
+                        format!(
+                            "read {} rows ({:.0} rows/s); classifying and aggregating",
+                            thousands(rows),
+                            rows / started.elapsed().as_secs_f64().max(1e-9)
+                        )
+                    }
+                });
+                (source, None)
+            }
+        };
+        Ok(ReadStep {
+            key,
+            id: self.id(),
+            source,
+            mapping_hosts,
+            pods_window,
+        })
+    }
+
+    fn audit_read(&mut self, settings: &AuditSettings, observer: &mut dyn Observer) -> Result<Audited, PipelineError> {
+        let rules = self.rules()?.clone();
+        let Some(read) = self.read.as_ref() else {
+            return Err(PipelineError::NotAudited);
+        };
+        let (mut report, files) = read.source.audit(&rules, settings)?;
+        let read_id = read.id;
+        let mut measure_failure = None;
+        if let Some(prometheus) = read
+            .key
+            .sources
+            .prometheus
+            .clone()
+            .filter(|_| !read.key.sources.logs.is_empty())
+        {
+            match read.source.host_map(settings) {
+                Err(e) => measure_failure = Some(MeasureFailure::Hosts(e.to_string())),
+                Ok(hosts) => {
+                    let key = PullKey {
+                        read: read_id,
+                        prometheus: prometheus.clone(),
+                        window: report.window.clone(),
+                        hosts: settings.host_patterns.clone(),
+                    };
+                    let cached = self.pull.as_ref().filter(|(k, _)| *k == key).map(|(_, p)| p.clone());
+                    let pulled = match cached {
+                        Some(pull) => Ok(pull),
+                        None => pull_utilization(&prometheus, &report.window, &hosts, observer),
+                    };
+                    match pulled {
+                        Ok(pull) => {
+                            attach_measurements(&mut report, &pull.measurements, settings);
+                            report.measurement_notes.extend(pull.notes.iter().cloned());
+                            report.measurement_notes.push(format!(
+                                "{} queries to {}, {} bytes received",
+                                pull.queries,
+                                shown_url(&prometheus.url),
+                                thousands(pull.bytes_received as f64)
+                            ));
+                            self.pull = Some((key, pull));
+                        }
+                        Err(e) => measure_failure = Some(MeasureFailure::Prometheus(e)),
+                    }
+                }
+            }
+        }
+        let rows_read = self
+            .read
+            .as_ref()
+            .and_then(|r| r.source.rows_read())
+            .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
+        Ok(Audited {
+            report,
+            files,
+            rows_read,
+            measure_failure,
+        })
+    }
+
+    /// Whether logs have been read (an audit may still have failed on them).
+    pub fn has_read(&self) -> bool {
+        self.read.is_some()
+    }
+
+    /// The last audit, if any.
+    pub fn audited(&self) -> Option<&Audited> {
+        self.audit.as_ref().map(|a| &a.audited)
+    }
+
+    /// The contract matching of the last audit's demand under `plan`.
+    pub fn contracts(&self, plan: &Plan) -> Option<ContractsReport> {
+        self.audited()
+            .and_then(|a| contracts_report(plan, &self.catalog, &a.report))
+    }
+
+    /// The last audit's jobs replayed through today's clusters and the plan's split; replayed
+    /// again only when the audit or what the replay consumes (`ReplaySetup`) changed.
+    pub fn replay(&mut self, plan: &Plan, contracts: Option<&ContractsReport>) -> Result<&ReplayReport, PipelineError> {
+        let rules = self.rules()?.clone();
+        let (Some(read), Some(audit)) = (self.read.as_ref(), self.audit.as_ref()) else {
+            return Err(PipelineError::NotAudited);
+        };
+        let report = &audit.audited.report;
+        let key = (audit.id, ReplaySetup::of(plan, contracts, report));
+        if self.replay.as_ref().is_none_or(|r| r.key != key) {
+            if self.replay_jobs.as_ref().is_none_or(|(id, _)| *id != audit.id) {
+                self.replay_jobs = None;
+                let jobs = read.source.replay_jobs(&rules, report)?;
+                self.replay_jobs = Some((audit.id, jobs.jobs));
+            }
+            let jobs = self.replay_jobs.as_ref().map(|(_, j)| j.as_slice()).unwrap_or_default();
+            let result = replay_fleets(jobs, report, &key.1);
+            self.replay = Some(ReplayStep {
+                key,
+                result: result.map_err(|e| e.to_string()),
+            });
+        }
+        match self.replay.as_ref().map(|r| &r.result) {
+            Some(Ok(report)) => Ok(report),
+            Some(Err(message)) => Err(PipelineError::Replay(message.clone())),
+            None => Err(PipelineError::NotAudited),
+        }
+    }
+}
+
+/// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
+/// The window is fixed here (the pull needs it before any job is known): `since`/`until`, else
+/// the last `days` (90) to now.
+fn read_pods(
+    prometheus: &PrometheusSource,
+    rules: &ClassificationRules,
+    window: WindowSpec,
+    observer: &mut dyn Observer,
+) -> Result<(FleetSource, WindowSpec), PipelineError> {
+    if window.days.is_none() && window.since_ms.is_none() {
+        return Err(PipelineError::Window {
+            flag: "--all-time",
+            message: "with Prometheus and no job log there is no log to span: give --since (and --until) or --days",
+        });
+    }
+    let now_ms = chrono::Utc::now().timestamp_millis();
+    let end_ms = window.until_ms.unwrap_or(now_ms);
+    let days = window.days.unwrap_or(90.0);
+    let start_ms = window.since_ms.unwrap_or(end_ms - (days * 86_400_000.0) as i64);
+    if end_ms <= start_ms {
+        return Err(PipelineError::Window {
+            flag: "--since",
+            message: "the window is empty: --since must come before --until",
+        });
+    }
+    let fixed = WindowSpec {
+        days: None,
+        since_ms: Some(start_ms),
+        until_ms: Some(end_ms),
+    };
+    let pull_window = Window::from_ms(start_ms, end_ms);
+    observer.started("pulling pods from kube-state-metrics", 0, true);
+    let client = PrometheusClient::connect(prometheus).map_err(PipelineError::Prometheus)?;
+    let shown = client.shown_url();
+    let mut tick = |p: PullProgress| observer.phase(format!("pods from {shown}: query {} of {}", p.done, p.total));
+    let pods = pull_pods(&client, prometheus, &pull_window, &mut tick).map_err(PipelineError::Prometheus)?;
+    let origin = format!("prometheus {} (kube-state-metrics)", client.shown_url());
+    let source = FleetSource::from_runs(&pods.runs, &origin, rules)?;
+    for note in pods.notes {
+        observer.note(note);
+    }
+    Ok((source, fixed))
+}
+
+/// Each cluster's hourly DCGM utilization over the audit window, with progress.
+fn pull_utilization(
+    prometheus: &PrometheusSource,
+    window: &Window,
+    hosts: &HostMap,
+    observer: &mut dyn Observer,
+) -> Result<UtilizationPull, PrometheusError> {
+    let client = PrometheusClient::connect(prometheus)?;
+    let shown = client.shown_url();
+    let mut tick = |p: PullProgress| {
+        observer.phase(format!(
+            "pulling utilization from {shown}: query {} of {}",
+            p.done, p.total
+        ))
+    };
+    pull_cluster_utilization(&client, prometheus, window, hosts, &mut tick)
+}

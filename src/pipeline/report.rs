@@ -1,0 +1,142 @@
+//! The report: every figure of a plan, with the logs' audit, replay, contract matching and
+//! waterfall when there are logs. `gpuplan report` prints it; the workbench exports it. One
+//! assembly, so the two are the same bytes.
+
+use serde::Serialize;
+
+use super::Pipeline;
+use super::error::PipelineError;
+use super::observer::Observer;
+use super::sources::Sources;
+use crate::model::audit_settings::{AuditSettings, WindowSpec};
+use crate::model::evaluate::{Evaluation, evaluate};
+use crate::model::fleet::AuditReport;
+use crate::model::fleet_contracts::ContractsReport;
+use crate::model::plan::Plan;
+use crate::model::sensitivity::{CostCurve, cost_curves};
+use crate::model::split::ReplayReport;
+use crate::model::waterfall::{Waterfall, waterfall};
+
+/// The JSON document, and what the Markdown and charts draw beside it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub gpuplan_version: &'static str,
+    pub plan_file: String,
+    /// The workbench's export of a plan with edits not yet saved: the plan on screen.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unsaved_edits: bool,
+    #[serde(flatten)]
+    pub evaluation: Evaluation,
+    /// Contract-term matching of the logs' demand; null when the plan names no logs.
+    pub contracts: Option<ContractsReport>,
+    /// The logs' jobs replayed through today's clusters and the split; null without logs.
+    pub replay: Option<ReplayReport>,
+    /// From today as paid to the workload-matched plan, one cause a step; null without logs.
+    pub waterfall: Option<Waterfall>,
+    /// The cost curves the charts draw.
+    #[serde(skip)]
+    pub curves: Vec<CostCurve>,
+    /// The audit behind the contract matching, for the utilization charts.
+    #[serde(skip)]
+    pub audit: Option<AuditReport>,
+    /// Why there is no replay, when there are logs but their jobs could not be replayed.
+    #[serde(skip)]
+    pub replay_error: Option<String>,
+}
+
+/// What a report is asked for.
+pub struct ReportRequest<'a> {
+    pub plan: &'a Plan,
+    /// The plan's file as the user named it (or the built-in plan's name).
+    pub plan_file: &'a str,
+    /// The logs to audit; None: a report of the plan alone.
+    pub sources: Option<&'a Sources>,
+    pub unsaved_edits: bool,
+}
+
+impl Report {
+    /// The JSON document both faces write.
+    pub fn to_json(&self) -> String {
+        // Every field is plain data (numbers are finite: model/magnitude.rs bounds the inputs).
+        serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
+    }
+}
+
+/// The settings a report audits with: the plan's clusters and month over the last 90 days.
+pub fn report_settings(pipeline: &Pipeline, plan: &Plan) -> AuditSettings {
+    AuditSettings::for_plan(pipeline.catalog(), Some(plan), WindowSpec::default(), None)
+}
+
+/// The board's figures on the last audit: the contract matching, the replay and the waterfall.
+pub struct Board {
+    pub contracts: Option<ContractsReport>,
+    pub replay: Option<ReplayReport>,
+    /// Why there is no replay, when the jobs could not be replayed.
+    pub replay_error: Option<String>,
+    pub waterfall: Option<Waterfall>,
+}
+
+impl Pipeline {
+    /// The board of `plan` on the last audit; a replay that cannot run leaves the rest and says
+    /// why (the waterfall's split step is then not computed).
+    pub fn board(&mut self, plan: &Plan) -> Board {
+        let contracts = self.contracts(plan);
+        let (replay, replay_error) = match self.replay(plan, contracts.as_ref()) {
+            Ok(replay) => (Some(replay.clone()), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let waterfall = contracts.as_ref().map(|c| {
+            let why_not = match &replay_error {
+                Some(e) => format!("the logs' jobs could not be replayed: {e}"),
+                None => "no replay".to_string(),
+            };
+            waterfall(c, replay.as_ref(), &why_not)
+        });
+        Board {
+            contracts,
+            replay,
+            replay_error,
+            waterfall,
+        }
+    }
+
+    /// Every figure of the plan; with sources, the audit, the contract matching, the replay and
+    /// the waterfall on them (each reused when its inputs did not change). A replay that cannot
+    /// run leaves the rest of the report and says why in `replay_error`.
+    pub fn report(&mut self, request: &ReportRequest, observer: &mut dyn Observer) -> Result<Report, PipelineError> {
+        let plan = request.plan;
+        let evaluation = evaluate(plan, self.catalog());
+        let curves = cost_curves(plan, self.catalog());
+        let (audit, contracts, replay, replay_error, waterfall) = match request.sources {
+            None => (None, None, None, None, None),
+            Some(sources) => {
+                let settings = report_settings(self, plan);
+                let audited = self.audit(sources, &settings, observer)?;
+                if let Some(failure) = audited.measure_failure.clone() {
+                    return Err(failure.into_error());
+                }
+                let audit = audited.report.clone();
+                let board = self.board(plan);
+                (
+                    Some(audit),
+                    board.contracts,
+                    board.replay,
+                    board.replay_error,
+                    board.waterfall,
+                )
+            }
+        };
+        Ok(Report {
+            gpuplan_version: env!("CARGO_PKG_VERSION"),
+            plan_file: request.plan_file.to_string(),
+            unsaved_edits: request.unsaved_edits,
+            evaluation,
+            contracts,
+            replay,
+            waterfall,
+            curves,
+            audit,
+            replay_error,
+        })
+    }
+}

@@ -1,0 +1,97 @@
+//! Which logs a pipeline reads and how: the paths, the column mapping, a forced layout and the
+//! Prometheus holding the fleet's metrics. Resolved once from the command line or the
+//! workbench's arguments and the plan's `[[logs]]`, so both faces read the same files the same
+//! way.
+
+use std::path::PathBuf;
+
+use super::error::PipelineError;
+use crate::model::plan::{Plan, PrometheusSource};
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sources {
+    /// Job logs (files, folders, globs); empty with Prometheus: the pods kube-state-metrics saw.
+    pub logs: Vec<PathBuf>,
+    pub mapping: Option<PathBuf>,
+    /// The logs' layout when detection guesses wrong (`--input-format`, a log's `format`).
+    pub input_format: Option<String>,
+    pub prometheus: Option<PrometheusSource>,
+}
+
+/// What a face was given beside the plan.
+#[derive(Debug, Clone, Default)]
+pub struct Given {
+    pub logs: Vec<PathBuf>,
+    pub mapping: Option<PathBuf>,
+    pub input_format: Option<String>,
+    pub prometheus: Option<PrometheusSource>,
+}
+
+impl Sources {
+    /// The logs given, else the plan's `[[logs]]` with the mapping and layout they name; a flag
+    /// given wins over the plan's value.
+    pub fn resolve(given: Given, plan: Option<&Plan>) -> Result<Sources, PipelineError> {
+        let from_plan = given.logs.is_empty();
+        let listed = plan
+            .filter(|_| from_plan)
+            .map(|p| p.logs.as_slice())
+            .unwrap_or_default();
+        let logs = if from_plan {
+            listed.iter().map(|l| PathBuf::from(&l.path)).collect()
+        } else {
+            given.logs
+        };
+        let mapping = match given.mapping {
+            Some(mapping) => Some(mapping),
+            None => one_value("mapping", listed.iter().map(|l| l.mapping.as_deref()))?.map(PathBuf::from),
+        };
+        let input_format = match given.input_format {
+            Some(format) => Some(format),
+            None => one_value("format", listed.iter().map(|l| l.format.as_deref()))?.map(str::to_string),
+        };
+        Ok(Sources {
+            logs,
+            mapping,
+            input_format,
+            prometheus: given.prometheus,
+        })
+    }
+
+    /// Whether there is anything to audit: logs, or a Prometheus to pull pods from.
+    pub fn is_empty(&self) -> bool {
+        self.logs.is_empty() && self.prometheus.is_none()
+    }
+
+    /// With no log and no Prometheus, the shipped sample; returns the note that says so.
+    pub fn or_sample(&mut self) -> Result<Option<String>, PipelineError> {
+        if !self.is_empty() {
+            return Ok(None);
+        }
+        let sample =
+            crate::config::sample_log::sample_log_path().map_err(|e| PipelineError::SampleLog(e.to_string()))?;
+        let note = format!("no log given: auditing the shipped sample {}", sample.display());
+        self.logs.push(sample);
+        Ok(Some(note))
+    }
+}
+
+/// The one value the plan's logs give for a key: one mapping (or layout) reads all of them.
+fn one_value<'a>(
+    key: &'static str,
+    values: impl Iterator<Item = Option<&'a str>>,
+) -> Result<Option<&'a str>, PipelineError> {
+    let mut found: Option<&str> = None;
+    for value in values.flatten() {
+        match found {
+            Some(first) if first != value => {
+                return Err(PipelineError::MixedLogSettings {
+                    key,
+                    first: first.to_string(),
+                    second: value.to_string(),
+                });
+            }
+            _ => found = Some(value),
+        }
+    }
+    Ok(found)
+}
