@@ -267,12 +267,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
     let plan_path = plan_path.as_deref();
     match cli.command {
         None if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
-            // The plan's own [prometheus] is read with the plan; flags given here win.
-            let plan = load_plan_if_given(&load_catalog(), plan_path)?;
+            // The workbench reads the catalog and the plan once, itself; the plan's own
+            // [prometheus] is read with it, and the flags given here win.
             crate::runtime::run_workbench(crate::runtime::WorkbenchArgs {
                 logs: cli.logs,
                 mapping: cli.mapping,
-                prometheus: cli.prometheus.resolve(plan.as_ref()),
+                prometheus: cli.prometheus.overrides(),
                 plan: cli.plan,
             })
             .map_err(Failure::Input)

@@ -2,7 +2,7 @@
 
 use clap::Args;
 
-use crate::model::plan::{Plan, PrometheusSource};
+use crate::model::plan::{Plan, PrometheusOverrides, PrometheusSource};
 
 #[derive(Debug, Clone, Default, Args)]
 pub struct PrometheusArgs {
@@ -25,29 +25,19 @@ pub struct PrometheusArgs {
 }
 
 impl PrometheusArgs {
+    /// The flags as settings over a plan's `[prometheus]`.
+    pub fn overrides(&self) -> PrometheusOverrides {
+        PrometheusOverrides {
+            url: self.prometheus.clone(),
+            cluster_label: self.prometheus_cluster_label.clone(),
+            step_seconds: self.prometheus_step,
+            timeout_seconds: self.prometheus_timeout,
+            token_env: self.prometheus_token_env.clone(),
+        }
+    }
+
     /// The server to use: the flags over the plan's table; None when neither names one.
     pub fn resolve(&self, plan: Option<&Plan>) -> Option<PrometheusSource> {
-        let mut source = match (&self.prometheus, plan.and_then(|p| p.prometheus.as_ref())) {
-            (Some(url), Some(planned)) => PrometheusSource {
-                url: url.clone(),
-                ..planned.clone()
-            },
-            (Some(url), None) => PrometheusSource::at(url),
-            (None, Some(planned)) => planned.clone(),
-            (None, None) => return None,
-        };
-        if let Some(label) = &self.prometheus_cluster_label {
-            source.cluster_label = label.clone();
-        }
-        if let Some(step) = self.prometheus_step {
-            source.step_seconds = step;
-        }
-        if let Some(timeout) = self.prometheus_timeout {
-            source.timeout_seconds = timeout;
-        }
-        if let Some(var) = &self.prometheus_token_env {
-            source.token_env = Some(var.clone());
-        }
-        Some(source)
+        self.overrides().resolve(plan)
     }
 }

@@ -28,8 +28,8 @@ pub struct WorkbenchArgs {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
     pub plan: Option<PathBuf>,
-    /// Prometheus for measured utilization (else the plan's `[prometheus]`).
-    pub prometheus: Option<crate::model::plan::PrometheusSource>,
+    /// Prometheus settings over the plan's `[prometheus]`, for measured utilization.
+    pub prometheus: crate::model::plan::PrometheusOverrides,
 }
 
 /// Everything the workbench needs before its first frame, and the problems found on the way
@@ -91,7 +91,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         None => (Default::default(), Vec::new()),
     };
     notes.extend(key_warnings.iter().map(|d| d.headline()));
-    let prometheus = args.prometheus.clone().or_else(|| plan.prometheus.clone());
+    let prometheus = args.prometheus.resolve(Some(&plan));
     let mut app = App::new(
         catalog,
         plan,

@@ -149,6 +149,45 @@ pub fn default_timeout_seconds() -> u32 {
     30
 }
 
+/// Prometheus settings given beside a plan (the command line's flags): each one given wins over
+/// the plan's `[prometheus]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PrometheusOverrides {
+    pub url: Option<String>,
+    pub cluster_label: Option<String>,
+    pub step_seconds: Option<u32>,
+    pub timeout_seconds: Option<u32>,
+    pub token_env: Option<String>,
+}
+
+impl PrometheusOverrides {
+    /// The server to use: these settings over the plan's table; None when neither names one.
+    pub fn resolve(&self, plan: Option<&Plan>) -> Option<PrometheusSource> {
+        let mut source = match (&self.url, plan.and_then(|p| p.prometheus.as_ref())) {
+            (Some(url), Some(planned)) => PrometheusSource {
+                url: url.clone(),
+                ..planned.clone()
+            },
+            (Some(url), None) => PrometheusSource::at(url),
+            (None, Some(planned)) => planned.clone(),
+            (None, None) => return None,
+        };
+        if let Some(label) = &self.cluster_label {
+            source.cluster_label = label.clone();
+        }
+        if let Some(step) = self.step_seconds {
+            source.step_seconds = step;
+        }
+        if let Some(timeout) = self.timeout_seconds {
+            source.timeout_seconds = timeout;
+        }
+        if let Some(var) = &self.token_env {
+            source.token_env = Some(var.clone());
+        }
+        Some(source)
+    }
+}
+
 impl PrometheusSource {
     /// The settings for a server named on the command line.
     pub fn at(url: &str) -> PrometheusSource {
