@@ -1,5 +1,6 @@
-//! Headless commands over the same model: report, check, diff, plan, catalog, audit, mapping,
-//! sample; and, on a terminal with no command, the workbench.
+//! Headless commands: report, check, diff, plan, catalog, audit, mapping, sample; and, on a
+//! terminal with no command, the workbench. Each parses its arguments, calls the pipeline
+//! (src/pipeline) for its figures and renders them through present/.
 //! Exit codes: 0 ok, 1 a policy or threshold check failed, 2 bad input or usage.
 
 pub mod audit;

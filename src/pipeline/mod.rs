@@ -6,6 +6,19 @@
 //!
 //! Where a figure is computed: the economics are `model/`'s functions; this module decides which
 //! to call, with what, and when. Neither face computes a figure of its own.
+//!
+//! | figure | step here | computed by |
+//! |---|---|---|
+//! | the audit (classes, GPU-hours, utilization, stranded spend) | `Pipeline::audit` | `data::audit` |
+//! | measured utilization (DCGM via Prometheus) | `Pipeline::audit` | `data::prometheus::pull`, `model::utilization` |
+//! | contract-term matching | `Pipeline::contracts` | `model::fleet_contracts::contracts_report` |
+//! | the replay of today's clusters and the split | `Pipeline::replay` | `model::split::replay_fleets` |
+//! | the board's waterfall | `Pipeline::board` | `model::waterfall::waterfall` |
+//! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
+//!
+//! The workbench's panes recompute the plan-only figures (and the contract matching on the last
+//! audit) on the UI thread, with the same `model` functions, so a slider moves every pane in
+//! one frame; its export (`X`) is this module's report, the bytes `gpuplan report` prints.
 
 pub mod error;
 pub mod observer;

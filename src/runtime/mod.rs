@@ -1,5 +1,5 @@
-//! Every side effect of the workbench: the terminal, the event loop, the background worker,
-//! the file watcher, saving and opening files.
+//! Every side effect of the workbench: the terminal, the event loop, the background worker that
+//! runs the pipeline (src/pipeline), the file watcher, saving and opening files, the report export.
 
 pub mod allocator;
 mod effects;
