@@ -224,3 +224,37 @@ fn the_export_is_the_reports_bytes_and_moves_with_every_input() {
     let status = screen.wait_exit(PATIENCE);
     assert!(status.success(), "{status:?}");
 }
+
+/// The shipped plans on the shipped sample: the export is the report, byte for byte.
+#[test]
+fn the_shipped_plans_export_their_reports() {
+    let plans = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");
+    for name in ["default.toml", "h200-reserved.toml", "spot-heavy.toml"] {
+        let home = tempfile::tempdir().expect("tempdir");
+        // A copy, so the export lands in the test's folder and not in the repository.
+        let plan = home.path().join("plan.toml");
+        std::fs::copy(Path::new(plans).join(name), &plan).expect("copy the plan");
+        let shown = plan.display().to_string();
+        let run = gpuplan_in(
+            home.path(),
+            &["report", "--plan", &shown, "--logs", SAMPLE_LOG, "--format", "json"],
+        );
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let mut screen = Workbench::start(
+            &["--plan".as_ref(), plan.as_os_str(), SAMPLE_LOG.as_ref()],
+            home.path(),
+            120,
+            40,
+        );
+        screen.wait_for("the audited sample", PATIENCE, |s| s.contains("stranded"));
+        let json = export_until(&mut screen, &plan, &run.stdout);
+        assert!(
+            json == run.stdout,
+            "{name}: the export is the report: {}",
+            first_difference(&json, &run.stdout)
+        );
+        screen.press(b"q");
+        let status = screen.wait_exit(PATIENCE);
+        assert!(status.success(), "{name}: {status:?}");
+    }
+}
