@@ -322,18 +322,19 @@ pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetu
         preempt_burst_for_inference: false,
         ..policy
     };
-    let today = replay(jobs, &today_topology(audit), &today_policy, window)
-        .map(outcome_in_gpus)
-        .map_err(|error| SplitError {
-            fleet: "today's clusters",
-            error,
-        })?;
-    let split = replay(jobs, &split_topology(&pools), &policy, window)
-        .map(outcome_in_gpus)
-        .map_err(|error| SplitError {
-            fleet: "the split",
-            error,
-        })?;
+    // The two fleets replay the same jobs independently: one on each core.
+    let (today, split) = rayon::join(
+        || replay(jobs, &today_topology(audit), &today_policy, window),
+        || replay(jobs, &split_topology(&pools), &policy, window),
+    );
+    let today = today.map(outcome_in_gpus).map_err(|error| SplitError {
+        fleet: "today's clusters",
+        error,
+    })?;
+    let split = split.map(outcome_in_gpus).map_err(|error| SplitError {
+        fleet: "the split",
+        error,
+    })?;
     Ok(ReplayReport {
         window_start: audit.window.start.clone(),
         window_end: audit.window.end.clone(),

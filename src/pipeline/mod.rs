@@ -30,6 +30,7 @@ use std::collections::BTreeMap;
 use self::error::PipelineError;
 use self::observer::Observer;
 use self::sources::Sources;
+use crate::data::audit::classify::JobClasses;
 use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
@@ -121,6 +122,8 @@ struct AuditStep {
     key: (u64, AuditSettings),
     id: u64,
     audited: Audited,
+    /// Each job's class as the audit decided it, for the replay's jobs (logs read whole).
+    classes: Option<JobClasses>,
 }
 
 /// What a utilization pull consumed: the logs read, the server, the window and the hosts.
@@ -137,8 +140,25 @@ struct ReplayStep {
     result: Result<ReplayReport, String>,
 }
 
+/// How long each step took the last time it ran, in the order they ran (seconds): what the
+/// benchmarks and `GPUPLAN_TIMINGS=1` print, phase by phase.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StepTimings {
+    pub steps: Vec<(&'static str, f64)>,
+}
+
+impl StepTimings {
+    fn record<T>(&mut self, step: &'static str, work: impl FnOnce() -> T) -> T {
+        let started = std::time::Instant::now();
+        let out = work();
+        self.steps.push((step, started.elapsed().as_secs_f64()));
+        out
+    }
+}
+
 pub struct Pipeline {
     catalog: Catalog,
+    timings: StepTimings,
     read: Option<ReadStep>,
     audit: Option<AuditStep>,
     pull: Option<(PullKey, UtilizationPull)>,
@@ -157,7 +177,13 @@ impl Pipeline {
             replay_jobs: None,
             replay: None,
             next_id: 0,
+            timings: StepTimings::default(),
         }
+    }
+
+    /// The steps run since the pipeline was made, with their times.
+    pub fn timings(&self) -> &StepTimings {
+        &self.timings
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -199,7 +225,9 @@ impl Pipeline {
         if self.read.as_ref().is_none_or(|r| r.key != key) {
             // A read that fails must not leave the logs it was to replace.
             self.clear();
+            let started = std::time::Instant::now();
             let step = self.read_sources(key, settings, observer)?;
+            self.timings.steps.push(("read", started.elapsed().as_secs_f64()));
             self.read = Some(step);
         }
         let Some(read) = self.read.as_ref() else {
@@ -219,12 +247,15 @@ impl Pipeline {
         let audit_key = (read.id, settings);
         if self.audit.as_ref().is_none_or(|a| a.key != audit_key) {
             self.audit = None;
-            let audited = self.audit_read(&audit_key.1, observer)?;
+            let started = std::time::Instant::now();
+            let (audited, classes) = self.audit_read(&audit_key.1, observer)?;
+            self.timings.steps.push(("audit", started.elapsed().as_secs_f64()));
             let id = self.id();
             self.audit = Some(AuditStep {
                 key: audit_key,
                 id,
                 audited,
+                classes,
             });
         }
         self.audit.as_ref().map(|a| &a.audited).ok_or(PipelineError::NotAudited)
@@ -288,12 +319,16 @@ impl Pipeline {
         })
     }
 
-    fn audit_read(&mut self, settings: &AuditSettings, observer: &mut dyn Observer) -> Result<Audited, PipelineError> {
+    fn audit_read(
+        &mut self,
+        settings: &AuditSettings,
+        observer: &mut dyn Observer,
+    ) -> Result<(Audited, Option<JobClasses>), PipelineError> {
         let rules = self.rules()?.clone();
         let Some(read) = self.read.as_ref() else {
             return Err(PipelineError::NotAudited);
         };
-        let (mut report, files) = read.source.audit(&rules, settings)?;
+        let (mut report, files, classes) = read.source.audit(&rules, settings)?;
         let read_id = read.id;
         let mut measure_failure = None;
         if let Some(prometheus) = read
@@ -339,12 +374,13 @@ impl Pipeline {
             .as_ref()
             .and_then(|r| r.source.rows_read())
             .unwrap_or((report.runs_total + report.rows_rejected_total) as usize);
-        Ok(Audited {
+        let audited = Audited {
             report,
             files,
             rows_read,
             measure_failure,
-        })
+        };
+        Ok((audited, classes))
     }
 
     /// Whether logs have been read (an audit may still have failed on them).
@@ -358,9 +394,11 @@ impl Pipeline {
     }
 
     /// The contract matching of the last audit's demand under `plan`.
-    pub fn contracts(&self, plan: &Plan) -> Option<ContractsReport> {
-        self.audited()
-            .and_then(|a| contracts_report(plan, &self.catalog, &a.report))
+    pub fn contracts(&mut self, plan: &Plan) -> Option<ContractsReport> {
+        let audit = &self.audit.as_ref()?.audited.report;
+        let catalog = &self.catalog;
+        self.timings
+            .record("contracts", || contracts_report(plan, catalog, audit))
     }
 
     /// The last audit's jobs replayed through today's clusters and the plan's split; replayed
@@ -375,11 +413,13 @@ impl Pipeline {
         if self.replay.as_ref().is_none_or(|r| r.key != key) {
             if self.replay_jobs.as_ref().is_none_or(|(id, _)| *id != audit.id) {
                 self.replay_jobs = None;
-                let jobs = read.source.replay_jobs(&rules, report)?;
+                let jobs = self.timings.record("replay jobs", || {
+                    read.source.replay_jobs(&rules, report, audit.classes.as_ref())
+                })?;
                 self.replay_jobs = Some((audit.id, jobs.jobs));
             }
             let jobs = self.replay_jobs.as_ref().map(|(_, j)| j.as_slice()).unwrap_or_default();
-            let result = replay_fleets(jobs, report, &key.1);
+            let result = self.timings.record("replay", || replay_fleets(jobs, report, &key.1));
             self.replay = Some(ReplayStep {
                 key,
                 result: result.map_err(|e| e.to_string()),

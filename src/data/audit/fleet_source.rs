@@ -8,12 +8,13 @@ use std::path::PathBuf;
 
 use polars::prelude::{DataFrame, IntoLazy, col};
 
+use super::classify::JobClasses;
 use super::classify::features::with_run_features;
 use super::host_map::{HostMap, unmapped_note};
 use super::job_details::RunOrigins;
 use super::measured::{measured_by_cluster, measured_utilization};
 use super::partitioned::{audit_partitioned, cluster_partitions};
-use super::{AuditInput, AuditSettings, audit_input};
+use super::{AuditInput, AuditSettings, audit_input_classified};
 use crate::data::canonical::{JobRun, frame_from_runs};
 use crate::data::error::DataError;
 use crate::data::readers::load::{FileSummary, LoadError, load_logs};
@@ -146,15 +147,17 @@ impl FleetSource {
     }
 
     /// The jobs of logs read whole, for a replay over the audit's window and clusters.
+    /// `classes`: the jobs' classes as the audit of `report` decided them, when it kept them.
     pub fn replay_jobs(
         &self,
         rules: &ClassificationRules,
         report: &AuditReport,
+        classes: Option<&JobClasses>,
     ) -> Result<super::replay_jobs::FleetJobs, LoadError> {
         match self {
             FleetSource::Runs { runs, files, .. } => {
                 let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
-                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters)
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters, classes)
                     .map_err(|error| LoadError::new(joined(files), error))
             }
             FleetSource::Partitioned { partitions, .. } => Err(LoadError::new(
@@ -175,11 +178,13 @@ impl FleetSource {
         }
     }
 
+    /// The audit under `settings`, the files it read, and for logs read whole each job's class
+    /// (for the replay's jobs).
     pub fn audit(
         &self,
         rules: &ClassificationRules,
         settings: &AuditSettings,
-    ) -> Result<(AuditReport, Vec<FileSummary>), LoadError> {
+    ) -> Result<(AuditReport, Vec<FileSummary>, Option<JobClasses>), LoadError> {
         match self {
             FleetSource::Runs {
                 runs,
@@ -197,7 +202,7 @@ impl FleetSource {
                     pending,
                     origins: Some(origins),
                 };
-                let mut report = audit_input(input, rules, settings).map_err(fail)?;
+                let (mut report, classes) = audit_input_classified(input, rules, settings).map_err(fail)?;
                 if let Some(samples) = utilization {
                     report.measured_utilization =
                         measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
@@ -212,10 +217,11 @@ impl FleetSource {
                         attach_measurements(&mut report, &measured, settings);
                     }
                 }
-                Ok((report, files.clone()))
+                Ok((report, files.clone(), Some(classes)))
             }
             FleetSource::Partitioned { partitions, mapping } => {
-                audit_partitioned(partitions, mapping.as_ref(), rules, settings)
+                let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)?;
+                Ok((report, files, None))
             }
         }
     }

@@ -260,6 +260,16 @@ pub fn audit_input(
     rules: &ClassificationRules,
     settings: &AuditSettings,
 ) -> Result<AuditReport, DataError> {
+    audit_input_classified(input, rules, settings).map(|(report, _)| report)
+}
+
+/// As `audit_input`, with each job's class as the audit decided it (in the runs' order, under the
+/// window's end): the replay's jobs take them instead of classifying ten million runs again.
+pub fn audit_input_classified(
+    input: AuditInput<'_>,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+) -> Result<(AuditReport, self::classify::JobClasses), DataError> {
     let AuditInput {
         runs,
         quarantine,
@@ -358,7 +368,7 @@ pub fn audit_input(
         agreement_frac: (0..3).map(|i| matrix[i][i]).sum::<u64>() as f64 / labeled as f64,
         matrix,
     });
-    Ok(AuditReport {
+    let report = AuditReport {
         window,
         jobs_total: all_jobs.iter().sum(),
         runs_total,
@@ -375,7 +385,8 @@ pub fn audit_input(
         measured_utilization: None,
         measurement_notes: Vec::new(),
         pending: pending_total,
-    })
+    };
+    Ok((report, jobs))
 }
 
 /// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.

@@ -9,7 +9,7 @@
 use polars::prelude::*;
 
 use super::classify::features::with_run_features;
-use super::classify::{JOB_KEY, classify_jobs};
+use super::classify::{JOB_KEY, JobClasses, classify_jobs};
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::model::fleet::Window;
@@ -45,13 +45,22 @@ pub fn fleet_jobs(
     rules: &ClassificationRules,
     window: &Window,
     clusters: &[String],
+    audited: Option<&JobClasses>,
 ) -> Result<FleetJobs, DataError> {
     let runs = if runs.column(JOB_KEY).is_ok() {
         runs.clone()
     } else {
         with_run_features(runs.clone().lazy(), rules)?.collect().map_err(err)?
     };
-    let classes = classify_jobs(&runs, rules, window.end_ms)?;
+    // The audit's classes when it ran on these runs under this window; else classify here.
+    let classified;
+    let classes = match audited.filter(|c| c.job_of_run.len() == runs.height()) {
+        Some(classes) => classes,
+        None => {
+            classified = classify_jobs(&runs, rules, window.end_ms)?;
+            &classified
+        }
+    };
     let one = |name: &str| -> Result<Series, DataError> {
         Ok(runs.column(name).map_err(err)?.as_materialized_series().rechunk())
     };
@@ -77,8 +86,11 @@ pub fn fleet_jobs(
         gpus.f64().map_err(err)?,
         cluster_col.str().map_err(err)?,
     );
-    let home_of: std::collections::HashMap<&str, usize> =
-        clusters.iter().enumerate().map(|(i, c)| (c.as_str(), i)).collect();
+    let home_of: foldhash::HashMap<&str, u32> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.as_str(), i as u32))
+        .collect();
     let mut jobs = vec![
         JobSoFar {
             first_start_ms: i64::MAX,
@@ -90,15 +102,34 @@ pub fn fleet_jobs(
         };
         classes.class.len()
     ];
-    for row in 0..runs.height() {
-        let (Some(start), Some(count), Some(cluster)) = (starts.get(row), gpus.get(row), cluster_col.get(row)) else {
+    // One pass over the columns side by side (iterators, not a lookup per cell); runs of one
+    // cluster come together, so the last cluster's home is kept.
+    let mut last_cluster: Option<(&str, Option<u32>)> = None;
+    let mut submit_values = submits.map(|s| s.iter());
+    for (row, (((start, end), count), cluster)) in starts
+        .iter()
+        .zip(ends.iter())
+        .zip(gpus.iter())
+        .zip(cluster_col.iter())
+        .enumerate()
+    {
+        let submit = submit_values.as_mut().and_then(|values| values.next().flatten());
+        let (Some(start), Some(count), Some(cluster)) = (start, count, cluster) else {
             continue;
         };
-        let Some(&home) = home_of.get(cluster) else {
+        let home = match last_cluster {
+            Some((name, home)) if name == cluster => home,
+            _ => {
+                let home = home_of.get(cluster).copied();
+                last_cluster = Some((cluster, home));
+                home
+            }
+        };
+        let Some(home) = home else {
             continue;
         };
         let from = start.max(window.start_ms);
-        let to = ends.get(row).unwrap_or(window.end_ms).min(window.end_ms);
+        let to = end.unwrap_or(window.end_ms).min(window.end_ms);
         let Some(job) = classes.job_of_run.get(row).and_then(|&j| jobs.get_mut(j as usize)) else {
             continue;
         };
@@ -107,39 +138,41 @@ pub fn fleet_jobs(
         }
         if from < job.first_start_ms {
             job.first_start_ms = from;
-            job.cluster = home as u32;
+            job.cluster = home;
         }
-        if let Some(submit) = submits.and_then(|s| s.get(row)) {
+        if let Some(submit) = submit {
             job.submit_ms = Some(job.submit_ms.map_or(submit, |s: i64| s.min(submit)));
         }
         job.gpu_ms += count * (to - from) as f64;
         job.max_gpus = job.max_gpus.max(count);
         job.seen = true;
     }
-    let replay_jobs = jobs
-        .iter()
-        .zip(&classes.class)
-        .enumerate()
-        .filter(|(_, (job, _))| job.seen)
-        .map(|(id, (job, &class))| {
-            let units = gpu_units(job.max_gpus);
-            // From the rounded units, so units × duration is the job's GPU-time to the ms.
-            let duration_ms = (job.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
-            // A submit inside the window and before the first start is a wait the log saw; one
-            // before the window (the job queued or ran before it) is not replayed.
-            let submit = job
-                .submit_ms
-                .filter(|&s| s >= window.start_ms && s <= job.first_start_ms);
-            ReplayJob {
-                id: id as u64,
-                submit_ms: submit.unwrap_or(job.first_start_ms),
-                gpus: units,
-                duration_ms,
-                class,
-                home: job.cluster,
-                submit_is_start: submit.is_none(),
-            }
-        })
-        .collect();
+    // Sized once: growing a ten-million-job vector by doubling cost more than building it.
+    let mut replay_jobs = Vec::with_capacity(jobs.iter().filter(|j| j.seen).count());
+    replay_jobs.extend(
+        jobs.iter()
+            .zip(&classes.class)
+            .enumerate()
+            .filter(|(_, (job, _))| job.seen)
+            .map(|(id, (job, &class))| {
+                let units = gpu_units(job.max_gpus);
+                // From the rounded units, so units × duration is the job's GPU-time to the ms.
+                let duration_ms = (job.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
+                // A submit inside the window and before the first start is a wait the log saw; one
+                // before the window (the job queued or ran before it) is not replayed.
+                let submit = job
+                    .submit_ms
+                    .filter(|&s| s >= window.start_ms && s <= job.first_start_ms);
+                ReplayJob {
+                    id: id as u64,
+                    submit_ms: submit.unwrap_or(job.first_start_ms),
+                    gpus: units,
+                    duration_ms,
+                    class,
+                    home: job.cluster,
+                    submit_is_start: submit.is_none(),
+                }
+            }),
+    );
     Ok(FleetJobs { jobs: replay_jobs })
 }
