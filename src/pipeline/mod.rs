@@ -331,13 +331,8 @@ impl Pipeline {
         let (mut report, files, classes) = read.source.audit(&rules, settings)?;
         let read_id = read.id;
         let mut measure_failure = None;
-        if let Some(prometheus) = read
-            .key
-            .sources
-            .prometheus
-            .clone()
-            .filter(|_| !read.key.sources.logs.is_empty())
-        {
+        // Logs or pods alike: each cluster's DCGM series measure its utilization.
+        if let Some(prometheus) = read.key.sources.prometheus.clone() {
             match read.source.host_map(settings) {
                 Err(e) => measure_failure = Some(MeasureFailure::Hosts(e.to_string())),
                 Ok(hosts) => {
