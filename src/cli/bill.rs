@@ -247,7 +247,7 @@ pub fn section(bill: &BillAudit) -> Section {
             .unknown_tags
             .iter()
             .take(5)
-            .map(|(tag, n)| format!("'{}' ({n})", crate::data::focus::values::shown(tag)))
+            .map(|(tag, n)| format!("'{}' ({n})", crate::data::error::shown(tag)))
             .collect();
         facts.push((
             "unknown tags".to_string(),

@@ -1,14 +1,13 @@
-//! Paths, catalog loading with user overrides, plan files and their diagnostics.
+//! Paths, catalog loading with user overrides, plan and mapping files and their diagnostics.
+//! The workbench's own files (key map, themes) are read by `runtime/`, which owns what they become.
 
 pub mod atomic;
 pub mod catalog;
 pub mod diagnostic;
 pub mod error;
-pub mod keymap;
 pub mod locate;
 pub mod mapping_file;
 pub mod paths;
 pub mod plan_edit;
 pub mod plan_file;
 pub mod sample_log;
-pub mod theme;

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use polars::prelude::{DataType, PolarsError};
 use thiserror::Error;
 
-use crate::data::focus::values::shown;
-use crate::data::readers::detect::FORMAT_NAMES;
+use crate::data::places::{MappingPlace, ROW};
 use crate::data::readers::hostlist::HostlistError;
-use crate::data::readers::mapping::MappingPlace;
+
+/// The format names `readers::detect::parse_format_name` reads.
+pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide";
 
 #[derive(Debug, Clone, Error)]
 pub enum DataError {
@@ -147,7 +148,7 @@ pub enum DataError {
     /// A column named `__row`, ours.
     #[error(
         "a column is named {:?}, a name gpuplan keeps for the row number: rename that column",
-        crate::data::readers::tabular::ROW
+        ROW
     )]
     RowColumn,
     /// A mapped column the file does not have.
@@ -298,6 +299,15 @@ fn without_position(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let position = format!(" at line {} column {}", error.line(), error.column());
     text.strip_suffix(&position).map_or(text.clone(), str::to_string)
+}
+
+/// A value shown in a message: at most 40 characters, control characters escaped.
+pub fn shown(text: &str) -> String {
+    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
+    if text.chars().nth(40).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 fn iso(ms: &i64) -> String {

@@ -6,12 +6,15 @@
 //!   and the rows set aside; `readers::load` is the entry point;
 //! - `audit`: the audit and its passes (classification, totals, top jobs, measured utilization);
 //! - `sample`: the generator of realistic sample logs;
-//! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers.
+//! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers;
+//! - `error`: the data layer's one error, and `places`: the mapping keys and rows it points at;
+//!   both import no other module of ours.
 
 pub mod audit;
 pub mod canonical;
 pub mod error;
 pub mod focus;
+pub mod places;
 pub mod prometheus;
 pub mod readers;
 pub mod sample;

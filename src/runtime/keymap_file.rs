@@ -9,9 +9,9 @@
 
 use std::path::Path;
 
-use super::diagnostic::Diagnostic;
-use super::locate::{key_segment, locate_key_path};
 use crate::app::command::KeyMap;
+use crate::config::diagnostic::Diagnostic;
+use crate::config::locate::{key_segment, locate_key_path};
 
 pub fn load_keymap(path: &Path) -> (KeyMap, Vec<Diagnostic>) {
     let file = path.display().to_string();

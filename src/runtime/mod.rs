@@ -1,24 +1,27 @@
 //! Every side effect of the workbench: the terminal, the event loop, the background worker that
-//! runs the pipeline (src/pipeline), the file watcher, saving and opening files, the report export.
+//! runs the pipeline (src/pipeline), the file watcher, saving and opening files, the report export,
+//! and reading the workbench's own files (`keys.toml`, themes) into the key map and styles.
 
 pub mod allocator;
 mod effects;
 pub mod error;
 mod event_loop;
+pub mod keymap_file;
 pub mod keys;
 pub mod terminal;
+pub mod theme_files;
 pub mod watcher;
 pub mod worker;
 
 use std::path::PathBuf;
 
+use self::keymap_file::load_keymap;
+use self::theme_files::{load_themes, no_color_requested};
 use crate::app::{App, LogInputs, PlanFile};
 use crate::config::catalog::{LoadedCatalog, load_user};
 use crate::config::diagnostic::Diagnostic;
-use crate::config::keymap::load_keymap;
 use crate::config::paths::{config_dir, data_dir};
 use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan_file_text};
-use crate::config::theme::{load_themes, no_color_requested};
 use crate::ui::theme::Theme;
 
 const SHIPPED_PLANS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");

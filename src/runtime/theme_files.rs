@@ -7,7 +7,7 @@ use std::path::Path;
 use ratatui::style::{Color, Modifier, Style};
 use serde::Deserialize;
 
-use super::diagnostic::Diagnostic;
+use crate::config::diagnostic::Diagnostic;
 use crate::ui::theme::{Theme, parse_color};
 
 const BUILTIN: [(&str, &str); 3] = [
@@ -93,8 +93,8 @@ fn read_colors(
     for (key, value) in &parsed.colors {
         // Placed only when there is something to say: locating re-parses the text.
         let mut warn = |message: String| {
-            let key_path = format!("colors.{}", super::locate::key_segment(key));
-            let span = super::locate::locate_key_path(text, &key_path);
+            let key_path = format!("colors.{}", crate::config::locate::key_segment(key));
+            let span = crate::config::locate::locate_key_path(text, &key_path);
             warnings.push(Diagnostic::at(file, text, span, Some(key_path), message));
         };
         let parsed_color = |v: &toml::Value| match v.as_str() {

@@ -1,4 +1,4 @@
-//! Colours resolved once into styles. Themes are TOML files (`themes/`); `config::theme`
+//! Colours resolved once into styles. Themes are TOML files (`themes/`); `runtime::theme_files`
 //! reads them, this is what drawing uses.
 
 use ratatui::style::{Color, Modifier, Style};

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 use super::classify::features::job_key;
 use crate::data::canonical::{self as c, JobRun};
 use crate::data::error::DataError;
+use crate::data::places::ROW;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::tabular::{self, Piece};
@@ -143,7 +144,7 @@ impl RunOrigin {
                 let first = tabular::first_line_number(self.format, &mapping);
                 let rows: Vec<u64> = lines.iter().map(|l| l.saturating_sub(first)).collect();
                 let scan = tabular::scan(&self.path, self.format, &mapping)?.filter(
-                    col(tabular::ROW)
+                    col(ROW)
                         .cast(DataType::UInt64)
                         .is_in(lit(Series::new("rows".into(), rows)).implode(false), false),
                 );
@@ -169,7 +170,7 @@ fn texts_of(
                 .iter()
                 .map(|l| l.saturating_sub(tabular::first_line_number(format, mapping)))
                 .collect();
-            frame.with_column(lit(Series::new(tabular::ROW.into(), rows)).alias(tabular::ROW))
+            frame.with_column(lit(Series::new(ROW.into(), rows)).alias(ROW))
         }
         None => frame,
     };

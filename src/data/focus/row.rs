@@ -4,8 +4,8 @@
 use std::collections::{BTreeSet, HashSet};
 use std::sync::Arc;
 
-use super::values::{self, is_null, parse_allowed, parse_decimal, parse_time_ms, shown, tag_value};
-use crate::data::error::DataError;
+use super::values::{self, is_null, parse_allowed, parse_decimal, parse_time_ms, tag_value};
+use crate::data::error::{DataError, shown};
 use crate::model::bill::{BillLine, ChargeCategory, HoursUnit, PricingCategory, UsageStatus, allowed};
 
 /// Distinct providers, currencies and regions kept for the summary.

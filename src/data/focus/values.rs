@@ -8,15 +8,6 @@ use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::data::error::DataError;
 
-/// A value shown in a message: at most 40 characters, control characters escaped.
-pub fn shown(text: &str) -> String {
-    let mut out: String = text.chars().take(40).flat_map(char::escape_debug).collect();
-    if text.chars().nth(40).is_some() {
-        out.push('…');
-    }
-    out
-}
-
 /// Empty, `NULL`, `NA` and `N/A` (any case) are null.
 pub fn is_null(text: &str) -> bool {
     let t = text.trim();

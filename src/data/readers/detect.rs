@@ -39,8 +39,6 @@ impl LogFormat {
     }
 }
 
-pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide";
-
 /// How many leading bytes detection reads.
 const SNIFF_BYTES: usize = 64 * 1024;
 
@@ -184,6 +182,14 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, DataError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_format_the_error_lists_is_read() {
+        for name in crate::data::error::FORMAT_NAMES.split(", ") {
+            assert!(parse_format_name(name, None).is_ok(), "{name}");
+        }
+        assert!(parse_format_name("xlsx", None).is_err());
+    }
 
     fn detect(name: &str, head: &str) -> Result<LogFormat, String> {
         detect_format(Path::new(name), head.as_bytes()).map_err(|e| e.to_string())

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::init::render_mapping_toml;
 pub use self::synonyms::canonical_fields;
+use crate::data::places::MappingPlace;
 
 pub const MAPPING_SCHEMA_VERSION: u32 = 1;
 
@@ -185,25 +186,6 @@ impl Mapping {
             file: self.origin.as_ref().map(|o| o.file.clone()),
             line: self.origin.as_ref().and_then(|o| o.key_lines.get(key).copied()),
             key: key.to_string(),
-        }
-    }
-}
-
-/// A key of a mapping: its file and 1-based line when it was read from one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MappingPlace {
-    pub file: Option<String>,
-    pub line: Option<usize>,
-    pub key: String,
-}
-
-impl std::fmt::Display for MappingPlace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let key = &self.key;
-        match (&self.file, self.line) {
-            (Some(file), Some(line)) => write!(f, "the mapping {file}:{line} ({key})"),
-            (Some(file), None) => write!(f, "the mapping {file} ({key})"),
-            (None, _) => write!(f, "the mapping's {key}"),
         }
     }
 }

@@ -6,9 +6,10 @@ use std::path::Path;
 
 use polars::prelude::*;
 
+use super::err;
 use super::scan::headerless_names;
-use super::{ROW, err};
 use crate::data::error::DataError;
+use crate::data::places::ROW;
 use crate::data::readers::detect::split_header;
 use crate::data::readers::mapping::Mapping;
 

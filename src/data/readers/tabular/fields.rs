@@ -3,10 +3,10 @@
 
 use polars::prelude::*;
 
-use super::ROW;
 use super::scan::first_line_number;
 use crate::data::canonical as c;
 use crate::data::error::DataError;
+use crate::data::places::ROW;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::slurm::parse_elapsed_ms;

@@ -45,8 +45,6 @@ use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::model::workload::ClassificationRules;
 
-/// The row index column of a scan.
-pub(crate) const ROW: &str = "__row";
 const REASON: &str = "__reject";
 const END_PRESENT: &str = "__end_present";
 const START_PRESENT: &str = "__start_present";

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::ROW;
 use crate::data::error::DataError;
+use crate::data::places::ROW;
 use crate::data::readers::detect::{LogFormat, sniff};
 use crate::data::readers::mapping::Mapping;
 

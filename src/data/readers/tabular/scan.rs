@@ -5,8 +5,9 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::{ROW, err};
+use super::err;
 use crate::data::error::DataError;
+use crate::data::places::ROW;
 use crate::data::readers::detect::{LogFormat, sniff_delimiter, split_header};
 use crate::data::readers::mapping::Mapping;
 
