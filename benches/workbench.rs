@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use gpuplan::app::key::{Key, KeyCode};
 use gpuplan::app::{Action, App, PaneId, update};
-use gpuplan::config::theme::load_themes;
+use gpuplan::runtime::theme_files::load_themes;
 use gpuplan::runtime::sample_workbench;
 use gpuplan::ui::theme::Theme;
 use ratatui::backend::CrosstermBackend;

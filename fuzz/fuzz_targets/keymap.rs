@@ -2,5 +2,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|text: &str| {
-    let _ = gpuplan::config::keymap::parse_keymap("fuzz-keys.toml", text);
+    let _ = gpuplan::runtime::keymap_file::parse_keymap("fuzz-keys.toml", text);
 });
