@@ -9,6 +9,7 @@ mod catalog_cmd;
 mod check;
 mod diff;
 mod export;
+mod forecast;
 mod mapping_cmd;
 mod plan_cmd;
 mod progress;
@@ -111,6 +112,28 @@ enum Command {
     Replay {
         #[command(flatten)]
         logs: LogFlags,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Forecast each class's GPU demand with 80 % and 95 % intervals, fleet-wide and per
+    /// cluster, with the plan's [forecast] growth and planned runs.
+    Forecast {
+        #[command(flatten)]
+        logs: LogFlags,
+        /// Days ahead (default: the plan's [forecast] horizon_months, else 12 months).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1096))]
+        horizon_days: Option<u32>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Fit the forecast on the logs without their last N days, forecast those days and score it
+    /// against what happened (MASE against seasonal naive, interval coverage).
+    Backtest {
+        #[command(flatten)]
+        logs: LogFlags,
+        /// Days held out at the end of the window.
+        #[arg(long, value_name = "N", default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=1096))]
+        holdout_days: u32,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -304,6 +327,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
             },
         ),
         Some(Command::Replay { logs, format }) => replay::run(&load_catalog(), logs.into_args(cli.plan, format)),
+        Some(Command::Forecast {
+            logs,
+            horizon_days,
+            format,
+        }) => forecast::run_forecast(&load_catalog(), logs.into_args(cli.plan, format), horizon_days),
+        Some(Command::Backtest {
+            logs,
+            holdout_days,
+            format,
+        }) => forecast::run_backtest(&load_catalog(), logs.into_args(cli.plan, format), holdout_days),
         Some(Command::Mapping(MappingCommand::Init {
             log,
             output,

@@ -142,6 +142,15 @@ impl Drop for Progress {
     }
 }
 
+/// Each pipeline step's time on standard error, when `GPUPLAN_TIMINGS` is set.
+pub fn print_timings(pipeline: &crate::pipeline::Pipeline) {
+    if std::env::var_os("GPUPLAN_TIMINGS").is_some() {
+        for (step, seconds) in &pipeline.timings().steps {
+            eprintln!("timing: {step}: {seconds:.3} s");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

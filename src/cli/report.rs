@@ -42,11 +42,7 @@ pub fn run(
     if let Some(audited) = pipeline.audited() {
         observer.finish_audit(audited);
     }
-    if std::env::var_os("GPUPLAN_TIMINGS").is_some() {
-        for (step, seconds) in &pipeline.timings().steps {
-            eprintln!("timing: {step}: {seconds:.3} s");
-        }
-    }
+    super::progress::print_timings(&pipeline);
     if let Some(why) = &report.replay_error {
         eprintln!("warning: no replay: {why}");
     }

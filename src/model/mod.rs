@@ -12,6 +12,7 @@ pub mod deployment;
 pub mod evaluate;
 pub mod fleet;
 pub mod fleet_contracts;
+pub mod forecast;
 pub mod inference;
 pub mod magnitude;
 pub mod migration;

@@ -37,6 +37,9 @@ pub enum PipelineError {
     /// A replay that cannot run (a split error, in its words).
     #[error("replay: {0} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)")]
     Replay(String),
+    /// A backtest the history is too short for, in its words.
+    #[error("backtest: {0}")]
+    Backtest(String),
     #[error("no logs audited yet")]
     NotAudited,
 }
@@ -60,6 +63,7 @@ impl PipelineError {
                 "replay",
                 format!("{message} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
             )],
+            PipelineError::Backtest(message) => vec![Diagnostic::file("--holdout-days", message.clone())],
             PipelineError::NotAudited => vec![Diagnostic::file("logs", self.to_string())],
         }
     }

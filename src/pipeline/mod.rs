@@ -40,6 +40,9 @@ use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::fleet_contracts::{ContractsReport, contracts_report};
+use crate::model::forecast::{
+    BacktestReport, FleetFits, ForecastReport, backtest_fleet, fit_fleet, planned_runs, shape_fleet,
+};
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
 use crate::model::split::{ReplayReport, ReplaySetup, replay_fleets};
@@ -164,6 +167,9 @@ pub struct Pipeline {
     pull: Option<(PullKey, UtilizationPull)>,
     replay_jobs: Option<(u64, Vec<ReplayJob>)>,
     replay: Option<ReplayStep>,
+    /// The demand fits, keyed by the audit and the horizon in days: growth and planned runs
+    /// only reshape them.
+    forecast: Option<((u64, u32), FleetFits)>,
     next_id: u64,
 }
 
@@ -176,6 +182,7 @@ impl Pipeline {
             pull: None,
             replay_jobs: None,
             replay: None,
+            forecast: None,
             next_id: 0,
             timings: StepTimings::default(),
         }
@@ -206,6 +213,7 @@ impl Pipeline {
         self.pull = None;
         self.replay_jobs = None;
         self.replay = None;
+        self.forecast = None;
     }
 
     /// The sources' audit under `settings`: read when the sources changed, audited when the
@@ -425,6 +433,37 @@ impl Pipeline {
             Some(Err(message)) => Err(PipelineError::Replay(message.clone())),
             None => Err(PipelineError::NotAudited),
         }
+    }
+}
+
+impl Pipeline {
+    /// The last audit's demand forecast over `horizon_days` (the plan's `[forecast]` horizon
+    /// when None), shaped by the plan's growth and planned runs. Fitted again only when the
+    /// audit or the horizon changed.
+    pub fn forecast(&mut self, plan: &Plan, horizon_days: Option<u32>) -> Result<ForecastReport, PipelineError> {
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        let settings = plan.forecast.clone().unwrap_or_default();
+        let days = horizon_days.unwrap_or_else(|| settings.horizon_days());
+        let key = (audit.id, days);
+        if self.forecast.as_ref().is_none_or(|(k, _)| *k != key) {
+            let report = &audit.audited.report;
+            let fits = self.timings.record("forecast fit", || fit_fleet(report, days));
+            self.forecast = Some((key, fits));
+        }
+        let Some((_, fits)) = self.forecast.as_ref() else {
+            return Err(PipelineError::NotAudited);
+        };
+        let planned = planned_runs(plan, &self.catalog, fits.fleet[0].horizon_start_ms);
+        Ok(shape_fleet(fits, &settings.growth, &planned))
+    }
+
+    /// The last audit's series scored on their last `holdout_days` days.
+    pub fn backtest(&mut self, holdout_days: u32) -> Result<BacktestReport, PipelineError> {
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        let report = &audit.audited.report;
+        self.timings
+            .record("backtest", || backtest_fleet(report, holdout_days))
+            .map_err(|e| PipelineError::Backtest(e.to_string()))
     }
 }
 

@@ -1,5 +1,5 @@
 //! Documents from the pipeline's results, for both faces: the headless commands print them
-//! (report, audit, replay, diff, board, bill, catalog) and the workbench exports them (the
+//! (report, audit, replay, forecast, backtest, diff, board, bill, catalog) and the workbench exports them (the
 //! report as JSON and Markdown). Rendered as terminal text or Markdown, charts as text or SVG.
 //! The workbench's panes are drawn by src/ui.
 
@@ -7,6 +7,7 @@ pub mod board;
 pub mod chart;
 pub mod charts;
 pub mod document;
+pub mod forecast;
 pub mod replay;
 pub mod replay_svg;
 pub mod report;

@@ -3,6 +3,7 @@
 
 use super::chart::{Axis, bucket_means};
 use crate::model::fleet::ClusterAudit;
+use crate::model::forecast::{DailyForecast, SeriesForecast};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
 use crate::shared::format::{pct, thousands, usd_compact};
 
@@ -201,6 +202,54 @@ pub fn utilization_chart(cluster: &ClusterAudit) -> String {
         days,
         thousands(cluster.capacity_gpus),
         cluster.capacity_source,
+        plot.render()
+    )
+}
+
+/// A class's demand: its history day by day (`h`), then the forecast's mean (`m`), its 80 %
+/// interval (`8`) and its 95 % interval (`9`); a dotted line where the data's reach ends.
+pub fn forecast_chart(title: &str, forecast: &SeriesForecast) -> String {
+    let history = &forecast.history_daily_gpus;
+    let past = history.len() as f64;
+    let at = |values: Vec<f64>, offset: f64| -> Vec<(f64, f64)> {
+        bucket_means(&values, PLOT_COLUMNS)
+            .into_iter()
+            .map(|(day, v)| (day + offset, v))
+            .collect()
+    };
+    let field = |f: fn(&DailyForecast) -> f64| forecast.daily.iter().map(f).collect::<Vec<f64>>();
+    let highest = forecast
+        .daily
+        .iter()
+        .map(|d| d.hi95)
+        .chain(history.iter().copied())
+        .fold(1.0, f64::max);
+    let end = past + forecast.daily.len() as f64;
+    let mut x_rules = vec![past];
+    if (forecast.data_days as usize) < forecast.daily.len() && forecast.growth_per_year.is_none() {
+        x_rules.push(past + f64::from(forecast.data_days));
+    }
+    let plot = Plot {
+        x: Axis::spanning(0.0, end.max(1.0), 6),
+        y: Axis::covering(0.0, highest, 4),
+        x_rules,
+        y_rules: Vec::new(),
+        series: vec![
+            ('9', at(field(|d| d.hi95), past)),
+            ('9', at(field(|d| d.lo95), past)),
+            ('8', at(field(|d| d.hi80), past)),
+            ('8', at(field(|d| d.lo80), past)),
+            ('m', at(field(|d| d.mean_gpus), past)),
+            ('h', at(history.clone(), 0.0)),
+        ],
+        mark_overlaps: false,
+        x_label: |day| format!("day {day:.0}"),
+        y_label: thousands,
+    };
+    format!(
+        "{title}: GPUs, {:.0} days of history then {} forecast\n\n{}\nh  history (daily mean)   m  forecast   8  80 % interval   9  95 % interval   :  today, and where the data's reach ends\n",
+        past,
+        forecast.daily.len(),
         plot.render()
     )
 }

@@ -8,6 +8,7 @@ mod common;
 mod catalog_overrides;
 mod cli_audit;
 mod cli_bill;
+mod cli_forecast;
 mod cli_replay;
 mod cli_report;
 mod contracts_catalog;

@@ -12,8 +12,12 @@ use super::risk::RiskScenario;
 use super::thresholds::ThresholdOverrides;
 use super::transit::UserLatency;
 
+mod forecast;
 mod validate;
 
+pub use forecast::{
+    DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, PlannedDemand, parse_day_ms,
+};
 pub use validate::PlanProblem;
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
@@ -59,6 +63,9 @@ pub struct Plan {
     /// Which lines of a FOCUS cost export are whose cluster (`gpuplan audit --bill`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bill: Option<super::bill::BillPlan>,
+    /// The demand forecast's horizon, growth and planned runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forecast: Option<ForecastPlan>,
 }
 
 /// The split a replay tests against today's clusters. Pool sizes left out come from the

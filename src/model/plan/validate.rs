@@ -383,6 +383,14 @@ impl Plan {
                 });
             }
         }
+        if let Some(forecast) = &self.forecast {
+            for (key, message) in forecast.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("forecast.{key}"),
+                    message,
+                });
+            }
+        }
         if let Some(bill) = &self.bill {
             for (key, message) in bill.problems() {
                 problems.push(PlanProblem {

@@ -1,0 +1,221 @@
+//! The audit's hourly series forecast for the fleet and for each cluster, class by class, and
+//! the backtest of the fleet's classes: what `gpuplan forecast`, `gpuplan backtest` and the
+//! workbench's forecast view show.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{
+    BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
+    backtest_series, fit_series, shape_forecast,
+};
+use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
+use crate::model::plan::GrowthPlan;
+use crate::model::workload::WorkloadClass;
+
+/// The fits of every series: what the sliders reuse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetFits {
+    pub horizon_days: u32,
+    pub history_hours: f64,
+    /// Training, inference, burst, fleet-wide.
+    pub fleet: [SeriesFit; 3],
+    pub clusters: Vec<(String, [SeriesFit; 3])>,
+}
+
+fn class_series(cluster: &ClusterAudit, class: WorkloadClass) -> DemandSeries {
+    let hourly = &cluster.hourly;
+    let gpus = match class {
+        WorkloadClass::Training => &hourly.training_gpus,
+        WorkloadClass::Inference => &hourly.inference_gpus,
+        WorkloadClass::Burst => &hourly.burst_gpus,
+    };
+    DemandSeries {
+        start_ms: hourly.start_ms,
+        hours_per_point: hourly.hours_per_point,
+        gpus: gpus.clone(),
+    }
+}
+
+/// Each class's series: fleet-wide (the clusters' sum) and per cluster.
+fn series_of(audit: &AuditReport) -> ([DemandSeries; 3], Vec<(String, [DemandSeries; 3])>) {
+    let clusters: Vec<(String, [DemandSeries; 3])> = audit
+        .clusters
+        .iter()
+        .map(|c| (c.name.clone(), WorkloadClass::ALL.map(|class| class_series(c, class))))
+        .collect();
+    let empty = || DemandSeries {
+        start_ms: audit.window.start_ms,
+        hours_per_point: clusters.first().map_or(1, |(_, s)| s[0].hours_per_point),
+        gpus: Vec::new(),
+    };
+    let mut fleet = [empty(), empty(), empty()];
+    for (_, series) in &clusters {
+        for (sum, s) in fleet.iter_mut().zip(series) {
+            sum.add(s);
+        }
+    }
+    (fleet, clusters)
+}
+
+/// Fits every class of the fleet and of each cluster over `horizon_days` (on both cores).
+pub fn fit_fleet(audit: &AuditReport, horizon_days: u32) -> FleetFits {
+    let (fleet, clusters) = series_of(audit);
+    let fit_three = |three: &[DemandSeries; 3]| three.each_ref().map(|s| fit_series(s, horizon_days));
+    let (fleet_fits, cluster_fits) = rayon::join(
+        || fit_three(&fleet),
+        || {
+            clusters
+                .par_iter()
+                .map(|(name, three)| (name.clone(), fit_three(three)))
+                .collect()
+        },
+    );
+    FleetFits {
+        horizon_days,
+        history_hours: audit.window.days * 24.0,
+        fleet: fleet_fits,
+        clusters: cluster_fits,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassForecast {
+    pub class: WorkloadClass,
+    #[serde(flatten)]
+    pub forecast: SeriesForecast,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterForecast {
+    pub name: String,
+    pub classes: Vec<ClassForecast>,
+}
+
+/// A planned run as the output shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlannedShown {
+    pub name: String,
+    pub class: WorkloadClass,
+    pub gpus: f64,
+    pub start: String,
+    pub end: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ForecastReport {
+    pub horizon_days: u32,
+    /// The first forecast instant: the audit window's end.
+    pub horizon_start: String,
+    pub history_days: f64,
+    /// The fleet's classes; planned runs count here, not per cluster (they have no cluster yet).
+    pub classes: Vec<ClassForecast>,
+    pub clusters: Vec<ClusterForecast>,
+    pub planned: Vec<PlannedShown>,
+}
+
+/// The fits shaped by the plan's growth and planned runs.
+pub fn shape_fleet(fits: &FleetFits, growth: &GrowthPlan, planned: &[PlannedRun]) -> ForecastReport {
+    let classes_of = |three: &[SeriesFit; 3], planned: &[PlannedRun]| -> Vec<ClassForecast> {
+        WorkloadClass::ALL
+            .into_iter()
+            .zip(three)
+            .map(|(class, fit)| ClassForecast {
+                class,
+                forecast: shape_forecast(
+                    fit,
+                    class,
+                    ClassAssumptions {
+                        growth_per_year: growth.get(class),
+                        planned,
+                    },
+                ),
+            })
+            .collect()
+    };
+    ForecastReport {
+        horizon_days: fits.horizon_days,
+        horizon_start: iso_utc(fits.fleet[0].horizon_start_ms),
+        history_days: fits.history_hours / 24.0,
+        classes: classes_of(&fits.fleet, planned),
+        clusters: fits
+            .clusters
+            .iter()
+            .map(|(name, three)| ClusterForecast {
+                name: name.clone(),
+                classes: classes_of(three, &[]),
+            })
+            .collect(),
+        planned: planned
+            .iter()
+            .map(|run| PlannedShown {
+                name: run.name.clone(),
+                class: run.class,
+                gpus: run.gpus,
+                start: iso_utc(run.start_ms),
+                end: iso_utc(run.end_ms),
+            })
+            .collect(),
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassBacktest {
+    pub class: WorkloadClass,
+    #[serde(flatten)]
+    pub score: BacktestScore,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClusterBacktest {
+    pub name: String,
+    pub classes: Vec<ClassBacktest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BacktestReport {
+    pub holdout_days: u32,
+    pub history_days: f64,
+    /// The fleet's classes; a class with no demand is left out (nothing to score).
+    pub classes: Vec<ClassBacktest>,
+    pub clusters: Vec<ClusterBacktest>,
+}
+
+/// Scores the fleet's and each cluster's classes on their last `holdout_days`.
+pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<BacktestReport, BacktestError> {
+    let (fleet, clusters) = series_of(audit);
+    let score = |three: &[DemandSeries; 3]| -> Result<Vec<ClassBacktest>, BacktestError> {
+        let scored: Vec<_> = WorkloadClass::ALL
+            .into_par_iter()
+            .zip(three.par_iter())
+            .filter(|(_, s)| s.gpus.iter().any(|&g| g > 0.0))
+            .map(|(class, s)| backtest_series(s, holdout_days).map(|score| ClassBacktest { class, score }))
+            .collect();
+        scored.into_iter().collect()
+    };
+    // The window's length decides first: a fleet with no demand still gets the reason.
+    let ppd = fleet[0].points_per_day();
+    let points = fleet.iter().map(|s| s.gpus.len()).max().unwrap_or(0);
+    if points < (holdout_days as usize + 2) * ppd || holdout_days == 0 {
+        return Err(BacktestError::TooShort {
+            holdout_days,
+            left_points: points.saturating_sub(holdout_days as usize * ppd),
+        });
+    }
+    let classes = score(&fleet)?;
+    let clusters = clusters
+        .iter()
+        .map(|(name, three)| {
+            Ok(ClusterBacktest {
+                name: name.clone(),
+                classes: score(three)?,
+            })
+        })
+        .collect::<Result<_, BacktestError>>()?;
+    Ok(BacktestReport {
+        holdout_days,
+        history_days: audit.window.days,
+        classes,
+        clusters,
+    })
+}

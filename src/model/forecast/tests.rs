@@ -1,0 +1,198 @@
+use super::*;
+use crate::shared::random::Xoshiro256StarStar;
+
+const DAY_MS: i64 = 86_400_000;
+
+fn hourly(gpus: Vec<f64>) -> DemandSeries {
+    DemandSeries {
+        start_ms: 1_735_689_600_000, // 2025-01-01
+        hours_per_point: 1,
+        gpus,
+    }
+}
+
+/// A standard normal draw (Box-Muller) from the project's generator.
+fn normal(rng: &mut Xoshiro256StarStar) -> f64 {
+    let u1 = rng.next_f64().max(1e-12);
+    let u2 = rng.next_f64();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+fn daily_wave(hour: usize) -> f64 {
+    (hour as f64 * std::f64::consts::TAU / 24.0).sin()
+}
+
+fn no_growth() -> ClassAssumptions<'static> {
+    ClassAssumptions::default()
+}
+
+fn assert_sound(forecast: &SeriesForecast) {
+    for day in &forecast.daily {
+        let values = [day.lo95, day.lo80, day.mean_gpus, day.hi80, day.hi95, day.peak_gpus];
+        assert!(values.iter().all(|v| v.is_finite() && *v >= 0.0), "{day:?}");
+        assert!(
+            day.lo95 <= day.lo80 && day.lo80 <= day.mean_gpus && day.mean_gpus <= day.hi80 && day.hi80 <= day.hi95,
+            "{day:?}"
+        );
+    }
+}
+
+#[test]
+fn a_trend_with_daily_and_weekly_seasons_is_forecast_within_tolerance() {
+    // 60 days: 100 GPUs growing 0.5 a day, a daily wave of ±20 and quieter weekends.
+    let truth = |h: usize| {
+        let weekend = if (h / 24) % 7 >= 5 { -15.0 } else { 0.0 };
+        100.0 + 0.5 * h as f64 / 24.0 + 20.0 * daily_wave(h) + weekend
+    };
+    let series = hourly((0..60 * 24).map(truth).collect());
+    let fit = fit_series(&series, 14);
+    assert_eq!(fit.method, ForecastMethod::MstlWeekly);
+    let forecast = shape_forecast(&fit, WorkloadClass::Inference, no_growth());
+    assert_eq!(forecast.daily.len(), 14);
+    assert_sound(&forecast);
+    for (d, day) in forecast.daily.iter().enumerate() {
+        let hours = (60 + d) * 24..(61 + d) * 24;
+        let want = hours.clone().map(truth).sum::<f64>() / 24.0;
+        assert!(
+            (day.mean_gpus - want).abs() < 0.05 * want,
+            "day {d}: {} against {want}",
+            day.mean_gpus
+        );
+        assert_eq!(day.basis, Basis::Data);
+    }
+    // Past the history's reach (60 days) the days are held, not the data's.
+    let long = shape_forecast(&fit_series(&series, 90), WorkloadClass::Inference, no_growth());
+    assert_eq!(long.data_days, 60);
+    assert_eq!(long.daily[59].basis, Basis::Data);
+    assert_eq!(long.daily[60].basis, Basis::Held);
+}
+
+#[test]
+fn intervals_cover_near_their_nominal_rate_on_noise() {
+    let mut rng = Xoshiro256StarStar::seed_from_u64(7);
+    let mut inside80 = 0usize;
+    let mut inside95 = 0usize;
+    let mut total = 0usize;
+    for _ in 0..12 {
+        let series: Vec<f64> = (0..(42 + 7) * 24)
+            .map(|h| (200.0 + 30.0 * daily_wave(h) + 12.0 * normal(&mut rng)).max(0.0))
+            .collect();
+        let score = backtest_series(&hourly(series), 7).expect("backtest");
+        inside80 += (score.coverage_80 * 168.0).round() as usize;
+        inside95 += (score.coverage_95 * 168.0).round() as usize;
+        total += 168;
+    }
+    let c80 = inside80 as f64 / total as f64;
+    let c95 = inside95 as f64 / total as f64;
+    assert!((0.70..=0.92).contains(&c80), "80 % interval covered {c80}");
+    assert!((0.88..=0.995).contains(&c95), "95 % interval covered {c95}");
+}
+
+#[test]
+fn a_flat_noisy_series_gets_no_invented_trend() {
+    let mut rng = Xoshiro256StarStar::seed_from_u64(3);
+    let series: Vec<f64> = (0..90 * 24).map(|_| 64.0 + 4.0 * normal(&mut rng)).collect();
+    let forecast = shape_forecast(&fit_series(&hourly(series), 365), WorkloadClass::Burst, no_growth());
+    assert_sound(&forecast);
+    let first = forecast.daily[0].mean_gpus;
+    let last = forecast.daily[364].mean_gpus;
+    assert!((first - 64.0).abs() < 3.0, "{first}");
+    assert!((last - first).abs() < 3.0, "a year on: {last} from {first}");
+}
+
+#[test]
+fn growth_replaces_the_fitted_trend() {
+    let series: Vec<f64> = (0..28 * 24).map(|h| 100.0 + 10.0 * daily_wave(h)).collect();
+    let fit = fit_series(&hourly(series), 365);
+    let assumptions = ClassAssumptions {
+        growth_per_year: Some(3.0),
+        planned: &[],
+    };
+    let forecast = shape_forecast(&fit, WorkloadClass::Inference, assumptions);
+    assert_sound(&forecast);
+    assert!(forecast.daily.iter().all(|d| d.basis == Basis::Growth));
+    let ratio = forecast.daily[364].mean_gpus / forecast.daily[0].mean_gpus;
+    assert!((ratio - 3.0).abs() < 0.1, "{ratio}");
+}
+
+#[test]
+fn planned_runs_add_their_gpus_on_their_days() {
+    let series: Vec<f64> = (0..20 * 24).map(|h| 10.0 + daily_wave(h)).collect();
+    let s = hourly(series);
+    let fit = fit_series(&s, 30);
+    let start_ms = s.end_ms() + 5 * DAY_MS;
+    let runs = [PlannedRun {
+        name: "pretrain".to_string(),
+        class: WorkloadClass::Training,
+        gpus: 512.0,
+        start_ms,
+        end_ms: start_ms + 3 * DAY_MS,
+    }];
+    let assumptions = ClassAssumptions {
+        growth_per_year: None,
+        planned: &runs,
+    };
+    let training = shape_forecast(&fit, WorkloadClass::Training, assumptions);
+    let inference = shape_forecast(&fit, WorkloadClass::Inference, assumptions);
+    for d in 0..30 {
+        let inside = (5..8).contains(&d);
+        assert_eq!(
+            training.daily[d].planned_gpus,
+            if inside { 512.0 } else { 0.0 },
+            "day {d}"
+        );
+        assert_eq!(inference.daily[d].planned_gpus, 0.0);
+        let lift = training.daily[d].mean_gpus - inference.daily[d].mean_gpus;
+        assert!((lift - training.daily[d].planned_gpus).abs() < 1e-9);
+        assert!(training.daily[d].lo95 >= training.daily[d].planned_gpus);
+    }
+}
+
+#[test]
+fn every_degenerate_series_gets_an_answer_and_names_its_method() {
+    let gang: Vec<f64> = (0..40 * 24)
+        .map(|h| if (h / 24) % 10 < 6 { 512.0 } else { 0.0 })
+        .collect();
+    let cases = [
+        (vec![], ForecastMethod::NoDemand),
+        (vec![0.0; 500], ForecastMethod::NoDemand),
+        (vec![8.0], ForecastMethod::Level),
+        (vec![16.0; 2000], ForecastMethod::Level),
+        (gang, ForecastMethod::Lumpy),
+        (vec![f64::NAN, 3.0, f64::INFINITY, -4.0], ForecastMethod::Level),
+    ];
+    for (series, method) in cases {
+        let fit = fit_series(&hourly(series.clone()), 30);
+        assert_eq!(fit.method, method, "{series:?}");
+        let forecast = shape_forecast(&fit, WorkloadClass::Training, no_growth());
+        assert_eq!(forecast.daily.len(), 30);
+        assert_sound(&forecast);
+    }
+    // The gang's intervals span idle to busy: it runs or it does not.
+    let gang: Vec<f64> = (0..40 * 24)
+        .map(|h| if (h / 24) % 10 < 6 { 512.0 } else { 0.0 })
+        .collect();
+    let forecast = shape_forecast(&fit_series(&hourly(gang), 7), WorkloadClass::Training, no_growth());
+    assert_eq!(forecast.daily[0].lo95, 0.0);
+    assert_eq!(forecast.daily[0].hi95, 512.0);
+    assert!((forecast.daily[0].mean_gpus - 0.6 * 512.0).abs() < 1.0);
+}
+
+#[test]
+fn a_backtest_on_too_short_a_history_says_so() {
+    let err = backtest_series(&hourly(vec![1.0; 24 * 3]), 7).expect_err("too short");
+    assert!(err.to_string().contains("hold out fewer days"), "{err}");
+}
+
+#[test]
+fn a_backtest_of_a_clean_seasonal_series_beats_seasonal_naive_or_ties() {
+    let series: Vec<f64> = (0..56 * 24)
+        .map(|h| 50.0 + 0.2 * h as f64 / 24.0 + 8.0 * daily_wave(h))
+        .collect();
+    let score = backtest_series(&hourly(series), 14).expect("backtest");
+    assert_eq!(score.season_points, 168);
+    assert!(score.mae_gpus <= score.seasonal_naive_mae_gpus + 1e-6, "{score:?}");
+    assert!(score.beats_seasonal_naive, "{score:?}");
+    // The damped trend gives back a little of a straight line's slope: near 1, not far above.
+    assert!(score.mase.is_some_and(|m| m < 1.5), "{score:?}");
+}

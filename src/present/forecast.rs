@@ -1,0 +1,230 @@
+//! The demand forecast and its backtest as documents: per class the method, how far the data
+//! reaches, the fan month by month and as a chart; per cluster, the start and end of the fan.
+
+use crate::model::forecast::{BacktestReport, Basis, ClassForecast, DailyForecast, ForecastReport, SeriesForecast};
+use crate::present::document::{Align, Block, Document, Section, Table};
+use crate::present::text_chart::forecast_chart;
+use crate::shared::format::{pct, thousands};
+
+/// Days in a row of the month-by-month table.
+const DAYS_PER_ROW: usize = 30;
+
+pub fn forecast_document(report: &ForecastReport) -> Document {
+    Document {
+        title: "gpuplan forecast".into(),
+        sections: forecast_sections(report),
+    }
+}
+
+fn gpus(value: f64) -> String {
+    if value < 10.0 {
+        format!("{value:.1}")
+    } else {
+        thousands(value)
+    }
+}
+
+fn basis_text(basis: Basis) -> &'static str {
+    match basis {
+        Basis::Data => "data",
+        Basis::Held => "held",
+        Basis::Growth => "growth",
+    }
+}
+
+/// The fleet's classes, each with its facts, its months and its chart; then the clusters.
+pub fn forecast_sections(report: &ForecastReport) -> Vec<Section> {
+    let mut sections = vec![Section {
+        title: "Demand forecast".into(),
+        blocks: vec![
+            Block::Facts(vec![
+                ("history".into(), format!("{:.1} days, to {}", report.history_days, report.horizon_start)),
+                ("horizon".into(), format!("{} days", report.horizon_days)),
+            ]),
+            Block::Note(
+                "GPUs held at once. Mean: the forecast; 80 % and 95 %: the intervals demand should fall in that often. \
+                 Basis: data (the fit, as far ahead as the history is long), held (beyond: the last supported week again, no trend), \
+                 growth (the plan's yearly factor in place of the fitted trend). Planned runs are included in their days."
+                    .into(),
+            ),
+        ],
+    }];
+    for class in &report.classes {
+        sections.push(class_section(class));
+    }
+    if !report.planned.is_empty() {
+        let mut planned = Table::new(&[
+            ("run", Align::Left),
+            ("class", Align::Left),
+            ("GPUs", Align::Right),
+            ("start", Align::Left),
+            ("end", Align::Left),
+        ]);
+        for run in &report.planned {
+            planned.row(vec![
+                run.name.clone(),
+                run.class.label().into(),
+                gpus(run.gpus),
+                run.start.clone(),
+                run.end.clone(),
+            ]);
+        }
+        sections.push(Section {
+            title: "Planned runs (the plan's [training] and [[forecast.planned]])".into(),
+            blocks: vec![Block::Table(planned)],
+        });
+    }
+    // One cluster is the fleet: its table would repeat the classes above.
+    if report.clusters.len() > 1 {
+        let mut clusters = Table::new(&[
+            ("cluster", Align::Left),
+            ("class", Align::Left),
+            ("method", Align::Left),
+            ("history mean", Align::Right),
+            ("first day", Align::Right),
+            ("last day", Align::Right),
+            ("last day 95 %", Align::Right),
+        ]);
+        for cluster in &report.clusters {
+            for class in &cluster.classes {
+                let f = &class.forecast;
+                let (first, last) = (f.daily.first(), f.daily.last());
+                clusters.row(vec![
+                    cluster.name.clone(),
+                    class.class.label().into(),
+                    f.method.label().into(),
+                    gpus(f.history_mean_gpus),
+                    first.map_or("-".into(), |d| gpus(d.mean_gpus)),
+                    last.map_or("-".into(), |d| gpus(d.mean_gpus)),
+                    last.map_or("-".into(), |d| format!("{}-{}", gpus(d.lo95), gpus(d.hi95))),
+                ]);
+            }
+        }
+        sections.push(Section {
+            title: "Per cluster".into(),
+            blocks: vec![Block::Table(clusters)],
+        });
+    }
+    sections
+}
+
+fn class_section(class: &ClassForecast) -> Section {
+    let f = &class.forecast;
+    let mut facts = vec![
+        ("method".to_string(), f.method.label().to_string()),
+        (
+            "history mean".to_string(),
+            format!("{} GPUs", gpus(f.history_mean_gpus)),
+        ),
+        (
+            "data's reach".to_string(),
+            format!("{} of {} days", f.data_days.min(f.daily.len() as u32), f.daily.len()),
+        ),
+    ];
+    if let Some(g) = f.growth_per_year {
+        facts.push(("growth".into(), format!("x{g:.2} a year (the plan's)")));
+    }
+    if let Some(note) = &f.note {
+        facts.push(("note".into(), note.clone()));
+    }
+    let mut blocks = vec![Block::Facts(facts)];
+    if f.history_mean_gpus > 0.0 || f.daily.iter().any(|d| d.planned_gpus > 0.0) {
+        blocks.push(Block::Table(months_table(f)));
+        blocks.push(Block::Preformatted(forecast_chart(class.class.label(), f)));
+    }
+    Section {
+        title: format!("{} demand", class.class.label()),
+        blocks,
+    }
+}
+
+/// The fan in rows of 30 days: the rows' means of each daily figure, and the busiest day.
+fn months_table(f: &SeriesForecast) -> Table {
+    let mut table = Table::new(&[
+        ("from", Align::Left),
+        ("mean", Align::Right),
+        ("80 %", Align::Right),
+        ("95 %", Align::Right),
+        ("peak", Align::Right),
+        ("planned", Align::Right),
+        ("basis", Align::Left),
+    ]);
+    for days in f.daily.chunks(DAYS_PER_ROW) {
+        let n = days.len() as f64;
+        let mean = |get: fn(&DailyForecast) -> f64| days.iter().map(get).sum::<f64>() / n;
+        let peak = days.iter().map(|d| d.peak_gpus).fold(0.0, f64::max);
+        let last_basis = days.last().map_or(Basis::Data, |d| d.basis);
+        table.row(vec![
+            days[0].date.clone(),
+            gpus(mean(|d| d.mean_gpus)),
+            format!("{}-{}", gpus(mean(|d| d.lo80)), gpus(mean(|d| d.hi80))),
+            format!("{}-{}", gpus(mean(|d| d.lo95)), gpus(mean(|d| d.hi95))),
+            gpus(peak),
+            gpus(mean(|d| d.planned_gpus)),
+            basis_text(last_basis).into(),
+        ]);
+    }
+    table
+}
+
+pub fn backtest_document(report: &BacktestReport) -> Document {
+    let mut table = Table::new(&[
+        ("series", Align::Left),
+        ("class", Align::Left),
+        ("method", Align::Left),
+        ("actual", Align::Right),
+        ("forecast", Align::Right),
+        ("MAE", Align::Right),
+        ("naive MAE", Align::Right),
+        ("MASE", Align::Right),
+        ("in 80 %", Align::Right),
+        ("in 95 %", Align::Right),
+    ]);
+    // One cluster is the fleet: its rows would repeat the fleet's.
+    let clusters = if report.clusters.len() > 1 {
+        report.clusters.as_slice()
+    } else {
+        &[]
+    };
+    let rows =
+        std::iter::once(("fleet", &report.classes)).chain(clusters.iter().map(|c| (c.name.as_str(), &c.classes)));
+    for (series, classes) in rows {
+        for c in classes.iter() {
+            let s = &c.score;
+            table.row(vec![
+                series.to_string(),
+                c.class.label().into(),
+                s.method.label().into(),
+                gpus(s.actual_mean_gpus),
+                gpus(s.forecast_mean_gpus),
+                gpus(s.mae_gpus),
+                gpus(s.seasonal_naive_mae_gpus),
+                s.mase.map_or("-".into(), |m| format!("{m:.2}")),
+                pct(s.coverage_80),
+                pct(s.coverage_95),
+            ]);
+        }
+    }
+    let season = report
+        .classes
+        .first()
+        .map_or("a season".to_string(), |c| format!("{} points", c.score.season_points));
+    Document {
+        title: "gpuplan backtest".into(),
+        sections: vec![Section {
+            title: format!(
+                "Fitted on {:.1} days, forecast the last {} and compared with what happened",
+                report.history_days - f64::from(report.holdout_days),
+                report.holdout_days
+            ),
+            blocks: vec![
+                Block::Table(table),
+                Block::Note(format!(
+                    "actual and forecast: mean GPUs over the held-out days. MAE: mean absolute error per point, in GPUs; \
+                     naive MAE: that of repeating the history's last season ({season}). MASE under 1 beats the seasonal-naive \
+                     forecast's in-sample error. In 80 % / 95 %: the share of held-out points inside each interval (nominal: 80 % and 95 %)."
+                )),
+            ],
+        }],
+    }
+}
