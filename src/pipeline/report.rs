@@ -12,6 +12,7 @@ use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::evaluate::{Evaluation, evaluate};
 use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::ContractsReport;
+use crate::model::forecast::ForecastReport;
 use crate::model::plan::Plan;
 use crate::model::sensitivity::{CostCurve, cost_curves};
 use crate::model::split::ReplayReport;
@@ -33,6 +34,9 @@ pub struct Report {
     pub replay: Option<ReplayReport>,
     /// From today as paid to the workload-matched plan, one cause a step; null without logs.
     pub waterfall: Option<Waterfall>,
+    /// The fleet's demand forecast per class over the plan's `[forecast]` horizon (per cluster:
+    /// `gpuplan forecast`); null without logs.
+    pub forecast: Option<ForecastReport>,
     /// The cost curves the charts draw.
     #[serde(skip)]
     pub curves: Vec<CostCurve>,
@@ -107,8 +111,8 @@ impl Pipeline {
         let plan = request.plan;
         let evaluation = evaluate(plan, self.catalog());
         let curves = cost_curves(plan, self.catalog());
-        let (audit, contracts, replay, replay_error, waterfall) = match request.sources {
-            None => (None, None, None, None, None),
+        let (audit, contracts, replay, replay_error, waterfall, forecast) = match request.sources {
+            None => (None, None, None, None, None, None),
             Some(sources) => {
                 let settings = report_settings(self, plan);
                 let audited = self.audit(sources, &settings, observer)?;
@@ -117,12 +121,17 @@ impl Pipeline {
                 }
                 let audit = audited.report.clone();
                 let board = self.board(plan);
+                let forecast = self.forecast(plan, None).ok().map(|mut forecast| {
+                    forecast.clusters.clear();
+                    forecast
+                });
                 (
                     Some(audit),
                     board.contracts,
                     board.replay,
                     board.replay_error,
                     board.waterfall,
+                    forecast,
                 )
             }
         };
@@ -134,6 +143,7 @@ impl Pipeline {
             contracts,
             replay,
             waterfall,
+            forecast,
             curves,
             audit,
             replay_error,

@@ -12,7 +12,7 @@ const DAYS_PER_ROW: usize = 30;
 pub fn forecast_document(report: &ForecastReport) -> Document {
     Document {
         title: "gpuplan forecast".into(),
-        sections: forecast_sections(report),
+        sections: forecast_sections(report, true),
     }
 }
 
@@ -24,6 +24,13 @@ fn gpus(value: f64) -> String {
     }
 }
 
+fn capitalized(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
+}
+
 fn basis_text(basis: Basis) -> &'static str {
     match basis {
         Basis::Data => "data",
@@ -32,8 +39,9 @@ fn basis_text(basis: Basis) -> &'static str {
     }
 }
 
-/// The fleet's classes, each with its facts, its months and its chart; then the clusters.
-pub fn forecast_sections(report: &ForecastReport) -> Vec<Section> {
+/// The fleet's classes, each with its facts, its months and (`with_charts`) its chart; then
+/// the clusters.
+pub fn forecast_sections(report: &ForecastReport, with_charts: bool) -> Vec<Section> {
     let mut sections = vec![Section {
         title: "Demand forecast".into(),
         blocks: vec![
@@ -50,7 +58,7 @@ pub fn forecast_sections(report: &ForecastReport) -> Vec<Section> {
         ],
     }];
     for class in &report.classes {
-        sections.push(class_section(class));
+        sections.push(class_section(class, with_charts));
     }
     if !report.planned.is_empty() {
         let mut planned = Table::new(&[
@@ -108,7 +116,7 @@ pub fn forecast_sections(report: &ForecastReport) -> Vec<Section> {
     sections
 }
 
-fn class_section(class: &ClassForecast) -> Section {
+fn class_section(class: &ClassForecast, with_charts: bool) -> Section {
     let f = &class.forecast;
     let mut facts = vec![
         ("method".to_string(), f.method.label().to_string()),
@@ -130,10 +138,12 @@ fn class_section(class: &ClassForecast) -> Section {
     let mut blocks = vec![Block::Facts(facts)];
     if f.history_mean_gpus > 0.0 || f.daily.iter().any(|d| d.planned_gpus > 0.0) {
         blocks.push(Block::Table(months_table(f)));
-        blocks.push(Block::Preformatted(forecast_chart(class.class.label(), f)));
+        if with_charts {
+            blocks.push(Block::Preformatted(forecast_chart(class.class.label(), f)));
+        }
     }
     Section {
-        title: format!("{} demand", class.class.label()),
+        title: format!("{} demand", capitalized(class.class.label())),
         blocks,
     }
 }

@@ -22,6 +22,10 @@ pub fn report_document(report: &Report, with_charts: bool) -> Document {
     );
     doc.sections
         .extend(report.replay.as_ref().map(super::replay::sections).unwrap_or_default());
+    if let Some(forecast) = &report.forecast {
+        doc.sections
+            .extend(super::forecast::forecast_sections(forecast, with_charts));
+    }
     if with_charts {
         let rules = mfu_rules(&report.evaluation.thresholds);
         doc.sections

@@ -192,3 +192,34 @@ fn a_holdout_longer_than_the_history_and_a_bad_forecast_table_are_named() {
     );
     assert!(run.stderr.contains("yearly factor"), "{}", run.stderr);
 }
+
+#[test]
+fn the_report_carries_the_fleets_forecast_and_its_fan_chart() {
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    std::fs::write(&plan, default_plan_text() + "\n[forecast]\nhorizon_months = 3\n").expect("plan");
+    let plan = plan.to_str().expect("path");
+    let report = json(gpuplan_in(
+        home.path(),
+        &["report", "--plan", plan, "--logs", SAMPLE, "--format", "json"],
+    ));
+    let standalone = json(gpuplan_in(
+        home.path(),
+        &["forecast", SAMPLE, "--plan", plan, "--format", "json"],
+    ));
+    let forecast = &report["forecast"];
+    assert_eq!(forecast["horizon_days"], 91);
+    // The same fleet figures as `gpuplan forecast`; the clusters are that command's.
+    assert_eq!(forecast["classes"], standalone["classes"]);
+    assert_eq!(forecast["clusters"].as_array().map(Vec::len), Some(0));
+    let markdown = gpuplan_in(
+        home.path(),
+        &["report", "--plan", plan, "--logs", SAMPLE, "--format", "markdown"],
+    );
+    assert_eq!(markdown.code, 0, "{}", markdown.stderr);
+    assert!(markdown.stdout.contains("## Inference demand"), "{}", markdown.stdout);
+    assert!(markdown.stdout.contains("8  80 % interval"), "{}", markdown.stdout);
+    // Without logs there is nothing to forecast.
+    let alone = json(gpuplan_in(home.path(), &["report", "--plan", plan, "--format", "json"]));
+    assert!(alone["forecast"].is_null());
+}
