@@ -11,6 +11,7 @@ use crate::model::sensitivity::CostCurve;
 use crate::present::svg::{cost_curves_svg, utilization_svg};
 
 pub const COST_SVG: &str = "mfu-vs-cost.svg";
+pub const FORECAST_SVG: &str = "forecast.svg";
 pub const REPLAY_SVG: &str = "replay.svg";
 pub const UTILIZATION_SVG: &str = "utilization.svg";
 pub const WATERFALL_SVG: &str = "waterfall.svg";
@@ -23,6 +24,7 @@ pub fn write_svgs(
     audit: Option<&AuditReport>,
     replay: Option<&crate::model::split::ReplayReport>,
     waterfall: Option<&crate::model::waterfall::Waterfall>,
+    forecast: Option<&crate::model::forecast::ForecastReport>,
 ) -> Result<Vec<PathBuf>, Failure> {
     let shown = dir.display().to_string();
     std::fs::create_dir_all(dir)
@@ -38,6 +40,12 @@ pub fn write_svgs(
         files.push((
             dir.join(WATERFALL_SVG),
             crate::present::waterfall_svg::waterfall_svg(waterfall),
+        ));
+    }
+    if let Some(forecast) = forecast {
+        files.push((
+            dir.join(FORECAST_SVG),
+            crate::present::forecast_svg::forecast_svg(forecast),
         ));
     }
     let mut written = Vec::new();

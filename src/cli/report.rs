@@ -55,6 +55,7 @@ pub fn run(
             report.audit.as_ref(),
             report.replay.as_ref(),
             report.waterfall.as_ref(),
+            report.forecast.as_ref(),
         )? {
             eprintln!("wrote {}", path.display());
         }

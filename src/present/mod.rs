@@ -8,6 +8,7 @@ pub mod chart;
 pub mod charts;
 pub mod document;
 pub mod forecast;
+pub mod forecast_svg;
 pub mod replay;
 pub mod replay_svg;
 pub mod report;

@@ -134,6 +134,53 @@ impl Frame {
         );
     }
 
+    pub(super) fn top(&self) -> f64 {
+        self.top
+    }
+
+    pub(super) fn height(&self) -> f64 {
+        self.height
+    }
+
+    /// A shaded band between two lines over the same x values (an interval).
+    pub(super) fn band(
+        &self,
+        out: &mut String,
+        lower: &[(f64, f64)],
+        upper: &[(f64, f64)],
+        colour: &str,
+        opacity: f64,
+    ) {
+        let clamp = |(x, y): (f64, f64)| (x, y.clamp(self.y.min, self.y.max));
+        let outline: Vec<String> = upper
+            .iter()
+            .copied()
+            .chain(lower.iter().rev().copied())
+            .map(clamp)
+            .filter(|p| self.inside(*p))
+            .map(|(x, y)| format!("{},{}", px(self.sx(x)), px(self.sy(y))))
+            .collect();
+        let _ = writeln!(
+            out,
+            r#"<polygon fill="{colour}" fill-opacity="{opacity}" stroke="none" points="{}"/>"#,
+            outline.join(" ")
+        );
+    }
+
+    /// A dotted vertical line at `x` across the chart.
+    pub(super) fn vertical_rule(&self, out: &mut String, x: f64) {
+        if !self.inside((x, self.y.min)) {
+            return;
+        }
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x}" y1="{}" x2="{x}" y2="{}" stroke="#555555" stroke-dasharray="2 3"/>"##,
+            px(self.top),
+            px(self.top + self.height),
+            x = px(self.sx(x))
+        );
+    }
+
     pub(super) fn polyline(&self, out: &mut String, points: &[(f64, f64)], colour: &str) {
         let coordinates: Vec<String> = points
             .iter()
@@ -280,7 +327,7 @@ pub fn cost_curves_svg(curves: &[CostCurve], mfu_rules: &[(f64, String)]) -> Str
     out
 }
 
-const PANEL_HEIGHT: f64 = 260.0;
+pub(super) const PANEL_HEIGHT: f64 = 260.0;
 
 /// `utilization.svg`: for each cluster, hourly busy and utilized GPUs (averaged to the pixel)
 /// against its capacity, one panel under the other.

@@ -104,6 +104,7 @@ fn svg_writes_the_cost_chart_into_a_new_folder() {
     }
     assert!(!dir.join("utilization.svg").exists());
     assert!(!dir.join("replay.svg").exists(), "no logs, no replay");
+    assert!(!dir.join("forecast.svg").exists(), "no logs, no forecast");
     assert!(run.stderr.contains("mfu-vs-cost.svg"), "{}", run.stderr);
     assert!(run.stderr.contains("no utilization.svg"), "{}", run.stderr);
 
@@ -147,6 +148,20 @@ fn with_logs_the_markdown_and_the_svg_show_each_clusters_utilization() {
     assert_eq!(replay.matches("<polyline").count(), 6, "today and the split, per class");
     for class in ["training", "inference", "burst"] {
         assert!(replay.contains(&format!("{class} jobs waiting")), "{class} panel");
+    }
+    // The fan chart: per class, the history and the forecast's mean, its two bands, and a
+    // dotted line at today (and one where the 90 days of history stop carrying a year's horizon).
+    let fan = read(&dir.join("forecast.svg"));
+    well_formed_elements(&fan).expect("well-formed SVG");
+    assert_eq!(fan.matches("<polyline").count(), 6, "history and forecast, per class");
+    assert_eq!(fan.matches("<polygon").count(), 6, "80 % and 95 % bands, per class");
+    assert_eq!(
+        fan.matches("stroke-dasharray=\"2 3\"").count(),
+        6,
+        "today and the data's reach, per class"
+    );
+    for class in ["training", "inference", "burst"] {
+        assert!(fan.contains(&format!(">{class}: ")), "{class} panel");
     }
 }
 
