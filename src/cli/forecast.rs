@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::audit::{AuditArgs, audit_logs};
 use super::{Failure, Format, load_plan, pipeline_failure};
 use crate::model::catalog::Catalog;
+use crate::model::forecast::ForecastScope;
 use crate::pipeline::Pipeline;
 use crate::pipeline::error::PipelineError;
 use crate::present::document::{Document, render_markdown, render_text};
@@ -15,7 +16,7 @@ pub fn run_forecast(catalog: &Catalog, args: AuditArgs, horizon_days: Option<u32
     run_on_audit(
         catalog,
         &args,
-        |pipeline, plan| pipeline.forecast(plan, horizon_days),
+        |pipeline, plan| pipeline.forecast(plan, horizon_days, ForecastScope::FleetAndClusters),
         forecast_document,
     )
 }

@@ -1,6 +1,6 @@
 //! Inputs → every figure, each step once. The command line and the workbench both call this:
 //! read the logs, audit them, measure utilization from Prometheus, replay the jobs, match
-//! contracts and build the waterfall and the report. Each step keeps what it computed under the
+//! contracts, forecast demand and build the waterfall and the report. Each step keeps what it computed under the
 //! value it consumed (the logs and how to read them, the `AuditSettings`, the `ReplaySetup`,
 //! compared whole), so a changed input recomputes only what depends on it.
 //!
@@ -15,6 +15,8 @@
 //! | the replay of today's clusters and the split | `Pipeline::replay` | `model::split::replay_fleets` |
 //! | the board's waterfall | `Pipeline::board` | `model::waterfall::waterfall` |
 //! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
+//! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, shape_fleet}` |
+//! | the forecast's backtest | `Pipeline::backtest` | `model::forecast::backtest_fleet` |
 //!
 //! The workbench's panes recompute the plan-only figures (and the contract matching on the last
 //! audit) on the UI thread, with the same `model` functions, so a slider moves every pane in
@@ -41,7 +43,7 @@ use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::fleet_contracts::{ContractsReport, contracts_report};
 use crate::model::forecast::{
-    BacktestReport, FleetFits, ForecastReport, backtest_fleet, fit_fleet, planned_runs, shape_fleet,
+    BacktestReport, FleetFits, ForecastReport, ForecastScope, backtest_fleet, fit_fleet, planned_runs, shape_fleet,
 };
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
@@ -434,27 +436,34 @@ impl Pipeline {
             None => Err(PipelineError::NotAudited),
         }
     }
-}
 
-impl Pipeline {
-    /// The last audit's demand forecast over `horizon_days` (the plan's `[forecast]` horizon
-    /// when None), shaped by the plan's growth and planned runs. Fitted again only when the
-    /// audit or the horizon changed.
-    pub fn forecast(&mut self, plan: &Plan, horizon_days: Option<u32>) -> Result<ForecastReport, PipelineError> {
+    /// The last audit's demand forecast of `scope` over `horizon_days` (the plan's `[forecast]`
+    /// horizon when None), shaped by the plan's growth and planned runs. Fitted again only when
+    /// the audit or the horizon changed, or the kept fits lack the clusters `scope` asks for.
+    pub fn forecast(
+        &mut self,
+        plan: &Plan,
+        horizon_days: Option<u32>,
+        scope: ForecastScope,
+    ) -> Result<ForecastReport, PipelineError> {
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         let settings = plan.forecast.clone().unwrap_or_default();
         let days = horizon_days.unwrap_or_else(|| settings.horizon_days());
         let key = (audit.id, days);
-        if self.forecast.as_ref().is_none_or(|(k, _)| *k != key) {
+        if self
+            .forecast
+            .as_ref()
+            .is_none_or(|(k, fits)| *k != key || !fits.cover(scope))
+        {
             let report = &audit.audited.report;
-            let fits = self.timings.record("forecast fit", || fit_fleet(report, days));
+            let fits = self.timings.record("forecast fit", || fit_fleet(report, days, scope));
             self.forecast = Some((key, fits));
         }
         let Some((_, fits)) = self.forecast.as_ref() else {
             return Err(PipelineError::NotAudited);
         };
         let planned = planned_runs(plan, &self.catalog, fits.fleet[0].horizon_start_ms);
-        Ok(shape_fleet(fits, &settings.growth, &planned))
+        Ok(shape_fleet(fits, scope, &settings.growth, &planned))
     }
 
     /// The last audit's series scored on their last `holdout_days` days.

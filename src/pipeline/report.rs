@@ -12,7 +12,7 @@ use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::evaluate::{Evaluation, evaluate};
 use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::ContractsReport;
-use crate::model::forecast::ForecastReport;
+use crate::model::forecast::{ForecastReport, ForecastScope};
 use crate::model::plan::Plan;
 use crate::model::sensitivity::{CostCurve, cost_curves};
 use crate::model::split::ReplayReport;
@@ -121,10 +121,7 @@ impl Pipeline {
                 }
                 let audit = audited.report.clone();
                 let board = self.board(plan);
-                let forecast = self.forecast(plan, None).ok().map(|mut forecast| {
-                    forecast.clusters.clear();
-                    forecast
-                });
+                let forecast = Some(self.forecast(plan, None, ForecastScope::Fleet)?);
                 (
                     Some(audit),
                     board.contracts,

@@ -80,7 +80,7 @@ fn panel(out: &mut String, class: &ClassForecast, top: f64) {
     frame.polyline(out, &history, PALETTE[7]);
     frame.polyline(out, &ahead(|d| d.mean_gpus), PALETTE[0]);
     frame.vertical_rule(out, past);
-    if (f.data_days as usize) < f.daily.len() && f.growth_per_year.is_none() {
-        frame.vertical_rule(out, past + f64::from(f.data_days));
+    if let Some(days) = f.data_reach_ends() {
+        frame.vertical_rule(out, past + f64::from(days));
     }
 }

@@ -226,9 +226,7 @@ pub fn forecast_chart(title: &str, forecast: &SeriesForecast) -> String {
         .fold(1.0, f64::max);
     let end = past + forecast.daily.len() as f64;
     let mut x_rules = vec![past];
-    if (forecast.data_days as usize) < forecast.daily.len() && forecast.growth_per_year.is_none() {
-        x_rules.push(past + f64::from(forecast.data_days));
-    }
+    x_rules.extend(forecast.data_reach_ends().map(|days| past + f64::from(days)));
     let plot = Plot {
         x: Axis::spanning(0.0, end.max(1.0), 6),
         y: Axis::covering(0.0, highest, 4),

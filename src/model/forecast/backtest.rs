@@ -38,17 +38,24 @@ pub enum BacktestError {
     TooShort { holdout_days: u32, left_points: usize },
 }
 
+/// Whether `points` of history (`ppd` a day) leave two days to fit after `holdout_days`.
+pub fn check_holdout(points: usize, ppd: usize, holdout_days: u32) -> Result<(), BacktestError> {
+    let holdout = holdout_days as usize * ppd;
+    if holdout == 0 || points < holdout + 2 * ppd {
+        return Err(BacktestError::TooShort {
+            holdout_days,
+            left_points: points.saturating_sub(holdout),
+        });
+    }
+    Ok(())
+}
+
 /// Fits `series` without its last `holdout_days` and scores the forecast of those days.
 pub fn backtest_series(series: &DemandSeries, holdout_days: u32) -> Result<BacktestScore, BacktestError> {
     let ppd = series.points_per_day();
     let holdout = holdout_days as usize * ppd;
     let n = series.gpus.len();
-    if holdout == 0 || n < holdout + 2 * ppd {
-        return Err(BacktestError::TooShort {
-            holdout_days,
-            left_points: n.saturating_sub(holdout),
-        });
-    }
+    check_holdout(n, ppd, holdout_days)?;
     let (train, actual) = series.gpus.split_at(n - holdout);
     let fitted = fit_fan(train, ppd, holdout);
     let season = if train.len() >= 14 * ppd { 7 * ppd } else { ppd.max(1) };

@@ -94,7 +94,7 @@ pub fn fit_fan(history: &[f64], points_per_day: usize, horizon: usize) -> Fitted
         // Daily points under two weeks: no season to fit.
         (false, _) => return fan(ForecastMethod::Level, empirical(&clean, horizon)),
     };
-    match seasonal(&clean, periods, horizon) {
+    match seasonal(&clean, &periods, points_per_day, horizon) {
         Ok(points) => fan(method, points),
         Err(reason) => FittedFan {
             method: ForecastMethod::Level,
@@ -249,13 +249,12 @@ fn interval_widening(series: &[f64], periods: &[usize], points_per_day: usize) -
     (bounded(k80), bounded(k95))
 }
 
-fn seasonal(series: &[f64], periods: Vec<usize>, horizon: usize) -> Result<Vec<FanPoint>, String> {
+fn seasonal(series: &[f64], periods: &[usize], points_per_day: usize, horizon: usize) -> Result<Vec<FanPoint>, String> {
     if horizon == 0 {
         return Ok(Vec::new());
     }
-    let points_per_day = periods.first().copied().unwrap_or(1);
-    let (k80, k95) = interval_widening(series, &periods, points_per_day);
-    let fan = log_fan(series, &periods, horizon)?;
+    let (k80, k95) = interval_widening(series, periods, points_per_day);
+    let fan = log_fan(series, periods, horizon)?;
     let back = |x: f64| x.exp_m1().max(0.0);
     let points: Vec<FanPoint> = (0..horizon)
         .map(|t| {

@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::backtest::check_holdout;
 use super::{
     BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
     backtest_series, fit_series, shape_forecast,
@@ -13,6 +14,14 @@ use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
 use crate::model::plan::GrowthPlan;
 use crate::model::workload::WorkloadClass;
 
+/// Which series a forecast covers: the report shows the fleet's; `gpuplan forecast` each
+/// cluster's too (eight times the fitting on eight clusters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForecastScope {
+    Fleet,
+    FleetAndClusters,
+}
+
 /// The fits of every series: what the sliders reuse.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetFits {
@@ -20,7 +29,15 @@ pub struct FleetFits {
     pub history_hours: f64,
     /// Training, inference, burst, fleet-wide.
     pub fleet: [SeriesFit; 3],
-    pub clusters: Vec<(String, [SeriesFit; 3])>,
+    /// Each cluster's, when the scope asked for them.
+    pub clusters: Option<Vec<(String, [SeriesFit; 3])>>,
+}
+
+impl FleetFits {
+    /// Whether these fits hold what `scope` shows.
+    pub fn cover(&self, scope: ForecastScope) -> bool {
+        scope == ForecastScope::Fleet || self.clusters.is_some()
+    }
 }
 
 fn class_series(cluster: &ClusterAudit, class: WorkloadClass) -> DemandSeries {
@@ -58,17 +75,20 @@ fn series_of(audit: &AuditReport) -> ([DemandSeries; 3], Vec<(String, [DemandSer
     (fleet, clusters)
 }
 
-/// Fits every class of the fleet and of each cluster over `horizon_days` (on both cores).
-pub fn fit_fleet(audit: &AuditReport, horizon_days: u32) -> FleetFits {
+/// Fits every class of the fleet, and with `FleetAndClusters` of each cluster, over
+/// `horizon_days` (on both cores).
+pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope) -> FleetFits {
     let (fleet, clusters) = series_of(audit);
     let fit_three = |three: &[DemandSeries; 3]| three.each_ref().map(|s| fit_series(s, horizon_days));
     let (fleet_fits, cluster_fits) = rayon::join(
         || fit_three(&fleet),
         || {
-            clusters
-                .par_iter()
-                .map(|(name, three)| (name.clone(), fit_three(three)))
-                .collect()
+            (scope == ForecastScope::FleetAndClusters).then(|| {
+                clusters
+                    .par_iter()
+                    .map(|(name, three)| (name.clone(), fit_three(three)))
+                    .collect()
+            })
         },
     );
     FleetFits {
@@ -110,12 +130,18 @@ pub struct ForecastReport {
     pub history_days: f64,
     /// The fleet's classes; planned runs count here, not per cluster (they have no cluster yet).
     pub classes: Vec<ClassForecast>,
+    /// Empty unless the scope was `FleetAndClusters`.
     pub clusters: Vec<ClusterForecast>,
     pub planned: Vec<PlannedShown>,
 }
 
-/// The fits shaped by the plan's growth and planned runs.
-pub fn shape_fleet(fits: &FleetFits, growth: &GrowthPlan, planned: &[PlannedRun]) -> ForecastReport {
+/// The fits of `scope` shaped by the plan's growth and planned runs.
+pub fn shape_fleet(
+    fits: &FleetFits,
+    scope: ForecastScope,
+    growth: &GrowthPlan,
+    planned: &[PlannedRun],
+) -> ForecastReport {
     let classes_of = |three: &[SeriesFit; 3], planned: &[PlannedRun]| -> Vec<ClassForecast> {
         WorkloadClass::ALL
             .into_iter()
@@ -141,6 +167,8 @@ pub fn shape_fleet(fits: &FleetFits, growth: &GrowthPlan, planned: &[PlannedRun]
         clusters: fits
             .clusters
             .iter()
+            .flatten()
+            .filter(|_| scope == ForecastScope::FleetAndClusters)
             .map(|(name, three)| ClusterForecast {
                 name: name.clone(),
                 classes: classes_of(three, &[]),
@@ -194,14 +222,8 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<Backtest
         scored.into_iter().collect()
     };
     // The window's length decides first: a fleet with no demand still gets the reason.
-    let ppd = fleet[0].points_per_day();
     let points = fleet.iter().map(|s| s.gpus.len()).max().unwrap_or(0);
-    if points < (holdout_days as usize + 2) * ppd || holdout_days == 0 {
-        return Err(BacktestError::TooShort {
-            holdout_days,
-            left_points: points.saturating_sub(holdout_days as usize * ppd),
-        });
-    }
+    check_holdout(points, fleet[0].points_per_day(), holdout_days)?;
     let classes = score(&fleet)?;
     let clusters = clusters
         .iter()

@@ -22,7 +22,7 @@ pub use self::backtest::{BacktestError, BacktestScore, backtest_series};
 pub use self::fit::{FittedFan, ForecastMethod, fit_fan};
 pub use self::fleet::{
     BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest, ClusterForecast, FleetFits, ForecastReport,
-    PlannedShown, backtest_fleet, fit_fleet, shape_fleet,
+    ForecastScope, PlannedShown, backtest_fleet, fit_fleet, shape_fleet,
 };
 pub use self::planned::{PlannedRun, planned_runs};
 use crate::model::workload::WorkloadClass;
@@ -51,14 +51,6 @@ impl DemandSeries {
 
     pub fn end_ms(&self) -> i64 {
         self.start_ms + self.gpus.len() as i64 * i64::from(self.hours_per_point.max(1)) * MS_PER_HOUR
-    }
-
-    /// The series without its last `points` points.
-    pub fn without_last(&self, points: usize) -> DemandSeries {
-        DemandSeries {
-            gpus: self.gpus[..self.gpus.len().saturating_sub(points)].to_vec(),
-            ..self.clone()
-        }
     }
 
     /// Element-wise sum; the shorter series counts as zero past its end.
@@ -214,6 +206,14 @@ pub struct SeriesForecast {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub growth_per_year: Option<f64>,
     pub daily: Vec<DailyForecast>,
+}
+
+impl SeriesForecast {
+    /// The day the history stops carrying the forecast, when that falls inside the horizon and
+    /// no growth factor stands in for the whole of it (the charts draw a line there).
+    pub fn data_reach_ends(&self) -> Option<u32> {
+        ((self.data_days as usize) < self.daily.len() && self.growth_per_year.is_none()).then_some(self.data_days)
+    }
 }
 
 /// What the planner adds to one class's fitted series.

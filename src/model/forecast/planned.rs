@@ -1,11 +1,11 @@
-//! Known future demand from the plan: its `[training]` run (the run's wall time at the first
-//! accelerator's MFU slider, seed 002's C_run) and its `[[forecast.planned]]` runs.
+//! Known future demand from the plan: its `[training]` run (the report's run of the first
+//! accelerator at its MFU slider, seed 002's C_run) and its `[[forecast.planned]]` runs.
 
 use serde::Serialize;
 
 use crate::model::catalog::Catalog;
+use crate::model::evaluate::{MfuSource, training_run};
 use crate::model::plan::{Plan, parse_day_ms};
-use crate::model::training::{run_wall_hours, training_flops};
 use crate::model::workload::WorkloadClass;
 
 const MS_PER_DAY: f64 = 86_400_000.0;
@@ -66,22 +66,11 @@ pub fn planned_runs(plan: &Plan, catalog: &Catalog, horizon_start_ms: i64) -> Ve
     runs
 }
 
-/// The `[training]` run's wall hours on the plan's first accelerator at its MFU slider.
+/// The `[training]` run's wall hours on the plan's first accelerator at its MFU slider: the
+/// report's own run (`evaluate::training_run`), so both say the same hours.
 fn training_run_hours(plan: &Plan, catalog: &Catalog) -> Option<f64> {
     let choice = plan.accelerators.first()?;
-    let accelerator = catalog.accelerator(&choice.id)?;
-    let training = &plan.training;
-    let flops = training_flops(
-        training.model_params,
-        training.tokens,
-        training.activation_recomputation,
-    );
-    let hours = run_wall_hours(
-        flops,
-        accelerator.bf16_dense_tflops,
-        choice.mfu,
-        f64::from(training.chips),
-    );
+    let run = training_run(plan, catalog, choice, choice.mfu, MfuSource::Slider)?;
     // Capped at the longest horizon, three years: past it the run adds nothing a forecast shows.
-    (hours.is_finite() && hours > 0.0 && training.chips > 0).then_some(hours.min(3.0 * 8760.0))
+    (run.hours.is_finite() && run.hours > 0.0 && plan.training.chips > 0).then_some(run.hours.min(3.0 * 8760.0))
 }
