@@ -1,5 +1,6 @@
 //! The workbench's costs (README "Performance"): one full frame at 200×60, a slider step to a
-//! redrawn frame, and the bytes a slider step writes to the terminal (the cost over SSH).
+//! redrawn frame, and the bytes a slider step writes to the terminal (the cost over SSH); and a
+//! growth slider step of the Forecast pane, which reshapes the kept fits (no refit) and redraws.
 //!
 //! The frame is drawn through the real crossterm backend into a byte counter, so the figures
 //! include ratatui's diff and the escape sequences. The log is the shipped sample unless
@@ -15,8 +16,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use gpuplan::app::field::{Field, ForecastField};
 use gpuplan::app::key::{Key, KeyCode};
 use gpuplan::app::{Action, App, PaneId, update};
+use gpuplan::model::workload::WorkloadClass;
 use gpuplan::runtime::sample_workbench;
 use gpuplan::runtime::theme_files::load_themes;
 use gpuplan::ui::theme::Theme;
@@ -144,6 +147,26 @@ fn benches(c: &mut Criterion) {
         bytes[bytes.len() - 1]
     );
 
+    // The inference growth slider, up and down between ×0.5 and ×3, 1,000 steps.
+    let mut app = on_growth_slider(&loaded);
+    let mut terminal = screen();
+    draw(&mut terminal, &app, &theme);
+    let mut steps = Vec::new();
+    let mut up = true;
+    for _ in 0..1_000 {
+        let start = Instant::now();
+        growth_step(&mut app, &mut up);
+        draw(&mut terminal, &app, &theme);
+        steps.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(steps);
+    println!(
+        "growth slider step to redrawn frame: p50 {:.2} ms, p99 {:.2} ms ({} forecast days per class)",
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
+        app.forecast.shown.as_ref().map_or(0, |f| f.horizon_days)
+    );
+
     let mut group = c.benchmark_group("workbench");
     group.bench_function("full frame 200x60", |b| {
         let app = loaded.clone();
@@ -167,7 +190,42 @@ fn benches(c: &mut Criterion) {
             draw(&mut terminal, &app, &theme)
         });
     });
+    group.bench_function("growth slider step to redrawn frame 200x60", |b| {
+        let mut app = on_growth_slider(&loaded);
+        let mut terminal = screen();
+        draw(&mut terminal, &app, &theme);
+        let mut up = true;
+        b.iter(|| {
+            growth_step(&mut app, &mut up);
+            draw(&mut terminal, &app, &theme)
+        });
+    });
     group.finish();
+}
+
+/// The workbench on the Forecast pane with the cursor on the inference growth slider.
+fn on_growth_slider(loaded: &App) -> App {
+    let mut app = loaded.clone();
+    update(&mut app, Action::FocusPane(PaneId::Forecast));
+    let growth = Field::Forecast(ForecastField::Growth(WorkloadClass::Inference));
+    app.cursors.forecast_row = app.forecast_fields().iter().position(|f| *f == growth).unwrap_or(0);
+    assert!(app.forecast.shown.is_some(), "the sample's forecast is fitted");
+    app
+}
+
+/// One step of the inference growth slider, turning at ×0.5 and ×3.
+fn growth_step(app: &mut App, up: &mut bool) {
+    let growth = app
+        .plan
+        .forecast
+        .as_ref()
+        .and_then(|f| f.growth.inference)
+        .unwrap_or(1.0);
+    if !(0.5..=3.0).contains(&growth) {
+        *up = !*up;
+    }
+    let key = if *up { KeyCode::Right } else { KeyCode::Left };
+    update(app, Action::Key(Key::plain(key)));
 }
 
 criterion_group!(workbench, benches);

@@ -18,6 +18,7 @@ pub enum CommandId {
     FocusInference,
     FocusRisk,
     FocusContracts,
+    FocusForecast,
     Up,
     Down,
     Decrease,
@@ -104,6 +105,12 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "pane.contracts",
         title: "Go to Contracts",
         default_keys: &[Key::char('5')],
+    },
+    CommandSpec {
+        id: CommandId::FocusForecast,
+        name: "pane.forecast",
+        title: "Go to Forecast",
+        default_keys: &[Key::char('6')],
     },
     CommandSpec {
         id: CommandId::Up,

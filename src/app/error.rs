@@ -16,6 +16,10 @@ pub enum InputError {
     NotAKey { text: String },
     #[error("'{text}' is not a number")]
     NotANumber { text: String },
+    #[error("'{text}' is not a date: expected YYYY-MM-DD")]
+    NotADate { text: String },
+    #[error("'{text}': expected yes or no")]
+    NotYesOrNo { text: String },
     #[error("'{text}' is not a finite number")]
     NotFinite { text: String },
     /// A value outside the field's limits.

@@ -2,6 +2,7 @@
 //! bounds and how it is typed and shown.
 
 use super::error::InputError;
+pub use super::forecast_field::ForecastField;
 use crate::model::plan::{Plan, ReplayPlan};
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, si, thousands, usd};
@@ -27,6 +28,8 @@ pub enum Field {
     ThroughputTokensPerHour,
     /// The GPUs of a class's pool in the replayed split (`plan.replay`).
     ReplayPool(WorkloadClass),
+    /// A value of the plan's `[forecast]`.
+    Forecast(ForecastField),
 }
 
 /// How a step changes a value.
@@ -58,6 +61,7 @@ impl Field {
             Field::NodeUsdPerMonth => "inference.node_usd_per_month".to_string(),
             Field::ThroughputTokensPerHour => "inference.throughput_tokens_per_hour".to_string(),
             Field::ReplayPool(class) => format!("replay.{}_gpus", class.label()),
+            Field::Forecast(f) => f.key_path(),
         }
     }
 
@@ -74,6 +78,7 @@ impl Field {
             Field::NodeUsdPerMonth => "node cost per month".to_string(),
             Field::ThroughputTokensPerHour => "throughput, tokens per hour".to_string(),
             Field::ReplayPool(class) => format!("GPUs of the {} pool", class.label()),
+            Field::Forecast(f) => f.label(plan),
         }
     }
 
@@ -88,6 +93,8 @@ impl Field {
             Field::ThroughputTokensPerHour => Some(plan.inference.throughput_tokens_per_hour),
             // None until the plan sizes the pool: the matcher's base stands in (App::field_value).
             Field::ReplayPool(class) => plan.replay.clone().and_then(|mut r| *pool_slot(&mut r, class)),
+            // None for a growth or start the plan leaves out: the fit stands in (App::field_value).
+            Field::Forecast(f) => f.get(plan),
         }
     }
 
@@ -100,6 +107,9 @@ impl Field {
             *pool_slot(plan.replay.get_or_insert_with(ReplayPlan::default), class) = Some(value.round());
             return true;
         }
+        if let Field::Forecast(f) = self {
+            return f.set(plan, value);
+        }
         let slot = match self {
             Field::Mfu(i) => plan.accelerators.get_mut(i).map(|a| &mut a.mfu),
             Field::RiskProbability(i) => plan.risks.get_mut(i).map(|r| &mut r.probability),
@@ -108,7 +118,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => Some(&mut plan.inference.api_usd_per_1k_tokens),
             Field::NodeUsdPerMonth => Some(&mut plan.inference.node_usd_per_month),
             Field::ThroughputTokensPerHour => Some(&mut plan.inference.throughput_tokens_per_hour),
-            Field::ReplayPool(_) => None,
+            Field::ReplayPool(_) | Field::Forecast(_) => None,
         };
         match slot {
             Some(slot) => {
@@ -136,6 +146,7 @@ impl Field {
             Field::NodeUsdPerMonth => (0.0, 1e10),
             Field::ThroughputTokensPerHour => (1.0, 1e16),
             Field::ReplayPool(_) => (0.0, 1e7),
+            Field::Forecast(f) => f.bounds(),
         }
     }
 
@@ -145,6 +156,10 @@ impl Field {
             Field::RiskProbability(_) => (Step::Add(0.01), Step::Add(0.10)),
             // A GPU, or a node of eight.
             Field::ReplayPool(_) => (Step::Add(1.0), Step::Add(8.0)),
+            Field::Forecast(f) => {
+                let (fine, coarse) = f.steps();
+                (Step::Add(fine), Step::Add(coarse))
+            }
             _ => (Step::Scale(0.05), Step::Scale(0.25)),
         }
     }
@@ -158,6 +173,23 @@ impl Field {
         }
     }
 
+    fn forecast(self) -> Option<ForecastField> {
+        match self {
+            Field::Forecast(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether typing `text` removes an optional value (empty: the fitted trend stands again).
+    pub fn clears(self, text: &str) -> bool {
+        self.forecast().is_some_and(|f| f.clears(text))
+    }
+
+    /// Removes an optional value; false when there was none to remove.
+    pub fn clear(self, plan: &mut Plan) -> bool {
+        self.forecast().is_some_and(|f| f.clear(plan))
+    }
+
     pub fn is_fraction(self) -> bool {
         matches!(self, Field::Mfu(_) | Field::RiskProbability(_))
     }
@@ -165,7 +197,9 @@ impl Field {
     /// The value as the entry dialog offers it for editing: exact, with `%` on fractions so
     /// that confirming it unchanged reads back the same value.
     pub fn editable_text(self, value: f64) -> String {
-        if self.is_fraction() {
+        if let Field::Forecast(f) = self {
+            f.editable_text(value)
+        } else if self.is_fraction() {
             format!("{} %", (value * 100.0 * 1e9).round() / 1e9)
         } else {
             format!("{value}")
@@ -180,12 +214,21 @@ impl Field {
             Field::ApiUsdPer1kTokens => format!("${value:.4}"),
             Field::TokensPerMonth | Field::ThroughputTokensPerHour => si(value),
             Field::ReplayPool(_) => format!("{} GPUs", thousands(value)),
+            Field::Forecast(f) => f.show(value),
         }
     }
 
     /// Reads what the user typed: fractions accept `47`, `47 %` or `0.47`; money accepts `$`,
     /// `,` and the suffixes k, M, B; counts accept `60e9`, `60B`, `60G`.
     pub fn parse_input(self, text: &str) -> Result<f64, InputError> {
+        if let Some(read) = self.forecast().and_then(|f| f.parse_special(text)) {
+            let value = read?;
+            let (low, high) = self.bounds();
+            if !(low..=high).contains(&value) {
+                return Err(InputError::OutOfRange { field: self });
+            }
+            return Ok(value);
+        }
         let cleaned: String = text
             .trim()
             .chars()

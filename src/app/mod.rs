@@ -5,6 +5,8 @@ pub mod command;
 pub mod derived;
 pub mod error;
 pub mod field;
+pub mod forecast_field;
+pub mod forecast_state;
 pub mod key;
 pub mod palette;
 pub mod replay_state;
@@ -16,7 +18,8 @@ pub use update::{changes_nothing, class_jobs, cluster_classes, update};
 
 use self::command::{CommandId, KeyMap};
 use self::derived::Derived;
-use self::field::Field;
+use self::field::{Field, ForecastField};
+use self::forecast_state::ForecastState;
 use self::key::Key;
 use self::palette::PaletteState;
 use self::replay_state::ReplayState;
@@ -26,7 +29,7 @@ use crate::model::fleet::AuditReport;
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 
-/// The five panes, in Tab order.
+/// The six panes, in Tab order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PaneId {
     Workloads,
@@ -34,15 +37,17 @@ pub enum PaneId {
     Inference,
     Risk,
     Contracts,
+    Forecast,
 }
 
 impl PaneId {
-    pub const ALL: [PaneId; 5] = [
+    pub const ALL: [PaneId; 6] = [
         PaneId::Workloads,
         PaneId::Mfu,
         PaneId::Inference,
         PaneId::Risk,
         PaneId::Contracts,
+        PaneId::Forecast,
     ];
 
     pub fn title(self) -> &'static str {
@@ -52,6 +57,18 @@ impl PaneId {
             PaneId::Inference => "Inference",
             PaneId::Risk => "Risk",
             PaneId::Contracts => "Contracts",
+            PaneId::Forecast => "Forecast",
+        }
+    }
+
+    /// The title where the tab bar is short of room.
+    pub fn short_title(self) -> &'static str {
+        match self {
+            PaneId::Mfu => "MFU",
+            PaneId::Inference => "Infer.",
+            PaneId::Contracts => "Contr.",
+            PaneId::Workloads => "Work.",
+            other => other.title(),
         }
     }
 
@@ -146,6 +163,8 @@ pub struct Cursors {
     pub risk_cell: usize,
     pub inference_field: usize,
     pub contract_class: usize,
+    /// Over the Forecast pane's editable rows (`App::forecast_fields`).
+    pub forecast_row: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +263,7 @@ pub struct App {
     pub quit_after_save: bool,
     pub quit: bool,
     pub replay: ReplayState,
+    pub forecast: ForecastState,
 }
 
 /// Something that happened: a command, typed text, a mouse gesture or a runtime result.
@@ -325,6 +345,15 @@ pub enum Action {
         generation: u64,
         message: String,
     },
+    /// The audit's series fitted over the plan's horizon.
+    ForecastFitted {
+        generation: u64,
+        fits: Box<crate::model::forecast::FleetFits>,
+    },
+    ForecastFailed {
+        generation: u64,
+        message: String,
+    },
 }
 
 /// What the runtime must do for the app.
@@ -369,6 +398,11 @@ pub enum Effect {
         generation: u64,
         plan: Box<Plan>,
     },
+    /// Fit the last audit's series over `horizon_days` (the growth sliders then only reshape).
+    FitForecast {
+        generation: u64,
+        horizon_days: u32,
+    },
     /// Write the report of the plan on screen beside its file (after any audit or replay in
     /// flight), as `gpuplan report` would print it.
     ExportReport {
@@ -410,6 +444,7 @@ impl App {
             quit_after_save: false,
             quit: false,
             replay: ReplayState::default(),
+            forecast: ForecastState::default(),
         }
     }
 
@@ -480,6 +515,29 @@ impl App {
             .collect()
     }
 
+    /// The Forecast pane's editable rows, in cursor order: the horizon, each class's growth, the
+    /// `[training]` run (and its start while it counts), each planned run's GPUs, start, days.
+    pub fn forecast_fields(&self) -> Vec<Field> {
+        let mut fields = vec![Field::Forecast(ForecastField::HorizonMonths)];
+        fields.extend(WorkloadClass::ALL.map(|c| Field::Forecast(ForecastField::Growth(c))));
+        fields.push(Field::Forecast(ForecastField::TrainingRun));
+        let forecast = self.plan.forecast.as_ref();
+        if forecast.is_some_and(|f| f.training_run) {
+            fields.push(Field::Forecast(ForecastField::TrainingStart));
+        }
+        for i in 0..forecast.map_or(0, |f| f.planned.len()) {
+            fields.extend(
+                [
+                    ForecastField::PlannedGpus(i),
+                    ForecastField::PlannedStart(i),
+                    ForecastField::PlannedDays(i),
+                ]
+                .map(Field::Forecast),
+            );
+        }
+        fields
+    }
+
     /// The field the focused pane's cursor is on, if it edits one.
     pub fn selected_field(&self) -> Option<Field> {
         match self.focus {
@@ -493,6 +551,7 @@ impl App {
                 .as_ref()
                 .and_then(|c| c.classes.get(self.cursors.contract_class))
                 .map(|c| Field::ReplayPool(c.class)),
+            PaneId::Forecast => self.forecast_fields().get(self.cursors.forecast_row).copied(),
             PaneId::Workloads => None,
         }
     }

@@ -48,8 +48,10 @@ impl App {
     }
 
     /// A field's value: the plan's, or for a pool the plan does not size, the size the last
-    /// replay used (the contract matcher's base).
+    /// replay used (the contract matcher's base); for a growth the plan leaves to the fit, the
+    /// factor the fitted trend amounts to; for the `[training]` run's start, the horizon's.
     pub fn field_value(&self, field: Field) -> Option<f64> {
+        use crate::app::field::ForecastField;
         field.get(&self.plan).or_else(|| match field {
             Field::ReplayPool(class) => self
                 .replay
@@ -59,6 +61,19 @@ impl App {
                 .iter()
                 .find(|p| p.class == class)
                 .map(|p| p.gpus),
+            Field::Forecast(ForecastField::Growth(class)) => {
+                let (low, high) = crate::model::plan::GROWTH_RANGE;
+                let fitted = self.forecast.shown.as_ref().and_then(|shown| {
+                    let series = &shown.classes.iter().find(|c| c.class == class)?.forecast;
+                    series.fitted_growth_per_year()
+                });
+                // On the slider's tenth-steps, so the first step lands on a round factor.
+                Some((fitted.unwrap_or(1.0).clamp(low, high) * 10.0).round() / 10.0)
+            }
+            Field::Forecast(ForecastField::TrainingStart) => {
+                let fits = self.forecast.fits.as_ref()?;
+                Some((fits.fleet[0].horizon_start_ms as f64 / 86_400_000.0).ceil())
+            }
             _ => None,
         })
     }

@@ -444,13 +444,14 @@ fn tab_cycles_panes_both_ways() {
         PaneId::Inference,
         PaneId::Risk,
         PaneId::Contracts,
+        PaneId::Forecast,
         PaneId::Workloads,
     ] {
         press(&mut app, Key::plain(KeyCode::Tab));
         assert_eq!(app.focus, expected);
     }
     press(&mut app, Key::plain(KeyCode::BackTab));
-    assert_eq!(app.focus, PaneId::Contracts);
+    assert_eq!(app.focus, PaneId::Forecast);
 }
 
 #[test]

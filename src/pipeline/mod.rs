@@ -15,7 +15,7 @@
 //! | the replay of today's clusters and the split | `Pipeline::replay` | `model::split::replay_fleets` |
 //! | the board's waterfall | `Pipeline::board` | `model::waterfall::waterfall` |
 //! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
-//! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, shape_fleet}` |
+//! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, forecast_for_plan}` |
 //! | the forecast's backtest | `Pipeline::backtest` | `model::forecast::backtest_fleet` |
 //!
 //! The workbench's panes recompute the plan-only figures (and the contract matching on the last
@@ -41,9 +41,9 @@ use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, Window};
-use crate::model::fleet_contracts::{ContractsReport, contracts_report};
+use crate::model::fleet_contracts::{ContractsReport, clusters_today, contracts_report};
 use crate::model::forecast::{
-    BacktestReport, FleetFits, ForecastReport, ForecastScope, backtest_fleet, fit_fleet, planned_runs, shape_fleet,
+    BacktestReport, FleetFits, ForecastReport, ForecastScope, backtest_fleet, fit_fleet, forecast_for_plan,
 };
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
@@ -171,8 +171,16 @@ pub struct Pipeline {
     replay: Option<ReplayStep>,
     /// The demand fits, keyed by the audit and the horizon in days: growth and planned runs
     /// only reshape them.
-    forecast: Option<((u64, u32), FleetFits)>,
+    forecast: Option<(ForecastKey, FleetFits)>,
     next_id: u64,
+}
+
+/// What the kept forecast fits were fitted from: the audit, the horizon and each cluster's
+/// accelerator (empty for the fleet alone).
+struct ForecastKey {
+    audit_id: u64,
+    horizon_days: u32,
+    accelerators: Vec<String>,
 }
 
 impl Pipeline {
@@ -438,32 +446,65 @@ impl Pipeline {
     }
 
     /// The last audit's demand forecast of `scope` over `horizon_days` (the plan's `[forecast]`
-    /// horizon when None), shaped by the plan's growth and planned runs. Fitted again only when
-    /// the audit or the horizon changed, or the kept fits lack the clusters `scope` asks for.
+    /// horizon when None), shaped by the plan's growth and planned runs.
     pub fn forecast(
         &mut self,
         plan: &Plan,
         horizon_days: Option<u32>,
         scope: ForecastScope,
     ) -> Result<ForecastReport, PipelineError> {
+        let days = horizon_days.unwrap_or_else(|| plan.forecast.clone().unwrap_or_default().horizon_days());
+        let accelerators = match (scope, self.audit.as_ref()) {
+            (ForecastScope::FleetAndClusters, Some(audit)) => {
+                clusters_today(plan, &self.catalog, &audit.audited.report)
+                    .into_iter()
+                    .map(|c| c.accelerator)
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        self.forecast_fits(days, scope, accelerators)?;
+        match self.forecast.as_ref() {
+            Some((_, fits)) => Ok(forecast_for_plan(fits, scope, plan, &self.catalog)),
+            None => Err(PipelineError::NotAudited),
+        }
+    }
+
+    /// The last audit's series fitted over `days` (with `FleetAndClusters`, also per cluster
+    /// and per accelerator, `accelerators[i]` running cluster i): what the growth sliders
+    /// reshape without a refit. Fitted again only when the audit, the horizon or the clusters'
+    /// accelerators changed, or the kept fits lack the clusters `scope` asks for.
+    pub fn forecast_fits(
+        &mut self,
+        days: u32,
+        scope: ForecastScope,
+        accelerators: Vec<String>,
+    ) -> Result<&FleetFits, PipelineError> {
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        let settings = plan.forecast.clone().unwrap_or_default();
-        let days = horizon_days.unwrap_or_else(|| settings.horizon_days());
-        let key = (audit.id, days);
-        if self
-            .forecast
-            .as_ref()
-            .is_none_or(|(k, fits)| *k != key || !fits.cover(scope))
-        {
+        // The fleet's fits do not depend on the accelerators: any kept fits of the audit and
+        // horizon serve them.
+        let kept = self.forecast.as_ref().is_some_and(|(key, fits)| {
+            key.audit_id == audit.id
+                && key.horizon_days == days
+                && fits.cover(scope)
+                && (scope == ForecastScope::Fleet || key.accelerators == accelerators)
+        });
+        if !kept {
             let report = &audit.audited.report;
-            let fits = self.timings.record("forecast fit", || fit_fleet(report, days, scope));
+            let fits = self
+                .timings
+                .record("forecast fit", || fit_fleet(report, days, scope, &accelerators));
+            let key = ForecastKey {
+                audit_id: audit.id,
+                horizon_days: days,
+                accelerators,
+            };
             self.forecast = Some((key, fits));
         }
-        let Some((_, fits)) = self.forecast.as_ref() else {
-            return Err(PipelineError::NotAudited);
-        };
-        let planned = planned_runs(plan, &self.catalog, fits.fleet[0].horizon_start_ms);
-        Ok(shape_fleet(fits, scope, &settings.growth, &planned))
+        match self.forecast.as_ref() {
+            Some((_, fits)) => Ok(fits),
+            None => Err(PipelineError::NotAudited),
+        }
     }
 
     /// The last audit's series scored on their last `holdout_days` days.

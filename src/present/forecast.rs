@@ -82,38 +82,54 @@ pub fn forecast_sections(report: &ForecastReport, with_charts: bool) -> Vec<Sect
             blocks: vec![Block::Table(planned)],
         });
     }
+    if !report.accelerators.is_empty() {
+        let groups = report.accelerators.iter().map(|a| {
+            let name = format!("{} ({})", a.accelerator, a.clusters.join(", "));
+            (name, a.classes.as_slice())
+        });
+        sections.push(Section {
+            title: "Per accelerator (its clusters summed)".into(),
+            blocks: vec![Block::Table(ends_table("accelerator", groups))],
+        });
+    }
     // One cluster is the fleet: its table would repeat the classes above.
     if report.clusters.len() > 1 {
-        let mut clusters = Table::new(&[
-            ("cluster", Align::Left),
-            ("class", Align::Left),
-            ("method", Align::Left),
-            ("history mean", Align::Right),
-            ("first day", Align::Right),
-            ("last day", Align::Right),
-            ("last day 95 %", Align::Right),
-        ]);
-        for cluster in &report.clusters {
-            for class in &cluster.classes {
-                let f = &class.forecast;
-                let (first, last) = (f.daily.first(), f.daily.last());
-                clusters.row(vec![
-                    cluster.name.clone(),
-                    class.class.label().into(),
-                    f.method.label().into(),
-                    gpus(f.history_mean_gpus),
-                    first.map_or("-".into(), |d| gpus(d.mean_gpus)),
-                    last.map_or("-".into(), |d| gpus(d.mean_gpus)),
-                    last.map_or("-".into(), |d| format!("{}-{}", gpus(d.lo95), gpus(d.hi95))),
-                ]);
-            }
-        }
+        let groups = report.clusters.iter().map(|c| (c.name.clone(), c.classes.as_slice()));
         sections.push(Section {
             title: "Per cluster".into(),
-            blocks: vec![Block::Table(clusters)],
+            blocks: vec![Block::Table(ends_table("cluster", groups))],
         });
     }
     sections
+}
+
+/// Each group's classes: the method, the history's mean and the fan's first and last day.
+fn ends_table<'a>(group: &str, groups: impl Iterator<Item = (String, &'a [ClassForecast])>) -> Table {
+    let mut table = Table::new(&[
+        (group, Align::Left),
+        ("class", Align::Left),
+        ("method", Align::Left),
+        ("history mean", Align::Right),
+        ("first day", Align::Right),
+        ("last day", Align::Right),
+        ("last day 95 %", Align::Right),
+    ]);
+    for (name, classes) in groups {
+        for class in classes {
+            let f = &class.forecast;
+            let (first, last) = (f.daily.first(), f.daily.last());
+            table.row(vec![
+                name.clone(),
+                class.class.label().into(),
+                f.method.label().into(),
+                gpus(f.history_mean_gpus),
+                first.map_or("-".into(), |d| gpus(d.mean_gpus)),
+                last.map_or("-".into(), |d| gpus(d.mean_gpus)),
+                last.map_or("-".into(), |d| format!("{}-{}", gpus(d.lo95), gpus(d.hi95))),
+            ]);
+        }
+    }
+    table
 }
 
 fn class_section(class: &ClassForecast, with_charts: bool) -> Section {

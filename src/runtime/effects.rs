@@ -69,6 +69,16 @@ impl Runtime {
                 self.worker.submit(Job::Replay { generation, plan });
                 None
             }
+            Effect::FitForecast {
+                generation,
+                horizon_days,
+            } => {
+                self.worker.submit(Job::FitForecast {
+                    generation,
+                    horizon_days,
+                });
+                None
+            }
             Effect::SavePlan {
                 path,
                 plan,

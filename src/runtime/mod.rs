@@ -213,9 +213,16 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::Run
         let audited = pipeline.audit(&worker::sources_of(&logs), &settings, observer)?;
         let fleet = Box::new(worker::fleet_of(audited));
         let effects = crate::app::update(&mut app, crate::app::Action::FleetLoaded { generation, fleet });
-        // The replay the worker would run next, here on this thread.
+        // The forecast fit and the replay the worker would run next, here on this thread.
         for effect in effects {
-            if let crate::app::Effect::Replay { generation, plan } = effect {
+            if let crate::app::Effect::FitForecast {
+                generation,
+                horizon_days,
+            } = effect
+            {
+                let action = worker::fit_forecast(&mut pipeline, generation, horizon_days);
+                crate::app::update(&mut app, action);
+            } else if let crate::app::Effect::Replay { generation, plan } = effect {
                 let contracts = pipeline.contracts(&plan);
                 let action = match pipeline.replay(&plan, contracts.as_ref()) {
                     Ok(report) => crate::app::Action::ReplayLoaded {

@@ -16,6 +16,7 @@ use crate::data::readers::load::FileSummary;
 use crate::data::readers::progress::READ_PROGRESS;
 use crate::model::audit_settings::AuditSettings;
 use crate::model::catalog::Catalog;
+use crate::model::forecast::ForecastScope;
 use crate::model::plan::Plan;
 use crate::pipeline::error::PipelineError;
 use crate::pipeline::observer::{Observer, Quiet};
@@ -50,6 +51,11 @@ pub enum Job {
         generation: u64,
         plan: Box<Plan>,
     },
+    /// Fit the last audit's series over the plan's horizon.
+    FitForecast {
+        generation: u64,
+        horizon_days: u32,
+    },
     /// The report of the plan on screen, written as JSON and Markdown: after any audit or
     /// replay asked before it, so it never writes a partial report.
     Export {
@@ -61,19 +67,22 @@ pub enum Job {
 impl Job {
     fn generation(&self) -> u64 {
         match self {
-            Job::Load { generation, .. } | Job::Reaudit { generation, .. } | Job::Replay { generation, .. } => {
-                *generation
-            }
+            Job::Load { generation, .. }
+            | Job::Reaudit { generation, .. }
+            | Job::Replay { generation, .. }
+            | Job::FitForecast { generation, .. } => *generation,
             Job::Export { .. } => 0,
         }
     }
 }
 
-/// One waiting audit, replay and export: a newer request of a kind replaces the waiting one of
-/// its kind; an audit goes first (the replay reads its result), the export last.
+/// One waiting audit, forecast fit, replay and export: a newer request of a kind replaces the
+/// waiting one of its kind; an audit goes first (the others read its result), the fit before
+/// the replay (a fraction of a second against seconds), the export last.
 #[derive(Default)]
 struct Slot {
     pending: Option<Job>,
+    pending_forecast: Option<Job>,
     pending_replay: Option<Job>,
     pending_export: Option<Job>,
     closed: bool,
@@ -146,6 +155,10 @@ impl Worker {
                                 generation,
                                 message: format!("internal error while replaying (please report it): {why}"),
                             },
+                            JobKind::Forecast => Action::ForecastFailed {
+                                generation,
+                                message: format!("internal error while forecasting (please report it): {why}"),
+                            },
                             JobKind::Export => Action::ExportFailed {
                                 message: format!("internal error while exporting (please report it): {why}"),
                             },
@@ -175,6 +188,7 @@ impl Worker {
         if let Ok(mut slot) = lock.lock() {
             match job {
                 Job::Replay { .. } => slot.pending_replay = Some(job),
+                Job::FitForecast { .. } => slot.pending_forecast = Some(job),
                 Job::Export { .. } => slot.pending_export = Some(job),
                 job => {
                     let job = match (slot.pending.take(), job) {
@@ -196,6 +210,7 @@ impl Worker {
 #[derive(Clone, Copy)]
 enum JobKind {
     Audit,
+    Forecast,
     Replay,
     Export,
 }
@@ -205,6 +220,7 @@ impl JobKind {
         match job {
             Job::Load { .. } | Job::Reaudit { .. } => JobKind::Audit,
             Job::Replay { .. } => JobKind::Replay,
+            Job::FitForecast { .. } => JobKind::Forecast,
             Job::Export { .. } => JobKind::Export,
         }
     }
@@ -216,6 +232,7 @@ impl Drop for Worker {
         if let Ok(mut slot) = lock.lock() {
             slot.closed = true;
             slot.pending = None;
+            slot.pending_forecast = None;
             slot.pending_replay = None;
             slot.pending_export = None;
             ready.notify_one();
@@ -302,6 +319,7 @@ fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
         if let Some(job) = guard
             .pending
             .take()
+            .or_else(|| guard.pending_forecast.take())
             .or_else(|| guard.pending_replay.take())
             .or_else(|| guard.pending_export.take())
         {
@@ -323,6 +341,10 @@ fn run(job: Job, state: &mut State, results: &Sender<Action>) -> Action {
         }
         Job::Reaudit { generation, settings } => audit(state, generation, &settings, results),
         Job::Replay { generation, plan } => replay(&mut state.pipeline, generation, &plan),
+        Job::FitForecast {
+            generation,
+            horizon_days,
+        } => fit_forecast(&mut state.pipeline, generation, horizon_days),
         Job::Export { plan, target } => export(state, &plan, &target),
     }
 }
@@ -364,6 +386,20 @@ fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
             message: format!("{message}: size the pools in the plan's [replay]"),
         },
         Err(e) => Action::ReplayFailed {
+            generation,
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The last audit's series fitted over `horizon_days`, kept by the pipeline for the report too.
+pub fn fit_forecast(pipeline: &mut Pipeline, generation: u64, horizon_days: u32) -> Action {
+    match pipeline.forecast_fits(horizon_days, ForecastScope::Fleet, Vec::new()) {
+        Ok(fits) => Action::ForecastFitted {
+            generation,
+            fits: Box::new(fits.clone()),
+        },
+        Err(e) => Action::ForecastFailed {
             generation,
             message: e.to_string(),
         },

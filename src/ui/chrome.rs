@@ -68,19 +68,30 @@ pub fn banner(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(line), area);
 }
 
-pub fn tab_label(index: usize, pane: PaneId) -> String {
-    format!(" {} {} ", index + 1, pane.title())
+/// The tab bar's labels, each followed by a space: the panes' titles, or their short titles
+/// when the full ones do not fit in `width`.
+pub fn tab_labels(width: u16) -> Vec<(PaneId, String)> {
+    let labels = |title: fn(PaneId) -> &'static str| -> Vec<(PaneId, String)> {
+        PaneId::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, pane)| (*pane, format!(" {} {} ", i + 1, title(*pane))))
+            .collect()
+    };
+    let full = labels(PaneId::title);
+    let needed: usize = full.iter().map(|(_, l)| l.chars().count() + 1).sum();
+    if needed <= usize::from(width) {
+        full
+    } else {
+        labels(PaneId::short_title)
+    }
 }
 
 pub fn tabs(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
-    for (i, pane) in PaneId::ALL.iter().enumerate() {
-        let style = if *pane == app.focus {
-            theme.selected
-        } else {
-            theme.muted
-        };
-        spans.push(Span::styled(tab_label(i, *pane), style));
+    for (pane, label) in tab_labels(area.width) {
+        let style = if pane == app.focus { theme.selected } else { theme.muted };
+        spans.push(Span::styled(label, style));
         spans.push(Span::raw(" "));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
@@ -114,6 +125,12 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
             (CommandId::Up, "class"),
             (CommandId::Increase, "pool GPUs"),
             (CommandId::Edit, "type"),
+        ],
+        PaneId::Forecast => vec![
+            (CommandId::Up, "row"),
+            (CommandId::Increase, "step"),
+            (CommandId::IncreaseCoarse, "big step"),
+            (CommandId::Edit, "type (empty: fitted)"),
         ],
     };
     hints.extend([

@@ -1,6 +1,6 @@
-//! Where everything goes, for drawing and for hit-testing clicks: three panes over two on a
+//! Where everything goes, for drawing and for hit-testing clicks: three panes over three on a
 //! big terminal (each pane then gets the width its tables need and the height its charts use),
-//! five columns on a wide but short one, one pane with tabs on a small one.
+//! six columns on a wide but short one, one pane with tabs on a small one.
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
@@ -8,12 +8,13 @@ use crate::app::{App, PaneId};
 
 /// Narrowest pane column that shows every number whole.
 pub const MIN_COLUMN_WIDTH: u16 = 38;
+const PANES: u16 = PaneId::ALL.len() as u16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrangement {
-    /// All five panes side by side.
+    /// All six panes side by side.
     Columns,
-    /// Three panes over two.
+    /// Three panes over three.
     Grid,
     /// One pane at a time, with a tab bar.
     Tabs,
@@ -32,7 +33,7 @@ pub struct Areas {
 pub fn arrangement(size: Rect) -> Arrangement {
     if size.width >= MIN_COLUMN_WIDTH * 3 && size.height >= 40 {
         Arrangement::Grid
-    } else if size.width >= MIN_COLUMN_WIDTH * 5 && size.height >= 24 {
+    } else if size.width >= MIN_COLUMN_WIDTH * PANES && size.height >= 24 {
         Arrangement::Columns
     } else {
         Arrangement::Tabs
@@ -55,13 +56,13 @@ pub fn areas(size: Rect, app: &App) -> Areas {
         .areas(size);
     let panes = match arrangement {
         Arrangement::Columns => {
-            let columns = Layout::horizontal([Constraint::Ratio(1, 5); 5]).split(body);
+            let columns = Layout::horizontal([Constraint::Ratio(1, PANES as u32); PaneId::ALL.len()]).split(body);
             PaneId::ALL.iter().copied().zip(columns.iter().copied()).collect()
         }
         Arrangement::Grid => {
             let [top, bottom] = Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
             let upper = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(top);
-            let lower = Layout::horizontal([Constraint::Ratio(1, 2); 2]).split(bottom);
+            let lower = Layout::horizontal([Constraint::Ratio(1, 3); 3]).split(bottom);
             PaneId::ALL
                 .iter()
                 .copied()
@@ -96,10 +97,10 @@ pub fn tab_at(areas: &Areas, x: u16, y: u16) -> Option<PaneId> {
         return None;
     }
     let mut left = bar.x;
-    for (i, pane) in PaneId::ALL.iter().enumerate() {
-        let width = super::chrome::tab_label(i, *pane).chars().count() as u16;
+    for (pane, label) in super::chrome::tab_labels(bar.width) {
+        let width = label.chars().count() as u16;
         if x >= left && x < left + width {
-            return Some(*pane);
+            return Some(pane);
         }
         left += width + 1;
     }

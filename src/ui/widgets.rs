@@ -107,6 +107,18 @@ pub fn row(area: Rect, index: u16) -> Rect {
     }
 }
 
+/// A slider's track `width` cells wide with its knob at `frac` of the way: `━━━●───`.
+pub fn track_of(frac: f64, width: usize) -> String {
+    let knob = (frac.clamp(0.0, 1.0) * (width.saturating_sub(1)) as f64).round() as usize;
+    (0..width)
+        .map(|i| match i.cmp(&knob) {
+            std::cmp::Ordering::Less => '━',
+            std::cmp::Ordering::Equal => '●',
+            std::cmp::Ordering::Greater => '─',
+        })
+        .collect()
+}
+
 /// Block characters for bar heights in eighths.
 pub const EIGHTHS: [char; 9] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 

@@ -62,6 +62,31 @@ fn the_forecast_names_each_class_its_method_and_its_days() {
             check_days(class, 45);
         }
     }
+    // The plan's clusters run three accelerators: each is forecast with its clusters summed.
+    let accelerators = report["accelerators"].as_array().expect("accelerators");
+    let names: Vec<&str> = accelerators.iter().filter_map(|a| a["accelerator"].as_str()).collect();
+    assert_eq!(names, ["a100-80gb", "h100-sxm", "h200-sxm"], "{report}");
+    let h100 = &accelerators[1];
+    let members: Vec<&str> = h100["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(members, ["ap-south-h100", "us-east-h100"]);
+    for (i, class) in h100["classes"].as_array().expect("classes").iter().enumerate() {
+        check_days(class, 45);
+        let summed: f64 = clusters
+            .iter()
+            .filter(|c| members.contains(&c["name"].as_str().unwrap_or("")))
+            .map(|c| number(&c["classes"][i]["history_mean_gpus"]))
+            .sum();
+        let group = number(&class["history_mean_gpus"]);
+        assert!(
+            (group - summed).abs() < 1e-6 * summed.max(1.0),
+            "{group} against {summed}"
+        );
+    }
     // The sample's inference is smooth and seasonal; its clusters' gangs are lumpy.
     assert_eq!(classes[1]["method"], "mstl-weekly");
     assert!(
@@ -214,6 +239,7 @@ fn the_report_carries_the_fleets_forecast_and_its_fan_chart() {
     // The same fleet figures as `gpuplan forecast`; the clusters are that command's.
     assert_eq!(forecast["classes"], standalone["classes"]);
     assert_eq!(forecast["clusters"].as_array().map(Vec::len), Some(0));
+    assert_eq!(forecast["accelerators"].as_array().map(Vec::len), Some(0));
     let markdown = gpuplan_in(
         home.path(),
         &["report", "--plan", plan, "--logs", SAMPLE, "--format", "markdown"],

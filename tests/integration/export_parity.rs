@@ -229,7 +229,7 @@ fn the_export_is_the_reports_bytes_and_moves_with_every_input() {
 #[test]
 fn the_shipped_plans_export_their_reports() {
     let plans = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");
-    for name in ["default.toml", "h200-reserved.toml", "spot-heavy.toml"] {
+    for name in ["default.toml", "h200-reserved.toml", "spot-heavy.toml", "growth.toml"] {
         let home = tempfile::tempdir().expect("tempdir");
         // A copy, so the export lands in the test's folder and not in the repository.
         let plan = home.path().join("plan.toml");

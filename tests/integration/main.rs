@@ -25,6 +25,7 @@ mod report_export;
 mod rules_and_recommendations;
 mod stranger_files;
 mod ui_snapshots;
+mod workbench_forecast;
 mod workbench_kill;
 mod workbench_pty;
 mod workbench_soak;

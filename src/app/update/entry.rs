@@ -1,6 +1,6 @@
 //! Keys of the entry overlay: typing a value for one field.
 
-use super::{edit, edit_text};
+use super::{clear, edit, edit_text};
 use crate::app::key::{Key, KeyCode};
 use crate::app::{App, Effect, Overlay};
 
@@ -11,6 +11,11 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
     };
     let field = *field;
     match key.code {
+        KeyCode::Enter if field.clears(text) => {
+            app.overlay = Overlay::None;
+            app.history.last_field = None;
+            return clear(app, field);
+        }
         KeyCode::Enter => match field.parse_input(text) {
             Ok(value) => {
                 app.overlay = Overlay::None;

@@ -40,6 +40,9 @@ pub fn changes_nothing(app: &App, action: &Action) -> bool {
         Action::ReplayLoaded { generation, .. } | Action::ReplayFailed { generation, .. } => {
             *generation != app.replay.generation
         }
+        Action::ForecastFitted { generation, .. } | Action::ForecastFailed { generation, .. } => {
+            *generation != app.forecast.generation
+        }
         Action::PlanChangedOnDisk { path, .. } | Action::PlanInvalidOnDisk { path, .. } => !is_plan_file(app, path),
         _ => false,
     }
@@ -73,6 +76,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.focus = PaneId::Mfu;
                 app.cursors.accelerator = index;
             }
+            if let Some(row) = app.forecast_fields().iter().position(|f| *f == field) {
+                app.focus = PaneId::Forecast;
+                app.cursors.forecast_row = row;
+            }
             edit(app, field, value)
         }
         Action::FleetStarted { generation, what } => {
@@ -98,9 +105,19 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.derived
                 .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
             clamp_cursors(app);
-            // A new audit: the replay runs again on its jobs.
+            // A new audit: the replay runs again on its jobs, the forecast fits its series.
             app.replay.requested = None;
-            app.request_replay().into_iter().collect()
+            app.forecast.requested_days = None;
+            app.request_forecast().into_iter().chain(app.request_replay()).collect()
+        }
+        Action::ForecastFitted { fits, .. } => {
+            app.forecast_fitted(*fits);
+            Vec::new()
+        }
+        Action::ForecastFailed { message, .. } => {
+            app.forecast.working = false;
+            app.forecast.error = Some(message);
+            Vec::new()
         }
         Action::ReplayLoaded { report, .. } => {
             app.replay.result = Some(*report);
@@ -276,6 +293,7 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         CommandId::FocusInference => focus(app, PaneId::Inference),
         CommandId::FocusRisk => focus(app, PaneId::Risk),
         CommandId::FocusContracts => focus(app, PaneId::Contracts),
+        CommandId::FocusForecast => focus(app, PaneId::Forecast),
         CommandId::Up => {
             move_cursor(app, -1);
             Vec::new()
@@ -402,6 +420,7 @@ fn move_cursor(app: &mut App, by: isize) {
             let count = app.derived.contracts.as_ref().map_or(0, |c| c.classes.len());
             app.cursors.contract_class = moved(app.cursors.contract_class, count);
         }
+        PaneId::Forecast => app.cursors.forecast_row = moved(app.cursors.forecast_row, app.forecast_fields().len()),
     }
 }
 
@@ -481,8 +500,19 @@ fn push_undo(app: &mut App, plan: Plan) {
 
 /// Sets a plan value and recomputes every number that depends on it.
 fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
+    change(app, field, |plan| field.set(plan, value))
+}
+
+/// Removes an optional plan value (a growth factor: the fitted trend stands again).
+fn clear(app: &mut App, field: Field) -> Vec<Effect> {
+    change(app, field, |plan| field.clear(plan))
+}
+
+/// Applies one edit of `field` to the plan, as one undo step with the steps of the same field
+/// before it, and recomputes what depends on it.
+fn change(app: &mut App, field: Field, apply: impl FnOnce(&mut Plan) -> bool) -> Vec<Effect> {
     let before = app.plan.clone();
-    if !field.set(&mut app.plan, value) {
+    if !apply(&mut app.plan) {
         return Vec::new();
     }
     if app.plan == before {
@@ -495,7 +525,9 @@ fn edit(app: &mut App, field: Field, value: f64) -> Vec<Effect> {
     app.modified = app.plan != app.saved;
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
-    app.request_replay().into_iter().collect()
+    clamp_cursors(app);
+    app.reshape_forecast();
+    app.request_forecast().into_iter().chain(app.request_replay()).collect()
 }
 
 /// The current plan against the plans being compared, when there are any.
@@ -553,22 +585,25 @@ fn recompute(app: &mut App) -> Vec<Effect> {
         .is_some_and(|settings| *settings != app.audit_settings());
     app.derived
         .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
-    // A re-audit brings its own replay when it lands.
+    app.reshape_forecast();
+    // A re-audit brings its own replay and forecast when it lands.
     if stale {
         vec![app.request_reaudit()]
     } else {
-        app.request_replay().into_iter().collect()
+        app.request_forecast().into_iter().chain(app.request_replay()).collect()
     }
 }
 
 fn clamp_cursors(app: &mut App) {
     let clusters = cluster_count(app);
     let contract_classes = app.derived.contracts.as_ref().map_or(0, |c| c.classes.len());
+    let forecast_rows = app.forecast_fields().len();
     let c = &mut app.cursors;
     c.accelerator = c.accelerator.min(app.plan.accelerators.len().saturating_sub(1));
     c.contract_class = c.contract_class.min(contract_classes.saturating_sub(1));
     c.risk_cell = c.risk_cell.min((app.plan.risks.len() * 2).saturating_sub(1));
     c.cluster = c.cluster.min(clusters.saturating_sub(1));
+    c.forecast_row = c.forecast_row.min(forecast_rows.saturating_sub(1));
     let valid_cluster = |i: usize| i < clusters;
     let view_ok = match app.workloads_view {
         WorkloadsView::Fleet => true,

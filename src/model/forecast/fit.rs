@@ -46,6 +46,34 @@ impl ForecastMethod {
             ForecastMethod::MstlWeekly => "MSTL (daily, weekly) + damped ETS",
         }
     }
+
+    /// The name JSON gives the method, for narrow places.
+    pub fn code(self) -> &'static str {
+        match self {
+            ForecastMethod::NoDemand => "no-demand",
+            ForecastMethod::Level => "level",
+            ForecastMethod::Lumpy => "lumpy",
+            ForecastMethod::MstlDaily => "mstl-daily",
+            ForecastMethod::MstlWeekly => "mstl-weekly",
+        }
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn each_method_code_is_the_name_json_gives_it() {
+    for method in [
+        ForecastMethod::NoDemand,
+        ForecastMethod::Level,
+        ForecastMethod::Lumpy,
+        ForecastMethod::MstlDaily,
+        ForecastMethod::MstlWeekly,
+    ] {
+        assert_eq!(
+            serde_json::to_value(method).ok(),
+            Some(serde_json::json!(method.code()))
+        );
+    }
 }
 
 /// A series' fan over the horizon, one point per series point.

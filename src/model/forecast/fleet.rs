@@ -10,8 +10,9 @@ use super::{
     BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
     backtest_series, fit_series, shape_forecast,
 };
+use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
-use crate::model::plan::GrowthPlan;
+use crate::model::plan::{GrowthPlan, Plan};
 use crate::model::workload::WorkloadClass;
 
 /// Which series a forecast covers: the report shows the fleet's; `gpuplan forecast` each
@@ -31,6 +32,17 @@ pub struct FleetFits {
     pub fleet: [SeriesFit; 3],
     /// Each cluster's, when the scope asked for them.
     pub clusters: Option<Vec<(String, [SeriesFit; 3])>>,
+    /// Each accelerator's (its clusters summed), when the scope asked for clusters and they run
+    /// more than one accelerator.
+    pub accelerators: Vec<AcceleratorFits>,
+}
+
+/// The fits of the clusters that run one accelerator, summed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AcceleratorFits {
+    pub accelerator: String,
+    pub clusters: Vec<String>,
+    pub fits: [SeriesFit; 3],
 }
 
 impl FleetFits {
@@ -75,20 +87,68 @@ fn series_of(audit: &AuditReport) -> ([DemandSeries; 3], Vec<(String, [DemandSer
     (fleet, clusters)
 }
 
-/// Fits every class of the fleet, and with `FleetAndClusters` of each cluster, over
-/// `horizon_days` (on both cores).
-pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope) -> FleetFits {
+/// The clusters' series summed per accelerator, `accelerator_of[i]` naming cluster i's; empty
+/// when they all run one (the fleet says it all) or the names do not cover the clusters.
+fn accelerator_groups(
+    clusters: &[(String, [DemandSeries; 3])],
+    accelerator_of: &[String],
+) -> Vec<(String, Vec<String>, [DemandSeries; 3])> {
+    if accelerator_of.len() != clusters.len() {
+        return Vec::new();
+    }
+    let mut groups: Vec<(String, Vec<String>, [DemandSeries; 3])> = Vec::new();
+    for ((name, series), accelerator) in clusters.iter().zip(accelerator_of) {
+        match groups.iter_mut().find(|(a, _, _)| a == accelerator) {
+            Some((_, names, sum)) => {
+                names.push(name.clone());
+                for (total, s) in sum.iter_mut().zip(series) {
+                    total.add(s);
+                }
+            }
+            None => groups.push((accelerator.clone(), vec![name.clone()], series.clone())),
+        }
+    }
+    if groups.len() < 2 {
+        return Vec::new();
+    }
+    groups.sort_by(|a, b| a.0.cmp(&b.0));
+    groups
+}
+
+/// Fits every class of the fleet, and with `FleetAndClusters` of each cluster and of each
+/// accelerator (`accelerator_of[i]` runs cluster i), over `horizon_days` (on both cores).
+pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope, accelerator_of: &[String]) -> FleetFits {
     let (fleet, clusters) = series_of(audit);
     let fit_three = |three: &[DemandSeries; 3]| three.each_ref().map(|s| fit_series(s, horizon_days));
-    let (fleet_fits, cluster_fits) = rayon::join(
+    let with_clusters = scope == ForecastScope::FleetAndClusters;
+    let groups = if with_clusters {
+        accelerator_groups(&clusters, accelerator_of)
+    } else {
+        Vec::new()
+    };
+    let (fleet_fits, (cluster_fits, accelerators)) = rayon::join(
         || fit_three(&fleet),
         || {
-            (scope == ForecastScope::FleetAndClusters).then(|| {
-                clusters
-                    .par_iter()
-                    .map(|(name, three)| (name.clone(), fit_three(three)))
-                    .collect()
-            })
+            rayon::join(
+                || {
+                    with_clusters.then(|| {
+                        clusters
+                            .par_iter()
+                            .map(|(name, three)| (name.clone(), fit_three(three)))
+                            .collect()
+                    })
+                },
+                || {
+                    groups
+                        .par_iter()
+                        .map(|(accelerator, names, three)| AcceleratorFits {
+                            accelerator: accelerator.clone(),
+                            clusters: names.clone(),
+                            fits: fit_three(three),
+                        })
+                        .collect()
+                },
+            )
         },
     );
     FleetFits {
@@ -96,6 +156,7 @@ pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope) -
         history_hours: audit.window.days * 24.0,
         fleet: fleet_fits,
         clusters: cluster_fits,
+        accelerators,
     }
 }
 
@@ -109,6 +170,14 @@ pub struct ClassForecast {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClusterForecast {
     pub name: String,
+    pub classes: Vec<ClassForecast>,
+}
+
+/// The clusters that run one accelerator, forecast as one.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AcceleratorForecast {
+    pub accelerator: String,
+    pub clusters: Vec<String>,
     pub classes: Vec<ClassForecast>,
 }
 
@@ -132,7 +201,35 @@ pub struct ForecastReport {
     pub classes: Vec<ClassForecast>,
     /// Empty unless the scope was `FleetAndClusters`.
     pub clusters: Vec<ClusterForecast>,
+    /// Per accelerator, where the clusters run more than one; empty otherwise and unless the
+    /// scope was `FleetAndClusters`.
+    pub accelerators: Vec<AcceleratorForecast>,
     pub planned: Vec<PlannedShown>,
+}
+
+/// The fits of `scope` shaped by `plan`: its `[forecast]` growth and its planned runs (the
+/// `[training]` run on the catalog's accelerator). What `gpuplan forecast`, the report and the
+/// workbench's growth sliders all show, so they cannot disagree.
+pub fn forecast_for_plan(fits: &FleetFits, scope: ForecastScope, plan: &Plan, catalog: &Catalog) -> ForecastReport {
+    let assumptions = PlanAssumptions::of(plan, catalog, fits);
+    shape_fleet(fits, scope, &assumptions.growth, &assumptions.planned)
+}
+
+/// All a forecast reads of the plan: the growth factors and the planned runs. Equal
+/// assumptions shape kept fits the same, so an edit elsewhere in the plan needs no reshape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanAssumptions {
+    pub growth: GrowthPlan,
+    pub planned: Vec<PlannedRun>,
+}
+
+impl PlanAssumptions {
+    pub fn of(plan: &Plan, catalog: &Catalog, fits: &FleetFits) -> PlanAssumptions {
+        PlanAssumptions {
+            growth: plan.forecast.as_ref().map(|f| f.growth).unwrap_or_default(),
+            planned: super::planned_runs(plan, catalog, fits.fleet[0].horizon_start_ms),
+        }
+    }
 }
 
 /// The fits of `scope` shaped by the plan's growth and planned runs.
@@ -172,6 +269,16 @@ pub fn shape_fleet(
             .map(|(name, three)| ClusterForecast {
                 name: name.clone(),
                 classes: classes_of(three, &[]),
+            })
+            .collect(),
+        accelerators: fits
+            .accelerators
+            .iter()
+            .filter(|_| scope == ForecastScope::FleetAndClusters)
+            .map(|group| AcceleratorForecast {
+                accelerator: group.accelerator.clone(),
+                clusters: group.clusters.clone(),
+                classes: classes_of(&group.fits, &[]),
             })
             .collect(),
         planned: planned

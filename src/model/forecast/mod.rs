@@ -21,8 +21,9 @@ use serde::Serialize;
 pub use self::backtest::{BacktestError, BacktestScore, backtest_series};
 pub use self::fit::{FittedFan, ForecastMethod, fit_fan};
 pub use self::fleet::{
-    BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest, ClusterForecast, FleetFits, ForecastReport,
-    ForecastScope, PlannedShown, backtest_fleet, fit_fleet, shape_fleet,
+    AcceleratorFits, AcceleratorForecast, BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest,
+    ClusterForecast, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, PlannedShown, backtest_fleet,
+    fit_fleet, forecast_for_plan, shape_fleet,
 };
 pub use self::planned::{PlannedRun, planned_runs};
 use crate::model::workload::WorkloadClass;
@@ -213,6 +214,22 @@ impl SeriesForecast {
     /// no growth factor stands in for the whole of it (the charts draw a line there).
     pub fn data_reach_ends(&self) -> Option<u32> {
         ((self.data_days as usize) < self.daily.len() && self.growth_per_year.is_none()).then_some(self.data_days)
+    }
+
+    /// The yearly factor this forecast amounts to from its first week to its last (planned
+    /// runs left out): what a growth slider starts from. None under two weeks or without demand.
+    pub fn fitted_growth_per_year(&self) -> Option<f64> {
+        let days = self.daily.len();
+        if days < 14 {
+            return None;
+        }
+        let week_mean = |days: &[DailyForecast]| days.iter().map(|d| d.mean_gpus - d.planned_gpus).sum::<f64>() / 7.0;
+        let (first, last) = (week_mean(&self.daily[..7]), week_mean(&self.daily[days - 7..]));
+        if !(first > 1e-9 && last > 1e-9) {
+            return None;
+        }
+        let factor = (last / first).powf(DAYS_PER_YEAR / (days - 7) as f64);
+        factor.is_finite().then_some(factor)
     }
 }
 

@@ -13,7 +13,7 @@ use crate::model::evaluate::MfuSource;
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC};
 use crate::shared::format::{pct, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, row, rows_from};
+use crate::ui::widgets::{fields_line, label, right, row, rows_from, track_of};
 
 const NAME_WIDTH: u16 = 10;
 const VALUE_WIDTH: u16 = 7;
@@ -44,15 +44,10 @@ pub fn mfu_at(track: Rect, x: u16) -> f64 {
 }
 
 fn track(mfu: f64, width: usize) -> String {
-    let frac = ((mfu - CURVE_MFU_MIN_FRAC) / (CURVE_MFU_MAX_FRAC - CURVE_MFU_MIN_FRAC)).clamp(0.0, 1.0);
-    let knob = (frac * (width.saturating_sub(1)) as f64).round() as usize;
-    (0..width)
-        .map(|i| match i.cmp(&knob) {
-            std::cmp::Ordering::Less => '━',
-            std::cmp::Ordering::Equal => '●',
-            std::cmp::Ordering::Greater => '─',
-        })
-        .collect()
+    track_of(
+        (mfu - CURVE_MFU_MIN_FRAC) / (CURVE_MFU_MAX_FRAC - CURVE_MFU_MIN_FRAC),
+        width,
+    )
 }
 
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {

@@ -1,6 +1,8 @@
-//! The five panes. Each draws inside its block and reads only the app.
+//! The six panes. Each draws inside its block and reads only the app.
 
 mod contracts;
+mod forecast;
+mod forecast_fan;
 mod inference;
 pub mod mfu;
 mod replay_lines;
@@ -29,5 +31,6 @@ pub fn render(pane: PaneId, app: &App, view: &mut ViewState, theme: &Theme, fram
         PaneId::Inference => inference::render(app, theme, frame, body, focused),
         PaneId::Risk => risk::render(app, theme, frame, body, focused),
         PaneId::Contracts => contracts::render(app, theme, frame, body, focused),
+        PaneId::Forecast => forecast::render(app, theme, frame, body, focused),
     }
 }

@@ -1,0 +1,75 @@
+//! The demand forecast the Forecast pane shows. The fits (the slow part) come from the worker,
+//! once per audit and horizon; every plan edit reshapes them here, on the UI thread, with the
+//! pipeline's own `forecast_for_plan`, so a growth slider never waits for a refit.
+
+use super::{App, Effect};
+use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ForecastState {
+    pub generation: u64,
+    /// The horizon, in days, the latest fit request asked for; None after a new audit.
+    pub requested_days: Option<u32>,
+    pub fits: Option<FleetFits>,
+    /// The fits shaped by the plan on screen.
+    pub shown: Option<ForecastReport>,
+    /// What of the plan `shown` was shaped by: an edit that leaves it alone (an MFU step with
+    /// the `[training]` run not counted) reshapes nothing.
+    pub shaped_by: Option<PlanAssumptions>,
+    pub working: bool,
+    pub error: Option<String>,
+}
+
+impl App {
+    /// The horizon the plan on screen asks for, in days.
+    pub fn forecast_horizon_days(&self) -> u32 {
+        self.plan.forecast.clone().unwrap_or_default().horizon_days()
+    }
+
+    /// Asks the worker to fit the audit's series when there is an audit and the plan's horizon
+    /// differs from the last request's.
+    pub fn request_forecast(&mut self) -> Option<Effect> {
+        self.fleet.as_ref()?;
+        let days = self.forecast_horizon_days();
+        if self.forecast.requested_days == Some(days) {
+            return None;
+        }
+        self.forecast.requested_days = Some(days);
+        self.forecast.generation += 1;
+        self.forecast.working = true;
+        Some(Effect::FitForecast {
+            generation: self.forecast.generation,
+            horizon_days: days,
+        })
+    }
+
+    /// Shapes the kept fits by the plan on screen (growth, planned runs) as the pipeline's
+    /// `forecast_for_plan` does: no refit, and nothing at all when what the forecast reads of
+    /// the plan did not change. Fits of another horizon stay on screen, shaped, until the new
+    /// ones land.
+    pub fn reshape_forecast(&mut self) {
+        let Some(fits) = self.forecast.fits.as_ref() else {
+            return;
+        };
+        let assumptions = PlanAssumptions::of(&self.plan, &self.catalog, fits);
+        if self.forecast.shaped_by.as_ref() == Some(&assumptions) {
+            return;
+        }
+        self.forecast.shown = Some(shape_fleet(
+            fits,
+            ForecastScope::Fleet,
+            &assumptions.growth,
+            &assumptions.planned,
+        ));
+        self.forecast.shaped_by = Some(assumptions);
+    }
+
+    /// The fits landed: keep them and shape them.
+    pub fn forecast_fitted(&mut self, fits: FleetFits) {
+        self.forecast.fits = Some(fits);
+        self.forecast.working = false;
+        self.forecast.error = None;
+        self.forecast.shaped_by = None;
+        self.reshape_forecast();
+    }
+}

@@ -1,0 +1,280 @@
+//! Forecast: the plan's horizon, a growth slider per class (the fitted trend until moved), the
+//! `[training]` run and the planned runs, then a fan chart per class: the history's daily mean,
+//! the forecast's 80 % and 95 % bands and its mean, today and the data's reach marked, planned
+//! runs marked under the days they hold.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::forecast_fan::{fan_lines, fan_title};
+use crate::app::App;
+use crate::app::field::{Field, ForecastField};
+use crate::model::forecast::{ClassForecast, ForecastReport};
+use crate::model::plan::GROWTH_RANGE;
+use crate::model::workload::WorkloadClass;
+use crate::shared::format::thousands;
+use crate::ui::theme::Theme;
+use crate::ui::widgets::{fields_line, label, right, rows_from, track_of};
+
+const NAME_WIDTH: usize = 10;
+const VALUE_WIDTH: usize = 14;
+const METHOD_WIDTH: usize = 12;
+/// A fan chart's least rows when all three classes fit: its title, four rows of plot, its axis.
+const MIN_CHART_ROWS: u16 = 6;
+/// Below room for all three, each chart shown gets this many at least (six of plot).
+const SHORT_CHART_ROWS: u16 = 8;
+
+pub fn class_style(theme: &Theme, class: WorkloadClass) -> Style {
+    match class {
+        WorkloadClass::Training => theme.training,
+        WorkloadClass::Inference => theme.inference,
+        WorkloadClass::Burst => theme.burst,
+    }
+}
+
+/// Where a growth factor sits on a slider from a tenth to ten times: a log scale, so ×1 is
+/// the middle and ×0.5 and ×2 are as far from it.
+fn growth_frac(factor: f64) -> f64 {
+    let (low, high) = GROWTH_RANGE;
+    ((factor.ln() - low.ln()) / (high.ln() - low.ln())).clamp(0.0, 1.0)
+}
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+    let selected = focused.then(|| app.selected_field()).flatten();
+    let shown = app.forecast.shown.as_ref();
+    let mut lines = vec![status_line(app, shown, theme, body.width)];
+    lines.push(horizon_line(app, selected, theme, body.width));
+    for class in WorkloadClass::ALL {
+        lines.push(growth_line(app, shown, class, selected, theme, body.width));
+    }
+    lines.extend(training_lines(app, selected, theme, body.width));
+    lines.extend(planned_lines(app, selected, theme, body.width));
+    let used = lines.len() as u16;
+    frame.render_widget(Paragraph::new(lines), body);
+    let Some(report) = shown else {
+        return;
+    };
+    let charts_area = rows_from(body, used + 1);
+    let order = chart_order(app, selected);
+    let all = order.len() as u16;
+    let fitting = if charts_area.height >= MIN_CHART_ROWS * all {
+        all
+    } else {
+        (charts_area.height / SHORT_CHART_ROWS).max(u16::from(charts_area.height >= MIN_CHART_ROWS))
+    };
+    if fitting == 0 || charts_area.width < 20 {
+        return;
+    }
+    let rows_each = charts_area.height / fitting;
+    for (i, class) in order.into_iter().take(usize::from(fitting)).enumerate() {
+        let Some(series) = report.classes.iter().find(|c| c.class == class) else {
+            continue;
+        };
+        let area = Rect {
+            y: charts_area.y + i as u16 * rows_each,
+            height: rows_each,
+            ..charts_area
+        };
+        chart(series, theme, frame, area);
+    }
+}
+
+fn status_line(app: &App, shown: Option<&ForecastReport>, theme: &Theme, width: u16) -> Line<'static> {
+    let mut fields = Vec::new();
+    match shown {
+        Some(report) => fields.push((
+            format!(
+                "{} days from {} · {:.0} days of history",
+                report.horizon_days,
+                report.horizon_start.get(..10).unwrap_or(&report.horizon_start),
+                report.history_days
+            ),
+            theme.muted,
+        )),
+        None if app.fleet.is_none() => {
+            fields.push(("no logs yet: the forecast fits the audit".to_string(), theme.muted))
+        }
+        None => {}
+    }
+    if app.forecast.working {
+        fields.push((" · fitting…".to_string(), theme.warn));
+    }
+    if let Some(error) = &app.forecast.error {
+        fields.push((format!(" · {error}"), theme.bad));
+    }
+    fields_line(fields, width)
+}
+
+fn value_style(theme: &Theme, selected: Option<Field>, field: Field) -> Style {
+    if selected == Some(field) {
+        theme.selected
+    } else {
+        theme.title
+    }
+}
+
+fn horizon_line(app: &App, selected: Option<Field>, theme: &Theme, width: u16) -> Line<'static> {
+    let field = Field::Forecast(ForecastField::HorizonMonths);
+    let months = app.field_value(field).unwrap_or_default();
+    fields_line(
+        vec![
+            (label("horizon", NAME_WIDTH + 1), theme.base),
+            (
+                format!("◂ {} ▸", field.show(months)),
+                value_style(theme, selected, field),
+            ),
+        ],
+        width,
+    )
+}
+
+/// A class's growth: its slider, the plan's factor or the fit's ("fitted ×1.4"), the method.
+fn growth_line(
+    app: &App,
+    shown: Option<&ForecastReport>,
+    class: WorkloadClass,
+    selected: Option<Field>,
+    theme: &Theme,
+    width: u16,
+) -> Line<'static> {
+    let field = Field::Forecast(ForecastField::Growth(class));
+    let planned = field.get(&app.plan);
+    let factor = app.field_value(field).unwrap_or(1.0);
+    let value = match planned {
+        Some(g) => format!("×{g:.2}/yr"),
+        None => format!("fitted ×{factor:.1}"),
+    };
+    let method = shown
+        .and_then(|r| r.classes.iter().find(|c| c.class == class))
+        .map_or(String::new(), |c| c.forecast.method.code().to_string());
+    let track_width = usize::from(width).saturating_sub(NAME_WIDTH + 1 + VALUE_WIDTH + METHOD_WIDTH);
+    let is_selected = selected == Some(field);
+    let style = if is_selected {
+        theme.selected
+    } else {
+        class_style(theme, class)
+    };
+    let track_style = if planned.is_some() {
+        class_style(theme, class)
+    } else {
+        theme.muted
+    };
+    let mut spans = vec![Span::styled(label(class.label(), NAME_WIDTH), style), Span::raw(" ")];
+    if track_width >= 5 {
+        spans.push(Span::styled(track_of(growth_frac(factor), track_width), track_style));
+    }
+    spans.push(Span::styled(
+        right(&value, VALUE_WIDTH),
+        value_style(theme, selected, field),
+    ));
+    spans.push(Span::styled(right(&method, METHOD_WIDTH), theme.muted));
+    Line::from(spans)
+}
+
+/// The `[training]` run: counted or not, and while counted its start.
+fn training_lines(app: &App, selected: Option<Field>, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let counted = Field::Forecast(ForecastField::TrainingRun);
+    let is_counted = app.field_value(counted).unwrap_or_default() >= 0.5;
+    let mut first = vec![
+        (label("[training]", NAME_WIDTH + 1), theme.base),
+        (
+            format!("◂ {} ▸", counted.show(f64::from(u8::from(is_counted)))),
+            value_style(theme, selected, counted),
+        ),
+    ];
+    let run = app
+        .forecast
+        .shown
+        .as_ref()
+        .and_then(|r| r.planned.iter().find(|p| p.name == "[training] run"));
+    if let Some(run) = run {
+        first.push((
+            format!(
+                " {} GPUs to {}",
+                thousands(run.gpus),
+                run.end.get(..10).unwrap_or(&run.end)
+            ),
+            theme.muted,
+        ));
+    }
+    let mut lines = vec![fields_line(first, width)];
+    if is_counted {
+        let start = Field::Forecast(ForecastField::TrainingStart);
+        let shown = app
+            .field_value(start)
+            .map_or("today".to_string(), |day| start.show(day));
+        lines.push(fields_line(
+            vec![
+                (label("  starts", NAME_WIDTH + 1), theme.base),
+                (format!("◂ {shown} ▸"), value_style(theme, selected, start)),
+            ],
+            width,
+        ));
+    }
+    lines
+}
+
+/// Each `[[forecast.planned]]` run: its name and class, then GPUs, start and days to edit.
+fn planned_lines(app: &App, selected: Option<Field>, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let Some(forecast) = &app.plan.forecast else {
+        return Vec::new();
+    };
+    forecast
+        .planned
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let mut fields = vec![(label(&run.name, NAME_WIDTH), class_style(theme, run.class))];
+            for field in [
+                ForecastField::PlannedGpus(i),
+                ForecastField::PlannedStart(i),
+                ForecastField::PlannedDays(i),
+            ]
+            .map(Field::Forecast)
+            {
+                let value = app.field_value(field).map_or("?".to_string(), |v| field.show(v));
+                fields.push((" ".to_string(), theme.base));
+                fields.push((value, value_style(theme, selected, field)));
+            }
+            fields_line(fields, width)
+        })
+        .collect()
+}
+
+/// The classes to chart, the one the cursor is on first: a short pane shows that one.
+fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
+    let first = match selected {
+        Some(Field::Forecast(ForecastField::Growth(class))) => Some(class),
+        Some(Field::Forecast(ForecastField::TrainingRun | ForecastField::TrainingStart)) => {
+            Some(WorkloadClass::Training)
+        }
+        Some(Field::Forecast(
+            ForecastField::PlannedGpus(i) | ForecastField::PlannedStart(i) | ForecastField::PlannedDays(i),
+        )) => app
+            .plan
+            .forecast
+            .as_ref()
+            .and_then(|f| f.planned.get(i))
+            .map(|r| r.class),
+        _ => None,
+    };
+    let mut order: Vec<WorkloadClass> = first.into_iter().collect();
+    order.extend(WorkloadClass::ALL.into_iter().filter(|c| Some(*c) != first));
+    order
+}
+
+fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
+    let style = class_style(theme, series.class);
+    let mut lines = vec![fan_title(series, area.width, style, theme)];
+    lines.extend(fan_lines(
+        series,
+        area.width,
+        area.height.saturating_sub(1),
+        style,
+        theme,
+    ));
+    frame.render_widget(Paragraph::new(lines), area);
+}
