@@ -61,8 +61,13 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
         };
     }
     let rendered = render_mapping_toml(&mapping, &header, &shown);
-    match output {
+    match output.filter(|path| *path != Path::new("-")) {
         None => print!("{rendered}"),
+        Some(path) if is_character_device(path) => {
+            // /dev/stdout, /dev/tty: written through, nothing to replace atomically.
+            std::fs::write(path, rendered.as_bytes())
+                .map_err(|e| Diagnostic::file(&path.display().to_string(), format!("cannot write: {e}")))?;
+        }
         Some(path) => {
             if path.exists() {
                 return Err(Diagnostic::file(
@@ -81,4 +86,18 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
         }
     }
     Ok(())
+}
+
+/// A terminal or a stream such as `/dev/stdout`: written to, never refused as a file that exists.
+fn is_character_device(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }

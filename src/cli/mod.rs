@@ -212,7 +212,8 @@ enum MappingCommand {
     Init {
         #[arg(value_name = "LOG")]
         log: PathBuf,
-        /// Where to write it; standard output when absent.
+        /// Where to write it; standard output when absent or `-` (a device such as /dev/stdout
+        /// is written to; an existing file is refused).
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
         #[arg(long, value_name = "LAYOUT")]
@@ -224,7 +225,8 @@ enum MappingCommand {
 enum PlanCommand {
     /// Write the default plan (the seeds' worked examples, every field commented).
     New {
-        /// Where to write it; standard output when absent.
+        /// Where to write it; standard output when absent or `-` (a device such as /dev/stdout
+        /// is written to; an existing file is refused).
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Replace an existing file.

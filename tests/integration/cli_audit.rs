@@ -159,6 +159,22 @@ fn mapping_init_writes_a_mapping_the_audit_accepts() {
 }
 
 #[test]
+fn mapping_init_to_dash_or_a_device_writes_to_the_stream_not_a_file() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/formats/k8s_pods.csv");
+    let printed = gpuplan_in(home.path(), &["mapping", "init", log]);
+    assert_eq!(printed.code, 0, "{}", printed.stderr);
+    let dash = gpuplan_in(home.path(), &["mapping", "init", log, "-o", "-"]);
+    assert_eq!(dash.code, 0, "{}", dash.stderr);
+    assert_eq!(dash.stdout, printed.stdout);
+    assert!(!home.path().join("-").exists(), "no file named '-'");
+    assert!(!dash.stderr.contains("--mapping -"), "{}", dash.stderr);
+    // A character device that exists is written to, not refused as a file in the way.
+    let device = gpuplan_in(home.path(), &["mapping", "init", log, "-o", "/dev/null"]);
+    assert_eq!(device.code, 0, "{}", device.stderr);
+}
+
+#[test]
 fn sample_is_deterministic_and_the_shipped_file_is_its_output() {
     let a = gpuplan(&[
         "sample",
