@@ -16,12 +16,11 @@ use super::keys::key_of;
 use super::terminal::{TerminalGuard, Tui};
 use super::worker::Worker;
 use crate::app::field::Field;
-use crate::app::{Action, App, Banner, BannerLevel, Overlay, PaneId, changes_nothing, update};
+use crate::app::{Action, App, Banner, BannerLevel, Overlay, changes_nothing, update};
 use crate::ui::ViewState;
 use crate::ui::layout::{areas, pane_at, tab_at};
-use crate::ui::panes::mfu::{mfu_at, slider_track};
+use crate::ui::panes::{slider_track_on, slider_value_at, sliders};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::inner;
 
 pub fn run(startup: Startup) -> io::Result<()> {
     let Startup {
@@ -53,7 +52,7 @@ pub fn run(startup: Startup) -> io::Result<()> {
     let mut view = ViewState::default();
     draw(&mut guard.terminal, &app, &mut view, &themes)?;
     runtime.execute(&mut app, start);
-    let mut drag: Option<usize> = None;
+    let mut drag: Option<Field> = None;
     while !app.quit {
         let mut changed = select! {
             recv(input) -> event => match event {
@@ -120,7 +119,7 @@ pub fn draw(terminal: &mut Tui, app: &App, view: &mut ViewState, themes: &[Theme
     terminal.backend_mut().flush()
 }
 
-fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Event, drag: &mut Option<usize>) -> bool {
+fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Event, drag: &mut Option<Field>) -> bool {
     match event {
         Event::Key(key) => match key_of(key) {
             Some(key) => apply(app, runtime, Action::Key(key)),
@@ -137,26 +136,18 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                 return false;
             }
             let layout = areas(size, app);
-            let slider_under = |x: u16, y: u16| -> Option<(usize, f64)> {
-                let (_, pane) = layout.panes.iter().find(|(p, _)| *p == PaneId::Mfu)?;
-                let body = inner(*pane);
-                (0..app.plan.accelerators.len()).find_map(|i| {
-                    let track = slider_track(body, i)?;
-                    (y == track.y && x >= track.x && x < track.x + track.width).then(|| (i, mfu_at(track, x)))
+            let slider_under = |x: u16, y: u16| -> Option<(Field, f64)> {
+                sliders(app).into_iter().find_map(|field| {
+                    let track = slider_track_on(&layout, field)?;
+                    (y == track.y && x >= track.x && x < track.x + track.width)
+                        .then(|| (field, slider_value_at(field, track, x)))
                 })
             };
             match mouse.kind {
                 MouseEventKind::Down(MouseButton::Left) => {
-                    if let Some((index, mfu)) = slider_under(mouse.column, mouse.row) {
-                        *drag = Some(index);
-                        return apply(
-                            app,
-                            runtime,
-                            Action::SetField {
-                                field: Field::Mfu(index),
-                                value: mfu,
-                            },
-                        );
+                    if let Some((field, value)) = slider_under(mouse.column, mouse.row) {
+                        *drag = Some(field);
+                        return apply(app, runtime, Action::SetField { field, value });
                     }
                     *drag = None;
                     match tab_at(&layout, mouse.column, mouse.row).or_else(|| pane_at(&layout, mouse.column, mouse.row))
@@ -166,20 +157,16 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                     }
                 }
                 MouseEventKind::Drag(MouseButton::Left) => {
-                    let Some(index) = *drag else {
+                    let Some(field) = *drag else {
                         return false;
                     };
-                    let (_, pane) = match layout.panes.iter().find(|(p, _)| *p == PaneId::Mfu) {
-                        Some(found) => *found,
-                        None => return false,
-                    };
-                    match slider_track(inner(pane), index) {
+                    match slider_track_on(&layout, field) {
                         Some(track) => apply(
                             app,
                             runtime,
                             Action::SetField {
-                                field: Field::Mfu(index),
-                                value: mfu_at(track, mouse.column),
+                                field,
+                                value: slider_value_at(field, track, mouse.column),
                             },
                         ),
                         None => false,

@@ -171,7 +171,7 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set the MFU.",
+        "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set an MFU or a growth.",
         theme.muted,
     ));
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;

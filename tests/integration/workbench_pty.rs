@@ -1,6 +1,7 @@
 //! The real binary in a pseudo-terminal, read like a screen (vt100): start on the sample,
 //! see the plan file edited on disk show up (and a broken edit reported), move an MFU slider,
-//! read the new cost, save (only the moved value's line changes), quit.
+//! read the new cost, save (only the moved value's line changes), quit; click and drag a growth
+//! slider of the Forecast pane and save it.
 
 use crate::common;
 
@@ -112,4 +113,64 @@ fn slider_and_disk_edits_reach_the_screen() {
         saved,
         "quit without saving wrote nothing"
     );
+}
+
+/// The screen row and the first and last columns (0-based) of the inference growth track.
+fn inference_growth_track(screen: &str) -> Option<(usize, usize, usize)> {
+    screen.lines().enumerate().find_map(|(row, line)| {
+        let chars: Vec<char> = line.chars().collect();
+        let label: Vec<char> = "inference  ".chars().collect();
+        let at = chars.windows(label.len()).position(|w| w == label.as_slice())?;
+        let first = at + label.len();
+        let length = chars[first..]
+            .iter()
+            .take_while(|c| matches!(c, '━' | '●' | '─'))
+            .count();
+        (length >= 5).then_some((row, first, first + length - 1))
+    })
+}
+
+/// An SGR mouse report of button `code` at a 0-based cell; `press` or release.
+fn mouse(code: u8, column: usize, row: usize, press: bool) -> Vec<u8> {
+    format!(
+        "\x1b[<{code};{};{}{}",
+        column + 1,
+        row + 1,
+        if press { 'M' } else { 'm' }
+    )
+    .into_bytes()
+}
+
+#[test]
+fn a_growth_slider_follows_a_click_and_a_drag_and_is_saved() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan_path = home.path().join("plan.toml");
+    std::fs::write(&plan_path, DEFAULT_PLAN_TOML).expect("write plan");
+    let mut screen = Workbench::start(&["--plan".as_ref(), plan_path.as_os_str()], home.path(), 200, 60);
+    let shown = screen.wait_for("the fitted forecast", PATIENCE, |s| {
+        s.contains("fitted ×") && inference_growth_track(s).is_some()
+    });
+    let (row, first, last) = inference_growth_track(&shown).expect("the inference growth slider");
+
+    // A click at the track's right end: ten times a year, the slider's top.
+    screen.press(&mouse(0, last, row, true));
+    screen.press(&mouse(0, last, row, false));
+    screen.wait_for("×10 a year", PATIENCE, |s| s.contains("×10.00/yr"));
+
+    // A drag from the middle to the left end: a tenth a year.
+    screen.press(&mouse(0, (first + last) / 2, row, true));
+    screen.press(&mouse(32, first, row, true));
+    screen.press(&mouse(0, first, row, false));
+    screen.wait_for("×0.1 a year", PATIENCE, |s| s.contains("×0.10/yr"));
+
+    screen.press(b"\x13");
+    screen.wait_for("the save", PATIENCE, |s| s.contains("saved"));
+    let saved = std::fs::read_to_string(&plan_path).expect("plan");
+    let plan = read_plan_text("plan.toml", &saved, &builtin().catalog).expect("the saved plan reads");
+    let forecast = plan.forecast.expect("a [forecast] table");
+    assert_eq!(forecast.growth.inference, Some(0.1), "{saved}");
+    assert!(!forecast.training_run, "{saved}");
+    screen.press(b"q");
+    let status = screen.wait_exit(PATIENCE);
+    assert!(status.success(), "{status:?}");
 }

@@ -42,6 +42,31 @@ fn growth_frac(factor: f64) -> f64 {
     ((factor.ln() - low.ln()) / (high.ln() - low.ln())).clamp(0.0, 1.0)
 }
 
+/// The growth slider's track of `class` inside the pane's body: for drawing and for turning a
+/// click or drag into a factor. Row 0 is the status line, row 1 the horizon, then the classes.
+pub fn growth_track(body: Rect, class: WorkloadClass) -> Option<Rect> {
+    let row = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)? as u16;
+    let width = body
+        .width
+        .checked_sub((NAME_WIDTH + 1 + VALUE_WIDTH + METHOD_WIDTH) as u16)?;
+    (width >= 5 && row < body.height).then_some(Rect {
+        x: body.x + NAME_WIDTH as u16 + 1,
+        y: body.y + row,
+        width,
+        height: 1,
+    })
+}
+
+/// The factor at column `x` of a growth track, to two significant digits (0.13, 1.4, 6.8).
+pub fn growth_at(track: Rect, x: u16) -> f64 {
+    let (low, high) = GROWTH_RANGE;
+    let offset = f64::from(x.saturating_sub(track.x).min(track.width.saturating_sub(1)));
+    let frac = offset / f64::from(track.width.saturating_sub(1).max(1));
+    let factor = (low.ln() + frac * (high.ln() - low.ln())).exp();
+    let unit = 10f64.powf(factor.log10().floor() - 1.0);
+    ((factor / unit).round() * unit).clamp(low, high)
+}
+
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let selected = focused.then(|| app.selected_field()).flatten();
     let shown = app.forecast.shown.as_ref();
@@ -150,7 +175,7 @@ fn growth_line(
     let method = shown
         .and_then(|r| r.classes.iter().find(|c| c.class == class))
         .map_or(String::new(), |c| c.forecast.method.code().to_string());
-    let track_width = usize::from(width).saturating_sub(NAME_WIDTH + 1 + VALUE_WIDTH + METHOD_WIDTH);
+    let track_width = usize::from(growth_track(Rect::new(0, 0, width, 5), class).map_or(0, |t| t.width));
     let is_selected = selected == Some(field);
     let style = if is_selected {
         theme.selected
@@ -163,7 +188,7 @@ fn growth_line(
         theme.muted
     };
     let mut spans = vec![Span::styled(label(class.label(), NAME_WIDTH), style), Span::raw(" ")];
-    if track_width >= 5 {
+    if track_width > 0 {
         spans.push(Span::styled(track_of(growth_frac(factor), track_width), track_style));
     }
     spans.push(Span::styled(
@@ -277,4 +302,28 @@ fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
         theme,
     ));
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_click_reads_back_the_factor_the_knob_is_drawn_at() {
+        let body = Rect::new(3, 4, 64, 20);
+        let track = growth_track(body, WorkloadClass::Inference).expect("a track");
+        assert_eq!(track.y, body.y + 3);
+        assert!((growth_at(track, track.x) - GROWTH_RANGE.0).abs() < 1e-9);
+        assert!((growth_at(track, track.x + track.width - 1) - GROWTH_RANGE.1).abs() < 1e-9);
+        assert!((growth_at(track, track.x + track.width / 2) - 1.0).abs() < 0.15);
+        for x in track.x..track.x + track.width {
+            let knob = (growth_frac(growth_at(track, x)) * f64::from(track.width - 1)).round() as u16;
+            assert!(knob.abs_diff(x - track.x) <= 1, "column {x}");
+        }
+        assert_eq!(
+            growth_track(Rect::new(0, 0, 30, 20), WorkloadClass::Burst),
+            None,
+            "too narrow"
+        );
+    }
 }
