@@ -444,3 +444,71 @@ fn an_empty_start_beside_a_submit_time_is_pending_demand() {
         );
     }
 }
+
+/// An AcmeTrace-shaped log (Shanghai AI Lab, NSDI '24: `trace_kalos.csv`'s columns) reads with
+/// no mapping, and its own `type` labels decide the classes: Pretrain, SFT and MLLM train,
+/// Evaluation and Debug are burst, Other falls to the rules. The truth is summed here from the
+/// rows as written.
+#[test]
+fn an_acme_trace_is_classified_by_its_own_type_labels() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let kinds = [
+        ("Pretrain", 64.0_f64, 6.0 * 3600.0_f64, Some("training")),
+        ("SFT", 8.0, 3.0 * 3600.0, Some("training")),
+        ("MLLM", 16.0, 5.0 * 3600.0, Some("training")),
+        // A 64-GPU, 6-hour evaluation: the rules alone call it training.
+        ("Evaluation", 64.0, 6.0 * 3600.0, Some("burst")),
+        ("Debug", 1.0, 600.0, Some("burst")),
+        ("Other", 2.0, 1800.0, None),
+    ];
+    let origin = 1_682_899_200i64; // 2023-05-01 00:00:00 UTC
+    let stamp = |s: i64| {
+        chrono::DateTime::from_timestamp(s, 0)
+            .expect("a time")
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()
+    };
+    let mut text =
+        "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue\n".to_string();
+    let mut labelled = std::collections::BTreeMap::<&str, f64>::new();
+    for round in 0..20i64 {
+        for (i, (kind, gpus, seconds, class)) in kinds.iter().enumerate() {
+            let submit = origin + round * 7200 + i as i64 * 10;
+            let start = submit + 300;
+            let end = start + *seconds as i64;
+            text.push_str(&format!(
+                "dlc{round:03}{i},u{i},{},{gpus},{},{kind},COMPLETED,{},{},{},{seconds},300\n",
+                (gpus / 8.0).ceil(),
+                gpus * 4.0,
+                stamp(submit),
+                stamp(start),
+                stamp(end),
+            ));
+            if let Some(class) = class {
+                *labelled.entry(class).or_default() += gpus * seconds / 3600.0;
+            }
+        }
+    }
+    let log = home.path().join("trace_kalos.csv");
+    std::fs::write(&log, text).expect("write the trace");
+    let run = crate::common::gpuplan_in(
+        home.path(),
+        &["audit", log.to_str().expect("utf-8"), "--all-time", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let hours = |class: &str| report["classes"][class]["gpu_hours"].as_f64().expect("GPU-hours");
+    assert!(
+        (hours("training") - labelled["training"]).abs() < 1e-6,
+        "{}",
+        report["classes"]
+    );
+    // Burst: the labelled burst plus Other's 2-GPU half hours, which the rules call burst.
+    let other = 20.0 * 2.0 * 0.5;
+    assert!(
+        (hours("burst") - labelled["burst"] - other).abs() < 1e-6,
+        "{}",
+        report["classes"]
+    );
+    assert_eq!(hours("inference"), 0.0);
+}

@@ -127,7 +127,17 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
     ),
     (
         "label",
-        &["label", "class", "workloadclass", "jobtype", "workloadtype", "category"],
+        &[
+            "label",
+            "class",
+            "workloadclass",
+            "jobtype",
+            "workloadtype",
+            "category",
+            "type",
+            "tasktype",
+            "workload",
+        ],
     ),
     (
         "time_limit",
