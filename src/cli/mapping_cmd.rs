@@ -7,7 +7,7 @@ use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
 use crate::data::readers::detect::{LogFormat, sniff, split_header};
 use crate::data::readers::load::format_of;
-use crate::data::readers::mapping::{Mapping, TimeFormat, render_mapping_toml};
+use crate::data::readers::mapping::{Mapping, TimeFormat, holds_only_numbers, render_mapping_toml};
 use crate::data::readers::tabular::headerless_names;
 use crate::data::readers::time::layout::{DetectedTime, detect_time};
 
@@ -59,6 +59,21 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
             Some(DetectedTime::EpochMillis) => TimeFormat::EpochMs,
             _ => TimeFormat::Auto,
         };
+    }
+    // A numeric column guessed as the queue holds waits, not queue names: left out, as the
+    // audit leaves it out.
+    if let Some(index) = mapping
+        .columns
+        .get("queue")
+        .and_then(|q| header.iter().position(|h| h == q))
+    {
+        let values = data_rows
+            .iter()
+            .filter_map(|row| row.split(char::from(delimiter)).nth(index))
+            .map(|v| v.trim_matches('"'));
+        if holds_only_numbers(values) {
+            mapping.columns.remove("queue");
+        }
     }
     let rendered = render_mapping_toml(&mapping, &header, &shown);
     match output.filter(|path| *path != Path::new("-")) {

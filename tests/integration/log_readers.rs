@@ -447,10 +447,10 @@ fn an_empty_start_beside_a_submit_time_is_pending_demand() {
 
 /// An AcmeTrace-shaped log (Shanghai AI Lab, NSDI '24: `trace_kalos.csv`'s columns) reads with
 /// no mapping, and its own `type` labels decide the classes: Pretrain, SFT and MLLM train,
-/// Evaluation and Debug are burst, Other falls to the rules. The truth is summed here from the
-/// rows as written.
+/// Evaluation and Debug are burst, Other falls to the rules; its numeric `queue` (waits) is not
+/// read as queue names. The truth is summed here from the rows as written.
 #[test]
-fn an_acme_trace_is_classified_by_its_own_type_labels() {
+fn an_acme_trace_is_classified_by_its_own_type_labels_and_its_waits_are_no_queue() {
     let home = tempfile::tempdir().expect("tempdir");
     let kinds = [
         ("Pretrain", 64.0_f64, 6.0 * 3600.0_f64, Some("training")),
@@ -511,4 +511,17 @@ fn an_acme_trace_is_classified_by_its_own_type_labels() {
         report["classes"]
     );
     assert_eq!(hours("inference"), 0.0);
+    // Acme's `queue` holds the seconds each job waited: never read as a queue name.
+    let jobs = report["top_jobs"].as_array().expect("top jobs");
+    assert!(
+        !jobs.is_empty() && jobs.iter().all(|j| j["queue"].is_null()),
+        "{jobs:?}"
+    );
+    let warnings = report["inputs"][0]["warnings"].to_string();
+    assert!(warnings.contains("holds numbers, not queue names"), "{warnings}");
+    // The mapping `mapping init` writes is the one the audit used.
+    let init = crate::common::gpuplan_in(home.path(), &["mapping", "init", log.to_str().expect("utf-8")]);
+    assert_eq!(init.code, 0, "{}", init.stderr);
+    assert!(init.stdout.contains("label = \"type\""), "{}", init.stdout);
+    assert!(!init.stdout.contains("queue = \"queue\""), "{}", init.stdout);
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use self::init::render_mapping_toml;
-pub use self::synonyms::canonical_fields;
+pub use self::synonyms::{canonical_fields, holds_only_numbers};
 use crate::data::places::MappingPlace;
 
 pub const MAPPING_SCHEMA_VERSION: u32 = 1;

@@ -215,3 +215,20 @@ impl Mapping {
         }
     }
 }
+
+/// Whether a column's values (empty ones skipped) are all numbers, and there is one: such a
+/// column guessed as the queue holds waits (AcmeTrace), not queue names.
+pub fn holds_only_numbers<'a>(values: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut numbers = 0usize;
+    for value in values {
+        let value = value.trim();
+        if value.is_empty() {
+            continue;
+        }
+        if value.parse::<f64>().is_err() {
+            return false;
+        }
+        numbers += 1;
+    }
+    numbers > 0
+}

@@ -32,7 +32,7 @@ use self::delimited::{CHUNK_BYTES, open_delimited};
 pub(crate) use self::delimited::{column_names, parse_records};
 pub(crate) use self::fields::text_exprs;
 use self::pipeline::read_pieces;
-use self::prepare::{complete_mapping, header_file_beside, refuse_row_column, utf8_warning};
+use self::prepare::{complete_mapping, drop_numeric_queue, header_file_beside, refuse_row_column, utf8_warning};
 use self::query::RowQuery;
 pub use self::scan::headerless_names;
 pub(crate) use self::scan::{first_line_number, scan};
@@ -149,7 +149,13 @@ fn read_tabular_in_pieces(
         None => scan(path, format, &mapping)?,
     };
     let schema = lf.collect_schema().map_err(err)?;
+    let queue_named = mapping.columns.contains_key("queue");
     complete_mapping(path, &schema, &mut mapping, &mut warnings)?;
+    if let Some((file, _)) = &delimited
+        && !queue_named
+    {
+        warnings.extend(drop_numeric_queue(&file.first, &mut mapping));
+    }
     let query = RowQuery::new(format, &lf, &mapping, &schema, detail)?;
     let (split, pieces) = match delimited.take() {
         Some((file, delimiter)) => read_pieces(file, delimiter, &query, &mapping, detail)?,

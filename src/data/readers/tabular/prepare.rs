@@ -9,7 +9,7 @@ use polars::prelude::*;
 use crate::data::error::DataError;
 use crate::data::places::ROW;
 use crate::data::readers::detect::{LogFormat, sniff};
-use crate::data::readers::mapping::Mapping;
+use crate::data::readers::mapping::{Mapping, holds_only_numbers};
 
 /// Headerless exports ship their column names beside them (`table.csv` + `table.header`): the
 /// mapping reads them from there, and the user is told.
@@ -106,4 +106,19 @@ pub(super) fn complete_mapping(
         mapping.constants.insert("cluster".into(), default_cluster);
     }
     Ok(())
+}
+
+/// A column guessed as the queue whose values are all numbers is not a queue name: AcmeTrace's
+/// `queue` holds the seconds each job waited. It is left unread (the waits come from the submit
+/// and start times), and the warning says why. `first` is the file's first piece.
+pub(super) fn drop_numeric_queue(first: &DataFrame, mapping: &mut Mapping) -> Option<String> {
+    let source = mapping.columns.get("queue")?.clone();
+    let values = first.column(source.as_str()).ok()?.str().ok()?;
+    holds_only_numbers(values.iter().flatten()).then(|| {
+        mapping.columns.remove("queue");
+        format!(
+            "column `{source}` holds numbers, not queue names (AcmeTrace writes the seconds a job waited there): \
+             not read as the queue; name it in a mapping's [columns] queue to read it anyway"
+        )
+    })
 }
