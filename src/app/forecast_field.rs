@@ -4,7 +4,8 @@
 
 use super::error::InputError;
 use crate::model::plan::{
-    DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, MAX_HORIZON_MONTHS, Plan, PlannedDemand, parse_day_ms,
+    DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS, MAX_PLANNED_GPUS, Plan,
+    PlannedDemand, day_text, parse_day_ms,
 };
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::thousands;
@@ -31,10 +32,14 @@ fn day_of(text: &str) -> Option<f64> {
     parse_day_ms(text).map(|ms| (ms as f64 / MS_PER_DAY).round())
 }
 
+/// The first whole day at or after an instant, as a day number.
+pub fn day_after(ms: i64) -> f64 {
+    (ms as f64 / MS_PER_DAY).ceil()
+}
+
 /// The `YYYY-MM-DD` of a day number.
 pub fn date_of_day(day: f64) -> String {
-    chrono::DateTime::from_timestamp_millis((day.round() * MS_PER_DAY) as i64)
-        .map_or_else(|| format!("day {day}"), |t| t.format("%Y-%m-%d").to_string())
+    day_text((day.round() * MS_PER_DAY) as i64)
 }
 
 fn planned(plan: &Plan, i: usize) -> Option<&PlannedDemand> {
@@ -158,8 +163,8 @@ impl ForecastField {
             ForecastField::TrainingRun => (0.0, 1.0),
             // 1970 to 2999.
             ForecastField::TrainingStart | ForecastField::PlannedStart(_) => (0.0, 376_199.0),
-            ForecastField::PlannedGpus(_) => (1.0, 10_000_000.0),
-            ForecastField::PlannedDays(_) => (1.0 / 24.0, 3650.0),
+            ForecastField::PlannedGpus(_) => (1.0, MAX_PLANNED_GPUS),
+            ForecastField::PlannedDays(_) => (1.0 / 24.0, MAX_PLANNED_DAYS),
         }
     }
 

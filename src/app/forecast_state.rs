@@ -2,8 +2,10 @@
 //! once per audit and horizon; every plan edit reshapes them here, on the UI thread, with the
 //! pipeline's own `forecast_for_plan`, so a growth slider never waits for a refit.
 
+use super::forecast_field::{ForecastField, day_after};
 use super::{App, Effect};
 use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
+use crate::model::plan::GROWTH_RANGE;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ForecastState {
@@ -21,16 +23,11 @@ pub struct ForecastState {
 }
 
 impl App {
-    /// The horizon the plan on screen asks for, in days.
-    pub fn forecast_horizon_days(&self) -> u32 {
-        self.plan.forecast.clone().unwrap_or_default().horizon_days()
-    }
-
     /// Asks the worker to fit the audit's series when there is an audit and the plan's horizon
     /// differs from the last request's.
     pub fn request_forecast(&mut self) -> Option<Effect> {
         self.fleet.as_ref()?;
-        let days = self.forecast_horizon_days();
+        let days = self.plan.forecast_horizon_days();
         if self.forecast.requested_days == Some(days) {
             return None;
         }
@@ -55,12 +52,7 @@ impl App {
         if self.forecast.shaped_by.as_ref() == Some(&assumptions) {
             return;
         }
-        self.forecast.shown = Some(shape_fleet(
-            fits,
-            ForecastScope::Fleet,
-            &assumptions.growth,
-            &assumptions.planned,
-        ));
+        self.forecast.shown = Some(shape_fleet(fits, ForecastScope::Fleet, &assumptions));
         self.forecast.shaped_by = Some(assumptions);
     }
 
@@ -71,5 +63,26 @@ impl App {
         self.forecast.error = None;
         self.forecast.shaped_by = None;
         self.reshape_forecast();
+    }
+
+    /// What a `[forecast]` value the plan leaves out stands at: a growth, the factor the fitted
+    /// forecast amounts to (on the slider's tenth-steps, so the first step lands on a round
+    /// factor); the `[training]` run's start, the horizon's first whole day.
+    pub fn forecast_default(&self, field: ForecastField) -> Option<f64> {
+        match field {
+            ForecastField::Growth(class) => {
+                let (low, high) = GROWTH_RANGE;
+                let fitted = self.forecast.shown.as_ref().and_then(|shown| {
+                    let series = &shown.classes.iter().find(|c| c.class == class)?.forecast;
+                    series.fitted_growth_per_year()
+                });
+                Some((fitted.unwrap_or(1.0).clamp(low, high) * 10.0).round() / 10.0)
+            }
+            ForecastField::TrainingStart => {
+                let fits = self.forecast.fits.as_ref()?;
+                Some(day_after(fits.fleet[0].horizon_start_ms))
+            }
+            _ => None,
+        }
     }
 }

@@ -538,6 +538,16 @@ impl App {
         fields
     }
 
+    /// A field's value: the plan's, or where the plan leaves it out, what stands in for it (a
+    /// pool's size in the last replay; the fit's growth, the horizon's start).
+    pub fn field_value(&self, field: Field) -> Option<f64> {
+        field.get(&self.plan).or_else(|| match field {
+            Field::ReplayPool(class) => self.replayed_pool_gpus(class),
+            Field::Forecast(f) => self.forecast_default(f),
+            _ => None,
+        })
+    }
+
     /// The field the focused pane's cursor is on, if it edits one.
     pub fn selected_field(&self) -> Option<Field> {
         match self.focus {

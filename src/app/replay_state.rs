@@ -2,9 +2,10 @@
 //! worker when what it consumes (the split's pools and scheduling) changes, the last result kept on
 //! screen until the newer one lands.
 
-use super::{App, Effect, Field};
+use super::{App, Effect};
 use crate::model::split::{ReplayReport, ReplaySetup};
 use crate::model::waterfall::{Waterfall, waterfall};
+use crate::model::workload::WorkloadClass;
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReplayState {
@@ -47,34 +48,15 @@ impl App {
         Some(waterfall(contracts, replay, &why_not))
     }
 
-    /// A field's value: the plan's, or for a pool the plan does not size, the size the last
-    /// replay used (the contract matcher's base); for a growth the plan leaves to the fit, the
-    /// factor the fitted trend amounts to; for the `[training]` run's start, the horizon's.
-    pub fn field_value(&self, field: Field) -> Option<f64> {
-        use crate::app::field::ForecastField;
-        field.get(&self.plan).or_else(|| match field {
-            Field::ReplayPool(class) => self
-                .replay
-                .result
-                .as_ref()?
-                .split_pools
-                .iter()
-                .find(|p| p.class == class)
-                .map(|p| p.gpus),
-            Field::Forecast(ForecastField::Growth(class)) => {
-                let (low, high) = crate::model::plan::GROWTH_RANGE;
-                let fitted = self.forecast.shown.as_ref().and_then(|shown| {
-                    let series = &shown.classes.iter().find(|c| c.class == class)?.forecast;
-                    series.fitted_growth_per_year()
-                });
-                // On the slider's tenth-steps, so the first step lands on a round factor.
-                Some((fitted.unwrap_or(1.0).clamp(low, high) * 10.0).round() / 10.0)
-            }
-            Field::Forecast(ForecastField::TrainingStart) => {
-                let fits = self.forecast.fits.as_ref()?;
-                Some((fits.fleet[0].horizon_start_ms as f64 / 86_400_000.0).ceil())
-            }
-            _ => None,
-        })
+    /// The GPUs the last replay gave a class's pool (the contract matcher's base), for a pool
+    /// the plan does not size.
+    pub fn replayed_pool_gpus(&self, class: WorkloadClass) -> Option<f64> {
+        self.replay
+            .result
+            .as_ref()?
+            .split_pools
+            .iter()
+            .find(|p| p.class == class)
+            .map(|p| p.gpus)
     }
 }

@@ -453,27 +453,22 @@ impl Pipeline {
         horizon_days: Option<u32>,
         scope: ForecastScope,
     ) -> Result<ForecastReport, PipelineError> {
-        let days = horizon_days.unwrap_or_else(|| plan.forecast.clone().unwrap_or_default().horizon_days());
-        let accelerators = match (scope, self.audit.as_ref()) {
-            (ForecastScope::FleetAndClusters, Some(audit)) => {
-                clusters_today(plan, &self.catalog, &audit.audited.report)
-                    .into_iter()
-                    .map(|c| c.accelerator)
-                    .collect()
-            }
-            _ => Vec::new(),
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        let accelerators = match scope {
+            ForecastScope::FleetAndClusters => clusters_today(plan, &self.catalog, &audit.audited.report)
+                .into_iter()
+                .map(|c| c.accelerator)
+                .collect(),
+            ForecastScope::Fleet => Vec::new(),
         };
-        self.forecast_fits(days, scope, accelerators)?;
-        match self.forecast.as_ref() {
-            Some((_, fits)) => Ok(forecast_for_plan(fits, scope, plan, &self.catalog)),
-            None => Err(PipelineError::NotAudited),
-        }
+        let days = horizon_days.unwrap_or_else(|| plan.forecast_horizon_days());
+        let fits = kept_or_fitted(&mut self.forecast, &mut self.timings, audit, days, scope, accelerators);
+        Ok(forecast_for_plan(fits, scope, plan, &self.catalog))
     }
 
     /// The last audit's series fitted over `days` (with `FleetAndClusters`, also per cluster
     /// and per accelerator, `accelerators[i]` running cluster i): what the growth sliders
-    /// reshape without a refit. Fitted again only when the audit, the horizon or the clusters'
-    /// accelerators changed, or the kept fits lack the clusters `scope` asks for.
+    /// reshape without a refit.
     pub fn forecast_fits(
         &mut self,
         days: u32,
@@ -481,30 +476,14 @@ impl Pipeline {
         accelerators: Vec<String>,
     ) -> Result<&FleetFits, PipelineError> {
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        // The fleet's fits do not depend on the accelerators: any kept fits of the audit and
-        // horizon serve them.
-        let kept = self.forecast.as_ref().is_some_and(|(key, fits)| {
-            key.audit_id == audit.id
-                && key.horizon_days == days
-                && fits.cover(scope)
-                && (scope == ForecastScope::Fleet || key.accelerators == accelerators)
-        });
-        if !kept {
-            let report = &audit.audited.report;
-            let fits = self
-                .timings
-                .record("forecast fit", || fit_fleet(report, days, scope, &accelerators));
-            let key = ForecastKey {
-                audit_id: audit.id,
-                horizon_days: days,
-                accelerators,
-            };
-            self.forecast = Some((key, fits));
-        }
-        match self.forecast.as_ref() {
-            Some((_, fits)) => Ok(fits),
-            None => Err(PipelineError::NotAudited),
-        }
+        Ok(kept_or_fitted(
+            &mut self.forecast,
+            &mut self.timings,
+            audit,
+            days,
+            scope,
+            accelerators,
+        ))
     }
 
     /// The last audit's series scored on their last `holdout_days` days.
@@ -515,6 +494,39 @@ impl Pipeline {
             .record("backtest", || backtest_fleet(report, holdout_days))
             .map_err(|e| PipelineError::Backtest(e.to_string()))
     }
+}
+
+/// The kept forecast fits when they came from this audit and horizon and hold what `scope`
+/// asks (the clusters' accelerators too, for `FleetAndClusters`; the fleet's fits do not
+/// depend on them), else new ones, fitted, timed and kept.
+fn kept_or_fitted<'a>(
+    kept: &'a mut Option<(ForecastKey, FleetFits)>,
+    timings: &mut StepTimings,
+    audit: &AuditStep,
+    days: u32,
+    scope: ForecastScope,
+    accelerators: Vec<String>,
+) -> &'a FleetFits {
+    let serves = |(key, fits): &(ForecastKey, FleetFits)| {
+        key.audit_id == audit.id
+            && key.horizon_days == days
+            && fits.cover(scope)
+            && (scope == ForecastScope::Fleet || key.accelerators == accelerators)
+    };
+    let entry = match kept.take() {
+        Some(entry) if serves(&entry) => entry,
+        _ => {
+            let report = &audit.audited.report;
+            let fits = timings.record("forecast fit", || fit_fleet(report, days, scope, &accelerators));
+            let key = ForecastKey {
+                audit_id: audit.id,
+                horizon_days: days,
+                accelerators,
+            };
+            (key, fits)
+        }
+    };
+    &kept.insert(entry).1
 }
 
 /// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.

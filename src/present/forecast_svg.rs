@@ -46,13 +46,7 @@ fn panel(out: &mut String, class: &ClassForecast, top: f64) {
             .map(|(d, day)| (past + d as f64 + 0.5, get(day)))
             .collect()
     };
-    let highest = f
-        .daily
-        .iter()
-        .map(|d| d.hi95)
-        .chain(f.history_daily_gpus.iter().copied())
-        .filter(|v| v.is_finite())
-        .fold(1.0, f64::max);
+    let highest = f.highest_gpus().max(1.0);
     let frame = Frame::panel(
         top,
         PANEL_HEIGHT,

@@ -218,12 +218,7 @@ pub fn forecast_chart(title: &str, forecast: &SeriesForecast) -> String {
             .collect()
     };
     let field = |f: fn(&DailyForecast) -> f64| forecast.daily.iter().map(f).collect::<Vec<f64>>();
-    let highest = forecast
-        .daily
-        .iter()
-        .map(|d| d.hi95)
-        .chain(history.iter().copied())
-        .fold(1.0, f64::max);
+    let highest = forecast.highest_gpus().max(1.0);
     let end = past + forecast.daily.len() as f64;
     let mut x_rules = vec![past];
     x_rules.extend(forecast.data_reach_ends().map(|days| past + f64::from(days)));

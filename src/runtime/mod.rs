@@ -215,27 +215,15 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::Run
         let effects = crate::app::update(&mut app, crate::app::Action::FleetLoaded { generation, fleet });
         // The forecast fit and the replay the worker would run next, here on this thread.
         for effect in effects {
-            if let crate::app::Effect::FitForecast {
-                generation,
-                horizon_days,
-            } = effect
-            {
-                let action = worker::fit_forecast(&mut pipeline, generation, horizon_days);
-                crate::app::update(&mut app, action);
-            } else if let crate::app::Effect::Replay { generation, plan } = effect {
-                let contracts = pipeline.contracts(&plan);
-                let action = match pipeline.replay(&plan, contracts.as_ref()) {
-                    Ok(report) => crate::app::Action::ReplayLoaded {
-                        generation,
-                        report: Box::new(report.clone()),
-                    },
-                    Err(e) => crate::app::Action::ReplayFailed {
-                        generation,
-                        message: e.to_string(),
-                    },
-                };
-                crate::app::update(&mut app, action);
-            }
+            let action = match effect {
+                crate::app::Effect::FitForecast {
+                    generation,
+                    horizon_days,
+                } => worker::fit_forecast(&mut pipeline, generation, horizon_days),
+                crate::app::Effect::Replay { generation, plan } => worker::replay(&mut pipeline, generation, &plan),
+                _ => continue,
+            };
+            crate::app::update(&mut app, action);
         }
     }
     Ok(app)

@@ -374,7 +374,7 @@ fn audit(state: &mut State, generation: u64, settings: &AuditSettings, results: 
 }
 
 /// Both replays of the last audit's jobs under the plan; the jobs are gathered once per audit.
-fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
+pub fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
     let contracts = pipeline.contracts(plan);
     match pipeline.replay(plan, contracts.as_ref()) {
         Ok(report) => Action::ReplayLoaded {

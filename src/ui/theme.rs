@@ -49,6 +49,16 @@ impl Theme {
         }
     }
 
+    /// A workload class's colour.
+    pub fn class_style(&self, class: crate::model::workload::WorkloadClass) -> Style {
+        use crate::model::workload::WorkloadClass;
+        match class {
+            WorkloadClass::Training => self.training,
+            WorkloadClass::Inference => self.inference,
+            WorkloadClass::Burst => self.burst,
+        }
+    }
+
     pub fn series(&self, index: usize) -> Style {
         self.series
             .get(index % self.series.len().max(1))

@@ -82,8 +82,7 @@ fn a_growth_step_reshapes_in_the_same_update_without_a_refit_and_undoes_as_one_e
         after > before,
         "×{expected} a year must raise the year's last day: {before} -> {after}"
     );
-    // The pane shows the plan's factor, not the fit's.
-    assert!(app.modified);
+    assert!(app.modified, "a growth step is an unsaved edit");
     command(&mut app, CommandId::Undo);
     assert_eq!(app.plan.forecast, None, "five steps of one slider undo together");
     assert!((inference_last_mean(&app) - before).abs() < 1e-9);

@@ -172,3 +172,27 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
     print!("{out}");
     Ok(())
 }
+
+/// Audits the logs under the plan (`--plan`, else the built-in one), computes `figure` on the
+/// audit and prints it in the asked format: `gpuplan forecast`, `backtest` and `replay`.
+pub fn print_on_audit<T: Serialize>(
+    catalog: &Catalog,
+    args: &AuditArgs,
+    figure: impl FnOnce(&mut Pipeline, &Plan) -> Result<T, crate::pipeline::error::PipelineError>,
+    document: fn(&T) -> crate::present::document::Document,
+) -> Result<(), Failure> {
+    let (plan, _) = super::load_plan(catalog, args.plan.as_deref())?;
+    let mut pipeline = Pipeline::new(catalog.clone());
+    audit_logs(&mut pipeline, Some(&plan), args)?;
+    let report = figure(&mut pipeline, &plan).map_err(pipeline_failure)?;
+    super::progress::print_timings(&pipeline);
+    print!(
+        "{}",
+        match args.format {
+            Format::Json => serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+            Format::Table => render_text(&document(&report)),
+            Format::Markdown => render_markdown(&document(&report)),
+        }
+    );
+    Ok(())
+}

@@ -211,8 +211,7 @@ pub struct ForecastReport {
 /// `[training]` run on the catalog's accelerator). What `gpuplan forecast`, the report and the
 /// workbench's growth sliders all show, so they cannot disagree.
 pub fn forecast_for_plan(fits: &FleetFits, scope: ForecastScope, plan: &Plan, catalog: &Catalog) -> ForecastReport {
-    let assumptions = PlanAssumptions::of(plan, catalog, fits);
-    shape_fleet(fits, scope, &assumptions.growth, &assumptions.planned)
+    shape_fleet(fits, scope, &PlanAssumptions::of(plan, catalog, fits))
 }
 
 /// All a forecast reads of the plan: the growth factors and the planned runs. Equal
@@ -233,12 +232,8 @@ impl PlanAssumptions {
 }
 
 /// The fits of `scope` shaped by the plan's growth and planned runs.
-pub fn shape_fleet(
-    fits: &FleetFits,
-    scope: ForecastScope,
-    growth: &GrowthPlan,
-    planned: &[PlannedRun],
-) -> ForecastReport {
+pub fn shape_fleet(fits: &FleetFits, scope: ForecastScope, assumptions: &PlanAssumptions) -> ForecastReport {
+    let PlanAssumptions { growth, planned } = assumptions;
     let classes_of = |three: &[SeriesFit; 3], planned: &[PlannedRun]| -> Vec<ClassForecast> {
         WorkloadClass::ALL
             .into_iter()

@@ -26,6 +26,7 @@ pub use self::fleet::{
     fit_fleet, forecast_for_plan, shape_fleet,
 };
 pub use self::planned::{PlannedRun, planned_runs};
+use crate::model::plan::day_text;
 use crate::model::workload::WorkloadClass;
 
 const MS_PER_HOUR: i64 = 3_600_000;
@@ -66,7 +67,7 @@ impl DemandSeries {
 }
 
 /// One point of a fan: the point forecast and its 80 % and 95 % intervals, in GPUs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct FanPoint {
     pub mean: f64,
     pub lo80: f64,
@@ -77,13 +78,7 @@ pub struct FanPoint {
 
 impl FanPoint {
     pub fn flat(gpus: f64) -> FanPoint {
-        FanPoint {
-            mean: gpus,
-            lo80: gpus,
-            hi80: gpus,
-            lo95: gpus,
-            hi95: gpus,
-        }
+        FanPoint::default().map(|_| gpus)
     }
 
     /// lo95 <= lo80 <= mean <= hi80 <= hi95, whatever rounding did.
@@ -105,24 +100,23 @@ impl FanPoint {
             .all(|v| v.is_finite())
     }
 
-    fn scaled(self, factor: f64) -> FanPoint {
+    /// Each figure through `f`.
+    fn map(self, f: impl Fn(f64) -> f64) -> FanPoint {
         FanPoint {
-            mean: self.mean * factor,
-            lo80: self.lo80 * factor,
-            hi80: self.hi80 * factor,
-            lo95: self.lo95 * factor,
-            hi95: self.hi95 * factor,
+            mean: f(self.mean),
+            lo80: f(self.lo80),
+            hi80: f(self.hi80),
+            lo95: f(self.lo95),
+            hi95: f(self.hi95),
         }
     }
 
+    fn scaled(self, factor: f64) -> FanPoint {
+        self.map(|v| v * factor)
+    }
+
     fn plus(self, gpus: f64) -> FanPoint {
-        FanPoint {
-            mean: self.mean + gpus,
-            lo80: self.lo80 + gpus,
-            hi80: self.hi80 + gpus,
-            lo95: self.lo95 + gpus,
-            hi95: self.hi95 + gpus,
-        }
+        self.map(|v| v + gpus)
     }
 }
 
@@ -216,6 +210,17 @@ impl SeriesForecast {
         ((self.data_days as usize) < self.daily.len() && self.growth_per_year.is_none()).then_some(self.data_days)
     }
 
+    /// The highest figure a chart of this forecast draws: the history's busiest day or the
+    /// fan's highest 95 % bound (0 for neither, and non-finite figures skipped).
+    pub fn highest_gpus(&self) -> f64 {
+        self.daily
+            .iter()
+            .map(|d| d.hi95)
+            .chain(self.history_daily_gpus.iter().copied())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+    }
+
     /// The yearly factor this forecast amounts to from its first week to its last (planned
     /// runs left out): what a growth slider starts from. None under two weeks or without demand.
     pub fn fitted_growth_per_year(&self) -> Option<f64> {
@@ -285,7 +290,7 @@ pub fn shape_forecast(fit: &SeriesFit, class: WorkloadClass, assumptions: ClassA
             .plus(planned_gpus);
             DailyForecast {
                 // Named by its middle: a day from 23:50 holds the next date's hours.
-                date: date_of(day_start_ms + (day_end_ms - day_start_ms) / 2),
+                date: day_text(day_start_ms + (day_end_ms - day_start_ms) / 2),
                 mean_gpus: day_fan.mean,
                 lo80: day_fan.lo80,
                 hi80: day_fan.hi80,
@@ -355,8 +360,4 @@ fn shaped_points(fit: &SeriesFit, growth: Option<f64>) -> Vec<FanPoint> {
             }
         })
         .collect()
-}
-
-fn date_of(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms).map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d").to_string())
 }

@@ -23,6 +23,9 @@ pub const DEFAULT_HORIZON_MONTHS: u32 = 12;
 pub const MAX_HORIZON_MONTHS: u32 = 36;
 /// The growth sliders' and the file's bounds: a tenth to ten times a year.
 pub const GROWTH_RANGE: (f64, f64) = (0.1, 10.0);
+/// A planned run's largest size and longest length, in the file and in the workbench.
+pub const MAX_PLANNED_GPUS: f64 = 10_000_000.0;
+pub const MAX_PLANNED_DAYS: f64 = 3650.0;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -149,10 +152,10 @@ impl ForecastPlan {
             if run.name.trim().is_empty() {
                 problems.push((key("name"), "a planned run needs a name".to_string()));
             }
-            if !(run.gpus.is_finite() && run.gpus > 0.0 && run.gpus <= 10_000_000.0) {
+            if !(run.gpus.is_finite() && run.gpus > 0.0 && run.gpus <= MAX_PLANNED_GPUS) {
                 problems.push((key("gpus"), "expected GPUs above 0 (at most 10,000,000)".to_string()));
             }
-            if !(run.days.is_finite() && run.days > 0.0 && run.days <= 3650.0) {
+            if !(run.days.is_finite() && run.days > 0.0 && run.days <= MAX_PLANNED_DAYS) {
                 problems.push((key("days"), "expected days above 0 (at most 3,650)".to_string()));
             }
             if parse_day_ms(&run.start).is_none() {
@@ -170,4 +173,18 @@ impl ForecastPlan {
 pub fn parse_day_ms(text: &str) -> Option<i64> {
     let day = chrono::NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()?;
     Some(day.and_hms_opt(0, 0, 0)?.and_utc().timestamp_millis())
+}
+
+/// The `YYYY-MM-DD` of an instant, UTC: `parse_day_ms`'s inverse for midnights.
+pub fn day_text(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms).map_or_else(|| ms.to_string(), |t| t.format("%Y-%m-%d").to_string())
+}
+
+impl super::Plan {
+    /// The forecast horizon the plan asks for, in days (the default without a `[forecast]`).
+    pub fn forecast_horizon_days(&self) -> u32 {
+        self.forecast
+            .as_ref()
+            .map_or_else(|| ForecastPlan::default().horizon_days(), ForecastPlan::horizon_days)
+    }
 }

@@ -16,7 +16,8 @@ mod forecast;
 mod validate;
 
 pub use forecast::{
-    DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, PlannedDemand, parse_day_ms,
+    DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS,
+    MAX_PLANNED_GPUS, PlannedDemand, day_text, parse_day_ms,
 };
 pub use validate::PlanProblem;
 

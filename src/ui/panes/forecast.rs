@@ -27,14 +27,6 @@ const MIN_CHART_ROWS: u16 = 6;
 /// Below room for all three, each chart shown gets this many at least (six of plot).
 const SHORT_CHART_ROWS: u16 = 8;
 
-pub fn class_style(theme: &Theme, class: WorkloadClass) -> Style {
-    match class {
-        WorkloadClass::Training => theme.training,
-        WorkloadClass::Inference => theme.inference,
-        WorkloadClass::Burst => theme.burst,
-    }
-}
-
 /// Where a growth factor sits on a slider from a tenth to ten times: a log scale, so ×1 is
 /// the middle and ×0.5 and ×2 are as far from it.
 fn growth_frac(factor: f64) -> f64 {
@@ -46,15 +38,20 @@ fn growth_frac(factor: f64) -> f64 {
 /// click or drag into a factor. Row 0 is the status line, row 1 the horizon, then the classes.
 pub fn growth_track(body: Rect, class: WorkloadClass) -> Option<Rect> {
     let row = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)? as u16;
-    let width = body
-        .width
-        .checked_sub((NAME_WIDTH + 1 + VALUE_WIDTH + METHOD_WIDTH) as u16)?;
-    (width >= 5 && row < body.height).then_some(Rect {
+    let width = track_width(body.width)?;
+    (row < body.height).then_some(Rect {
         x: body.x + NAME_WIDTH as u16 + 1,
         y: body.y + row,
         width,
         height: 1,
     })
+}
+
+/// A growth track's width in a body `body_width` wide, when it has room for one.
+fn track_width(body_width: u16) -> Option<u16> {
+    body_width
+        .checked_sub((NAME_WIDTH + 1 + VALUE_WIDTH + METHOD_WIDTH) as u16)
+        .filter(|w| *w >= 5)
 }
 
 /// The factor at column `x` of a growth track, to two significant digits (0.13, 1.4, 6.8).
@@ -169,21 +166,21 @@ fn growth_line(
     let planned = field.get(&app.plan);
     let factor = app.field_value(field).unwrap_or(1.0);
     let value = match planned {
-        Some(g) => format!("×{g:.2}/yr"),
+        Some(g) => field.show(g),
         None => format!("fitted ×{factor:.1}"),
     };
     let method = shown
         .and_then(|r| r.classes.iter().find(|c| c.class == class))
         .map_or(String::new(), |c| c.forecast.method.code().to_string());
-    let track_width = usize::from(growth_track(Rect::new(0, 0, width, 5), class).map_or(0, |t| t.width));
+    let track_width = usize::from(track_width(width).unwrap_or(0));
     let is_selected = selected == Some(field);
     let style = if is_selected {
         theme.selected
     } else {
-        class_style(theme, class)
+        theme.class_style(class)
     };
     let track_style = if planned.is_some() {
-        class_style(theme, class)
+        theme.class_style(class)
     } else {
         theme.muted
     };
@@ -252,7 +249,7 @@ fn planned_lines(app: &App, selected: Option<Field>, theme: &Theme, width: u16) 
         .iter()
         .enumerate()
         .map(|(i, run)| {
-            let mut fields = vec![(label(&run.name, NAME_WIDTH), class_style(theme, run.class))];
+            let mut fields = vec![(label(&run.name, NAME_WIDTH), theme.class_style(run.class))];
             for field in [
                 ForecastField::PlannedGpus(i),
                 ForecastField::PlannedStart(i),
@@ -292,7 +289,7 @@ fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
 }
 
 fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
-    let style = class_style(theme, series.class);
+    let style = theme.class_style(series.class);
     let mut lines = vec![fan_title(series, area.width, style, theme)];
     lines.extend(fan_lines(
         series,

@@ -157,13 +157,7 @@ fn nice_ceiling(value: f64) -> f64 {
 /// `rows` lines: the plot, then the axis.
 pub fn fan_lines(series: &ClassForecast, width: u16, rows: u16, style: Style, theme: &Theme) -> Vec<Line<'static>> {
     let forecast = &series.forecast;
-    let highest = forecast
-        .daily
-        .iter()
-        .map(|d| d.hi95)
-        .chain(forecast.history_daily_gpus.iter().copied())
-        .fold(0.0, f64::max);
-    let top = nice_ceiling(highest);
+    let top = nice_ceiling(forecast.highest_gpus());
     let gutter = thousands(top).chars().count().max(1) + 1;
     let columns = usize::from(width).saturating_sub(gutter);
     let plot_rows = usize::from(rows.saturating_sub(1));

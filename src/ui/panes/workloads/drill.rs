@@ -2,7 +2,7 @@
 
 use ratatui::text::{Line, Span};
 
-use super::{Listing, class_style, wrapped};
+use super::{Listing, wrapped};
 use crate::app::{App, class_jobs, cluster_classes};
 use crate::model::fleet::{AuditReport, JobLine};
 use crate::model::workload::WorkloadClass;
@@ -55,7 +55,7 @@ pub(super) fn cluster_lines(
         let style = if focused && row == app.cursors.drill_row {
             theme.selected
         } else {
-            class_style(class, theme)
+            theme.class_style(class)
         };
         lines.push(fields_line(
             vec![
@@ -89,7 +89,7 @@ pub(super) fn cluster_lines(
             }
             lines.push(fields_line(
                 vec![
-                    (label(class.label(), 14), class_style(class, theme)),
+                    (label(class.label(), 14), theme.class_style(class)),
                     (right(&thousands(p.jobs as f64), 8), theme.base),
                     (right(&thousands(p.gpus), 8), theme.base),
                     (right(&thousands(p.gpu_hours_requested), 12), theme.base),

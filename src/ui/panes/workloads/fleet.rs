@@ -5,7 +5,7 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{Listing, class_glyph, class_style, wrapped};
+use super::{Listing, class_glyph, wrapped};
 use crate::app::App;
 use crate::model::fleet::{AuditReport, ClusterAudit};
 use crate::model::workload::WorkloadClass;
@@ -68,7 +68,7 @@ fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'sta
         if cells > 0 && share > 0.0 {
             spans.push(Span::styled(
                 class_glyph(class).to_string().repeat(cells),
-                class_style(class, theme),
+                theme.class_style(class),
             ));
         } else if cells > 0 {
             spans.push(Span::raw(" ".repeat(cells)));
@@ -82,7 +82,7 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
     let mut lines = summary_lines(report, theme, width);
     let mut legend = vec![Span::styled("mix ", theme.title)];
     for class in WorkloadClass::ALL {
-        legend.push(Span::styled(class_glyph(class).to_string(), class_style(class, theme)));
+        legend.push(Span::styled(class_glyph(class).to_string(), theme.class_style(class)));
         legend.push(Span::styled(format!(" {} ", class.label()), theme.muted));
     }
     lines.push(Line::from(legend));

@@ -63,14 +63,6 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
     );
 }
 
-fn class_style(class: WorkloadClass, theme: &Theme) -> Style {
-    match class {
-        WorkloadClass::Training => theme.training,
-        WorkloadClass::Inference => theme.inference,
-        WorkloadClass::Burst => theme.burst,
-    }
-}
-
 /// Glyphs tell the classes apart without colour.
 fn class_glyph(class: WorkloadClass) -> char {
     match class {
