@@ -7,8 +7,8 @@ use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
 use crate::data::readers::detect::{LogFormat, sniff, split_header};
 use crate::data::readers::load::format_of;
-use crate::data::readers::mapping::{Mapping, TimeFormat, holds_only_numbers, render_mapping_toml};
-use crate::data::readers::tabular::headerless_names;
+use crate::data::readers::mapping::{Mapping, TimeFormat, render_mapping_toml};
+use crate::data::readers::tabular::{headerless_names, mapping_as_read};
 use crate::data::readers::time::layout::{DetectedTime, detect_time};
 
 pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Result<(), Failure> {
@@ -23,31 +23,31 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
     };
     let head = sniff(log).map_err(|e| fail(e.to_string()))?;
     let text = String::from_utf8_lossy(&head);
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or("").trim_start_matches('\u{feff}');
-    let mut mapping = Mapping {
+    let start = Mapping {
         delimiter: Some(char::from(delimiter).to_string()),
         ..Mapping::default()
     };
-    let header_file = log.with_extension("header");
-    let header = if header_file.exists() {
-        mapping.has_header = false;
-        mapping.header_file = header_file.file_name().map(|n| n.to_string_lossy().into_owned());
+    // The mapping the audit reads the log with: completed from the header (or the header file
+    // beside it), numeric queues read as waits, each guess with its reason.
+    let (mut mapping, warnings) = mapping_as_read(log, format, &start).map_err(|e| fail(e.to_string()))?;
+    for warning in &warnings {
+        eprintln!("note: {shown}: {warning}");
+    }
+    let header = if mapping.has_header {
+        split_header(
+            text.lines().next().unwrap_or("").trim_start_matches('\u{feff}'),
+            delimiter,
+        )
+    } else {
         headerless_names(log, &mapping).map_err(|e| fail(e.to_string()))?
-    } else {
-        split_header(first, delimiter)
     };
-    mapping.complete_from_header(&header);
     // Look at the first data rows to name the time layout.
-    let data_rows: Vec<&str> = if mapping.has_header {
-        lines.take(200).collect()
-    } else {
-        text.lines().take(200).collect()
-    };
+    let data_rows: Vec<&str> = text.lines().skip(usize::from(mapping.has_header)).take(200).collect();
     if let Some(index) = mapping
         .columns
         .get("start")
         .and_then(|s| header.iter().position(|h| h == s))
+        && matches!(mapping.units.time, TimeFormat::Auto)
     {
         let values: Vec<&str> = data_rows
             .iter()
@@ -59,21 +59,6 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
             Some(DetectedTime::EpochMillis) => TimeFormat::EpochMs,
             _ => TimeFormat::Auto,
         };
-    }
-    // A numeric column guessed as the queue holds waits, not queue names: left out, as the
-    // audit leaves it out.
-    if let Some(index) = mapping
-        .columns
-        .get("queue")
-        .and_then(|q| header.iter().position(|h| h == q))
-    {
-        let values = data_rows
-            .iter()
-            .filter_map(|row| row.split(char::from(delimiter)).nth(index))
-            .map(|v| v.trim_matches('"'));
-        if holds_only_numbers(values) {
-            mapping.columns.remove("queue");
-        }
     }
     let rendered = render_mapping_toml(&mapping, &header, &shown);
     match output.filter(|path| *path != Path::new("-")) {

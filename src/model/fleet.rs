@@ -196,6 +196,34 @@ pub struct LabelAgreement {
     pub matrix: [[u64; 3]; 3],
 }
 
+/// A label value the log uses that `[labels]` does not know: its jobs were classified by the
+/// rules, and the user is shown how much that decides.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnknownLabel {
+    /// As the log writes it (the first spelling met), trimmed.
+    pub label: String,
+    /// Jobs with a run in the window carrying it.
+    pub jobs: u64,
+    /// Their runs' GPU-hours in the window.
+    pub gpu_hours: f64,
+}
+
+/// Merges per-part lists (disjoint jobs) into one, largest GPU-hours first.
+pub fn merge_unknown_labels(parts: impl IntoIterator<Item = UnknownLabel>) -> Vec<UnknownLabel> {
+    let mut merged: Vec<UnknownLabel> = Vec::new();
+    for part in parts {
+        match merged.iter_mut().find(|m| m.label.eq_ignore_ascii_case(&part.label)) {
+            Some(m) => {
+                m.jobs += part.jobs;
+                m.gpu_hours += part.gpu_hours;
+            }
+            None => merged.push(part),
+        }
+    }
+    merged.sort_by(|a, b| b.gpu_hours.total_cmp(&a.gpu_hours).then_with(|| a.label.cmp(&b.label)));
+    merged
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditReport {
     pub window: Window,
@@ -210,6 +238,9 @@ pub struct AuditReport {
     pub clusters: Vec<ClusterAudit>,
     pub rules: Vec<RuleUse>,
     pub label_agreement: Option<LabelAgreement>,
+    /// Label values `[labels]` does not know, largest GPU-hours first (their jobs went to the
+    /// rules).
+    pub unknown_labels: Vec<UnknownLabel>,
     /// The largest jobs of each cluster and class by GPU-hours in the window, to drill into.
     pub top_jobs: Vec<JobLine>,
     /// GPU utilization measured by DCGM samples read beside the job log, when there are any.
@@ -456,6 +487,7 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
     let mut rows_rejected: BTreeMap<RejectReason, u64> = BTreeMap::new();
     let mut rules: Vec<RuleUse> = Vec::new();
     let mut matrix = [[0u64; 3]; 3];
+    let mut unknown_labels = Vec::new();
     let mut merged = AuditReport {
         window,
         jobs_total: 0,
@@ -469,6 +501,7 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         clusters: Vec::new(),
         rules: Vec::new(),
         label_agreement: None,
+        unknown_labels: Vec::new(),
         top_jobs: Vec::new(),
         // Partitions are job logs only: measured samples are attached to the merged audit.
         measured_utilization: None,
@@ -487,6 +520,7 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
         merged.rejected_samples.extend(part.rejected_samples);
         merged.clusters.extend(part.clusters);
         merged.top_jobs.extend(part.top_jobs);
+        unknown_labels.extend(part.unknown_labels);
         for rule in part.rules {
             match rules.iter_mut().find(|r| r.rule == rule.rule) {
                 Some(r) => {
@@ -508,6 +542,7 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
     merged.clusters.sort_by(|a, b| a.name.cmp(&b.name));
     rules.sort_by(|a, b| b.gpu_hours.total_cmp(&a.gpu_hours));
     merged.rules = rules;
+    merged.unknown_labels = merge_unknown_labels(unknown_labels);
     let labeled: u64 = matrix.iter().flatten().sum();
     merged.label_agreement = (labeled > 0).then(|| LabelAgreement {
         labeled_jobs: labeled,

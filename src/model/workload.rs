@@ -33,6 +33,10 @@ pub struct LabelSynonyms {
     pub training: Vec<String>,
     pub inference: Vec<String>,
     pub burst: Vec<String>,
+    /// Values that say "no class" (AcmeTrace's Other): left to the rules, and not reported as
+    /// labels the vocabulary lacks.
+    #[serde(default)]
+    pub unclassed: Vec<String>,
 }
 
 impl LabelSynonyms {
@@ -42,6 +46,12 @@ impl LabelSynonyms {
             WorkloadClass::Inference => &self.inference,
             WorkloadClass::Burst => &self.burst,
         }
+    }
+
+    /// Whether `label` (any case, trimmed) says the log leaves the class open.
+    pub fn is_unclassed(&self, label: &str) -> bool {
+        let label = label.trim();
+        label.is_empty() || self.unclassed.iter().any(|u| u.eq_ignore_ascii_case(label))
     }
 }
 

@@ -242,6 +242,22 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         )));
         rule_blocks.push(Block::Table(matrix));
     }
+    if !r.unknown_labels.is_empty() {
+        let mut unknown = Table::new(&[
+            ("label", Align::Left),
+            ("jobs", Align::Right),
+            ("GPU-hours", Align::Right),
+        ]);
+        for u in &r.unknown_labels {
+            unknown.row(vec![u.label.clone(), thousands(u.jobs as f64), thousands(u.gpu_hours)]);
+        }
+        rule_blocks.push(Block::Note(
+            "Labels in the log that [labels] does not know: their jobs were classified by the rules. \
+             Add each to a class in classification.toml, or to `unclassed`:"
+                .into(),
+        ));
+        rule_blocks.push(Block::Table(unknown));
+    }
     sections.push(Section {
         title: "Classification rules".into(),
         blocks: rule_blocks,

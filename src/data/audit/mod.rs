@@ -8,6 +8,7 @@
 //! - `classify`: each job's class (per-run features while the log streams in, then per job);
 //! - `run_totals`: the one pass over the runs (GPU-hours, utilization, occupancy);
 //! - `top_jobs` and `job_details`: the largest jobs, and their text read back from the logs;
+//! - `unknown_labels`: label values `[labels]` does not know, with their jobs and GPU-hours;
 //! - `measured` and `host_map`: DCGM utilization samples and the clusters their hosts belong to;
 //! - `replay_jobs`: the audit's jobs as replay input;
 //! - `fleet_source` and `partitioned`: logs kept ready to audit again, and datasets too large to
@@ -22,6 +23,7 @@ pub mod partitioned;
 pub mod replay_jobs;
 pub mod run_totals;
 pub mod top_jobs;
+pub mod unknown_labels;
 
 use polars::prelude::*;
 
@@ -368,6 +370,7 @@ pub fn audit_input_classified(
         agreement_frac: (0..3).map(|i| matrix[i][i]).sum::<u64>() as f64 / labeled as f64,
         matrix,
     });
+    let unknown_labels = self::unknown_labels::unknown_labels(&runs, &window)?;
     let report = AuditReport {
         window,
         jobs_total: all_jobs.iter().sum(),
@@ -381,6 +384,7 @@ pub fn audit_input_classified(
         clusters,
         rules: rule_uses,
         label_agreement,
+        unknown_labels,
         top_jobs,
         measured_utilization: None,
         measurement_notes: Vec::new(),

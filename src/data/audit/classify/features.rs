@@ -4,7 +4,9 @@
 //! - `stem_key`: a 64-bit key of (cluster, the name's stem), null for unnamed runs;
 //! - `name_bits` / `queue_bits`: bit `i` set when rule `i`'s name (queue) patterns occur in the
 //!   run's name (queue), case-insensitively;
-//! - `label_code`: the class the run's label stands for (`WorkloadClass as u32`), or null.
+//! - `label_code`: the class the run's label stands for (`WorkloadClass as u32`), or null;
+//! - `unknown_label`: the label's text when `[labels]` knows it neither as a class nor as
+//!   unclassed, else null (so an audit keeps no label text for the runs it could read).
 //!
 //! Each is one pass of plain Rust over the text (one Aho-Corasick automaton for every rule's
 //! patterns, a stem read without allocating), wrapped as a Polars expression: ten million runs
@@ -25,13 +27,15 @@ pub const JOB_KEY: &str = "job_key";
 pub const STEM_KEY: &str = "stem_key";
 /// The class of the run's label (`WorkloadClass as u32`), null when unlabeled or unknown.
 pub const LABEL_CODE: &str = "label_code";
+/// The run's label when `[labels]` does not know it (trimmed), else null.
+pub const UNKNOWN_LABEL: &str = "unknown_label";
 pub const NAME_BITS: &str = "name_bits";
 pub const QUEUE_BITS: &str = "queue_bits";
 /// Rule patterns are carried as bits of a 64-bit mask.
 pub const MAX_RULES: usize = 64;
 
 /// The columns `with_run_features` adds.
-pub const FEATURE_COLUMNS: [&str; 5] = [JOB_KEY, STEM_KEY, LABEL_CODE, NAME_BITS, QUEUE_BITS];
+pub const FEATURE_COLUMNS: [&str; 6] = [JOB_KEY, STEM_KEY, LABEL_CODE, UNKNOWN_LABEL, NAME_BITS, QUEUE_BITS];
 
 /// Seeds of the two keys: fixed, so a key means the same in every chunk of one audit.
 const JOB_SEED: u64 = 0xc2b2_ae3d_27d4_eb4f;
@@ -257,6 +261,7 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
             output(name, DataType::UInt64),
         )
     };
+    let unknown_codes = codes.clone();
     let label = col(c::LABEL).map_many(
         move |columns| {
             let labels = text(&columns[0])?;
@@ -266,10 +271,30 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
         &[],
         output(LABEL_CODE, DataType::UInt32),
     );
+    let label_words = rules.labels.clone();
+    let unknown = col(c::LABEL).map_many(
+        move |columns| {
+            let labels = text(&columns[0])?;
+            if labels.null_count() == labels.len() {
+                return Ok(labels.into_column());
+            }
+            let unknown: StringChunked = labels
+                .iter()
+                .map(|v| {
+                    v.filter(|v| label_code(&unknown_codes, v).is_none() && !label_words.is_unclassed(v))
+                        .map(str::trim)
+                })
+                .collect();
+            Ok(unknown.into_column())
+        },
+        &[],
+        output(UNKNOWN_LABEL, DataType::String),
+    );
     Ok(vec![
         job_key.alias(JOB_KEY),
         stem_key.alias(STEM_KEY),
         label.alias(LABEL_CODE),
+        unknown.alias(UNKNOWN_LABEL),
         bits_of(c::NAME, name_bits, NAME_BITS).alias(NAME_BITS),
         bits_of(c::QUEUE, queue_bits, QUEUE_BITS).alias(QUEUE_BITS),
     ])

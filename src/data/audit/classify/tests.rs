@@ -28,6 +28,7 @@ fn rules() -> ClassificationRules {
             training: vec!["train".into()],
             inference: vec!["serve".into()],
             burst: vec!["burst".into()],
+            unclassed: vec![],
         },
         rules: vec![
             rule("serving", WorkloadClass::Inference, &["serve"]),

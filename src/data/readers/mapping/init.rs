@@ -31,7 +31,12 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     ));
     match &mapping.gpu_multiplier {
         Some(m) => out.push_str(&format!(
-            "\n# GPUs = gpus × this column (a share per GPU times the GPU count)\ngpu_multiplier = {}\n",
+            "\n# GPUs = gpus × this column (a share per GPU times the GPU count){}\ngpu_multiplier = {}\n",
+            mapping
+                .reasons
+                .get("gpu_multiplier")
+                .map(|why| format!(": {why}"))
+                .unwrap_or_default(),
             toml_string(m)
         )),
         None => out.push_str(
@@ -41,8 +46,20 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     out.push_str("\n# canonical field = source column. Remove a line to leave a field empty.\n[columns]\n");
     for field in canonical_fields() {
         match mapping.columns.get(field) {
-            Some(source) => out.push_str(&format!("{field} = {}\n", toml_string(source))),
-            None => out.push_str(&format!("# {field} = \"...\"   # not found in the header\n")),
+            Some(source) => {
+                let line = format!("{field} = {}", toml_string(source));
+                match mapping.reasons.get(field) {
+                    Some(why) => out.push_str(&format!("{line:<32}# {why}\n")),
+                    None => out.push_str(&format!("{line}\n")),
+                }
+            }
+            None => out.push_str(&format!(
+                "# {field} = \"...\"   # {}\n",
+                mapping
+                    .reasons
+                    .get(field)
+                    .map_or("not found in the header", String::as_str)
+            )),
         }
     }
     out.push_str("\n# A value for every row of the file, e.g. the cluster it comes from.\n[constants]\n");
@@ -58,6 +75,13 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     }
     let u = &mapping.units;
     out.push_str("\n[units]\n");
+    for (key, why) in mapping
+        .reasons
+        .iter()
+        .filter_map(|(k, why)| Some((k.strip_prefix("units.")?, why)))
+    {
+        out.push_str(&format!("# {key}: {why}\n"));
+    }
     out.push_str(&format!(
         "gpus = \"{}\"       # count, milli (1000 = one GPU) or percent (100 = one GPU)\n",
         kebab(&u.gpus)

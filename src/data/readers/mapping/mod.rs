@@ -168,6 +168,10 @@ pub struct Mapping {
     /// when a log is read (a column the log lacks) can point into the mapping.
     #[serde(skip)]
     pub origin: Option<MappingOrigin>,
+    /// Why each field or unit was filled in when the mapping was completed from a header (field
+    /// or `units.KEY` → reason), for `mapping init` to say.
+    #[serde(skip)]
+    pub reasons: BTreeMap<String, String>,
 }
 
 /// Where a mapping came from.
@@ -217,6 +221,7 @@ impl Default for Mapping {
             units: Units::default(),
             hosts: BTreeMap::new(),
             origin: None,
+            reasons: BTreeMap::new(),
         }
     }
 }

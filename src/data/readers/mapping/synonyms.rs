@@ -140,6 +140,19 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "wait",
+        &[
+            "wait",
+            "waittime",
+            "waitsec",
+            "waitsecs",
+            "waitseconds",
+            "queuedelay",
+            "queueingdelay",
+            "queueseconds",
+        ],
+    ),
+    (
         "time_limit",
         &[
             "timelimit",
@@ -177,27 +190,49 @@ impl Mapping {
             let exact = header.iter().find(|h| simplify(h) == simplify(field));
             let by_synonym = || synonyms.iter().find_map(|s| header.iter().find(|h| simplify(h) == *s));
             if let Some(source) = exact.or_else(by_synonym) {
+                let reason = if simplify(source) == simplify(field) {
+                    format!("the header names it `{source}`")
+                } else {
+                    format!("`{source}` is a name logs use for {field}")
+                };
+                self.reasons.insert(field.to_string(), reason);
                 if *field == "gpus" && self.units.gpus == GpuUnit::Count {
                     let simple = simplify(source);
                     if simple.contains("milli") {
                         self.units.gpus = GpuUnit::Milli;
+                        self.reasons
+                            .insert("units.gpus".into(), format!("`{source}` counts thousandths of a GPU"));
                         // A share per GPU beside a GPU count: the job holds count × share.
                         let count = header
                             .iter()
                             .find(|h| ["numgpu", "numgpus", "gpucount", "ngpus"].contains(&simplify(h).as_str()));
                         if self.gpu_multiplier.is_none() {
                             self.gpu_multiplier = count.cloned();
+                            if let Some(count) = count {
+                                self.reasons.insert(
+                                    "gpu_multiplier".into(),
+                                    format!("`{count}` counts the GPUs each holding `{source}` thousandths"),
+                                );
+                            }
                         }
                     } else if simple == "plangpu" {
                         self.units.gpus = GpuUnit::Percent;
+                        self.reasons.insert(
+                            "units.gpus".into(),
+                            format!("`{source}` is Alibaba PAI's, in hundredths of a GPU"),
+                        );
                     }
                 }
                 if *field == "gpu_util" && self.units.gpu_util == UtilUnit::Auto {
                     let simple = simplify(source);
                     if simple.ends_with("pct") || simple.ends_with("percent") {
                         self.units.gpu_util = UtilUnit::Percent;
+                        self.reasons
+                            .insert("units.gpu_util".into(), format!("`{source}` ends in pct"));
                     } else if simple.ends_with("frac") || simple.ends_with("ratio") {
                         self.units.gpu_util = UtilUnit::Ratio;
+                        self.reasons
+                            .insert("units.gpu_util".into(), format!("`{source}` is a fraction"));
                     }
                 }
                 self.columns.insert(field.to_string(), source.clone());
@@ -211,6 +246,7 @@ impl Mapping {
         for (field, source) in entries {
             if !seen.insert(source) {
                 self.columns.remove(&field);
+                self.reasons.remove(&field);
             }
         }
     }

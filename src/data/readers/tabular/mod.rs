@@ -23,16 +23,17 @@ mod split;
 #[cfg(test)]
 mod tests;
 mod times;
+mod waits;
 
 use std::path::Path;
 
 use polars::prelude::*;
 
-use self::delimited::{CHUNK_BYTES, open_delimited};
+use self::delimited::{CHUNK_BYTES, DelimitedFile, open_delimited};
 pub(crate) use self::delimited::{column_names, parse_records};
 pub(crate) use self::fields::text_exprs;
 use self::pipeline::read_pieces;
-use self::prepare::{complete_mapping, drop_numeric_queue, header_file_beside, refuse_row_column, utf8_warning};
+use self::prepare::{complete_mapping, header_file_beside, numeric_queue_as_wait, refuse_row_column, utf8_warning};
 use self::query::RowQuery;
 pub use self::scan::headerless_names;
 pub(crate) use self::scan::{first_line_number, scan};
@@ -123,21 +124,26 @@ pub fn read_tabular(
     read_tabular_in_pieces(path, format, mapping, detail, CHUNK_BYTES)
 }
 
-/// `read_tabular`, reading delimited text `chunk_bytes` at a time.
-fn read_tabular_in_pieces(
-    path: &Path,
-    format: LogFormat,
-    mapping: &Mapping,
-    detail: Detail<'_>,
-    chunk_bytes: usize,
-) -> Result<TabularRead, DataError> {
+/// A log opened and its mapping completed as the audit reads it: what `mapping init` shows
+/// and what `read_tabular` reads with.
+struct Prepared {
+    mapping: Mapping,
+    warnings: Vec<String>,
+    /// Delimited text's first piece and the rest to read, with its delimiter.
+    delimited: Option<(DelimitedFile, u8)>,
+    /// The first piece, or a scan of the whole file.
+    lf: LazyFrame,
+    schema: SchemaRef,
+}
+
+fn prepare(path: &Path, format: LogFormat, mapping: &Mapping, chunk_bytes: usize) -> Result<Prepared, DataError> {
     let mut mapping = mapping.clone();
     let mut warnings = Vec::new();
     warnings.extend(header_file_beside(path, format, &mut mapping));
     warnings.extend(utf8_warning(path, format));
     // Delimited text is read in pieces (the file is never held or mapped whole); the first
     // piece stands for the file when the mapping and time layouts are worked out.
-    let mut delimited = match format {
+    let delimited = match format {
         LogFormat::Csv { delimiter } => Some((open_delimited(path, delimiter, &mapping, chunk_bytes)?, delimiter)),
         _ => None,
     };
@@ -151,11 +157,43 @@ fn read_tabular_in_pieces(
     let schema = lf.collect_schema().map_err(err)?;
     let queue_named = mapping.columns.contains_key("queue");
     complete_mapping(path, &schema, &mut mapping, &mut warnings)?;
-    if let Some((file, _)) = &delimited
-        && !queue_named
-    {
-        warnings.extend(drop_numeric_queue(&file.first, &mut mapping));
+    if let Some((file, _)) = &delimited {
+        if !queue_named {
+            warnings.extend(numeric_queue_as_wait(&file.first, &mut mapping));
+        }
+        warnings.extend(self::waits::wait_disagreement(&file.first, format, &mapping, &schema)?);
     }
+    Ok(Prepared {
+        mapping,
+        warnings,
+        delimited,
+        lf,
+        schema,
+    })
+}
+
+/// The mapping the audit would read `path` with (completed from its header, numeric queues
+/// read as waits), each guess's reason in `reasons`, and the warnings reading it gives.
+pub fn mapping_as_read(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<(Mapping, Vec<String>), DataError> {
+    let prepared = prepare(path, format, mapping, CHUNK_BYTES)?;
+    Ok((prepared.mapping, prepared.warnings))
+}
+
+/// `read_tabular`, reading delimited text `chunk_bytes` at a time.
+fn read_tabular_in_pieces(
+    path: &Path,
+    format: LogFormat,
+    mapping: &Mapping,
+    detail: Detail<'_>,
+    chunk_bytes: usize,
+) -> Result<TabularRead, DataError> {
+    let Prepared {
+        mut mapping,
+        warnings,
+        mut delimited,
+        lf,
+        schema,
+    } = prepare(path, format, mapping, chunk_bytes)?;
     let query = RowQuery::new(format, &lf, &mapping, &schema, detail)?;
     let (split, pieces) = match delimited.take() {
         Some((file, delimiter)) => read_pieces(file, delimiter, &query, &mapping, detail)?,

@@ -109,16 +109,35 @@ pub(super) fn complete_mapping(
 }
 
 /// A column guessed as the queue whose values are all numbers is not a queue name: AcmeTrace's
-/// `queue` holds the seconds each job waited. It is left unread (the waits come from the submit
-/// and start times), and the warning says why. `first` is the file's first piece.
-pub(super) fn drop_numeric_queue(first: &DataFrame, mapping: &mut Mapping) -> Option<String> {
+/// and Helios's `queue` hold the seconds each job waited. It is read as the wait instead (the
+/// submit time is then start − wait when the log has none), and the warning says so. `first` is
+/// the file's first piece.
+pub(super) fn numeric_queue_as_wait(first: &DataFrame, mapping: &mut Mapping) -> Option<String> {
     let source = mapping.columns.get("queue")?.clone();
     let values = first.column(source.as_str()).ok()?.str().ok()?;
     holds_only_numbers(values.iter().flatten()).then(|| {
         mapping.columns.remove("queue");
+        mapping.reasons.insert(
+            "queue".into(),
+            format!("`{source}` holds numbers, not queue names: read as the wait"),
+        );
+        let use_of_it = if mapping.columns.contains_key("wait") {
+            "not read (the mapping names another wait column)"
+        } else {
+            mapping.columns.insert("wait".into(), source.clone());
+            mapping.reasons.insert(
+                "wait".into(),
+                format!("`{source}` holds only numbers: the seconds each job waited, not queue names"),
+            );
+            if mapping.columns.contains_key("submit") {
+                "read as each job's wait in seconds, checked against its submit and start times"
+            } else {
+                "read as each job's wait in seconds: submitted = started − wait"
+            }
+        };
         format!(
-            "column `{source}` holds numbers, not queue names (AcmeTrace writes the seconds a job waited there): \
-             not read as the queue; name it in a mapping's [columns] queue to read it anyway"
+            "column `{source}` holds numbers, not queue names (AcmeTrace and Helios write the seconds a job waited there): \
+             {use_of_it}; name it in a mapping's [columns] queue to read it as names anyway"
         )
     })
 }

@@ -14,6 +14,15 @@ use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::{EmptyEnd, Mapping, UtilUnit};
 
+/// A log with a wait and no submit time (AcmeTrace's and Helios's numeric `queue`): submitted
+/// = started − wait seconds; a negative or missing wait leaves it unknown.
+fn submit_from_wait(start: Expr, wait_seconds: Expr) -> Expr {
+    let wait_ms = (wait_seconds.clone() * lit(1_000.0)).cast(DataType::Int64);
+    when(wait_seconds.clone().is_null().or(wait_seconds.lt(lit(0.0))))
+        .then(lit(NULL).cast(MS))
+        .otherwise((start.cast(DataType::Int64) - wait_ms).cast(MS))
+}
+
 /// The canonical columns of a log through its (completed) mapping, and what is added after them.
 pub(super) struct RowQuery {
     columns: Vec<Expr>,
@@ -49,7 +58,7 @@ impl RowQuery {
                 null_text()
             }
         };
-        let has_submit = mapping.columns.contains_key("submit");
+        let has_submit = mapping.columns.contains_key("submit") || mapping.columns.contains_key("wait");
         let has_time_limit = mapping.columns.contains_key("time_limit");
         let mut columns = vec![
             job_id.alias(c::JOB_ID),
@@ -72,8 +81,16 @@ impl RowQuery {
         ];
         // Submit and time-limit columns only for logs that have them: a null column in every
         // frame costs the 10M-row audit several percent.
-        if has_submit {
+        if mapping.columns.contains_key("submit") {
             columns.push(time_field("submit", lf, mapping, schema)?.alias(c::SUBMIT));
+        } else if has_submit {
+            columns.push(
+                submit_from_wait(
+                    time_field("start", lf, mapping, schema)?,
+                    number_field("wait", mapping, schema)?,
+                )
+                .alias(c::SUBMIT),
+            );
         }
         if has_time_limit {
             columns.push(time_limit_field(mapping, schema).alias(c::TIME_LIMIT_HOURS));
