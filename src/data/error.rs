@@ -168,6 +168,12 @@ pub enum DataError {
         .header.join(", ")
     )]
     NoGpuColumn { header: Vec<String> },
+    #[error("this is table {table} of {trace}, which has no GPU counts: audit {audit_instead}")]
+    PublicTableWithoutGpus {
+        trace: &'static str,
+        table: &'static str,
+        audit_instead: &'static str,
+    },
     #[error("units.time_origin = \"{value}\": {source} (expected RFC 3339, e.g. 2020-01-01T00:00:00Z)")]
     TimeOrigin { value: String, source: chrono::ParseError },
     #[error("units.time_zone = \"{zone}\": {source}")]

@@ -208,7 +208,7 @@ fn headerless_files_take_their_names_from_the_header_file() {
             .iter()
             .any(|w| w.contains("pai_task_table.header"))
     );
-    // plan_gpu is hundredths of a GPU: 50 → 0.5, 200 → 2.
+    // plan_gpu is hundredths of a GPU per instance: 50 → 0.5; 200 × 2 instances → 4.
     let gpus: Vec<f64> = logs
         .jobs
         .column("gpus")
@@ -217,7 +217,7 @@ fn headerless_files_take_their_names_from_the_header_file() {
         .expect("f64")
         .into_no_null_iter()
         .collect();
-    assert_eq!(gpus, vec![0.5, 2.0, 1.0]);
+    assert_eq!(gpus, vec![0.5, 4.0, 1.0]);
 }
 
 #[test]
@@ -518,10 +518,12 @@ fn an_acme_trace_is_classified_by_its_own_type_labels_and_its_waits_are_no_queue
         "{jobs:?}"
     );
     let warnings = report["inputs"][0]["warnings"].to_string();
-    assert!(warnings.contains("holds numbers, not queue names"), "{warnings}");
+    assert!(warnings.contains("recognised by its header as AcmeTrace"), "{warnings}");
     // The mapping `mapping init` writes is the one the audit used.
     let init = crate::common::gpuplan_in(home.path(), &["mapping", "init", log.to_str().expect("utf-8")]);
     assert_eq!(init.code, 0, "{}", init.stderr);
     assert!(init.stdout.contains("label = \"type\""), "{}", init.stdout);
     assert!(!init.stdout.contains("queue = \"queue\""), "{}", init.stdout);
+    assert!(init.stdout.contains("wait = \"queue\""), "{}", init.stdout);
+    assert!(init.stdout.contains("cluster = \"kalos\""), "{}", init.stdout);
 }

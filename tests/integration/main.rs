@@ -21,6 +21,7 @@ mod plan_diff;
 mod plan_edit;
 mod plan_files;
 mod prometheus_server;
+mod public_traces;
 mod report_export;
 mod rules_and_recommendations;
 mod stranger_files;

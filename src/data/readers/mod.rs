@@ -2,7 +2,8 @@
 //! column `mapping`, `slurm` for `sacct`, `philly` for Philly job lists, `dcgm` for GPU
 //! utilization samples), which reader a file needs (`detect`), how its times are written and
 //! read (`time`), the rows set aside (`reject`), and the entry point that loads any of them into
-//! the canonical frame (`load`), with its guards and gauges (`json_depth` before a JSON parser,
+//! the canonical frame (`load`), the public GPU traces known by their
+//! layout (`public_traces`), with its guards and gauges (`json_depth` before a JSON parser,
 //! `progress` for the read so far). Also the small inputs that are not logs but are read the same
 //! way: Slurm host lists (`hostlist`) and a plan's user-latency CSV (`user_latency_csv`).
 
@@ -16,6 +17,7 @@ pub mod panic_guard;
 pub(crate) mod parquet_pages;
 pub mod philly;
 pub mod progress;
+pub mod public_traces;
 pub mod reject;
 pub mod slurm;
 pub mod tabular;

@@ -4,9 +4,9 @@
 //! - `stem_key`: a 64-bit key of (cluster, the name's stem), null for unnamed runs;
 //! - `name_bits` / `queue_bits`: bit `i` set when rule `i`'s name (queue) patterns occur in the
 //!   run's name (queue), case-insensitively;
-//! - `label_code`: the class the run's label stands for (`WorkloadClass as u32`), or null;
-//! - `unknown_label`: the label's text when `[labels]` knows it neither as a class nor as
-//!   unclassed, else null (so an audit keeps no label text for the runs it could read).
+//! - `label_code`: the class the run's label stands for (`WorkloadClass as u32`); from
+//!   `UNKNOWN_LABEL_BASE` up, a label `[labels]` knows neither as a class nor as unclassed
+//!   (its text kept once, in `unknown_labels`, not per row); null when unlabeled.
 //!
 //! Each is one pass of plain Rust over the text (one Aho-Corasick automaton for every rule's
 //! patterns, a stem read without allocating), wrapped as a Polars expression: ten million runs
@@ -19,23 +19,25 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use polars::prelude::*;
 
+use super::label_names;
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 pub const JOB_KEY: &str = "job_key";
 pub const STEM_KEY: &str = "stem_key";
-/// The class of the run's label (`WorkloadClass as u32`), null when unlabeled or unknown.
+/// The class of the run's label (`WorkloadClass as u32`), an unknown label's code
+/// (`UNKNOWN_LABEL_BASE` and up), or null when unlabeled or unclassed.
 pub const LABEL_CODE: &str = "label_code";
-/// The run's label when `[labels]` does not know it (trimmed), else null.
-pub const UNKNOWN_LABEL: &str = "unknown_label";
+/// Label codes from here up are labels `[labels]` does not know (see `unknown_labels`).
+pub const UNKNOWN_LABEL_BASE: u32 = 3;
 pub const NAME_BITS: &str = "name_bits";
 pub const QUEUE_BITS: &str = "queue_bits";
 /// Rule patterns are carried as bits of a 64-bit mask.
 pub const MAX_RULES: usize = 64;
 
 /// The columns `with_run_features` adds.
-pub const FEATURE_COLUMNS: [&str; 6] = [JOB_KEY, STEM_KEY, LABEL_CODE, UNKNOWN_LABEL, NAME_BITS, QUEUE_BITS];
+pub const FEATURE_COLUMNS: [&str; 5] = [JOB_KEY, STEM_KEY, LABEL_CODE, NAME_BITS, QUEUE_BITS];
 
 /// Seeds of the two keys: fixed, so a key means the same in every chunk of one audit.
 const JOB_SEED: u64 = 0xc2b2_ae3d_27d4_eb4f;
@@ -261,40 +263,37 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
             output(name, DataType::UInt64),
         )
     };
-    let unknown_codes = codes.clone();
+    let label_words = rules.labels.clone();
     let label = col(c::LABEL).map_many(
         move |columns| {
             let labels = text(&columns[0])?;
-            let codes: UInt32Chunked = labels.iter().map(|v| v.and_then(|v| label_code(&codes, v))).collect();
+            // Labels logged together repeat from one row to the next.
+            let mut last: Option<(&str, Option<u32>)> = None;
+            let codes: UInt32Chunked = labels
+                .iter()
+                .map(|v| {
+                    let v = v?;
+                    match last {
+                        Some((text, code)) if text == v => code,
+                        _ => {
+                            let code = label_code(&codes, v).or_else(|| {
+                                (!label_words.is_unclassed(v)).then(|| UNKNOWN_LABEL_BASE + label_names::intern(v))
+                            });
+                            last = Some((v, code));
+                            code
+                        }
+                    }
+                })
+                .collect();
             Ok(codes.into_column())
         },
         &[],
         output(LABEL_CODE, DataType::UInt32),
     );
-    let label_words = rules.labels.clone();
-    let unknown = col(c::LABEL).map_many(
-        move |columns| {
-            let labels = text(&columns[0])?;
-            if labels.null_count() == labels.len() {
-                return Ok(labels.into_column());
-            }
-            let unknown: StringChunked = labels
-                .iter()
-                .map(|v| {
-                    v.filter(|v| label_code(&unknown_codes, v).is_none() && !label_words.is_unclassed(v))
-                        .map(str::trim)
-                })
-                .collect();
-            Ok(unknown.into_column())
-        },
-        &[],
-        output(UNKNOWN_LABEL, DataType::String),
-    );
     Ok(vec![
         job_key.alias(JOB_KEY),
         stem_key.alias(STEM_KEY),
         label.alias(LABEL_CODE),
-        unknown.alias(UNKNOWN_LABEL),
         bits_of(c::NAME, name_bits, NAME_BITS).alias(NAME_BITS),
         bits_of(c::QUEUE, queue_bits, QUEUE_BITS).alias(QUEUE_BITS),
     ])

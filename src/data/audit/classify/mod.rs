@@ -14,6 +14,7 @@
 
 pub mod features;
 pub mod grouping;
+pub mod label_names;
 #[cfg(test)]
 mod tests;
 
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use polars::prelude::*;
 
-pub use self::features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY};
+pub use self::features::{JOB_KEY, LABEL_CODE, MAX_RULES, NAME_BITS, QUEUE_BITS, STEM_KEY, UNKNOWN_LABEL_BASE};
 use self::grouping::{JobRuns, JobSpan};
 use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::data::error::DataError;
@@ -288,7 +289,9 @@ impl JobWalk<'_> {
                 }
                 job.name_matches |= view.name_bits.get(row).unwrap_or(0);
                 job.queue_matches |= view.queue_bits.get(row).unwrap_or(0);
-                job.label = job.label.max(view.labels.get(row));
+                job.label = job
+                    .label
+                    .max(view.labels.get(row).filter(|&code| code < UNKNOWN_LABEL_BASE));
                 job.stem = match (job.stem, view.stems.get(row)) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -424,7 +427,7 @@ pub fn classify_pending(
                 gpus: gpus.get(row).unwrap_or(0.0),
                 name_matches: name_bits.get(row).unwrap_or(0),
                 queue_matches: queue_bits.get(row).unwrap_or(0),
-                label: labels.get(row),
+                label: labels.get(row).filter(|&code| code < UNKNOWN_LABEL_BASE),
                 stem: stem_keys.get(row),
                 first_ms: at,
                 last_ms: at,

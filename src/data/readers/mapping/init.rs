@@ -24,6 +24,10 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     if let Some(header_file) = &mapping.header_file {
         out.push_str(&format!("header_file = {}\n", toml_string(header_file)));
     }
+    if !mapping.column_names.is_empty() {
+        let names: Vec<String> = mapping.column_names.iter().map(|n| toml_string(n)).collect();
+        out.push_str(&format!("column_names = [{}]\n", names.join(", ")));
+    }
     let nulls: Vec<String> = mapping.null_values.iter().map(|n| toml_string(n)).collect();
     out.push_str(&format!(
         "null_values = [{}]   # strings that mean \"no value\"\n",
@@ -63,7 +67,8 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
         }
     }
     out.push_str("\n# A value for every row of the file, e.g. the cluster it comes from.\n[constants]\n");
-    if !mapping.columns.contains_key("cluster") {
+    let mut constants = mapping.constants.clone();
+    if !mapping.columns.contains_key("cluster") && !constants.contains_key("cluster") {
         let stem = file_name
             .rsplit('/')
             .next()
@@ -71,7 +76,14 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
             .split('.')
             .next()
             .unwrap_or("cluster");
-        out.push_str(&format!("cluster = {}\n", toml_string(stem)));
+        constants.insert("cluster".into(), stem.to_string());
+    }
+    for (field, value) in &constants {
+        let line = format!("{field} = {}", toml_string(value));
+        match mapping.reasons.get(field) {
+            Some(why) => out.push_str(&format!("{line:<32}# {why}\n")),
+            None => out.push_str(&format!("{line}\n")),
+        }
     }
     let u = &mapping.units;
     out.push_str("\n[units]\n");

@@ -183,6 +183,15 @@ impl Mapping {
     /// Fills every canonical field the mapping leaves open with a source column whose name
     /// is a known synonym, and the GPU unit from names like `gpu_milli` or `plan_gpu`.
     pub fn complete_from_header(&mut self, header: &[String]) {
+        // A column the mapping already reads is not guessed for another field.
+        let taken: std::collections::BTreeSet<String> = self.columns.values().map(|s| simplify(s)).collect();
+        let given: std::collections::BTreeSet<String> = self.columns.keys().cloned().collect();
+        let header: Vec<String> = header
+            .iter()
+            .filter(|h| !taken.contains(&simplify(h)))
+            .cloned()
+            .collect();
+        let header = header.as_slice();
         for (field, synonyms) in FIELD_SYNONYMS {
             if self.columns.contains_key(*field) || self.constants.contains_key(*field) {
                 continue;
@@ -243,6 +252,8 @@ impl Mapping {
         let order: Vec<&str> = canonical_fields().collect();
         let mut entries: Vec<(String, String)> = self.columns.clone().into_iter().collect();
         entries.sort_by_key(|(field, _)| order.iter().position(|f| f == field));
+        // Fields the mapping gave first, then the guesses in canonical order.
+        entries.sort_by_key(|(field, _)| !given.contains(field));
         for (field, source) in entries {
             if !seen.insert(source) {
                 self.columns.remove(&field);

@@ -33,7 +33,10 @@ use self::delimited::{CHUNK_BYTES, DelimitedFile, open_delimited};
 pub(crate) use self::delimited::{column_names, parse_records};
 pub(crate) use self::fields::text_exprs;
 use self::pipeline::read_pieces;
-use self::prepare::{complete_mapping, header_file_beside, numeric_queue_as_wait, refuse_row_column, utf8_warning};
+use self::prepare::{
+    complete_mapping, header_file_beside, numeric_queue_as_wait, recognise_public_trace, refuse_row_column,
+    utf8_warning,
+};
 use self::query::RowQuery;
 pub use self::scan::headerless_names;
 pub(crate) use self::scan::{first_line_number, scan};
@@ -140,6 +143,7 @@ fn prepare(path: &Path, format: LogFormat, mapping: &Mapping, chunk_bytes: usize
     let mut mapping = mapping.clone();
     let mut warnings = Vec::new();
     warnings.extend(header_file_beside(path, format, &mut mapping));
+    warnings.extend(recognise_public_trace(path, format, &mut mapping)?);
     warnings.extend(utf8_warning(path, format));
     // Delimited text is read in pieces (the file is never held or mapped whole); the first
     // piece stands for the file when the mapping and time layouts are worked out.

@@ -6,10 +6,12 @@ use std::path::Path;
 
 use polars::prelude::*;
 
+use super::scan::headerless_names;
 use crate::data::error::DataError;
 use crate::data::places::ROW;
 use crate::data::readers::detect::{LogFormat, sniff};
 use crate::data::readers::mapping::{Mapping, holds_only_numbers};
+use crate::data::readers::public_traces::{Recognised, recognise};
 
 /// Headerless exports ship their column names beside them (`table.csv` + `table.header`): the
 /// mapping reads them from there, and the user is told.
@@ -25,6 +27,48 @@ pub(super) fn header_file_beside(path: &Path, format: LogFormat, mapping: &mut M
         return Some(format!("no header row: column names from {}", header_file.display()));
     }
     None
+}
+
+/// A public trace's table known by its header or its first row (`public_traces`): the mapping
+/// filled to read it as published, and a note saying so; a table with no GPU counts refused
+/// with the one to audit instead.
+pub(super) fn recognise_public_trace(
+    path: &Path,
+    format: LogFormat,
+    mapping: &mut Mapping,
+) -> Result<Option<String>, DataError> {
+    let LogFormat::Csv { delimiter } = format else {
+        return Ok(None);
+    };
+    let head = sniff(path)?;
+    let text = String::from_utf8_lossy(&head);
+    let first_line = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('\u{feff}')
+        .trim_end_matches('\r');
+    let header_file_names = match (&mapping.header_file, mapping.has_header) {
+        (Some(_), false) => Some(headerless_names(path, mapping)?),
+        _ => None,
+    };
+    Ok(
+        match recognise(path, header_file_names.as_deref(), first_line, delimiter, mapping) {
+            None => None,
+            Some(Recognised::Read { note }) => Some(note),
+            Some(Recognised::NoGpus {
+                trace,
+                table,
+                audit_instead,
+            }) => {
+                return Err(DataError::PublicTableWithoutGpus {
+                    trace,
+                    table,
+                    audit_instead,
+                });
+            }
+        },
+    )
 }
 
 /// A warning when delimited text is not UTF-8 (it is read with replacement characters).

@@ -1,0 +1,441 @@
+//! The public GPU traces a planner tries first, recognised from their header (or, for
+//! Alibaba PAI 2020's headerless tables, from the column count and the shape of the first
+//! row) and read as their publishers document them, with no mapping:
+//! - AcmeTrace (Shanghai AI Lab, NSDI '24): `trace_kalos.csv`, `trace_seren.csv`;
+//! - Helios (SenseTime, SC '21): `<Cluster>/cluster_log.csv`;
+//! - Alibaba GPU 2023 (openb, Kubernetes pods): `openb_pod_list_*.csv`;
+//! - Alibaba PAI 2020: `pai_task_table.csv` (and `pai_job_table.csv`, refused with the table
+//!   to audit instead: it holds no GPU counts).
+//!
+//! Each layout becomes a mapping with the reason for every column, so `mapping init` shows
+//! what the audit reads. A mapping the user gives always wins: recognition only fills an
+//! empty one.
+
+use std::path::Path;
+
+use super::detect::split_header;
+use super::mapping::{GpuUnit, Mapping, TimeFormat};
+
+/// Where second 0 of a trace that writes seconds from an undisclosed origin is placed; dates
+/// are nominal, spans, hours and waits exact. PAI 2020's times are Unix times less a
+/// constant that keeps the time of day and the weekday (its README), and its trace spans July
+/// and August 2020: 2020-07-02 is a whole number of weeks after 1970-01-01, so both stay true.
+const PAI_2020_ORIGIN: &str = "2020-07-02T00:00:00Z";
+/// openb counts seconds from the trace's start; the trace was published in 2023.
+const OPENB_ORIGIN: &str = "2023-01-01T00:00:00Z";
+
+/// One public trace's table.
+pub struct PublicTable {
+    /// The trace and its publisher, as the user is told.
+    pub trace: &'static str,
+    pub table: &'static str,
+    /// The columns in published order.
+    pub columns: &'static [&'static str],
+    /// Published without a header row.
+    pub headerless: bool,
+    /// Canonical field, source column, why.
+    fields: &'static [(&'static str, &'static str, &'static str)],
+    /// The table has no GPU counts: the table to audit instead.
+    audit_instead: Option<&'static str>,
+}
+
+const ACME: PublicTable = PublicTable {
+    trace: "AcmeTrace (Shanghai AI Lab, NSDI '24)",
+    table: "trace_<cluster>.csv",
+    columns: &[
+        "job_id",
+        "user",
+        "node_num",
+        "gpu_num",
+        "cpu_num",
+        "type",
+        "state",
+        "submit_time",
+        "start_time",
+        "end_time",
+        "duration",
+        "queue",
+    ],
+    headerless: false,
+    fields: &[
+        ("job_id", "job_id", "AcmeTrace's job id"),
+        ("user", "user", "AcmeTrace's user"),
+        ("gpus", "gpu_num", "AcmeTrace's GPUs per job"),
+        (
+            "label",
+            "type",
+            "AcmeTrace's job type: Pretrain, SFT, MLLM, Evaluation, Debug, Other",
+        ),
+        ("state", "state", "AcmeTrace's Slurm state"),
+        ("submit", "submit_time", "AcmeTrace's submit time"),
+        ("start", "start_time", "AcmeTrace's start time"),
+        ("end", "end_time", "AcmeTrace's end time"),
+        ("wait", "queue", "AcmeTrace's queue: the seconds the job waited"),
+    ],
+    audit_instead: None,
+};
+
+const HELIOS: PublicTable = PublicTable {
+    trace: "Helios (SenseTime, SC '21)",
+    table: "<Cluster>/cluster_log.csv",
+    columns: &[
+        "job_id",
+        "user",
+        "vc",
+        "gpu_num",
+        "cpu_num",
+        "node_num",
+        "state",
+        "submit_time",
+        "start_time",
+        "end_time",
+        "duration",
+        "queue",
+    ],
+    headerless: false,
+    fields: &[
+        ("job_id", "job_id", "Helios's job id"),
+        ("user", "user", "Helios's user"),
+        (
+            "queue",
+            "vc",
+            "Helios's virtual cluster: a team's share of the physical cluster, as a partition is",
+        ),
+        ("gpus", "gpu_num", "Helios's GPUs per job (0 for CPU jobs)"),
+        ("state", "state", "Helios's Slurm state"),
+        ("submit", "submit_time", "Helios's submit time"),
+        ("start", "start_time", "Helios's start time"),
+        ("end", "end_time", "Helios's end time"),
+        ("wait", "queue", "Helios's queue: the seconds the job waited"),
+    ],
+    audit_instead: None,
+};
+
+const OPENB_PODS: PublicTable = PublicTable {
+    trace: "Alibaba GPU 2023 (openb, Kubernetes pods)",
+    table: "openb_pod_list_*.csv",
+    columns: &[
+        "name",
+        "cpu_milli",
+        "memory_mib",
+        "num_gpu",
+        "gpu_milli",
+        "gpu_spec",
+        "qos",
+        "pod_phase",
+        "creation_time",
+        "deletion_time",
+        "scheduled_time",
+    ],
+    headerless: false,
+    fields: &[
+        ("job_id", "name", "openb's pod name"),
+        ("gpus", "gpu_milli", "openb's share of each GPU, in thousandths"),
+        (
+            "gpu_type",
+            "gpu_spec",
+            "openb's GPU models the pod accepts (A10|T4: either)",
+        ),
+        (
+            "label",
+            "qos",
+            "openb's QoS: LS (latency-sensitive: serving), BE (best-effort), Burstable",
+        ),
+        ("state", "pod_phase", "openb's pod phase"),
+        ("submit", "creation_time", "openb's creation time"),
+        (
+            "start",
+            "scheduled_time",
+            "openb's scheduling time (empty: never placed)",
+        ),
+        ("end", "deletion_time", "openb's deletion time"),
+    ],
+    audit_instead: None,
+};
+
+const PAI_TASKS: PublicTable = PublicTable {
+    trace: "Alibaba PAI 2020 (cluster-trace-gpu-v2020)",
+    table: "pai_task_table.csv",
+    columns: &[
+        "job_name",
+        "task_name",
+        "inst_num",
+        "status",
+        "start_time",
+        "end_time",
+        "plan_cpu",
+        "plan_mem",
+        "plan_gpu",
+        "gpu_type",
+    ],
+    headerless: true,
+    fields: &[
+        (
+            "job_id",
+            "job_name",
+            "PAI's job: its tasks (worker, ps, evaluator, ...) are its rows",
+        ),
+        ("name", "task_name", "PAI's task role"),
+        ("state", "status", "PAI's task status"),
+        (
+            "start",
+            "start_time",
+            "PAI's task start, seconds from the trace's origin",
+        ),
+        ("end", "end_time", "PAI's task end, seconds from the trace's origin"),
+        ("gpus", "plan_gpu", "PAI's GPUs per instance, in hundredths of a GPU"),
+        (
+            "gpu_type",
+            "gpu_type",
+            "PAI's GPU model (MISC, T4, P100, V100, V100M32)",
+        ),
+    ],
+    audit_instead: None,
+};
+
+const PAI_JOBS: PublicTable = PublicTable {
+    trace: "Alibaba PAI 2020 (cluster-trace-gpu-v2020)",
+    table: "pai_job_table.csv",
+    columns: &["job_name", "inst_id", "user", "status", "start_time", "end_time"],
+    headerless: true,
+    fields: &[],
+    audit_instead: Some("pai_task_table.csv (its tasks hold the GPU counts: plan_gpu × inst_num)"),
+};
+
+/// Every table recognised.
+pub const PUBLIC_TABLES: [&PublicTable; 5] = [&ACME, &HELIOS, &OPENB_PODS, &PAI_TASKS, &PAI_JOBS];
+
+/// PAI's task and job statuses.
+const PAI_STATUSES: [&str; 5] = ["Terminated", "Failed", "Running", "Waiting", "Interrupted"];
+
+fn simplified(name: &str) -> String {
+    name.trim().trim_matches('"').to_ascii_lowercase()
+}
+
+fn is_number_or_empty(value: &str) -> bool {
+    let value = value.trim();
+    value.is_empty() || value.parse::<f64>().is_ok()
+}
+
+fn is_hex_id(value: &str) -> bool {
+    value.len() >= 16 && value.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether a headerless first row has the shape of `table`'s rows.
+fn row_fits(table: &PublicTable, row: &[&str]) -> bool {
+    if row.len() != table.columns.len() {
+        return false;
+    }
+    match table.table {
+        "pai_task_table.csv" => {
+            is_hex_id(row[0])
+                && PAI_STATUSES.contains(&row[3].trim())
+                && [2, 4, 5, 6, 7, 8].iter().all(|&i| is_number_or_empty(row[i]))
+        }
+        "pai_job_table.csv" => {
+            is_hex_id(row[0])
+                && is_hex_id(row[1])
+                && PAI_STATUSES.contains(&row[3].trim())
+                && is_number_or_empty(row[4])
+                && is_number_or_empty(row[5])
+        }
+        _ => false,
+    }
+}
+
+/// The public table whose published header is `header` (names compared case-insensitively).
+pub fn table_of_header(header: &[String]) -> Option<&'static PublicTable> {
+    let names: Vec<String> = header.iter().map(|h| simplified(h)).collect();
+    PUBLIC_TABLES
+        .into_iter()
+        .find(|t| names.len() == t.columns.len() && t.columns.iter().zip(&names).all(|(c, n)| *c == n))
+}
+
+/// The headerless public table whose rows `first_line` looks like.
+pub fn table_of_first_row(first_line: &str, delimiter: u8) -> Option<&'static PublicTable> {
+    let row: Vec<&str> = first_line.split(char::from(delimiter)).collect();
+    PUBLIC_TABLES.into_iter().find(|t| t.headerless && row_fits(t, &row))
+}
+
+/// What recognising a file as a public table did to its mapping.
+pub enum Recognised {
+    /// The mapping now reads it: the note says which trace it is.
+    Read { note: String },
+    /// A table with no GPU counts: nothing to audit in it.
+    NoGpus {
+        trace: &'static str,
+        table: &'static str,
+        audit_instead: &'static str,
+    },
+}
+
+/// Fills `mapping` for a file recognised as a public trace's table. `header_file_names` are
+/// the names of a header file beside a headerless export; else `first_line`, the file's first
+/// line, is taken as a header, or failing that as a headerless table's first row. Nothing
+/// happens when the user's mapping names any column.
+pub fn recognise(
+    path: &Path,
+    header_file_names: Option<&[String]>,
+    first_line: &str,
+    delimiter: u8,
+    mapping: &mut Mapping,
+) -> Option<Recognised> {
+    if !mapping.columns.is_empty() || !mapping.constants.is_empty() || !mapping.column_names.is_empty() {
+        return None;
+    }
+    let (table, by_shape) = match header_file_names {
+        Some(header) => (table_of_header(header)?, false),
+        None => match table_of_header(&split_header(first_line, delimiter)) {
+            Some(table) => (table, false),
+            None => (table_of_first_row(first_line, delimiter)?, true),
+        },
+    };
+    if let Some(audit_instead) = table.audit_instead {
+        return Some(Recognised::NoGpus {
+            trace: table.trace,
+            table: table.table,
+            audit_instead,
+        });
+    }
+    if by_shape {
+        mapping.has_header = false;
+        mapping.column_names = table.columns.iter().map(|c| c.to_string()).collect();
+    }
+    for (field, source, why) in table.fields {
+        mapping.columns.insert(field.to_string(), source.to_string());
+        mapping.reasons.insert(field.to_string(), why.to_string());
+    }
+    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("cluster");
+    let cluster = match table.table {
+        // trace_kalos.csv → kalos
+        "trace_<cluster>.csv" => stem.strip_prefix("trace_").unwrap_or(stem).to_string(),
+        // Venus/cluster_log.csv → Venus
+        "<Cluster>/cluster_log.csv" => path
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty())
+            .unwrap_or(stem)
+            .to_string(),
+        "pai_task_table.csv" => "pai".to_string(),
+        _ => stem.to_string(),
+    };
+    mapping.constants.insert("cluster".into(), cluster.clone());
+    mapping
+        .reasons
+        .insert("cluster".into(), format!("one cluster per file of {}", table.trace));
+    match table.table {
+        "openb_pod_list_*.csv" => {
+            mapping.units.gpus = GpuUnit::Milli;
+            mapping.gpu_multiplier = Some("num_gpu".into());
+            mapping.units.time = TimeFormat::OffsetS;
+            mapping.units.time_origin = Some(OPENB_ORIGIN.into());
+            mapping.reasons.insert(
+                "gpu_multiplier".into(),
+                "openb's num_gpu: the GPUs the pod holds a share of".into(),
+            );
+            mapping
+                .reasons
+                .insert("units.gpus".into(), "openb's gpu_milli: thousandths of a GPU".into());
+            mapping.reasons.insert(
+                "units.time".into(),
+                format!("openb writes seconds from an undisclosed origin: second 0 is placed at {OPENB_ORIGIN}"),
+            );
+        }
+        "pai_task_table.csv" => {
+            mapping.units.gpus = GpuUnit::Percent;
+            mapping.gpu_multiplier = Some("inst_num".into());
+            mapping.units.time = TimeFormat::OffsetS;
+            mapping.units.time_origin = Some(PAI_2020_ORIGIN.into());
+            mapping.reasons.insert(
+                "gpu_multiplier".into(),
+                "PAI's inst_num: the task's instances, each holding plan_gpu".into(),
+            );
+            mapping
+                .reasons
+                .insert("units.gpus".into(), "PAI's plan_gpu: 100 = one GPU".into());
+            mapping.reasons.insert(
+                "units.time".into(),
+                format!(
+                    "PAI 2020 writes Unix times less an undisclosed constant (July-August 2020, weekday and time of day kept): second 0 is placed at {PAI_2020_ORIGIN}, whole weeks after 1970-01-01"
+                ),
+            );
+        }
+        _ => {}
+    }
+    let how = if by_shape {
+        format!("its {} unnamed columns and their values", table.columns.len())
+    } else {
+        "its header".to_string()
+    };
+    Some(Recognised::Read {
+        note: format!(
+            "recognised by {how} as {}, table {}: read as published, cluster \"{cluster}\" (`gpuplan mapping init` shows how)",
+            table.trace, table.table
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(table: &PublicTable) -> Vec<String> {
+        table.columns.iter().map(|c| c.to_string()).collect()
+    }
+
+    #[test]
+    fn each_published_header_is_recognised_and_no_other() {
+        for table in PUBLIC_TABLES.into_iter().filter(|t| !t.headerless) {
+            assert_eq!(table_of_header(&names(table)).map(|t| t.table), Some(table.table));
+            let mut shuffled = names(table);
+            shuffled.swap(0, 1);
+            assert!(table_of_header(&shuffled).is_none(), "{}", table.table);
+        }
+        let upper: Vec<String> = ACME.columns.iter().map(|c| c.to_uppercase()).collect();
+        assert_eq!(table_of_header(&upper).map(|t| t.table), Some(ACME.table));
+    }
+
+    #[test]
+    fn pai_rows_are_known_by_their_shape() {
+        let task = "9f5d5b4e43d6c0a1b2c3d4e5,worker,1.0,Terminated,5600845.0,5601254.0,600.0,29.296875,50.0,MISC";
+        assert_eq!(
+            table_of_first_row(task, b',').map(|t| t.table),
+            Some("pai_task_table.csv")
+        );
+        let job = "4f057009a5d481acec67b088,1d8dd4e7b0fb3e7eb0ad7fa9,58540f191766,Terminated,5600845.0,5601254.0";
+        assert_eq!(
+            table_of_first_row(job, b',').map(|t| t.table),
+            Some("pai_job_table.csv")
+        );
+        // Ten columns of something else.
+        let other = "a,worker,1,Terminated,1,2,3,4,5,T4";
+        assert!(table_of_first_row(other, b',').is_none());
+        let bad_status = task.replace("Terminated", "Finished");
+        assert!(table_of_first_row(&bad_status, b',').is_none());
+    }
+
+    #[test]
+    fn a_mapping_the_user_gives_is_never_replaced() {
+        let mut mapping = Mapping::default();
+        mapping.columns.insert("gpus".into(), "gpu_num".into());
+        let header = ACME.columns.join(",");
+        assert!(recognise(Path::new("trace_kalos.csv"), None, &header, b',', &mut mapping).is_none());
+        assert_eq!(mapping.columns.len(), 1);
+    }
+
+    #[test]
+    fn clusters_come_from_each_trace_s_file_layout() {
+        let cluster = |path: &str, table: &PublicTable| {
+            let mut mapping = Mapping::default();
+            recognise(Path::new(path), None, &table.columns.join(","), b',', &mut mapping);
+            mapping.constants["cluster"].clone()
+        };
+        assert_eq!(cluster("data/trace_kalos.csv", &ACME), "kalos");
+        assert_eq!(cluster("helios/Venus/cluster_log.csv", &HELIOS), "Venus");
+        assert_eq!(
+            cluster("openb_pod_list_default.csv", &OPENB_PODS),
+            "openb_pod_list_default"
+        );
+    }
+}
