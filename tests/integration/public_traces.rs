@@ -203,6 +203,13 @@ fn a_headerless_pai_task_table_is_read_as_published() {
         report["gpu_hours_total"]
     );
     assert_eq!(report["jobs_total"].as_u64(), Some(jobs as u64));
+    // A parameter server's empty plan_gpu is a CPU-only task, not a bad row.
+    assert_eq!(
+        report["rows_rejected_total"].as_u64(),
+        Some(0),
+        "{}",
+        report["rows_rejected"]
+    );
     // Second 5,600,000 (64 days 19:33:20) from the nominal origin 2020-07-02T00:00:00Z: a
     // Friday, as 1970-01-01 + 5,600,000 s is.
     assert_eq!(
@@ -400,4 +407,49 @@ fn labels_the_vocabulary_lacks_are_reported_with_their_jobs_and_gpu_hours() {
         "{}",
         text_report.stdout
     );
+}
+
+/// AcmeTrace as published: Kalos adds memory, failure and stop columns and `gpu_time`, its times
+/// carry an offset (`+00:00` in Kalos, `+08:00` in Seren).
+#[test]
+fn acme_s_published_kalos_and_seren_layouts_are_read_with_their_offsets() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let kalos = write(
+        home.path().join("trace_kalos.csv"),
+        "job_id,user,node_num,gpu_num,cpu_num,mem_per_pod_GB,shared_mem_per_pod,type,state,submit_time,start_time,end_time,fail_time,stop_time,duration,queue,gpu_time\n\
+         dlctk696s0jbvitv,uf794,8,64,960,1000,100.0,Pretrain,FAILED,2023-05-17 11:00:58+00:00,2023-05-17 11:01:08+00:00,2023-05-17 13:01:08+00:00,2023-05-17 13:01:08+00:00,,7200,10.0,460800.0\n\
+         dlc1t2ypl09b8qtp,uf794,1,8,960,1000,100.0,Evaluation,CANCELLED,2023-05-17 11:28:42+00:00,2023-05-17 11:28:54+00:00,2023-05-17 11:58:54+00:00,,2023-05-17 11:58:54+00:00,1800,12.0,14400.0\n",
+    );
+    let (report, run) = audit_json(home.path(), &kalos);
+    assert!(
+        run.stderr.contains("recognised by its header as AcmeTrace"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        close(class_hours(&report, "training"), 64.0 * 2.0),
+        "{}",
+        report["classes"]
+    );
+    assert!(close(class_hours(&report, "burst"), 8.0 * 0.5), "{}", report["classes"]);
+    assert_eq!(report["clusters"][0]["name"].as_str(), Some("kalos"));
+    let seren = write(
+        home.path().join("trace_seren.csv"),
+        "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n\
+         5778469,u5907,1,8,128,SFT,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 01:09:04+08:00,2693,13,21544.0\n",
+    );
+    let (report, _) = audit_json(home.path(), &seren);
+    // 00:24:11 at +08:00 is 16:24:11 UTC the day before.
+    assert_eq!(
+        report["window"]["start"].as_str(),
+        Some("2023-02-28T16:24:11Z"),
+        "{}",
+        report["window"]
+    );
+    assert!(
+        close(class_hours(&report, "training"), 8.0 * 2693.0 / 3600.0),
+        "{}",
+        report["classes"]
+    );
+    assert_eq!(report["clusters"][0]["name"].as_str(), Some("seren"));
 }

@@ -14,7 +14,7 @@
 use std::path::Path;
 
 use super::detect::split_header;
-use super::mapping::{GpuUnit, Mapping, TimeFormat};
+use super::mapping::{EmptyGpus, GpuUnit, Mapping, TimeFormat};
 
 /// Where second 0 of a trace that writes seconds from an undisclosed origin is placed; dates
 /// are nominal, spans, hours and waits exact. PAI 2020's times are Unix times less a
@@ -29,7 +29,9 @@ pub struct PublicTable {
     /// The trace and its publisher, as the user is told.
     pub trace: &'static str,
     pub table: &'static str,
-    /// The columns in published order.
+    /// The columns in published order. A header is recognised when it holds them all, in any
+    /// order, with others beside (AcmeTrace's Kalos adds memory and failure columns, both its
+    /// clusters `gpu_time`).
     pub columns: &'static [&'static str],
     /// Published without a header row.
     pub headerless: bool,
@@ -243,12 +245,14 @@ fn row_fits(table: &PublicTable, row: &[&str]) -> bool {
     }
 }
 
-/// The public table whose published header is `header` (names compared case-insensitively).
+/// The public table whose published columns `header` holds (names compared
+/// case-insensitively); the one with the most columns when several fit.
 pub fn table_of_header(header: &[String]) -> Option<&'static PublicTable> {
     let names: Vec<String> = header.iter().map(|h| simplified(h)).collect();
     PUBLIC_TABLES
         .into_iter()
-        .find(|t| names.len() == t.columns.len() && t.columns.iter().zip(&names).all(|(c, n)| *c == n))
+        .filter(|t| t.columns.iter().all(|c| names.iter().any(|n| n == c)))
+        .max_by_key(|t| t.columns.len())
 }
 
 /// The headerless public table whose rows `first_line` looks like.
@@ -344,6 +348,11 @@ pub fn recognise(
         }
         "pai_task_table.csv" => {
             mapping.units.gpus = GpuUnit::Percent;
+            mapping.units.empty_gpus = EmptyGpus::Zero;
+            mapping.reasons.insert(
+                "units.empty_gpus".into(),
+                "PAI leaves plan_gpu empty for CPU-only tasks (parameter servers): no GPU".into(),
+            );
             mapping.gpu_multiplier = Some("inst_num".into());
             mapping.units.time = TimeFormat::OffsetS;
             mapping.units.time_origin = Some(PAI_2020_ORIGIN.into());
@@ -388,9 +397,14 @@ mod tests {
     fn each_published_header_is_recognised_and_no_other() {
         for table in PUBLIC_TABLES.into_iter().filter(|t| !t.headerless) {
             assert_eq!(table_of_header(&names(table)).map(|t| t.table), Some(table.table));
-            let mut shuffled = names(table);
-            shuffled.swap(0, 1);
-            assert!(table_of_header(&shuffled).is_none(), "{}", table.table);
+            // In another order, with more columns beside: still the table.
+            let mut more = names(table);
+            more.reverse();
+            more.push("gpu_time".into());
+            assert_eq!(table_of_header(&more).map(|t| t.table), Some(table.table));
+            // Without one of its columns: not the table.
+            let fewer = names(table)[1..].to_vec();
+            assert!(table_of_header(&fewer).is_none(), "{}", table.table);
         }
         let upper: Vec<String> = ACME.columns.iter().map(|c| c.to_uppercase()).collect();
         assert_eq!(table_of_header(&upper).map(|t| t.table), Some(ACME.table));

@@ -124,6 +124,10 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
         kebab(&u.empty_end)
     ));
     out.push_str(&format!(
+        "empty_gpus = \"{}\"  # an empty GPU count: reject the row, or zero (a CPU-only task)\n",
+        kebab(&u.empty_gpus)
+    ));
+    out.push_str(&format!(
         "time_limit = \"{}\"  # bare numbers of the time_limit column: seconds, minutes or hours ([D-]HH:MM:SS is read as it is)\n",
         kebab(&u.time_limit)
     ));

@@ -94,6 +94,17 @@ pub enum TimeFormat {
     Pattern(String),
 }
 
+/// What an empty GPU count means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmptyGpus {
+    /// The row is unusable: set aside as a number that cannot be read.
+    #[default]
+    Reject,
+    /// No GPU: a CPU-only task (PAI leaves `plan_gpu` empty for parameter servers).
+    Zero,
+}
+
 /// What an empty end time means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -122,6 +133,9 @@ pub struct Units {
     pub time_origin: Option<String>,
     #[serde(default)]
     pub empty_end: EmptyEnd,
+    /// An empty GPU count: `reject` (the default) or `zero` (a CPU-only row).
+    #[serde(default)]
+    pub empty_gpus: EmptyGpus,
     /// Bare numbers in the `time_limit` column.
     #[serde(default)]
     pub time_limit: DurationUnit,

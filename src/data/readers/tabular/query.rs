@@ -12,7 +12,7 @@ use crate::data::audit::classify::features::run_feature_exprs;
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
-use crate::data::readers::mapping::{EmptyEnd, Mapping, UtilUnit};
+use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, Mapping, UtilUnit};
 
 /// A log with a wait and no submit time (AcmeTrace's and Helios's numeric `queue`): submitted
 /// = started − wait seconds; a negative or missing wait leaves it unknown.
@@ -21,6 +21,16 @@ fn submit_from_wait(start: Expr, wait_seconds: Expr) -> Expr {
     when(wait_seconds.clone().is_null().or(wait_seconds.lt(lit(0.0))))
         .then(lit(NULL).cast(MS))
         .otherwise((start.cast(DataType::Int64) - wait_ms).cast(MS))
+}
+
+/// GPUs held: the count × its unit × the multiplier column; an empty count is no GPU when the
+/// mapping says so (`units.empty_gpus = "zero"`), else left empty to be set aside.
+fn gpus_field(mapping: &Mapping, schema: &Schema, gpus_factor: f64) -> Result<Expr, DataError> {
+    let gpus = number_field("gpus", mapping, schema)? * lit(gpus_factor) * gpu_multiplier(mapping, schema);
+    Ok(match mapping.units.empty_gpus {
+        EmptyGpus::Reject => gpus,
+        EmptyGpus::Zero => when(raw_present("gpus", mapping).not()).then(lit(0.0)).otherwise(gpus),
+    })
 }
 
 /// The canonical columns of a log through its (completed) mapping, and what is added after them.
@@ -69,8 +79,7 @@ impl RowQuery {
             detail_field("state").alias(c::STATE),
             time_field("start", lf, mapping, schema)?.alias(c::START),
             time_field("end", lf, mapping, schema)?.alias(c::END),
-            (number_field("gpus", mapping, schema)? * lit(gpus_factor) * gpu_multiplier(mapping, schema))
-                .alias(c::GPUS),
+            gpus_field(mapping, schema, gpus_factor)?.alias(c::GPUS),
             detail_field("gpu_type").alias(c::GPU_TYPE),
             (number_field("gpu_util", mapping, schema)? / lit(util_divisor)).alias(c::GPU_UTIL_FRAC),
             text_field("label", mapping).alias(c::LABEL),
