@@ -226,6 +226,20 @@ fn a_headerless_pai_task_table_is_read_as_published() {
     .expect("header");
     let (with_header, _) = audit_json(home.path(), &log);
     assert_eq!(with_header["gpu_hours_total"], report["gpu_hours_total"]);
+    // A zero time is missing, as PAI's own analysis takes it: the task is set aside, not run
+    // from the trace's origin.
+    let zero = write(
+        home.path().join("zero/pai_task_table.csv"),
+        &format!("{text}ffffffffffffffffffff0001,worker,1.0,Terminated,0.0,5700000.0,600.0,29.3,100.0,T4\n"),
+    );
+    let (with_zero, _) = audit_json(home.path(), &zero);
+    assert_eq!(
+        with_zero["rows_rejected_total"].as_u64(),
+        Some(1),
+        "{}",
+        with_zero["rows_rejected"]
+    );
+    assert_eq!(with_zero["gpu_hours_total"], report["gpu_hours_total"]);
 }
 
 #[test]

@@ -349,6 +349,12 @@ pub fn recognise(
         "pai_task_table.csv" => {
             mapping.units.gpus = GpuUnit::Percent;
             mapping.units.empty_gpus = EmptyGpus::Zero;
+            // PAI's own analysis (analysis/utils.py) takes a zero time as missing.
+            mapping.null_values.extend(["0".to_string(), "0.0".to_string()]);
+            mapping.reasons.insert(
+                "null_values".into(),
+                "PAI writes a missing time as 0 (its analysis drops them): 0 means no value".into(),
+            );
             mapping.reasons.insert(
                 "units.empty_gpus".into(),
                 "PAI leaves plan_gpu empty for CPU-only tasks (parameter servers): no GPU".into(),

@@ -30,8 +30,13 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
     }
     let nulls: Vec<String> = mapping.null_values.iter().map(|n| toml_string(n)).collect();
     out.push_str(&format!(
-        "null_values = [{}]   # strings that mean \"no value\"\n",
-        nulls.join(", ")
+        "null_values = [{}]   # strings that mean \"no value\"{}\n",
+        nulls.join(", "),
+        mapping
+            .reasons
+            .get("null_values")
+            .map(|why| format!(": {why}"))
+            .unwrap_or_default()
     ));
     match &mapping.gpu_multiplier {
         Some(m) => out.push_str(&format!(
