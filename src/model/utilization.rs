@@ -133,6 +133,7 @@ fn apply_to_cluster(cluster: &mut ClusterAudit, measurement: &ClusterMeasurement
     cluster.utilization_source = UtilizationSource::Measured;
     cluster.flags = cluster_flags(
         cluster.all_classes(),
+        cluster.gpu_hours > 0.0,
         mean_util_frac,
         UtilizationSource::Measured,
         min_utilization_frac,
@@ -154,6 +155,7 @@ fn apply_to_cluster(cluster: &mut ClusterAudit, measurement: &ClusterMeasurement
 /// where allocation stood in for utilization.
 pub fn cluster_flags(
     runs_all_classes: bool,
+    has_gpus: bool,
     utilization_frac: f64,
     source: UtilizationSource,
     min_utilization_frac: f64,
@@ -162,9 +164,15 @@ pub fn cluster_flags(
     if runs_all_classes {
         flags.push("runs all three classes: separate them".to_string());
     }
-    if utilization_frac < min_utilization_frac {
+    // A cluster that held no GPU has nothing to commit to: no flag about shortening one.
+    if has_gpus && utilization_frac < min_utilization_frac {
+        let measure = match source {
+            UtilizationSource::Allocation => "allocation, the log has no utilization",
+            UtilizationSource::JobLog => "busy time, from the job log's utilization",
+            UtilizationSource::Measured => "busy time, measured by DCGM",
+        };
         flags.push(format!(
-            "below {:.0} % utilization: candidate for a shorter commitment",
+            "below {:.0} % utilization ({measure}): candidate for a shorter commitment",
             min_utilization_frac * 100.0
         ));
     }
@@ -191,10 +199,13 @@ mod tests {
 
     #[test]
     fn flags_follow_the_source() {
-        let flags = cluster_flags(false, 0.3, UtilizationSource::Allocation, 0.4);
+        let flags = cluster_flags(false, true, 0.3, UtilizationSource::Allocation, 0.4);
         assert_eq!(flags.len(), 2);
         assert!(flags[1].contains("allocation counted as use"));
-        assert!(cluster_flags(true, 0.5, UtilizationSource::Measured, 0.4)[0].contains("separate"));
-        assert_eq!(cluster_flags(false, 0.5, UtilizationSource::Measured, 0.4).len(), 0);
+        assert!(cluster_flags(true, true, 0.5, UtilizationSource::Measured, 0.4)[0].contains("separate"));
+        assert_eq!(
+            cluster_flags(false, true, 0.5, UtilizationSource::Measured, 0.4).len(),
+            0
+        );
     }
 }

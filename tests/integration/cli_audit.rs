@@ -498,3 +498,60 @@ fn pending_demand_and_named_top_jobs_reach_json_and_text() {
     let markdown = gpuplan(&["audit", SACCT_PENDING, "--all-time", "--format", "markdown"]);
     assert!(markdown.stdout.contains("## Pending demand"), "{}", markdown.stdout);
 }
+
+/// A CPU partition's export: said plainly, the column read as GPUs named, and no flag about
+/// shortening a commitment on a cluster that held no GPU.
+#[test]
+fn a_log_with_no_gpu_job_says_so_and_names_the_gpu_column() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("cpu-partition.csv");
+    std::fs::write(
+        &log,
+        "id,cluster,gpu_num,start,end\n1,cpu,0,2024-01-01T00:00:00Z,2024-01-01T02:00:00Z\n\
+         2,cpu,0,2024-01-01T01:00:00Z,2024-01-01T05:00:00Z\n",
+    )
+    .expect("write");
+    let run = gpuplan_in(home.path(), &["audit", log.to_str().expect("utf-8"), "--all-time"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("no row holds a GPU: column `gpu_num`, read as the GPU count, is 0 on all 2 rows"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("The log holds no GPU job in the window"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains("candidate for a shorter commitment"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The star's footnote only where a row carries the star, and the utilization flag names the
+/// measure it used.
+#[test]
+fn footnotes_and_flags_say_only_what_applies() {
+    let run = gpuplan(&["audit"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let starred = run
+        .stdout
+        .lines()
+        .any(|l| l.split_whitespace().nth(1).is_some_and(|gpus| gpus.ends_with('*')));
+    assert_eq!(
+        run.stdout.contains("* capacity not in the plan"),
+        starred,
+        "{}",
+        run.stdout
+    );
+    for line in run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("candidate for a shorter commitment"))
+    {
+        assert!(line.contains("(busy time, from the job log's utilization)"), "{line}");
+    }
+}

@@ -162,9 +162,26 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
     let stranded: f64 = r.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
     let mut cluster_blocks = vec![
         Block::Table(clusters),
-        Block::Note("* capacity not in the plan: the observed peak is used. Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time). from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither, allocation counted as use.".into()),
-        Block::Facts(vec![("stranded spend".into(), format!("{} per month across clusters", usd(stranded)))]),
+        Block::Note(format!(
+            "{}Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time). from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither, allocation counted as use.",
+            if r.clusters.iter().any(|c| c.capacity_source != "plan") {
+                "* capacity not in the plan: the observed peak is used. "
+            } else {
+                ""
+            }
+        )),
+        Block::Facts(vec![(
+            "stranded spend".into(),
+            format!("{} per month across clusters", usd(stranded)),
+        )]),
     ];
+    if r.jobs_total > 0 && r.gpu_hours_total <= 0.0 {
+        cluster_blocks.push(Block::Note(
+            "The log holds no GPU job in the window: every job read 0 GPUs, so these clusters have no GPU capacity \
+             to judge (the inputs' warnings name the column read as GPUs)."
+                .into(),
+        ));
+    }
     if let Some(note) = fallback_price_note(r) {
         cluster_blocks.push(Block::Note(note));
     }

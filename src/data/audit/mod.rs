@@ -449,6 +449,7 @@ fn cluster_audit(
     };
     let flags = cluster_flags(
         jobs.iter().all(|&j| j > 0),
+        gpu_hours > 0.0,
         utilization_frac,
         utilization_source,
         settings.min_utilization_frac,

@@ -213,6 +213,8 @@ fn read_tabular_in_pieces(
         pending,
     } = split;
     settle_util_unit(&mut jobs, &mut mapping.units.gpu_util)?;
+    let mut warnings = warnings;
+    warnings.extend(no_gpu_warning(&jobs, &mapping)?);
     let quarantine = quarantine_of(&rejected, path, format)?;
     Ok(TabularRead {
         jobs,
@@ -222,6 +224,34 @@ fn read_tabular_in_pieces(
         warnings,
         pieces,
     })
+}
+
+/// A warning when rows were read and none holds a GPU (a CPU partition's export, or the wrong
+/// column taken as the GPU count), naming the column read as GPUs.
+fn no_gpu_warning(jobs: &DataFrame, mapping: &Mapping) -> Result<Option<String>, DataError> {
+    if jobs.height() == 0 {
+        return Ok(None);
+    }
+    let most = jobs
+        .column(c::GPUS)
+        .map_err(err)?
+        .as_materialized_series()
+        .max::<f64>()
+        .map_err(err)?
+        .unwrap_or(0.0);
+    if most > 0.0 {
+        return Ok(None);
+    }
+    let read_as = match (mapping.columns.get("gpus"), mapping.constants.get("gpus")) {
+        (Some(column), _) => format!("column `{column}`"),
+        (None, Some(value)) => format!("the constant {value}"),
+        (None, None) => "nothing".to_string(),
+    };
+    Ok(Some(format!(
+        "no row holds a GPU: {read_as}, read as the GPU count, is 0 on all {} rows (a CPU partition's export? \
+         name the GPU column in a mapping's [columns] gpus)",
+        jobs.height()
+    )))
 }
 
 /// A utilization unit the mapping left to `auto`, settled from the values read: any above 1
