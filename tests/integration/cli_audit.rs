@@ -49,6 +49,13 @@ fn the_audit_json_has_the_documented_fields() {
     }
     // The sample's labels agree with what the rules say.
     assert!(report["label_agreement"]["agreement_frac"].as_f64().expect("agreement") > 0.9);
+    // Every label the sample uses is one [labels] knows.
+    assert_eq!(
+        report["unknown_labels"].as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        report["unknown_labels"]
+    );
     // And it carries a few bad rows on purpose.
     assert!(report["rows_rejected_total"].as_u64().expect("rejected") > 0);
 }

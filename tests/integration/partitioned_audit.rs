@@ -86,7 +86,14 @@ fn per_cluster_audits_merge_to_the_whole() {
     let total = |r: &gpuplan::model::fleet::AuditReport| r.rules.iter().map(|u| u.jobs).sum::<u64>();
     assert_eq!(total(&parts), total(&once));
     assert_eq!(
-        parts.label_agreement.map(|l| l.matrix),
-        once.label_agreement.map(|l| l.matrix)
+        parts.label_agreement.as_ref().map(|l| l.matrix),
+        once.label_agreement.as_ref().map(|l| l.matrix)
     );
+    let labels = |r: &gpuplan::model::fleet::AuditReport| {
+        r.unknown_labels
+            .iter()
+            .map(|u| (u.label.clone(), u.jobs))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(labels(&parts), labels(&once));
 }
