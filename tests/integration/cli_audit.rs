@@ -562,3 +562,43 @@ fn footnotes_and_flags_say_only_what_applies() {
         assert!(line.contains("(busy time, from the job log's utilization)"), "{line}");
     }
 }
+
+/// A job on a fraction of a GPU is not training: held for hours it is serving, briefly it is
+/// burst; the same job on a whole GPU stays training by default.
+#[test]
+fn a_long_job_on_a_shared_gpu_is_serving_not_training() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("pods.csv");
+    let mut text = "id,cluster,gpus,start,end\n".to_string();
+    // id, GPUs, hours
+    let jobs = [
+        ("shared-long", 0.25, 30),
+        ("shared-short", 0.5, 1),
+        ("whole-long", 1.0, 30),
+    ];
+    for (id, gpus, hours) in jobs {
+        text.push_str(&format!(
+            "{id},k8s,{gpus},2024-01-01T00:00:00Z,2024-01-{:02}T{:02}:00:00Z\n",
+            1 + hours / 24,
+            hours % 24
+        ));
+    }
+    std::fs::write(&log, text).expect("write");
+    let run = gpuplan_in(
+        home.path(),
+        &["audit", log.to_str().expect("utf-8"), "--all-time", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let hours = |class: &str| report["classes"][class]["gpu_hours"].as_f64().expect("GPU-hours");
+    assert!((hours("inference") - 0.25 * 30.0).abs() < 1e-9, "{}", report["classes"]);
+    assert!((hours("burst") - 0.5).abs() < 1e-9, "{}", report["classes"]);
+    assert!((hours("training") - 30.0).abs() < 1e-9, "{}", report["classes"]);
+    let rules: Vec<&str> = report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| r["rule"].as_str().expect("name"))
+        .collect();
+    assert!(rules.contains(&"long job on a shared GPU (service)"), "{rules:?}");
+}
