@@ -5,10 +5,10 @@ use std::path::Path;
 use super::Failure;
 use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
-use crate::data::readers::detect::{LogFormat, sniff, split_header};
+use crate::data::readers::detect::{LogFormat, sniff};
 use crate::data::readers::load::format_of;
 use crate::data::readers::mapping::{Mapping, TimeFormat, render_mapping_toml};
-use crate::data::readers::tabular::{headerless_names, mapping_as_read};
+use crate::data::readers::tabular::{MappingAsRead, mapping_as_read};
 use crate::data::readers::time::layout::{DetectedTime, detect_time};
 
 pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Result<(), Failure> {
@@ -29,18 +29,14 @@ pub fn init(log: &Path, output: Option<&Path>, input_format: Option<&str>) -> Re
     };
     // The mapping the audit reads the log with: completed from the header (or the header file
     // beside it), numeric queues read as waits, each guess with its reason.
-    let (mut mapping, warnings) = mapping_as_read(log, format, &start).map_err(|e| fail(e.to_string()))?;
+    let MappingAsRead {
+        mut mapping,
+        header,
+        warnings,
+    } = mapping_as_read(log, format, &start).map_err(|e| fail(e.to_string()))?;
     for warning in &warnings {
         eprintln!("note: {shown}: {warning}");
     }
-    let header = if mapping.has_header {
-        split_header(
-            text.lines().next().unwrap_or("").trim_start_matches('\u{feff}'),
-            delimiter,
-        )
-    } else {
-        headerless_names(log, &mapping).map_err(|e| fail(e.to_string()))?
-    };
     // Look at the first data rows to name the time layout.
     let data_rows: Vec<&str> = text.lines().skip(usize::from(mapping.has_header)).take(200).collect();
     if let Some(index) = mapping

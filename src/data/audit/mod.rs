@@ -296,12 +296,14 @@ pub fn audit_input_classified(
     let RunTotals {
         clusters: mut accumulators,
         rule_gpu_hours,
+        unknown_label_gpu_hours,
         job_cluster,
         job_rank_gpu_hours,
     } = run_totals(&runs, &jobs, rule_count, &window)?;
 
     let mut rule_jobs = vec![0u64; rule_count];
     let mut matrix = [[0u64; 3]; 3];
+    let mut unknown_label_jobs: std::collections::HashMap<u32, u64> = Default::default();
     for (job, &cluster) in job_cluster.iter().enumerate() {
         if cluster == 0 {
             continue;
@@ -312,6 +314,11 @@ pub fn audit_input_classified(
         if let Some(label) = jobs.label_class[job] {
             // No rule matched: training by default.
             matrix[label as usize][jobs.rule_class[job].unwrap_or(WorkloadClass::Training) as usize] += 1;
+        }
+        if !jobs.unknown_label.is_empty()
+            && let Some(&code) = jobs.unknown_label.get(&(job as u32))
+        {
+            *unknown_label_jobs.entry(code).or_default() += 1;
         }
     }
 
@@ -370,7 +377,7 @@ pub fn audit_input_classified(
         agreement_frac: (0..3).map(|i| matrix[i][i]).sum::<u64>() as f64 / labeled as f64,
         matrix,
     });
-    let unknown_labels = self::unknown_labels::unknown_labels(&runs, &window)?;
+    let unknown_labels = self::unknown_labels::named(&unknown_label_jobs, &unknown_label_gpu_hours);
     let report = AuditReport {
         window,
         jobs_total: all_jobs.iter().sum(),

@@ -170,6 +170,8 @@ pub struct RunTotals {
     pub clusters: Vec<ClusterAccumulator>,
     /// GPU-hours by the index of the rule that classed the run's job.
     pub rule_gpu_hours: Vec<f64>,
+    /// GPU-hours by the code of the job's label `[labels]` does not know.
+    pub unknown_label_gpu_hours: HashMap<u32, f64>,
     /// For each job: its cluster's index in `clusters` + 1, or 0 when no run touches the window.
     pub job_cluster: Vec<u32>,
     /// For each job: its GPU-hours in the window, in hundredths (saturating), to rank jobs.
@@ -220,6 +222,7 @@ impl JobCells<'_> {
 struct Partial {
     clusters: Vec<ClusterAccumulator>,
     rule_gpu_hours: Vec<f64>,
+    unknown_label_gpu_hours: HashMap<u32, f64>,
     earlier_jobs: HashMap<u32, (u32, u32)>,
 }
 
@@ -301,6 +304,9 @@ pub fn run_totals(
         for (total, other) in totals.rule_gpu_hours.iter_mut().zip(&second.rule_gpu_hours) {
             *total += other;
         }
+        for (code, hours) in second.unknown_label_gpu_hours {
+            *totals.unknown_label_gpu_hours.entry(code).or_default() += hours;
+        }
         for cluster in second.clusters {
             match totals.clusters.iter().position(|mine| mine.name == cluster.name) {
                 Some(index) => {
@@ -322,6 +328,7 @@ pub fn run_totals(
     Ok(RunTotals {
         clusters: totals.clusters,
         rule_gpu_hours: totals.rule_gpu_hours,
+        unknown_label_gpu_hours: totals.unknown_label_gpu_hours,
         job_cluster,
         job_rank_gpu_hours,
     })
@@ -338,6 +345,7 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
     let mut partial = Partial {
         clusters: Vec::new(),
         rule_gpu_hours: vec![0.0; shared.rule_count],
+        unknown_label_gpu_hours: HashMap::new(),
         earlier_jobs: HashMap::new(),
     };
     let mut cluster_index: foldhash::HashMap<&str, usize> = foldhash::HashMap::default();
@@ -389,6 +397,12 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             .clamp(0.0, u32::MAX as f64) as u32;
         job_cells.record(job, (index as u32 + 1) | tag, rank_gpu_hours);
         partial.rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
+        // Most logs have no unknown label: no lookup per run for them.
+        if !jobs.unknown_label.is_empty()
+            && let Some(&code) = jobs.unknown_label.get(&(job as u32))
+        {
+            *partial.unknown_label_gpu_hours.entry(code).or_default() += gpu_hours;
+        }
     }
     partial.earlier_jobs = std::mem::take(&mut job_cells.earlier);
     partial
@@ -429,8 +443,22 @@ mod tests {
             rule: vec![0; jobs],
             rule_class: vec![None; jobs],
             label_class: vec![None; jobs],
+            unknown_label: HashMap::new(),
         };
         (frame, classes)
+    }
+
+    #[test]
+    fn an_unknown_label_s_gpu_hours_add_up_across_the_halves() {
+        for n in [10, PARALLEL_MIN_RUNS + 7] {
+            let (frame, mut jobs) = runs(n);
+            // Every odd job carries an unknown label (code 3): half the runs, one GPU-hour each.
+            jobs.unknown_label = (1..jobs.class.len() as u32).step_by(2).map(|job| (job, 3)).collect();
+            let expected: f64 = jobs.job_of_run.iter().filter(|&&job| job % 2 == 1).count() as f64;
+            let totals = run_totals(&frame, &jobs, 1, &Window::from_ms(0, 48 * 3_600_000)).expect("totals");
+            let hours = totals.unknown_label_gpu_hours.get(&3).copied().unwrap_or(0.0);
+            assert!((hours - expected).abs() < 1e-6, "{hours} for {n}, expected {expected}");
+        }
     }
 
     #[test]

@@ -33,13 +33,51 @@ pub struct PublicTable {
     /// order, with others beside (AcmeTrace's Kalos adds memory and failure columns, both its
     /// clusters `gpu_time`).
     pub columns: &'static [&'static str],
-    /// Published without a header row.
-    pub headerless: bool,
+    /// Published without a header row: how its first row is known.
+    pub row_shape: Option<fn(&[&str]) -> bool>,
     /// Canonical field, source column, why.
     fields: &'static [(&'static str, &'static str, &'static str)],
+    /// Where the cluster's name comes from.
+    cluster: ClusterName,
+    /// Units, multipliers and nulls the publisher documents, each with its reason.
+    units: fn(&mut Mapping),
     /// The table has no GPU counts: the table to audit instead.
     audit_instead: Option<&'static str>,
 }
+
+/// Where a public table's cluster name comes from.
+#[derive(Clone, Copy)]
+enum ClusterName {
+    /// The file's name without this prefix (`trace_kalos.csv` → `kalos`).
+    FileStemAfter(&'static str),
+    /// The folder the file is in (`Venus/cluster_log.csv` → `Venus`).
+    Folder,
+    /// The file's name (`openb_pod_list_default.csv` → `openb_pod_list_default`).
+    FileStem,
+    /// One name for the whole trace.
+    Named(&'static str),
+}
+
+impl ClusterName {
+    fn of(self, path: &Path) -> String {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("cluster");
+        match self {
+            ClusterName::FileStemAfter(prefix) => stem.strip_prefix(prefix).unwrap_or(stem),
+            ClusterName::Folder => path
+                .parent()
+                .and_then(|p| p.file_name())
+                .and_then(|n| n.to_str())
+                .filter(|n| !n.is_empty())
+                .unwrap_or(stem),
+            ClusterName::FileStem => stem,
+            ClusterName::Named(name) => name,
+        }
+        .to_string()
+    }
+}
+
+/// A table whose columns are read as they are.
+fn as_written(_: &mut Mapping) {}
 
 const ACME: PublicTable = PublicTable {
     trace: "AcmeTrace (Shanghai AI Lab, NSDI '24)",
@@ -58,7 +96,7 @@ const ACME: PublicTable = PublicTable {
         "duration",
         "queue",
     ],
-    headerless: false,
+    row_shape: None,
     fields: &[
         ("job_id", "job_id", "AcmeTrace's job id"),
         ("user", "user", "AcmeTrace's user"),
@@ -74,6 +112,8 @@ const ACME: PublicTable = PublicTable {
         ("end", "end_time", "AcmeTrace's end time"),
         ("wait", "queue", "AcmeTrace's queue: the seconds the job waited"),
     ],
+    cluster: ClusterName::FileStemAfter("trace_"),
+    units: as_written,
     audit_instead: None,
 };
 
@@ -94,7 +134,7 @@ const HELIOS: PublicTable = PublicTable {
         "duration",
         "queue",
     ],
-    headerless: false,
+    row_shape: None,
     fields: &[
         ("job_id", "job_id", "Helios's job id"),
         ("user", "user", "Helios's user"),
@@ -110,6 +150,8 @@ const HELIOS: PublicTable = PublicTable {
         ("end", "end_time", "Helios's end time"),
         ("wait", "queue", "Helios's queue: the seconds the job waited"),
     ],
+    cluster: ClusterName::Folder,
+    units: as_written,
     audit_instead: None,
 };
 
@@ -129,7 +171,7 @@ const OPENB_PODS: PublicTable = PublicTable {
         "deletion_time",
         "scheduled_time",
     ],
-    headerless: false,
+    row_shape: None,
     fields: &[
         ("job_id", "name", "openb's pod name"),
         ("gpus", "gpu_milli", "openb's share of each GPU, in thousandths"),
@@ -152,6 +194,8 @@ const OPENB_PODS: PublicTable = PublicTable {
         ),
         ("end", "deletion_time", "openb's deletion time"),
     ],
+    cluster: ClusterName::FileStem,
+    units: openb_units,
     audit_instead: None,
 };
 
@@ -170,7 +214,7 @@ const PAI_TASKS: PublicTable = PublicTable {
         "plan_gpu",
         "gpu_type",
     ],
-    headerless: true,
+    row_shape: Some(is_pai_task_row),
     fields: &[
         (
             "job_id",
@@ -192,6 +236,8 @@ const PAI_TASKS: PublicTable = PublicTable {
             "PAI's GPU model (MISC, T4, P100, V100, V100M32)",
         ),
     ],
+    cluster: ClusterName::Named("pai"),
+    units: pai_task_units,
     audit_instead: None,
 };
 
@@ -199,8 +245,10 @@ const PAI_JOBS: PublicTable = PublicTable {
     trace: "Alibaba PAI 2020 (cluster-trace-gpu-v2020)",
     table: "pai_job_table.csv",
     columns: &["job_name", "inst_id", "user", "status", "start_time", "end_time"],
-    headerless: true,
+    row_shape: Some(is_pai_job_row),
     fields: &[],
+    cluster: ClusterName::Named("pai"),
+    units: as_written,
     audit_instead: Some("pai_task_table.csv (its tasks hold the GPU counts: plan_gpu × inst_num)"),
 };
 
@@ -223,26 +271,76 @@ fn is_hex_id(value: &str) -> bool {
     value.len() >= 16 && value.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Whether a headerless first row has the shape of `table`'s rows.
-fn row_fits(table: &PublicTable, row: &[&str]) -> bool {
-    if row.len() != table.columns.len() {
-        return false;
-    }
-    match table.table {
-        "pai_task_table.csv" => {
-            is_hex_id(row[0])
-                && PAI_STATUSES.contains(&row[3].trim())
-                && [2, 4, 5, 6, 7, 8].iter().all(|&i| is_number_or_empty(row[i]))
-        }
-        "pai_job_table.csv" => {
-            is_hex_id(row[0])
-                && is_hex_id(row[1])
-                && PAI_STATUSES.contains(&row[3].trim())
-                && is_number_or_empty(row[4])
-                && is_number_or_empty(row[5])
-        }
-        _ => false,
-    }
+/// A row of PAI's task table: a hex job id, a status, numbers where PAI writes numbers.
+fn is_pai_task_row(row: &[&str]) -> bool {
+    row.len() == PAI_TASKS.columns.len()
+        && is_hex_id(row[0])
+        && PAI_STATUSES.contains(&row[3].trim())
+        && [2, 4, 5, 6, 7, 8].iter().all(|&i| is_number_or_empty(row[i]))
+}
+
+/// A row of PAI's job table: two hex ids, a status, two times.
+fn is_pai_job_row(row: &[&str]) -> bool {
+    row.len() == PAI_JOBS.columns.len()
+        && is_hex_id(row[0])
+        && is_hex_id(row[1])
+        && PAI_STATUSES.contains(&row[3].trim())
+        && is_number_or_empty(row[4])
+        && is_number_or_empty(row[5])
+}
+
+/// openb: a share of each of `num_gpu` GPUs in thousandths, seconds from the trace's start.
+fn openb_units(mapping: &mut Mapping) {
+    mapping.units.gpus = GpuUnit::Milli;
+    mapping.gpu_multiplier = Some("num_gpu".into());
+    mapping.units.time = TimeFormat::OffsetS;
+    mapping.units.time_origin = Some(OPENB_ORIGIN.into());
+    let reasons = [
+        (
+            "gpu_multiplier",
+            "openb's num_gpu: the GPUs the pod holds a share of".to_string(),
+        ),
+        ("units.gpus", "openb's gpu_milli: thousandths of a GPU".to_string()),
+        (
+            "units.time",
+            format!("openb writes seconds from an undisclosed origin: second 0 is placed at {OPENB_ORIGIN}"),
+        ),
+    ];
+    mapping.reasons.extend(reasons.map(|(key, why)| (key.to_string(), why)));
+}
+
+/// PAI's task table: `plan_gpu` hundredths of a GPU per instance, `inst_num` instances, an
+/// empty `plan_gpu` a CPU-only task, 0 a missing time, seconds from an undisclosed origin.
+fn pai_task_units(mapping: &mut Mapping) {
+    mapping.units.gpus = GpuUnit::Percent;
+    mapping.units.empty_gpus = EmptyGpus::Zero;
+    mapping.gpu_multiplier = Some("inst_num".into());
+    // PAI's own analysis (analysis/utils.py) takes a zero time as missing.
+    mapping.null_values.extend(["0".to_string(), "0.0".to_string()]);
+    mapping.units.time = TimeFormat::OffsetS;
+    mapping.units.time_origin = Some(PAI_2020_ORIGIN.into());
+    let reasons = [
+        (
+            "null_values",
+            "PAI writes a missing time as 0 (its analysis drops them): 0 means no value".to_string(),
+        ),
+        (
+            "units.empty_gpus",
+            "PAI leaves plan_gpu empty for CPU-only tasks (parameter servers): no GPU".to_string(),
+        ),
+        (
+            "gpu_multiplier",
+            "PAI's inst_num: the task's instances, each holding plan_gpu".to_string(),
+        ),
+        ("units.gpus", "PAI's plan_gpu: 100 = one GPU".to_string()),
+        (
+            "units.time",
+            format!(
+                "PAI 2020 writes Unix times less an undisclosed constant (July-August 2020, weekday and time of day kept): second 0 is placed at {PAI_2020_ORIGIN}, whole weeks after 1970-01-01"
+            ),
+        ),
+    ];
+    mapping.reasons.extend(reasons.map(|(key, why)| (key.to_string(), why)));
 }
 
 /// The public table whose published columns `header` holds (names compared
@@ -258,7 +356,9 @@ pub fn table_of_header(header: &[String]) -> Option<&'static PublicTable> {
 /// The headerless public table whose rows `first_line` looks like.
 pub fn table_of_first_row(first_line: &str, delimiter: u8) -> Option<&'static PublicTable> {
     let row: Vec<&str> = first_line.split(char::from(delimiter)).collect();
-    PUBLIC_TABLES.into_iter().find(|t| t.headerless && row_fits(t, &row))
+    PUBLIC_TABLES
+        .into_iter()
+        .find(|t| t.row_shape.is_some_and(|fits| fits(&row)))
 }
 
 /// What recognising a file as a public table did to its mapping.
@@ -309,75 +409,12 @@ pub fn recognise(
         mapping.columns.insert(field.to_string(), source.to_string());
         mapping.reasons.insert(field.to_string(), why.to_string());
     }
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("cluster");
-    let cluster = match table.table {
-        // trace_kalos.csv → kalos
-        "trace_<cluster>.csv" => stem.strip_prefix("trace_").unwrap_or(stem).to_string(),
-        // Venus/cluster_log.csv → Venus
-        "<Cluster>/cluster_log.csv" => path
-            .parent()
-            .and_then(|p| p.file_name())
-            .and_then(|n| n.to_str())
-            .filter(|n| !n.is_empty())
-            .unwrap_or(stem)
-            .to_string(),
-        "pai_task_table.csv" => "pai".to_string(),
-        _ => stem.to_string(),
-    };
+    let cluster = table.cluster.of(path);
     mapping.constants.insert("cluster".into(), cluster.clone());
     mapping
         .reasons
         .insert("cluster".into(), format!("one cluster per file of {}", table.trace));
-    match table.table {
-        "openb_pod_list_*.csv" => {
-            mapping.units.gpus = GpuUnit::Milli;
-            mapping.gpu_multiplier = Some("num_gpu".into());
-            mapping.units.time = TimeFormat::OffsetS;
-            mapping.units.time_origin = Some(OPENB_ORIGIN.into());
-            mapping.reasons.insert(
-                "gpu_multiplier".into(),
-                "openb's num_gpu: the GPUs the pod holds a share of".into(),
-            );
-            mapping
-                .reasons
-                .insert("units.gpus".into(), "openb's gpu_milli: thousandths of a GPU".into());
-            mapping.reasons.insert(
-                "units.time".into(),
-                format!("openb writes seconds from an undisclosed origin: second 0 is placed at {OPENB_ORIGIN}"),
-            );
-        }
-        "pai_task_table.csv" => {
-            mapping.units.gpus = GpuUnit::Percent;
-            mapping.units.empty_gpus = EmptyGpus::Zero;
-            // PAI's own analysis (analysis/utils.py) takes a zero time as missing.
-            mapping.null_values.extend(["0".to_string(), "0.0".to_string()]);
-            mapping.reasons.insert(
-                "null_values".into(),
-                "PAI writes a missing time as 0 (its analysis drops them): 0 means no value".into(),
-            );
-            mapping.reasons.insert(
-                "units.empty_gpus".into(),
-                "PAI leaves plan_gpu empty for CPU-only tasks (parameter servers): no GPU".into(),
-            );
-            mapping.gpu_multiplier = Some("inst_num".into());
-            mapping.units.time = TimeFormat::OffsetS;
-            mapping.units.time_origin = Some(PAI_2020_ORIGIN.into());
-            mapping.reasons.insert(
-                "gpu_multiplier".into(),
-                "PAI's inst_num: the task's instances, each holding plan_gpu".into(),
-            );
-            mapping
-                .reasons
-                .insert("units.gpus".into(), "PAI's plan_gpu: 100 = one GPU".into());
-            mapping.reasons.insert(
-                "units.time".into(),
-                format!(
-                    "PAI 2020 writes Unix times less an undisclosed constant (July-August 2020, weekday and time of day kept): second 0 is placed at {PAI_2020_ORIGIN}, whole weeks after 1970-01-01"
-                ),
-            );
-        }
-        _ => {}
-    }
+    (table.units)(mapping);
     let how = if by_shape {
         format!("its {} unnamed columns and their values", table.columns.len())
     } else {
@@ -401,7 +438,7 @@ mod tests {
 
     #[test]
     fn each_published_header_is_recognised_and_no_other() {
-        for table in PUBLIC_TABLES.into_iter().filter(|t| !t.headerless) {
+        for table in PUBLIC_TABLES.into_iter().filter(|t| t.row_shape.is_none()) {
             assert_eq!(table_of_header(&names(table)).map(|t| t.table), Some(table.table));
             // In another order, with more columns beside: still the table.
             let mut more = names(table);

@@ -88,7 +88,10 @@ struct JobFacts {
     util_weight: f64,
     name_matches: u64,
     queue_matches: u64,
+    /// The class code of its label, when `[labels]` knows it.
     label: Option<u32>,
+    /// Its label's code when `[labels]` does not know it (`UNKNOWN_LABEL_BASE` and up).
+    unknown_label: Option<u32>,
     stem: Option<u64>,
     first_ms: i64,
     last_ms: i64,
@@ -105,6 +108,7 @@ impl JobFacts {
             name_matches: 0,
             queue_matches: 0,
             label: None,
+            unknown_label: None,
             stem: None,
             first_ms: i64::MAX,
             last_ms: i64::MIN,
@@ -140,6 +144,10 @@ pub struct JobClasses {
     pub rule: Vec<u32>,
     pub rule_class: Vec<Option<WorkloadClass>>,
     pub label_class: Vec<Option<WorkloadClass>>,
+    /// Job index → its label's code, for the jobs whose label `[labels]` does not know (the
+    /// audit lists such labels; `label_names` holds their text). Empty for most logs, so ten
+    /// million jobs cost nothing here.
+    pub unknown_label: HashMap<u32, u32>,
 }
 
 fn class_of_code(code: u32) -> Option<WorkloadClass> {
@@ -289,9 +297,10 @@ impl JobWalk<'_> {
                 }
                 job.name_matches |= view.name_bits.get(row).unwrap_or(0);
                 job.queue_matches |= view.queue_bits.get(row).unwrap_or(0);
-                job.label = job
-                    .label
-                    .max(view.labels.get(row).filter(|&code| code < UNKNOWN_LABEL_BASE));
+                match view.labels.get(row) {
+                    Some(code) if code >= UNKNOWN_LABEL_BASE => job.unknown_label = job.unknown_label.max(Some(code)),
+                    known => job.label = job.label.max(known),
+                }
                 job.stem = match (job.stem, view.stems.get(row)) {
                     (Some(a), Some(b)) => Some(a.min(b)),
                     (a, b) => a.or(b),
@@ -344,6 +353,7 @@ fn classify_range(
         rule: Vec::new(),
         rule_class: Vec::new(),
         label_class: Vec::new(),
+        unknown_label: HashMap::new(),
     };
     walk.each_job(spans, |job, rows| {
         let index = first_job + classes.class.len() as u32;
@@ -355,6 +365,10 @@ fn classify_range(
         classes.rule.push(decision.rule);
         classes.rule_class.push(decision.rule_class);
         classes.label_class.push(decision.label_class);
+        // A job whose runs also carry a known label was decided by it, not by the rules.
+        if let (Some(code), None) = (job.unknown_label, decision.label_class) {
+            classes.unknown_label.insert(index, code);
+        }
     });
     classes
 }
@@ -427,7 +441,8 @@ pub fn classify_pending(
                 gpus: gpus.get(row).unwrap_or(0.0),
                 name_matches: name_bits.get(row).unwrap_or(0),
                 queue_matches: queue_bits.get(row).unwrap_or(0),
-                label: labels.get(row).filter(|&code| code < UNKNOWN_LABEL_BASE),
+                // An unknown label's code names no class (`class_of_code`): the rules decide.
+                label: labels.get(row),
                 stem: stem_keys.get(row),
                 first_ms: at,
                 last_ms: at,
@@ -500,6 +515,7 @@ pub fn classify_jobs_with_stems(
     classes.rule.extend(right_classes.rule);
     classes.rule_class.extend(right_classes.rule_class);
     classes.label_class.extend(right_classes.label_class);
+    classes.unknown_label.extend(right_classes.unknown_label);
     classes.job_of_run = job_of_run.into_iter().map(AtomicU32::into_inner).collect();
     Ok((classes, Stems(stems)))
 }

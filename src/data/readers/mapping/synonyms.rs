@@ -185,7 +185,6 @@ impl Mapping {
     pub fn complete_from_header(&mut self, header: &[String]) {
         // A column the mapping already reads is not guessed for another field.
         let taken: std::collections::BTreeSet<String> = self.columns.values().map(|s| simplify(s)).collect();
-        let given: std::collections::BTreeSet<String> = self.columns.keys().cloned().collect();
         let header: Vec<String> = header
             .iter()
             .filter(|h| !taken.contains(&simplify(h)))
@@ -252,8 +251,6 @@ impl Mapping {
         let order: Vec<&str> = canonical_fields().collect();
         let mut entries: Vec<(String, String)> = self.columns.clone().into_iter().collect();
         entries.sort_by_key(|(field, _)| order.iter().position(|f| f == field));
-        // Fields the mapping gave first, then the guesses in canonical order.
-        entries.sort_by_key(|(field, _)| !given.contains(field));
         for (field, source) in entries {
             if !seen.insert(source) {
                 self.columns.remove(&field);

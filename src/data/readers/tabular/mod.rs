@@ -34,14 +34,14 @@ pub(crate) use self::delimited::{column_names, parse_records};
 pub(crate) use self::fields::text_exprs;
 use self::pipeline::read_pieces;
 use self::prepare::{
-    complete_mapping, header_file_beside, numeric_queue_as_wait, recognise_public_trace, refuse_row_column,
+    complete_mapping, header_file_beside, header_of, numeric_queue_as_wait, recognise_public_trace, refuse_row_column,
     utf8_warning,
 };
 use self::query::RowQuery;
 pub use self::scan::headerless_names;
 pub(crate) use self::scan::{first_line_number, scan};
 use self::split::{Split, quarantine_of, split_rows};
-use super::detect::LogFormat;
+use super::detect::{LogFormat, sniff};
 use super::mapping::{Mapping, UtilUnit};
 use super::reject::Quarantine;
 use crate::data::audit::classify::features::FEATURE_COLUMNS;
@@ -143,8 +143,12 @@ fn prepare(path: &Path, format: LogFormat, mapping: &Mapping, chunk_bytes: usize
     let mut mapping = mapping.clone();
     let mut warnings = Vec::new();
     warnings.extend(header_file_beside(path, format, &mut mapping));
-    warnings.extend(recognise_public_trace(path, format, &mut mapping)?);
-    warnings.extend(utf8_warning(path, format));
+    if let LogFormat::Csv { delimiter } = format {
+        // The first bytes, read once: the trace they may be, their encoding.
+        let head = sniff(path)?;
+        warnings.extend(recognise_public_trace(path, &head, delimiter, &mut mapping)?);
+        warnings.extend(utf8_warning(&head));
+    }
     // Delimited text is read in pieces (the file is never held or mapped whole); the first
     // piece stands for the file when the mapping and time layouts are worked out.
     let delimited = match format {
@@ -176,11 +180,25 @@ fn prepare(path: &Path, format: LogFormat, mapping: &Mapping, chunk_bytes: usize
     })
 }
 
-/// The mapping the audit would read `path` with (completed from its header, numeric queues
-/// read as waits), each guess's reason in `reasons`, and the warnings reading it gives.
-pub fn mapping_as_read(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<(Mapping, Vec<String>), DataError> {
+/// How the audit would read a log: what `gpuplan mapping init` prints.
+pub struct MappingAsRead {
+    /// Completed from the header (numeric queues read as waits), each guess's reason in
+    /// `reasons`.
+    pub mapping: Mapping,
+    /// The file's column names, from its header or wherever a headerless file's come from.
+    pub header: Vec<String>,
+    /// What reading it warns of.
+    pub warnings: Vec<String>,
+}
+
+/// The mapping the audit would read `path` with, from `mapping` (the user's, or empty).
+pub fn mapping_as_read(path: &Path, format: LogFormat, mapping: &Mapping) -> Result<MappingAsRead, DataError> {
     let prepared = prepare(path, format, mapping, CHUNK_BYTES)?;
-    Ok((prepared.mapping, prepared.warnings))
+    Ok(MappingAsRead {
+        header: header_of(&prepared.schema),
+        mapping: prepared.mapping,
+        warnings: prepared.warnings,
+    })
 }
 
 /// `read_tabular`, reading delimited text `chunk_bytes` at a time.
@@ -193,7 +211,7 @@ fn read_tabular_in_pieces(
 ) -> Result<TabularRead, DataError> {
     let Prepared {
         mut mapping,
-        warnings,
+        mut warnings,
         mut delimited,
         lf,
         schema,
@@ -213,7 +231,6 @@ fn read_tabular_in_pieces(
         pending,
     } = split;
     settle_util_unit(&mut jobs, &mut mapping.units.gpu_util)?;
-    let mut warnings = warnings;
     warnings.extend(no_gpu_warning(&jobs, &mapping)?);
     let quarantine = quarantine_of(&rejected, path, format)?;
     Ok(TabularRead {
@@ -242,10 +259,13 @@ fn no_gpu_warning(jobs: &DataFrame, mapping: &Mapping) -> Result<Option<String>,
     if most > 0.0 {
         return Ok(None);
     }
-    let read_as = match (mapping.columns.get("gpus"), mapping.constants.get("gpus")) {
-        (Some(column), _) => format!("column `{column}`"),
-        (None, Some(value)) => format!("the constant {value}"),
-        (None, None) => "nothing".to_string(),
+    // The mapping names a GPU column or constant, or reading stopped (`complete_mapping`).
+    let read_as = match mapping.columns.get("gpus") {
+        Some(column) => format!("column `{column}`"),
+        None => format!(
+            "the constant {}",
+            mapping.constants.get("gpus").map_or("", String::as_str)
+        ),
     };
     Ok(Some(format!(
         "no row holds a GPU: {read_as}, read as the GPU count, is 0 on all {} rows (a CPU partition's export? \

@@ -9,7 +9,7 @@ use polars::prelude::*;
 use super::scan::headerless_names;
 use crate::data::error::DataError;
 use crate::data::places::ROW;
-use crate::data::readers::detect::{LogFormat, sniff};
+use crate::data::readers::detect::LogFormat;
 use crate::data::readers::mapping::{Mapping, holds_only_numbers};
 use crate::data::readers::public_traces::{Recognised, recognise};
 
@@ -31,17 +31,14 @@ pub(super) fn header_file_beside(path: &Path, format: LogFormat, mapping: &mut M
 
 /// A public trace's table known by its header or its first row (`public_traces`): the mapping
 /// filled to read it as published, and a note saying so; a table with no GPU counts refused
-/// with the one to audit instead.
+/// with the one to audit instead. `head` is the file's first bytes.
 pub(super) fn recognise_public_trace(
     path: &Path,
-    format: LogFormat,
+    head: &[u8],
+    delimiter: u8,
     mapping: &mut Mapping,
 ) -> Result<Option<String>, DataError> {
-    let LogFormat::Csv { delimiter } = format else {
-        return Ok(None);
-    };
-    let head = sniff(path)?;
-    let text = String::from_utf8_lossy(&head);
+    let text = String::from_utf8_lossy(head);
     let first_line = text
         .lines()
         .next()
@@ -71,24 +68,27 @@ pub(super) fn recognise_public_trace(
     )
 }
 
-/// A warning when delimited text is not UTF-8 (it is read with replacement characters).
-pub(super) fn utf8_warning(path: &Path, format: LogFormat) -> Option<String> {
-    if matches!(format, LogFormat::Csv { .. })
-        && let Ok(head) = sniff(path)
-    {
-        let valid_up_to = match std::str::from_utf8(&head) {
-            Ok(_) => None,
-            // A multi-byte character cut by the sniff window is not an encoding problem.
-            Err(e) if e.error_len().is_none() => None,
-            Err(e) => Some(e.valid_up_to()),
-        };
-        if let Some(offset) = valid_up_to {
-            return Some(format!(
-                "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
-            ));
-        }
-    }
-    None
+/// A warning when delimited text is not UTF-8 (it is read with replacement characters), from
+/// its first bytes `head`.
+pub(super) fn utf8_warning(head: &[u8]) -> Option<String> {
+    let offset = match std::str::from_utf8(head) {
+        Ok(_) => return None,
+        // A multi-byte character cut by the sniff window is not an encoding problem.
+        Err(e) if e.error_len().is_none() => return None,
+        Err(e) => e.valid_up_to(),
+    };
+    Some(format!(
+        "not UTF-8 (first bad byte at offset {offset}): read with replacement characters; convert with iconv -f LATIN1 -t UTF-8"
+    ))
+}
+
+/// The file's column names: the schema's, without the row number of ours.
+pub(super) fn header_of(schema: &Schema) -> Vec<String> {
+    schema
+        .iter_names()
+        .filter(|n| n.as_str() != ROW)
+        .map(|n| n.to_string())
+        .collect()
 }
 
 /// The row number is a column of ours: a file's own column of that name would make two.
@@ -108,11 +108,7 @@ pub(super) fn complete_mapping(
     mapping: &mut Mapping,
     warnings: &mut Vec<String>,
 ) -> Result<(), DataError> {
-    let header: Vec<String> = schema
-        .iter_names()
-        .filter(|n| n.as_str() != ROW)
-        .map(|n| n.to_string())
-        .collect();
+    let header = header_of(schema);
     mapping.complete_from_header(&header);
     let multiplier = mapping
         .gpu_multiplier

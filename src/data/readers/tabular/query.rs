@@ -70,6 +70,8 @@ impl RowQuery {
         };
         let has_submit = mapping.columns.contains_key("submit") || mapping.columns.contains_key("wait");
         let has_time_limit = mapping.columns.contains_key("time_limit");
+        // The start's layout is recognised once, for the start and a submit derived from it.
+        let start = time_field("start", lf, mapping, schema)?;
         let mut columns = vec![
             job_id.alias(c::JOB_ID),
             text_field("cluster", mapping).alias(c::CLUSTER),
@@ -77,7 +79,7 @@ impl RowQuery {
             detail_field("user").alias(c::USER),
             text_field("queue", mapping).alias(c::QUEUE),
             detail_field("state").alias(c::STATE),
-            time_field("start", lf, mapping, schema)?.alias(c::START),
+            start.clone().alias(c::START),
             time_field("end", lf, mapping, schema)?.alias(c::END),
             gpus_field(mapping, schema, gpus_factor)?.alias(c::GPUS),
             detail_field("gpu_type").alias(c::GPU_TYPE),
@@ -93,13 +95,7 @@ impl RowQuery {
         if mapping.columns.contains_key("submit") {
             columns.push(time_field("submit", lf, mapping, schema)?.alias(c::SUBMIT));
         } else if has_submit {
-            columns.push(
-                submit_from_wait(
-                    time_field("start", lf, mapping, schema)?,
-                    number_field("wait", mapping, schema)?,
-                )
-                .alias(c::SUBMIT),
-            );
+            columns.push(submit_from_wait(start, number_field("wait", mapping, schema)?).alias(c::SUBMIT));
         }
         if has_time_limit {
             columns.push(time_limit_field(mapping, schema).alias(c::TIME_LIMIT_HOURS));
