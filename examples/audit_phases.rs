@@ -71,6 +71,7 @@ fn main() {
         clusters: Vec::new(),
         default_usd_per_gpu_hour: 12.29,
         default_price_source: "seed".into(),
+        list_prices: Vec::new(),
         min_utilization_frac: 0.4,
         host_patterns: Default::default(),
     };

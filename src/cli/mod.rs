@@ -223,7 +223,8 @@ enum MappingCommand {
 
 #[derive(Debug, Subcommand)]
 enum PlanCommand {
-    /// Write the default plan (the seeds' worked examples, every field commented).
+    /// Write the default plan (the seeds' worked examples, every field commented), or with
+    /// --logs a starting plan for the clusters of your own logs.
     New {
         /// Where to write it; standard output when absent or `-` (a device such as /dev/stdout
         /// is written to; an existing file is refused).
@@ -232,6 +233,14 @@ enum PlanCommand {
         /// Replace an existing file.
         #[arg(long)]
         force: bool,
+        /// Start from these job logs instead: one [[clusters]] per cluster they show, with its
+        /// observed peak as capacity and the catalog list price of the accelerator its log names,
+        /// each marked as an assumption to confirm.
+        #[arg(long, value_name = "LOG", num_args = 1..)]
+        logs: Vec<PathBuf>,
+        /// The logs' column mapping (see `gpuplan mapping init`).
+        #[arg(long, value_name = "FILE", requires = "logs")]
+        mapping: Option<PathBuf>,
     },
     /// Read a plan and report every problem with file, line and column.
     Validate {
@@ -318,7 +327,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
             None => diff::run(&load_catalog(), &plans, &logs, format),
         },
         Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
-        Some(Command::Plan(PlanCommand::New { output, force })) => plan_cmd::new(output.as_deref(), force),
+        Some(Command::Plan(PlanCommand::New {
+            output,
+            force,
+            logs,
+            mapping,
+        })) => {
+            if logs.is_empty() {
+                plan_cmd::new(output.as_deref(), force)
+            } else {
+                plan_cmd::new_from_logs(&load_catalog(), &logs, mapping, output.as_deref(), force)
+            }
+        }
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
         Some(Command::Audit { logs, format, bill }) => audit::run(

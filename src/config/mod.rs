@@ -10,4 +10,5 @@ pub mod mapping_file;
 pub mod paths;
 pub mod plan_edit;
 pub mod plan_file;
+pub mod plan_from_logs;
 pub mod sample_log;

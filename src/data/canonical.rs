@@ -21,6 +21,14 @@ pub const GPU_TYPE: &str = "gpu_type";
 pub const GPU_UTIL_FRAC: &str = "gpu_util_frac";
 /// An explicit class (training, inference, burst) from the log; wins over the rules.
 pub const LABEL: &str = "label";
+/// The job's quality-of-service class as the scheduler states it (Kubernetes QoS, Alibaba's
+/// `LS`/`BE`); present only in frames of logs that have it.
+pub const QOS: &str = "qos";
+/// The kind of the workload that owns the job (Kubernetes `ReplicaSet`, `StatefulSet`,
+/// `PyTorchJob`, `Notebook`…); present only in frames of logs that have it.
+pub const OWNER_KIND: &str = "owner_kind";
+/// Columns some frames carry and others do not: stacked, the ones without get nulls.
+pub const OPTIONAL_TEXT: [&str; 2] = [QOS, OWNER_KIND];
 /// 1-based line of the source file the row came from, for messages.
 pub const SOURCE_LINE: &str = "source_line";
 /// When the job was submitted, UTC, `Datetime(ms)`; null when the log does not say (the
@@ -80,9 +88,13 @@ pub struct JobRun {
     pub label: Option<String>,
     pub source_line: u64,
     pub submit_ms: Option<i64>,
+    /// Kubernetes signals of what the job is (see `QOS`, `OWNER_KIND`).
+    pub qos: Option<String>,
+    pub owner_kind: Option<String>,
 }
 
-/// Builds the canonical frame from runs collected in Rust.
+/// Builds the canonical frame from runs collected in Rust; `QOS` and `OWNER_KIND` only when
+/// some run has them.
 pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
     let height = runs.len();
     let text = |name: &str, f: &dyn Fn(&JobRun) -> Option<&str>| {
@@ -91,7 +103,7 @@ pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
     let time = |name: &str, values: Vec<Option<i64>>| -> PolarsResult<Column> {
         Column::new(name.into(), values).cast(&DataType::Datetime(TimeUnit::Milliseconds, None))
     };
-    DataFrame::new(
+    let mut frame = DataFrame::new(
         height,
         vec![
             Column::new(
@@ -121,7 +133,16 @@ pub fn frame_from_runs(runs: &[JobRun]) -> PolarsResult<DataFrame> {
             ),
             time(SUBMIT, runs.iter().map(|r| r.submit_ms).collect())?,
         ],
-    )
+    )?;
+    for (name, of) in [
+        (QOS, (|r: &JobRun| r.qos.as_deref()) as fn(&JobRun) -> Option<&str>),
+        (OWNER_KIND, |r: &JobRun| r.owner_kind.as_deref()),
+    ] {
+        if runs.iter().any(|r| of(r).is_some()) {
+            frame.with_column(text(name, &of))?;
+        }
+    }
+    Ok(frame)
 }
 
 /// A job that asked for GPUs and never started (Slurm `PENDING`, a pod never scheduled, a

@@ -3,7 +3,7 @@
 //! whole: when it changes, the audit runs again (the pipeline and the workbench ask the same
 //! question of the same value).
 
-use crate::model::catalog::{Catalog, SEED_H100_USD_PER_GPU_HOUR, Term};
+use crate::model::catalog::{Accelerator, Catalog, SEED_H100_USD_PER_GPU_HOUR, Term, accelerator_for_gpu_type};
 use crate::model::plan::Plan;
 
 /// Which span of the log the audit looks at.
@@ -33,6 +33,27 @@ pub struct ClusterPricing {
     pub capacity_gpus: Option<f64>,
     pub usd_per_gpu_hour: f64,
     pub source: String,
+    /// The plan's term for the cluster: a commitment, or on-demand and spot (nothing to shorten).
+    pub term: Term,
+}
+
+/// A catalog accelerator's on-demand list price, for a cluster the plan does not list whose
+/// log names that accelerator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPrice {
+    pub accelerator: Accelerator,
+    pub usd_per_gpu_hour: f64,
+    /// The offer quoted: provider, date and source.
+    pub source: String,
+}
+
+/// How a cluster the plan does not list is priced: the log's GPU type named what it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnlistedPrice {
+    pub usd_per_gpu_hour: f64,
+    pub source: String,
+    /// The catalog's accelerator the price is for, when the log's GPU type names one.
+    pub accelerator: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,13 +64,63 @@ pub struct AuditSettings {
     /// Price for clusters the plan does not name.
     pub default_usd_per_gpu_hour: f64,
     pub default_price_source: String,
+    /// The catalog's list prices, for clusters the plan does not list whose log names their
+    /// GPU type (none under `--cost-per-gpu-hour`, which prices every unlisted cluster).
+    pub list_prices: Vec<ListPrice>,
     /// Clusters averaging below this are candidates for a shorter commitment.
     pub min_utilization_frac: f64,
     /// Cluster → host patterns (the plan's and the mapping's `[hosts]`), for DCGM samples.
     pub host_patterns: std::collections::BTreeMap<String, Vec<String>>,
 }
 
+/// Every catalog accelerator with an on-demand market price, at its list price.
+fn list_prices(catalog: &Catalog) -> Vec<ListPrice> {
+    catalog
+        .accelerators
+        .iter()
+        .filter_map(|a| {
+            let price = catalog.list_price(&a.id)?;
+            Some(ListPrice {
+                accelerator: a.clone(),
+                usd_per_gpu_hour: price.usd_per_chip_hour(),
+                source: format!("{} list price, {} ({})", price.provider, price.as_of, price.source),
+            })
+        })
+        .collect()
+}
+
 impl AuditSettings {
+    /// The price of a cluster the plan does not list, whose log's GPU type is `gpu_type`: the
+    /// catalog's list price for the accelerator it names, flagged as an assumption; else the
+    /// fallback rate, saying why.
+    pub fn unlisted_price(&self, gpu_type: Option<&str>) -> UnlistedPrice {
+        let fallback = |why: String| UnlistedPrice {
+            usd_per_gpu_hour: self.default_usd_per_gpu_hour,
+            source: format!("{}{why}", self.default_price_source),
+            accelerator: None,
+        };
+        let Some(gpu_type) = gpu_type else {
+            return fallback(String::new());
+        };
+        match accelerator_for_gpu_type(&self.list_prices, gpu_type, |p| &p.accelerator) {
+            Some((price, exact)) => UnlistedPrice {
+                usd_per_gpu_hour: price.usd_per_gpu_hour,
+                source: format!(
+                    "assumed: the log's GPU type {gpu_type}{} at the {}",
+                    if exact {
+                        String::new()
+                    } else {
+                        format!(" taken as the {}", price.accelerator.name)
+                    },
+                    price.source
+                ),
+                accelerator: Some(price.accelerator.id.clone()),
+            },
+            None if self.list_prices.is_empty() => fallback(String::new()),
+            None => fallback(format!("; the log's GPU type {gpu_type} is not in the catalog")),
+        }
+    }
+
     /// The settings a plan implies: its clusters' capacity and price (or `cost_override`), its
     /// month and its utilization threshold; unlisted clusters at the seed's H100 rate.
     pub fn for_plan(
@@ -68,6 +139,7 @@ impl AuditSettings {
                         capacity_gpus: Some(f64::from(c.gpus)),
                         usd_per_gpu_hour: cost_override.unwrap_or(c.usd_per_gpu_hour),
                         source: "plan".to_string(),
+                        term: c.term,
                     })
                     .collect()
             })
@@ -91,6 +163,10 @@ impl AuditSettings {
             clusters,
             default_usd_per_gpu_hour,
             default_price_source,
+            list_prices: match cost_override {
+                Some(_) => Vec::new(),
+                None => list_prices(catalog),
+            },
             min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
             host_patterns: plan.map(|p| p.hosts.clone()).unwrap_or_default(),
         }

@@ -150,6 +150,52 @@ pub struct ThresholdSource {
 /// (`catalogs/accelerators.toml` holds the same figure with its source).
 pub const SEED_H100_USD_PER_GPU_HOUR: f64 = 12.29;
 
+/// Lowercase letters and digits only: `NVIDIA A100-SXM4-80GB` → `nvidiaa100sxm480gb`.
+fn simplified(text: &str) -> String {
+    text.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// An id's model number, its first part when that has letters and digits (`a100-80gb` →
+/// `a100`, `mi300x` → `mi300x`); none for ids like `tpu-v5e`.
+fn model_number(id: &str) -> Option<String> {
+    let first = simplified(id.split('-').next().unwrap_or(id));
+    (first.len() >= 4 && first.chars().any(|c| c.is_ascii_digit()) && first.chars().any(|c| c.is_ascii_alphabetic()))
+        .then_some(first)
+}
+
+/// Of `items`, the one whose accelerator (`of`) a log's GPU type names, and whether exactly
+/// (see `Catalog::accelerator_for_gpu_type`).
+pub fn accelerator_for_gpu_type<'a, T>(
+    items: &'a [T],
+    gpu_type: &str,
+    of: impl Fn(&T) -> &Accelerator,
+) -> Option<(&'a T, bool)> {
+    let wanted = simplified(gpu_type);
+    if wanted.is_empty() {
+        return None;
+    }
+    let exact = items.iter().find(|item| {
+        let a = of(item);
+        simplified(&a.id) == wanted || a.aliases.iter().any(|alias| simplified(alias) == wanted)
+    });
+    if let Some(item) = exact {
+        return Some((item, true));
+    }
+    // Words of the type (`gres/gpu:a100` → gres, gpu, a100): a model number begins one.
+    let lowered = gpu_type.to_ascii_lowercase();
+    let words: Vec<&str> = lowered.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    let mut family = items
+        .iter()
+        .filter(|item| model_number(&of(item).id).is_some_and(|m| words.iter().any(|w| w.starts_with(m.as_str()))));
+    match (family.next(), family.next()) {
+        (Some(item), None) => Some((item, false)),
+        _ => None,
+    }
+}
+
 /// The resolved catalogs every computation reads.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Catalog {
@@ -169,6 +215,21 @@ impl Catalog {
         self.accelerators.iter().find(|a| a.answers_to(name))
     }
 
+    /// The accelerator a log's GPU type names, and whether it names it exactly: its id or an
+    /// alias (any case, punctuation aside), or else the one accelerator whose model number the
+    /// type contains (`nvidia-a100-sxm4-40gb` and Slurm's `a100` are taken as the A100 80GB).
+    pub fn accelerator_for_gpu_type(&self, gpu_type: &str) -> Option<(&Accelerator, bool)> {
+        accelerator_for_gpu_type(&self.accelerators, gpu_type, |a| a)
+    }
+
+    /// An accelerator's on-demand list price: its dearest on-demand market offer, as seed
+    /// 001's $12.29 is the dearest cloud's H100 (Azure's list price).
+    pub fn list_price(&self, accelerator_id: &str) -> Option<&Price> {
+        self.prices_for(accelerator_id, "market", Term::OnDemand)
+            .last()
+            .copied()
+    }
+
     /// Prices of an accelerator on a term within a price set, cheapest first.
     pub fn prices_for(&self, accelerator_id: &str, price_set: &str, term: Term) -> Vec<&Price> {
         let mut prices: Vec<&Price> = self
@@ -178,5 +239,36 @@ impl Catalog {
             .collect();
         prices.sort_by(|a, b| a.usd_per_chip_hour().total_cmp(&b.usd_per_chip_hour()));
         prices
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_log_s_gpu_type_names_an_accelerator_exactly_or_by_its_model_number() {
+        let catalog = crate::config::catalog::builtin().catalog;
+        let id = |t: &str| {
+            catalog
+                .accelerator_for_gpu_type(t)
+                .map(|(a, exact)| (a.id.as_str(), exact))
+        };
+        assert_eq!(id("NVIDIA-A100-SXM4-80GB"), Some(("a100-80gb", true)));
+        assert_eq!(id("h100-sxm"), Some(("h100-sxm", true)));
+        assert_eq!(id("nvidia_h100_80gb_hbm3"), Some(("h100-sxm", true)));
+        assert_eq!(id("a100"), Some(("a100-80gb", false)));
+        assert_eq!(id("NVIDIA A100-PCIE-40GB"), Some(("a100-80gb", false)));
+        assert_eq!(id("gh200"), None, "not an H200");
+        assert_eq!(id("Tesla V100-SXM2-32GB"), None);
+        assert_eq!(id("A10|T4"), None);
+        assert_eq!(id(""), None);
+    }
+
+    #[test]
+    fn the_list_price_is_the_dearest_on_demand_offer() {
+        let catalog = crate::config::catalog::builtin().catalog;
+        let h100 = catalog.list_price("h100-sxm").expect("H100 priced");
+        assert_eq!(h100.usd_per_chip_hour(), super::SEED_H100_USD_PER_GPU_HOUR);
+        assert!(catalog.list_price("a100-80gb").expect("A100").usd_per_chip_hour() < 5.0);
+        assert!(catalog.list_price("no-such-chip").is_none());
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::catalog::Term;
 use super::resolution::Resolution;
 use super::utilization::{LogFigures, MeasuredCluster, UtilizationSource};
 use super::workload::WorkloadClass;
@@ -159,9 +160,19 @@ pub struct ClusterAudit {
     pub non_training_utilization_frac: f64,
     pub usd_per_gpu_hour: f64,
     pub price_source: String,
+    /// The GPU type holding most of the cluster's GPU-hours, as the log names it.
+    pub gpu_type: Option<String>,
+    /// The catalog's accelerator a cluster the plan does not list was priced as (from
+    /// `gpu_type`); None for the plan's clusters and for those priced at the fallback rate.
+    pub priced_as: Option<String>,
+    /// The plan's term for the cluster; None when the plan does not list it.
+    pub term: Option<Term>,
     pub monthly_cost_usd: f64,
-    /// monthly cost × non-training time share × (1 − mean utilization in non-training time).
+    /// Seed 001's reading of stranded spend: monthly cost × non-training time share × (1 − mean
+    /// utilization in non-training time).
     pub stranded_usd_per_month: f64,
+    /// The month's paid capacity in its three parts: never allocated, allocated but idle, busy.
+    pub spend_parts: SpendParts,
     pub flags: Vec<String>,
     pub hourly: HourlySeries,
     /// DCGM's figures for the cluster, when its GPUs were measured.
@@ -176,6 +187,45 @@ impl ClusterAudit {
     /// Whether training, inference and burst all ran on the cluster.
     pub fn all_classes(&self) -> bool {
         WorkloadClass::ALL.iter().all(|&c| self.classes.get(c).jobs > 0)
+    }
+}
+
+/// A cluster's monthly cost split by what its GPUs did: no job held them (`unallocated`), a
+/// job held them and they sat idle (`allocated_idle`), or they worked (`busy`). The three add up
+/// to the monthly cost.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SpendParts {
+    pub unallocated_usd_per_month: f64,
+    pub allocated_idle_usd_per_month: f64,
+    pub busy_usd_per_month: f64,
+    /// What "busy" rests on: the job log's utilization, DCGM's measure, or allocation alone
+    /// (then no allocated GPU counts as idle).
+    pub busy_source: UtilizationSource,
+}
+
+impl SpendParts {
+    /// The split of `monthly_cost_usd` for allocation and busy shares of capacity (each
+    /// clamped to 0–1, busy within allocation).
+    pub fn of(
+        monthly_cost_usd: f64,
+        allocation_frac: f64,
+        busy_frac: f64,
+        busy_source: UtilizationSource,
+    ) -> SpendParts {
+        let allocated = allocation_frac.clamp(0.0, 1.0);
+        let busy = busy_frac.clamp(0.0, allocated);
+        let cost = monthly_cost_usd.max(0.0);
+        SpendParts {
+            unallocated_usd_per_month: cost * (1.0 - allocated),
+            allocated_idle_usd_per_month: cost * (allocated - busy),
+            busy_usd_per_month: cost * busy,
+            busy_source,
+        }
+    }
+
+    /// Paid for and not working: never allocated plus allocated but idle.
+    pub fn idle_usd_per_month(&self) -> f64 {
+        self.unallocated_usd_per_month + self.allocated_idle_usd_per_month
     }
 }
 

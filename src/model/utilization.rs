@@ -8,7 +8,8 @@
 
 use serde::Serialize;
 
-use super::fleet::{AuditReport, ClusterAudit};
+use super::catalog::Term;
+use super::fleet::{AuditReport, ClusterAudit, SpendParts};
 
 /// Which figure a cluster's utilization and stranded spend stand on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -131,13 +132,20 @@ fn apply_to_cluster(cluster: &mut ClusterAudit, measurement: &ClusterMeasurement
     cluster.stranded_usd_per_month =
         cluster.monthly_cost_usd * cluster.non_training_time_frac * (1.0 - non_training.clamp(0.0, 1.0));
     cluster.utilization_source = UtilizationSource::Measured;
-    cluster.flags = cluster_flags(
-        cluster.all_classes(),
-        cluster.gpu_hours > 0.0,
+    cluster.spend_parts = SpendParts::of(
+        cluster.monthly_cost_usd,
+        cluster.allocation_frac,
         mean_util_frac,
         UtilizationSource::Measured,
-        min_utilization_frac,
     );
+    cluster.flags = cluster_flags(&FlagInputs {
+        runs_all_classes: cluster.all_classes(),
+        has_gpus: cluster.gpu_hours > 0.0,
+        utilization_frac: mean_util_frac,
+        source: UtilizationSource::Measured,
+        min_utilization_frac,
+        term: cluster.term,
+    });
     cluster.log = Some(log);
     cluster.measured = Some(MeasuredCluster {
         metric: measurement.metric.clone(),
@@ -153,26 +161,46 @@ fn apply_to_cluster(cluster: &mut ClusterAudit, measurement: &ClusterMeasurement
 
 /// The cluster's flags: all three classes on one cluster, utilization below the threshold, and
 /// where allocation stood in for utilization.
-pub fn cluster_flags(
-    runs_all_classes: bool,
-    has_gpus: bool,
-    utilization_frac: f64,
-    source: UtilizationSource,
-    min_utilization_frac: f64,
-) -> Vec<String> {
+/// What a cluster's flags read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FlagInputs {
+    pub runs_all_classes: bool,
+    pub has_gpus: bool,
+    pub utilization_frac: f64,
+    pub source: UtilizationSource,
+    pub min_utilization_frac: f64,
+    /// The plan's term for the cluster; None when the plan does not list it.
+    pub term: Option<Term>,
+}
+
+pub fn cluster_flags(inputs: &FlagInputs) -> Vec<String> {
+    let FlagInputs {
+        runs_all_classes,
+        has_gpus,
+        utilization_frac,
+        source,
+        min_utilization_frac,
+        term,
+    } = *inputs;
     let mut flags = Vec::new();
     if runs_all_classes {
         flags.push("runs all three classes: separate them".to_string());
     }
-    // A cluster that held no GPU has nothing to commit to: no flag about shortening one.
-    if has_gpus && utilization_frac < min_utilization_frac {
+    // Seed 001's flag is about commitments: a cluster that held no GPU, or one bought by the
+    // hour already, has none to shorten.
+    let committed = term.map(|t| !matches!(t, Term::OnDemand | Term::Spot));
+    if has_gpus && utilization_frac < min_utilization_frac && committed != Some(false) {
         let measure = match source {
             UtilizationSource::Allocation => "allocation, the log has no utilization",
             UtilizationSource::JobLog => "busy time, from the job log's utilization",
             UtilizationSource::Measured => "busy time, measured by DCGM",
         };
+        let advice = match committed {
+            Some(_) => "candidate for a shorter commitment",
+            None => "if it is committed (the plan does not list it), a candidate for a shorter commitment",
+        };
         flags.push(format!(
-            "below {:.0} % utilization ({measure}): candidate for a shorter commitment",
+            "below {:.0} % utilization ({measure}): {advice}",
             min_utilization_frac * 100.0
         ));
     }
@@ -198,14 +226,58 @@ mod tests {
     }
 
     #[test]
-    fn flags_follow_the_source() {
-        let flags = cluster_flags(false, true, 0.3, UtilizationSource::Allocation, 0.4);
+    fn flags_follow_the_source_and_the_commitment() {
+        let inputs = FlagInputs {
+            runs_all_classes: false,
+            has_gpus: true,
+            utilization_frac: 0.3,
+            source: UtilizationSource::Allocation,
+            min_utilization_frac: 0.4,
+            term: Some(Term::OneYear),
+        };
+        let flags = cluster_flags(&inputs);
         assert_eq!(flags.len(), 2);
+        assert!(flags[0].contains("(allocation, the log has no utilization): candidate for a shorter commitment"));
         assert!(flags[1].contains("allocation counted as use"));
-        assert!(cluster_flags(true, true, 0.5, UtilizationSource::Measured, 0.4)[0].contains("separate"));
+        let busy = FlagInputs {
+            source: UtilizationSource::Measured,
+            ..inputs
+        };
+        assert!(cluster_flags(&busy)[0].contains("busy time, measured by DCGM"));
+        // On demand or spot, there is no commitment to shorten.
+        for term in [Term::OnDemand, Term::Spot] {
+            assert!(
+                cluster_flags(&FlagInputs {
+                    term: Some(term),
+                    ..busy
+                })
+                .is_empty()
+            );
+        }
+        assert!(
+            cluster_flags(&FlagInputs {
+                term: Some(Term::Monthly),
+                ..busy
+            })[0]
+                .contains("shorter")
+        );
+        // Not in the plan: the term is unknown, and the flag says so.
+        assert!(cluster_flags(&FlagInputs { term: None, ..busy })[0].contains("if it is committed"));
+        let all = FlagInputs {
+            runs_all_classes: true,
+            utilization_frac: 0.5,
+            ..busy
+        };
         assert_eq!(
-            cluster_flags(false, true, 0.5, UtilizationSource::Measured, 0.4).len(),
-            0
+            cluster_flags(&all),
+            vec!["runs all three classes: separate them".to_string()]
+        );
+        assert!(
+            cluster_flags(&FlagInputs {
+                has_gpus: false,
+                ..busy
+            })
+            .is_empty()
         );
     }
 }

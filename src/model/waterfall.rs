@@ -85,6 +85,15 @@ fn split_class_usd_per_month(replay: &ReplayReport, class: WorkloadClass) -> Opt
     replay.split.pools.get(index).map(|p| p.total_usd_per_month)
 }
 
+/// The clusters priced at their log's accelerator's list price, as `name (accelerator)`.
+pub fn list_priced(c: &ContractsReport) -> String {
+    c.list_priced_clusters
+        .iter()
+        .map(|(name, accelerator)| format!("{name} ({accelerator})"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn today_assumption(c: &ContractsReport) -> String {
     let gpus: f64 = c.fleet.iter().map(|f| f.capacity_gpus).sum();
     let mut text = format!(
@@ -93,6 +102,12 @@ fn today_assumption(c: &ContractsReport) -> String {
         thousands(gpus),
         thousands(c.hours_per_month)
     );
+    if !c.list_priced_clusters.is_empty() {
+        text.push_str(&format!(
+            "; not in the plan, priced as on-demand VMs at the list price of the accelerator their log names (assumed): {}",
+            list_priced(c)
+        ));
+    }
     if let Some((rate, source)) = &c.fallback_price {
         text.push_str(&format!(
             "; not in the plan, priced at the {}/GPU-h fallback ({source}) as on-demand H100 VMs: {}",

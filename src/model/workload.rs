@@ -27,7 +27,7 @@ impl WorkloadClass {
 }
 
 /// Label values in logs that mean each class (compared lowercase).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LabelSynonyms {
     pub training: Vec<String>,
@@ -65,6 +65,13 @@ pub struct ClassRule {
     pub name_patterns: Vec<String>,
     #[serde(default)]
     pub queue_patterns: Vec<String>,
+    /// The job's QoS class is one of these (whole value, any case): `LS`, `best-effort`.
+    #[serde(default)]
+    pub qos: Vec<String>,
+    /// The kind of the workload owning the job is one of these (whole value, any case):
+    /// `ReplicaSet`, `PyTorchJob`, `Notebook`.
+    #[serde(default)]
+    pub owner_kinds: Vec<String>,
     pub min_hours: Option<f64>,
     pub max_hours: Option<f64>,
     pub min_gpus: Option<f64>,
@@ -75,6 +82,14 @@ pub struct ClassRule {
     pub min_repeats: Option<u32>,
     /// The stem's summed run hours over its time span reach this.
     pub min_overlap: Option<f64>,
+}
+
+impl ClassRule {
+    /// Whether the rule tests where the job was placed and how it is run (its queue, QoS or
+    /// owner kind): those conditions are evaluated together, per run, as one bit.
+    pub fn tests_placement(&self) -> bool {
+        !(self.queue_patterns.is_empty() && self.qos.is_empty() && self.owner_kinds.is_empty())
+    }
 }
 
 /// The ordered rules with the label synonyms.

@@ -253,6 +253,12 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
     if !c.fallback_price_clusters.is_empty() {
         blocks.push(Block::Note(fallback_note(c)));
     }
+    if !c.list_priced_clusters.is_empty() {
+        blocks.push(Block::Note(format!(
+            "Not in the plan, priced at the list price of the accelerator their log names (an assumption to confirm): {}. Add them to [[clusters]] with their real price (`gpuplan plan new --logs` writes a starting plan).",
+            crate::model::waterfall::list_priced(c)
+        )));
+    }
     for class in &c.classes {
         if let Some(p) = &class.pending {
             blocks.push(Block::Note(format!(

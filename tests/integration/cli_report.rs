@@ -307,6 +307,68 @@ fn clusters_the_plan_does_not_list_are_named_wherever_the_fallback_price_is_used
     let end = text.find("# Per-plan threshold overrides").expect("thresholds");
     std::fs::write(&plan, format!("{}{}", &text[..cut], &text[end..])).expect("plan");
     let plan = plan.to_str().expect("utf-8");
+    // The sample names its GPU types: each unlisted cluster is priced as its accelerator, at
+    // the catalog's list price, and said to be an assumption.
+    let report = json_report(&["report", "--format", "json", "--plan", plan, "--logs", sample]);
+    let listed: Vec<(&str, &str)> = report["contracts"]["list_priced_clusters"]
+        .as_array()
+        .expect("list-priced clusters")
+        .iter()
+        .map(|c| (c[0].as_str().expect("name"), c[1].as_str().expect("accelerator")))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            ("ap-south-h100", "h100-sxm"),
+            ("eu-west-a100", "a100-80gb"),
+            ("us-east-h100", "h100-sxm"),
+            ("us-west-h200", "h200-sxm")
+        ]
+    );
+    assert_eq!(report["contracts"]["fallback_price_clusters"], serde_json::json!([]));
+    let audit = json_report(&["audit", "--format", "json", sample, "--plan", plan]);
+    let a100 = audit["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .find(|c| c["name"] == "eu-west-a100")
+        .expect("eu-west-a100");
+    assert_eq!(a100["gpu_type"], "a100-80gb");
+    assert_eq!(a100["priced_as"], "a100-80gb");
+    assert_eq!(a100["term"], serde_json::Value::Null);
+    let catalog_a100 = 27.447 / 8.0; // AWS p4de.24xlarge on demand, the dearest A100 offer
+    assert!(
+        (a100["usd_per_gpu_hour"].as_f64().expect("price") - catalog_a100).abs() < 1e-3,
+        "{a100}"
+    );
+    assert!(
+        a100["price_source"]
+            .as_str()
+            .expect("source")
+            .starts_with("assumed: the log's GPU type a100-80gb")
+    );
+    let text = gpuplan(&["audit", sample, "--plan", plan]);
+    assert!(
+        text.stdout
+            .contains("Not in the plan, so priced by assumption: ap-south-h100 at $12.29/GPU-h"),
+        "{}",
+        text.stdout
+    );
+
+    // Without GPU types, the seed's H100 rate, named as the fallback everywhere it is used.
+    let untyped = dir.path().join("untyped.csv");
+    let without_type: String = std::fs::read_to_string(sample)
+        .expect("sample")
+        .lines()
+        .map(|line| {
+            let mut fields: Vec<&str> = line.split(',').collect();
+            fields.remove(9);
+            fields.join(",") + "\n"
+        })
+        .collect();
+    assert!(without_type.starts_with("job_id,cluster,name,user,queue,state,start,end,gpus,gpu_util_pct,label\n"));
+    std::fs::write(&untyped, without_type).expect("untyped log");
+    let sample = untyped.to_str().expect("utf-8");
     let report = json_report(&["report", "--format", "json", "--plan", plan, "--logs", sample]);
     let named: Vec<&str> = report["contracts"]["fallback_price_clusters"]
         .as_array()
@@ -324,7 +386,8 @@ fn clusters_the_plan_does_not_list_are_named_wherever_the_fallback_price_is_used
     );
     let audit = gpuplan(&["audit", sample, "--plan", plan]);
     assert!(
-        audit.stdout.contains("Not in the plan, priced at $12.29/GPU-h"),
+        audit.stdout.contains("Not in the plan, so priced by assumption: ap-south-h100, eu-west-a100, us-east-h100, us-west-h200 at the fallback")
+            && audit.stdout.contains("$12.29/GPU-h"),
         "{}",
         audit.stdout
     );

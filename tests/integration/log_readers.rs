@@ -35,6 +35,7 @@ fn settings() -> AuditSettings {
         clusters: Vec::new(),
         default_usd_per_gpu_hour: 10.0,
         default_price_source: "test".into(),
+        list_prices: Vec::new(),
         min_utilization_frac: 0.40,
         host_patterns: Default::default(),
     }

@@ -14,6 +14,7 @@ mod cli_report;
 mod contracts_catalog;
 mod export_parity;
 mod hostile_files;
+mod kubernetes_fleets;
 mod log_readers;
 mod model_properties;
 mod partitioned_audit;

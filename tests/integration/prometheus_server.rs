@@ -92,18 +92,71 @@ fn expected_hour(cluster: &TestCluster, hour: i64) -> Option<f64> {
     Some(sum / (cluster.hosts.len() as i64 * cluster.gpus_per_host) as f64)
 }
 
-/// A pod of the Kubernetes fleet: namespace, pod, owner, GPUs, first and last minute scraped.
-const PODS: [(&str, &str, &str, f64, i64, i64); 3] = [
+/// A pod of the Kubernetes fleet: namespace, pod, owner, owner kind, the Kubeflow notebook it
+/// belongs to (a pod label), GPUs, first and last minute scraped.
+type Pod = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    f64,
+    i64,
+    i64,
+);
+const PODS: [Pod; 5] = [
     (
         "serving",
         "llm-serve-7d9f8-x2x9q",
         "llm-serve-7d9f8",
+        "ReplicaSet",
+        None,
         2.0,
         0,
         3 * 1440 - 1,
     ),
-    ("research", "pretrain-7b-0", "pretrain-7b", 8.0, 60, 60 + 36 * 60 - 1),
-    ("research", "hpo-sweep-17", "hpo-sweep", 1.0, 600, 600 + 239),
+    (
+        "research",
+        "pretrain-7b-0",
+        "pretrain-7b",
+        "PyTorchJob",
+        None,
+        8.0,
+        60,
+        60 + 36 * 60 - 1,
+    ),
+    (
+        "research",
+        "hpo-sweep-17",
+        "hpo-sweep",
+        "Job",
+        None,
+        1.0,
+        600,
+        600 + 239,
+    ),
+    // A name no rule reads, on a fraction of the day: a PyTorchJob's worker trains.
+    (
+        "research",
+        "mm-exp-42-worker-0",
+        "mm-exp-42",
+        "PyTorchJob",
+        None,
+        1.0,
+        1440,
+        1440 + 179,
+    ),
+    // Owned by a StatefulSet, as Kubeflow runs notebooks: the pod label says what it is.
+    (
+        "alice",
+        "jupyter-alice-0",
+        "jupyter-alice",
+        "StatefulSet",
+        Some("jupyter-alice"),
+        1.0,
+        120,
+        120 + 20 * 60 - 1,
+    ),
 ];
 /// The serving pod's GPUs run at this engine-active ratio (dcgm-exporter's pod mapping).
 const SERVE_POD_UTIL: f64 = 0.35;
@@ -161,7 +214,7 @@ fn openmetrics() -> String {
         }
     }
     let _ = writeln!(out, "# TYPE kube_pod_container_resource_requests gauge");
-    for (ns, pod, _, gpus, first, last) in PODS {
+    for (ns, pod, _, _, _, gpus, first, last) in PODS {
         for minute in first..=last {
             let _ = writeln!(
                 out,
@@ -171,11 +224,24 @@ fn openmetrics() -> String {
         }
     }
     let _ = writeln!(out, "# TYPE kube_pod_owner gauge");
-    for (ns, pod, owner, _, first, last) in PODS {
+    for (ns, pod, owner, kind, _, _, first, last) in PODS {
         for minute in first..=last {
             let _ = writeln!(
                 out,
-                "kube_pod_owner{{cluster=\"k8s-east\",namespace=\"{ns}\",pod=\"{pod}\",owner_kind=\"ReplicaSet\",owner_name=\"{owner}\",owner_is_controller=\"true\"}} 1 {}",
+                "kube_pod_owner{{cluster=\"k8s-east\",namespace=\"{ns}\",pod=\"{pod}\",owner_kind=\"{kind}\",owner_name=\"{owner}\",owner_is_controller=\"true\"}} 1 {}",
+                START_S + minute * 60 + 30
+            );
+        }
+    }
+    // kube-state-metrics exports the labels its --metric-labels-allowlist names; the notebook
+    // controller's `notebook-name` becomes `label_notebook_name`.
+    let _ = writeln!(out, "# TYPE kube_pod_labels gauge");
+    for (ns, pod, _, _, notebook, _, first, last) in PODS {
+        let label = notebook.map_or(String::new(), |n| format!(",label_notebook_name=\"{n}\""));
+        for minute in first..=last {
+            let _ = writeln!(
+                out,
+                "kube_pod_labels{{cluster=\"k8s-east\",namespace=\"{ns}\",pod=\"{pod}\",uid=\"{pod}-uid\"{label}}} 1 {}",
                 START_S + minute * 60 + 30
             );
         }
@@ -521,19 +587,36 @@ fn a_kubernetes_fleet_is_audited_from_prometheus_alone() {
     // Each scraped minute of a pod is a minute of its GPUs.
     let want: f64 = PODS
         .iter()
-        .map(|(_, _, _, gpus, first, last)| gpus * (last - first + 1) as f64 / 60.0)
+        .map(|(_, _, _, _, _, gpus, first, last)| gpus * (last - first + 1) as f64 / 60.0)
         .sum();
     let got = report["gpu_hours_total"].as_f64().expect("GPU-hours");
     assert!((got - want).abs() < 1e-9, "{got} against {want}");
     let cluster = &report["clusters"][0];
     assert_eq!(cluster["name"], "k8s-east");
-    // The pods are named by their owners, so the rules see what they are.
-    assert_eq!(
-        report["classes"]["inference"]["jobs"].as_u64(),
-        Some(1),
-        "{}",
-        out.stdout
-    );
+    // The pods are named by their owners, and classed by what owns them: the Deployment's
+    // ReplicaSet serves, the PyTorchJobs train, the notebook (known by its label, not by its
+    // StatefulSet) is burst, and the plain Job is left to the rules (its name: a sweep).
+    let rule_jobs = |rule: &str| -> u64 {
+        report["rules"]
+            .as_array()
+            .expect("rules")
+            .iter()
+            .filter(|r| r["rule"].as_str().is_some_and(|name| name.starts_with(rule)))
+            .map(|r| r["jobs"].as_u64().expect("jobs"))
+            .sum()
+    };
+    assert_eq!(rule_jobs("serving workload"), 1, "{}", out.stdout);
+    assert_eq!(rule_jobs("training operator"), 2, "{}", out.stdout);
+    assert_eq!(rule_jobs("notebook"), 1, "{}", out.stdout);
+    assert_eq!(rule_jobs("sweep name"), 1, "{}", out.stdout);
+    for (class, jobs) in [("training", 2), ("inference", 1), ("burst", 2)] {
+        assert_eq!(
+            report["classes"][class]["jobs"].as_u64(),
+            Some(jobs),
+            "{class}: {}",
+            out.stdout
+        );
+    }
     let serve_util = report["classes"]["inference"]["mean_util_frac"]
         .as_f64()
         .expect("pod utilization");

@@ -274,7 +274,7 @@ fn mapping_init_prints_the_mapping_each_trace_is_read_with() {
             vec![
                 "gpus = \"gpu_milli\"",
                 "gpu_multiplier = \"num_gpu\"",
-                "label = \"qos\"",
+                "qos = \"qos\"",
                 "time = \"offset-s\"",
             ],
         ),

@@ -9,7 +9,9 @@ use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table};
 use crate::shared::format::{pct, thousands, usd};
 
-use super::sections::{measured_clusters_section, measured_section, pending_section, top_jobs_section};
+use super::sections::{
+    measured_clusters_section, measured_section, pending_section, spend_parts_section, top_jobs_section,
+};
 
 /// Daily means as a sparkline: one character a day, full block at capacity.
 /// Columns of the day sparkline: with the cluster's name it fits 120 columns.
@@ -209,6 +211,9 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             blocks: vec![Block::Facts(series)],
         },
     ];
+    if let Some(section) = spend_parts_section(r) {
+        sections.insert(3, section);
+    }
     if let Some(section) = pending_section(r) {
         sections.push(section);
     }
@@ -303,16 +308,35 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
     }
 }
 
-/// The clusters the plan does not price, and the rate they were priced at instead.
+/// The clusters the plan does not price, and what they were priced at instead: the list price
+/// of the accelerator their log names, each with its source, or the fallback rate.
 fn fallback_price_note(r: &AuditReport) -> Option<String> {
     let unpriced: Vec<&ClusterAudit> = r.clusters.iter().filter(|c| c.price_source != "plan").collect();
-    let first = unpriced.first()?;
-    let names: Vec<&str> = unpriced.iter().map(|c| c.name.as_str()).collect();
+    if unpriced.is_empty() {
+        return None;
+    }
+    let mut parts = Vec::new();
+    for c in unpriced.iter().filter(|c| c.priced_as.is_some()) {
+        parts.push(format!(
+            "{} at {}/GPU-h ({})",
+            c.name,
+            usd(c.usd_per_gpu_hour),
+            c.price_source
+        ));
+    }
+    let fallback: Vec<&&ClusterAudit> = unpriced.iter().filter(|c| c.priced_as.is_none()).collect();
+    if let Some(first) = fallback.first() {
+        let names: Vec<&str> = fallback.iter().map(|c| c.name.as_str()).collect();
+        parts.push(format!(
+            "{} at the fallback {}/GPU-h ({})",
+            names.join(", "),
+            usd(first.usd_per_gpu_hour),
+            first.price_source
+        ));
+    }
     Some(format!(
-        "Not in the plan, priced at {}/GPU-h ({}): {}. Add them to the plan's [[clusters]] with their real price.",
-        usd(first.usd_per_gpu_hour),
-        first.price_source,
-        names.join(", ")
+        "Not in the plan, so priced by assumption: {}. Add them to the plan's [[clusters]] with their real price (`gpuplan plan new --logs` writes a starting plan).",
+        parts.join("; ")
     ))
 }
 

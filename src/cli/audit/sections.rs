@@ -1,8 +1,9 @@
 //! The audit document's optional sections: measured utilization, pending jobs, top jobs.
 
-use super::document::{BARS, points_per_column};
+use super::document::{BARS, points_per_column, source_tag};
 use crate::data::audit::AuditReport;
 use crate::model::fleet::{MeasuredUtilization, PendingClass};
+use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Section, Table};
 use crate::shared::format::{or_dash, pct, thousands, truncated, usd};
@@ -334,5 +335,75 @@ pub(super) fn top_jobs_section(r: &AuditReport) -> Option<Section> {
                 crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS
             )),
         ],
+    })
+}
+
+/// Each cluster's month of paid capacity in its three parts, beside seed 001's reading.
+pub(super) fn spend_parts_section(r: &AuditReport) -> Option<Section> {
+    if r.clusters.is_empty() {
+        return None;
+    }
+    let mut table = Table::new(&[
+        ("cluster", Align::Left),
+        ("cost/month", Align::Right),
+        ("never allocated", Align::Right),
+        ("allocated, idle", Align::Right),
+        ("busy", Align::Right),
+        ("busy from", Align::Left),
+        ("seed 001 stranded", Align::Right),
+    ]);
+    for c in &r.clusters {
+        let parts = &c.spend_parts;
+        table.row(vec![
+            c.name.clone(),
+            usd(c.monthly_cost_usd),
+            usd(parts.unallocated_usd_per_month),
+            usd(parts.allocated_idle_usd_per_month),
+            usd(parts.busy_usd_per_month),
+            source_tag(parts.busy_source).to_string(),
+            usd(c.stranded_usd_per_month),
+        ]);
+    }
+    let sum =
+        |f: fn(&crate::model::fleet::SpendParts) -> f64| -> f64 { r.clusters.iter().map(|c| f(&c.spend_parts)).sum() };
+    let mut blocks = vec![
+        Block::Table(table),
+        Block::Facts(vec![
+            (
+                "never allocated".into(),
+                format!("{} per month: capacity no job held", usd(sum(|p| p.unallocated_usd_per_month))),
+            ),
+            (
+                "allocated, idle".into(),
+                format!(
+                    "{} per month: held by a job, not working",
+                    usd(sum(|p| p.allocated_idle_usd_per_month))
+                ),
+            ),
+            (
+                "busy".into(),
+                format!("{} per month", usd(sum(|p| p.busy_usd_per_month))),
+            ),
+        ]),
+        Block::Note(
+            "Never allocated rests on the job log (capacity less the GPUs its jobs held); busy on the column `busy from` names \
+             (dcgm = measured, log = the job log's utilization, alloc = neither: every allocated GPU counts as busy, so \
+             nothing reads as allocated but idle). Seed 001's stranded spend is one reading of these: the idle share of \
+             the minutes without training, so it leaves out idle GPUs beside a training job and counts inference GPUs \
+             held for latency as idle."
+                .into(),
+        ),
+    ];
+    if r.clusters
+        .iter()
+        .any(|c| c.spend_parts.busy_source == UtilizationSource::Allocation)
+    {
+        blocks.push(Block::Note(
+            "Clusters without utilization cannot split what their jobs held into busy and idle: give the log a utilization column or a DCGM source.".into(),
+        ));
+    }
+    Some(Section {
+        title: "Paid capacity by what it did".into(),
+        blocks,
     })
 }

@@ -30,6 +30,7 @@ use polars::prelude::*;
 use super::canonical::{self as c, MS_PER_HOUR};
 
 use self::classify::features::with_run_features;
+use self::classify::vocabulary::GPU_TYPES;
 use self::classify::{JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name};
 use self::job_details::RunOrigins;
 use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
@@ -40,9 +41,9 @@ use crate::data::error::DataError;
 pub use crate::model::audit_settings::{AuditSettings, ClusterPricing, WindowSpec};
 pub use crate::model::fleet::{
     AuditReport, ClassBreakdown, ClassSummary, ClusterAudit, HourlySeries, JobLine, LabelAgreement, PendingDemand,
-    RejectReason, RejectedRow, RuleUse, Window,
+    RejectReason, RejectedRow, RuleUse, SpendParts, Window,
 };
-use crate::model::utilization::{UtilizationSource, cluster_flags};
+use crate::model::utilization::{FlagInputs, UtilizationSource, cluster_flags};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 fn err(e: PolarsError) -> DataError {
@@ -409,6 +410,7 @@ fn cluster_audit(
     window: &Window,
     settings: &AuditSettings,
 ) -> ClusterAudit {
+    let main_gpu_type = acc.main_gpu_type();
     let ClusterAccumulator {
         name,
         occupancy,
@@ -430,9 +432,13 @@ fn cluster_audit(
         Some(capacity) => (capacity, "plan"),
         None => (peak, "observed peak"),
     };
-    let (usd_per_gpu_hour, price_source) = match pricing {
-        Some(p) => (p.usd_per_gpu_hour, p.source.clone()),
-        None => (settings.default_usd_per_gpu_hour, settings.default_price_source.clone()),
+    let gpu_type = main_gpu_type.map(|code| GPU_TYPES.name_of(code));
+    let (usd_per_gpu_hour, price_source, priced_as) = match pricing {
+        Some(p) => (p.usd_per_gpu_hour, p.source.clone(), None),
+        None => {
+            let unlisted = settings.unlisted_price(gpu_type.as_deref());
+            (unlisted.usd_per_gpu_hour, unlisted.source, unlisted.accelerator)
+        }
     };
     let gpu_hours: f64 = gpu_hours.iter().sum();
     let utilization_reported = util_weight.iter().sum::<f64>() > 0.0;
@@ -454,13 +460,17 @@ fn cluster_audit(
     } else {
         UtilizationSource::Allocation
     };
-    let flags = cluster_flags(
-        jobs.iter().all(|&j| j > 0),
-        gpu_hours > 0.0,
+    let term = pricing.map(|p| p.term);
+    let flags = cluster_flags(&FlagInputs {
+        runs_all_classes: jobs.iter().all(|&j| j > 0),
+        has_gpus: gpu_hours > 0.0,
         utilization_frac,
-        utilization_source,
-        settings.min_utilization_frac,
-    );
+        source: utilization_source,
+        min_utilization_frac: settings.min_utilization_frac,
+        term,
+    });
+    let allocation_frac = share(gpu_hours, capacity_hours);
+    let spend_parts = SpendParts::of(monthly_cost_usd, allocation_frac, utilization_frac, utilization_source);
     let non_training_minutes = occ.busy_by_class[0]
         .chunks(steps_per_point)
         .map(|point| point.iter().filter(|&&busy| busy <= 0.0).count() as u32 * step_minutes)
@@ -471,7 +481,7 @@ fn cluster_audit(
         capacity_source: capacity_source.to_string(),
         jobs: jobs.iter().sum(),
         gpu_hours,
-        allocation_frac: share(gpu_hours, capacity_hours),
+        allocation_frac,
         utilization_frac,
         utilization_reported,
         utilization_source,
@@ -482,8 +492,12 @@ fn cluster_audit(
         non_training_utilization_frac,
         usd_per_gpu_hour,
         price_source,
+        gpu_type,
+        priced_as,
+        term,
         monthly_cost_usd,
         stranded_usd_per_month: stranded,
+        spend_parts,
         flags,
         hourly: HourlySeries {
             start_ms: window.start_ms,

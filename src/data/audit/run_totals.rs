@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use polars::prelude::*;
 
 use super::classify::JobClasses;
+use super::classify::features::{GPU_TYPE_CODE, gpu_type_code_expr};
 use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::data::error::DataError;
 use crate::model::fleet::Window;
@@ -137,6 +138,8 @@ pub struct ClusterAccumulator {
     pub util_weight: [f64; 3],
     pub jobs: [u64; 3],
     pub runs: u64,
+    /// GPU-hours by the GPU type's number (`vocabulary::GPU_TYPES`), for logs naming types.
+    pub gpu_hours_by_type: Vec<(u32, f64)>,
 }
 
 impl ClusterAccumulator {
@@ -149,6 +152,7 @@ impl ClusterAccumulator {
             util_weight: [0.0; 3],
             jobs: [0; 3],
             runs: 0,
+            gpu_hours_by_type: Vec::new(),
         }
     }
 
@@ -161,6 +165,25 @@ impl ClusterAccumulator {
             self.jobs[k] += other.jobs[k];
         }
         self.runs += other.runs;
+        for &(code, hours) in &other.gpu_hours_by_type {
+            self.add_type_hours(code, hours);
+        }
+    }
+
+    /// Adds GPU-hours on one GPU type (a cluster has a handful: a linear search).
+    fn add_type_hours(&mut self, code: u32, gpu_hours: f64) {
+        match self.gpu_hours_by_type.iter_mut().find(|(c, _)| *c == code) {
+            Some((_, hours)) => *hours += gpu_hours,
+            None => self.gpu_hours_by_type.push((code, gpu_hours)),
+        }
+    }
+
+    /// The GPU type holding most of the cluster's GPU-hours, by its number.
+    pub fn main_gpu_type(&self) -> Option<u32> {
+        self.gpu_hours_by_type
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+            .map(|&(code, _)| code)
     }
 }
 
@@ -186,6 +209,8 @@ struct RunSlice {
     end: Int64Chunked,
     gpus: Float64Chunked,
     util: Float64Chunked,
+    /// The GPU type's number, when the runs carry one.
+    gpu_type: Option<UInt32Chunked>,
 }
 
 /// What every thread reads.
@@ -236,6 +261,7 @@ pub fn run_totals(
 ) -> Result<RunTotals, DataError> {
     let err = DataError::Frame;
     let height = runs.height();
+    let gpu_types = gpu_type_codes(runs)?;
     let slice = |first_row: usize, len: usize| -> Result<RunSlice, DataError> {
         let column = |name: &str| runs.column(name).map_err(err).map(|c| c.slice(first_row as i64, len));
         Ok(RunSlice {
@@ -245,6 +271,7 @@ pub fn run_totals(
             end: c::int64_column(runs, c::END)?.slice(first_row as i64, len),
             gpus: column(c::GPUS)?.f64().map_err(err)?.clone(),
             util: column(c::GPU_UTIL_FRAC)?.f64().map_err(err)?.clone(),
+            gpu_type: gpu_types.as_ref().map(|codes| codes.slice(first_row as i64, len)),
         })
     };
     let job_count = jobs.class.len();
@@ -334,6 +361,34 @@ pub fn run_totals(
     })
 }
 
+/// The runs' GPU types by number: an audit's `GPU_TYPE_CODE`, or the full frame's `GPU_TYPE`
+/// numbered here; None when the runs name none.
+fn gpu_type_codes(runs: &DataFrame) -> Result<Option<UInt32Chunked>, DataError> {
+    if let Ok(codes) = runs.column(GPU_TYPE_CODE) {
+        return Ok(Some(codes.u32().map_err(DataError::Frame)?.rechunk().into_owned()));
+    }
+    match runs.column(c::GPU_TYPE) {
+        Ok(types) if types.null_count() < types.len() => {
+            let codes = runs
+                .clone()
+                .lazy()
+                .select([gpu_type_code_expr()])
+                .collect()
+                .map_err(DataError::Frame)?;
+            Ok(Some(
+                codes
+                    .column(GPU_TYPE_CODE)
+                    .map_err(DataError::Frame)?
+                    .u32()
+                    .map_err(DataError::Frame)?
+                    .rechunk()
+                    .into_owned(),
+            ))
+        }
+        _ => Ok(None),
+    }
+}
+
 /// The window's occupancy steps (a partial last step counts), at least one.
 pub fn window_steps(window: &Window) -> usize {
     window.resolution.steps(window.end_ms - window.start_ms)
@@ -379,6 +434,9 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
         let gpu_hours = gpus * (e - s) as f64 / MS_PER_HOUR;
         let acc = &mut partial.clusters[index];
         acc.runs += 1;
+        if let Some(code) = runs.gpu_type.as_ref().and_then(|codes| codes.get(offset)) {
+            acc.add_type_hours(code, gpu_hours);
+        }
         acc.gpu_hours[class] += gpu_hours;
         if let Some(util) = util {
             acc.util_gpu_hours[class] += util * gpu_hours;

@@ -7,14 +7,14 @@
 use std::collections::HashMap;
 
 use super::classify::UNKNOWN_LABEL_BASE;
-use super::classify::label_names::name_of;
+use super::classify::vocabulary::UNKNOWN_LABELS;
 use crate::model::fleet::{UnknownLabel, merge_unknown_labels};
 
 /// Each unknown label with its jobs (with a run in the window) and their GPU-hours in the
 /// window, largest GPU-hours first.
 pub fn named(jobs: &HashMap<u32, u64>, gpu_hours: &HashMap<u32, f64>) -> Vec<UnknownLabel> {
     merge_unknown_labels(jobs.iter().map(|(&code, &jobs)| UnknownLabel {
-        label: name_of(code - UNKNOWN_LABEL_BASE),
+        label: UNKNOWN_LABELS.name_of(code - UNKNOWN_LABEL_BASE),
         jobs,
         gpu_hours: gpu_hours.get(&code).copied().unwrap_or(0.0).max(0.0),
     }))

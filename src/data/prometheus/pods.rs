@@ -2,7 +2,9 @@
 //! (`kube_pod_container_resource_requests{resource="nvidia_com_gpu"}`, summed over its
 //! containers) is a job; each unbroken stretch of its series is a run, to the query's step.
 //! The pod's owner (`kube_pod_owner`) names it, so the rules see `llm-serve` rather than
-//! `llm-serve-7d9f8-x2x9q`; its namespace is its queue; DCGM's per-pod utilization, where the
+//! `llm-serve-7d9f8-x2x9q`, and gives its owner kind (a ReplicaSet serves, a PyTorchJob
+//! trains), which the pod's labels (`kube_pod_labels`) may make more precise (a Notebook's
+//! pod is owned by a StatefulSet); its namespace is its queue; DCGM's per-pod utilization, where the
 //! exporter maps pods, is its utilization.
 
 use std::collections::BTreeMap;
@@ -48,20 +50,77 @@ pub fn pod_key(labels: &BTreeMap<String, String>) -> Option<(String, String)> {
         .map(|(pod, ns)| (ns, pod))
 }
 
-/// Each pod's owner name from `owner_query` answers.
-pub fn owners(matrices: &[Matrix]) -> BTreeMap<(String, String), String> {
+/// The labels of the pods that requested GPUs, once over `range_ms`: kube-state-metrics
+/// exports only the labels its `--metric-labels-allowlist` names, as `label_<name>`.
+pub fn pod_labels_query(cluster_label: &str, range_ms: i64) -> String {
+    format!(
+        "last_over_time(kube_pod_labels[{range_ms}ms]) and on ({cluster_label}, namespace, pod) last_over_time(kube_pod_container_resource_requests{{resource=\"nvidia_com_gpu\"}}[{range_ms}ms])"
+    )
+}
+
+/// A pod's owner: the name its runs are called by, and the kind of workload it belongs to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Owner {
+    pub name: Option<String>,
+    pub kind: Option<String>,
+}
+
+/// Each pod's owner from `owner_query` answers.
+pub fn owners(matrices: &[Matrix]) -> BTreeMap<(String, String), Owner> {
     let mut owners = BTreeMap::new();
+    let value = |labels: &BTreeMap<String, String>, key: &str| {
+        labels.get(key).filter(|v| !v.is_empty() && *v != "<none>").cloned()
+    };
     for series in matrices.iter().flat_map(|m| &m.series) {
-        let (Some(key), Some(owner)) = (
-            pod_key(&series.labels),
-            series
-                .labels
-                .get("owner_name")
-                .filter(|o| !o.is_empty() && *o != "<none>"),
-        ) else {
+        let Some(key) = pod_key(&series.labels) else {
             continue;
         };
-        owners.insert(key, owner.clone());
+        let owner = Owner {
+            name: value(&series.labels, "owner_name"),
+            kind: value(&series.labels, "owner_kind"),
+        };
+        if owner != Owner::default() {
+            owners.insert(key, owner);
+        }
+    }
+    owners
+}
+
+/// Pod labels (as kube-state-metrics names them) that say more than the pod's direct owner:
+/// a Kubeflow notebook's pod is owned by a StatefulSet, a KServe predictor's by a ReplicaSet,
+/// a LeaderWorkerSet's by a StatefulSet.
+const KIND_LABELS: [(&str, &str); 4] = [
+    ("label_notebook_name", "Notebook"),
+    ("label_serving_kserve_io_inferenceservice", "InferenceService"),
+    ("label_leaderworkerset_sigs_k8s_io_name", "LeaderWorkerSet"),
+    ("label_trainer_kubeflow_org_trainjob_name", "TrainJob"),
+];
+
+/// The workload kind a pod's labels name, if any: the labels above, or Kubeflow's training
+/// operator's `training.kubeflow.org/operator-name` (`pytorchjob-controller` → `PyTorchJob`).
+fn kind_of_labels(labels: &BTreeMap<String, String>) -> Option<String> {
+    let present = |key: &str| labels.get(key).is_some_and(|v| !v.is_empty());
+    if let Some((_, kind)) = KIND_LABELS.iter().find(|(key, _)| present(key)) {
+        return Some(kind.to_string());
+    }
+    let operator = labels.get("label_training_kubeflow_org_operator_name")?;
+    let kind = operator.strip_suffix("-controller").unwrap_or(operator);
+    ["PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob", "JAXJob"]
+        .into_iter()
+        .find(|k| k.eq_ignore_ascii_case(kind))
+        .map(str::to_string)
+}
+
+/// Each pod's owner with the kind its labels name (`pod_labels_query` answers), which wins
+/// over the direct owner's kind.
+pub fn with_label_kinds(
+    mut owners: BTreeMap<(String, String), Owner>,
+    labels: &[Matrix],
+) -> BTreeMap<(String, String), Owner> {
+    for series in labels.iter().flat_map(|m| &m.series) {
+        if let (Some(key), Some(kind)) = (pod_key(&series.labels), kind_of_labels(&series.labels)) {
+            owners.entry(key).or_default().kind = Some(kind);
+        }
     }
     owners
 }
@@ -104,7 +163,7 @@ pub fn pod_runs(
     step_ms: i64,
     cluster_label: &str,
     default_cluster: &str,
-    owners: &BTreeMap<(String, String), String>,
+    owners: &BTreeMap<(String, String), Owner>,
     utilization: &BTreeMap<(String, String), PodUtilization>,
 ) -> Vec<JobRun> {
     // (cluster, namespace, pod) → points over all chunks.
@@ -133,7 +192,9 @@ pub fn pod_runs(
             .get(&key)
             .filter(|u| u.count > 0.0)
             .map(|u| (u.sum / u.count).clamp(0.0, 1.0));
-        let name = owners.get(&key).cloned().unwrap_or_else(|| pod.clone());
+        let owner = owners.get(&key);
+        let name = owner.and_then(|o| o.name.clone()).unwrap_or_else(|| pod.clone());
+        let owner_kind = owner.and_then(|o| o.kind.clone());
         let mut start = 0;
         for i in 1..=pts.len() {
             let broken = i == pts.len() || pts[i].0 - pts[i - 1].0 > step_ms + step_ms / 2;
@@ -158,6 +219,8 @@ pub fn pod_runs(
                 source_line: 0,
                 // When the pod was created is not asked for yet: its first minute stands in.
                 submit_ms: None,
+                qos: None,
+                owner_kind: owner_kind.clone(),
             });
             start = i;
         }

@@ -9,7 +9,8 @@ use crate::data::audit::host_map::{HostMap, unmapped_note};
 use crate::data::canonical::JobRun;
 use crate::data::prometheus::cluster_hours::{ClusterHours, GroupHours, accumulate, measurements};
 use crate::data::prometheus::pods::{
-    PodUtilization, add_pod_utilization, owner_query, owners, pod_runs, pod_utilization_queries, requests_query,
+    PodUtilization, add_pod_utilization, owner_query, owners, pod_labels_query, pod_runs, pod_utilization_queries,
+    requests_query, with_label_kinds,
 };
 use crate::data::prometheus::query::{
     Grouping, HOST_LABELS, MAX_POINTS_PER_QUERY, StepGrid, UTILIZATION_METRICS, utilization_queries,
@@ -234,12 +235,13 @@ pub fn pull_pods(
     }
     let mut tally = Tally {
         done: 0,
-        total: chunks.len() as u64 * 6,
+        total: chunks.len() as u64 * 7,
         report,
     };
     let requests = requests_query(&source.cluster_label, POD_STEP_MS);
     let mut request_answers: Vec<Matrix> = Vec::new();
     let mut owner_answers: Vec<Matrix> = Vec::new();
+    let mut label_answers: Vec<Matrix> = Vec::new();
     let mut utilization: BTreeMap<(String, String), PodUtilization> = BTreeMap::new();
     let mut metric_used = None;
     for &(first, last) in &chunks {
@@ -247,6 +249,9 @@ pub fn pull_pods(
         tally.tick();
         let span = last - first + POD_STEP_MS;
         owner_answers.push(client.query_range(&owner_query(span), last, last, POD_STEP_MS)?);
+        tally.tick();
+        let labels = pod_labels_query(&source.cluster_label, span);
+        label_answers.push(client.query_range(&labels, last, last, POD_STEP_MS)?);
         tally.tick();
         for metric in UTILIZATION_METRICS {
             if metric_used.is_some_and(|m: &str| m != metric.name) {
@@ -265,7 +270,7 @@ pub fn pull_pods(
             }
         }
     }
-    let owners = owners(&owner_answers);
+    let owners = with_label_kinds(owners(&owner_answers), &label_answers);
     let runs = pod_runs(
         &request_answers,
         POD_STEP_MS,

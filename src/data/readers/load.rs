@@ -11,7 +11,9 @@ use super::mapping::Mapping;
 use super::reject::Quarantine;
 use super::tabular::{Detail, audit_columns};
 use super::{dcgm, philly, slurm, tabular};
-use crate::data::audit::classify::features::{FEATURE_COLUMNS, JOB_KEY, with_run_features};
+use crate::data::audit::classify::features::{
+    FEATURE_COLUMNS, GPU_TYPE_CODE, JOB_KEY, gpu_type_code_expr, with_run_features,
+};
 use crate::data::audit::job_details::{RunOrigin, RunOrigins};
 use crate::data::canonical::{self as c, SUBMIT, frame_from_pending, frame_from_runs, schema};
 use crate::data::error::DataError;
@@ -242,8 +244,14 @@ pub fn load_logs(
                 if f.column(crate::data::audit::classify::JOB_KEY).is_ok() {
                     Ok(f)
                 } else {
+                    let mut columns: Vec<Expr> = audit_columns().into_iter().chain([col(SUBMIT)]).collect();
+                    if f.column(c::GPU_TYPE)
+                        .is_ok_and(|types| types.null_count() < types.len())
+                    {
+                        columns.push(gpu_type_code_expr());
+                    }
                     with_run_features(f.lazy(), rules)?
-                        .select(audit_columns().into_iter().chain([col(SUBMIT)]).collect::<Vec<_>>())
+                        .select(columns)
                         .collect()
                         .map_err(DataError::from)
                 }
@@ -251,28 +259,7 @@ pub fn load_logs(
             .collect::<Result<Vec<_>, DataError>>()
             .map_err(combined)?,
     };
-    // Delimited logs carry no submit time (yet): beside a log that does, a null column, so
-    // every frame stacks; alone, none at all (the replay then starts each job at its start).
-    let some_submit = frames.iter().any(|f| f.column(SUBMIT).is_ok());
-    let frames = frames
-        .into_iter()
-        .map(|f| {
-            if !some_submit || f.column(SUBMIT).is_ok() {
-                Ok(f)
-            } else {
-                f.lazy()
-                    .with_column(
-                        lit(NULL)
-                            .cast(DataType::Datetime(TimeUnit::Milliseconds, None))
-                            .alias(SUBMIT),
-                    )
-                    .collect()
-                    .map_err(DataError::from)
-            }
-        })
-        .collect::<Result<Vec<_>, DataError>>()
-        .map_err(combined)?;
-    let mut jobs = concat_frames(frames).map_err(combined)?;
+    let mut jobs = concat_frames(with_optional_columns(frames).map_err(combined)?).map_err(combined)?;
     // Streaming reads leave many small chunks; consumers read rows by index.
     jobs.rechunk_mut();
     let utilization = match utilization.len() {
@@ -287,7 +274,7 @@ pub fn load_logs(
     let pending = if pending.is_empty() {
         DataFrame::empty()
     } else {
-        concat_any(pending).map_err(combined)?
+        concat_any(with_optional_columns(pending).map_err(combined)?).map_err(combined)?
     };
     Ok(LoadedLogs {
         jobs,
@@ -298,6 +285,38 @@ pub fn load_logs(
         pending,
         origins,
     })
+}
+
+/// Columns only some logs have (a submit time, a QoS class, an owner kind, a GPU type's
+/// number): beside a frame
+/// that has one, a null column in the others, so every frame stacks; absent from all, none at
+/// all (the replay then starts each job at its start; the rules see no QoS).
+fn with_optional_columns(frames: Vec<DataFrame>) -> Result<Vec<DataFrame>, DataError> {
+    let optional = c::OPTIONAL_TEXT
+        .into_iter()
+        .map(|name| (name, DataType::String))
+        .chain([
+            (SUBMIT, DataType::Datetime(TimeUnit::Milliseconds, None)),
+            (GPU_TYPE_CODE, DataType::UInt32),
+        ]);
+    let missing: Vec<(&str, DataType)> = optional
+        .filter(|(name, _)| frames.iter().any(|f| f.column(name).is_ok()))
+        .collect();
+    frames
+        .into_iter()
+        .map(|f| {
+            let nulls: Vec<Expr> = missing
+                .iter()
+                .filter(|(name, _)| f.column(name).is_err())
+                .map(|(name, dtype)| lit(NULL).cast(dtype.clone()).alias(*name))
+                .collect();
+            if nulls.is_empty() {
+                Ok(f)
+            } else {
+                f.lazy().with_columns(nulls).collect().map_err(DataError::from)
+            }
+        })
+        .collect()
 }
 
 /// Text columns a frame of never-started jobs keeps in full detail.
@@ -319,7 +338,12 @@ fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, Data
             }
             columns.extend(FEATURE_COLUMNS.into_iter().map(col));
         }
-        Detail::Full => columns.extend(PENDING_TEXT.into_iter().map(col)),
+        Detail::Full => columns.extend(
+            PENDING_TEXT
+                .into_iter()
+                .chain(c::OPTIONAL_TEXT.into_iter().filter(|name| frame.column(name).is_ok()))
+                .map(col),
+        ),
     }
     Ok(lf.select(columns).collect()?)
 }

@@ -181,7 +181,7 @@ const OPENB_PODS: PublicTable = PublicTable {
             "openb's GPU models the pod accepts (A10|T4: either)",
         ),
         (
-            "label",
+            "qos",
             "qos",
             "openb's QoS: LS (latency-sensitive: serving), BE (best-effort), Burstable",
         ),

@@ -157,6 +157,8 @@ impl SampleRow {
             gpu_util_frac: Some(self.gpu_util_pct / 100.0),
             label: self.label.map(|l| l.as_str().to_string()),
             source_line,
+            qos: None,
+            owner_kind: None,
             submit_ms: None,
         })
     }

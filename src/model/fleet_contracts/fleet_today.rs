@@ -26,6 +26,9 @@ pub struct ClusterToday {
     pub price_source: String,
     /// False when the plan does not list the cluster: accelerator, term and price are assumed.
     pub in_plan: bool,
+    /// Not in the plan, and priced at the list price of the accelerator its log's GPU type
+    /// names (rather than at the fallback rate, as an H100).
+    pub list_priced: bool,
 }
 
 impl ClusterToday {
@@ -46,15 +49,19 @@ pub fn term_kind(term: Term) -> TermKind {
     }
 }
 
-/// Every audited cluster with what it is bought as. A cluster the plan does not list is an
-/// H100 on VMs, on demand, at the audit's fallback rate (the rate the seed quotes for that).
+/// Every audited cluster with what it is bought as. A cluster the plan does not list is bought
+/// on demand on VMs, as the accelerator its log's GPU type names at that one's list price, or
+/// else as an H100 at the audit's fallback rate (the rate the seed quotes for that).
 pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Vec<ClusterToday> {
     audit
         .clusters
         .iter()
         .map(|cluster| {
             let planned = plan.clusters.iter().find(|c| c.name == cluster.name);
-            let named = planned.map_or(UNLISTED_ACCELERATOR, |c| c.accelerator.as_str());
+            // Not in the plan: the accelerator the log's GPU type named, else an H100.
+            let named = planned.map_or(cluster.priced_as.as_deref().unwrap_or(UNLISTED_ACCELERATOR), |c| {
+                c.accelerator.as_str()
+            });
             let accelerator = catalog.accelerator(named).map_or(named, |a| a.id.as_str());
             ClusterToday {
                 name: cluster.name.clone(),
@@ -65,6 +72,7 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 usd_per_gpu_hour: cluster.usd_per_gpu_hour,
                 price_source: cluster.price_source.clone(),
                 in_plan: planned.is_some(),
+                list_priced: planned.is_none() && cluster.priced_as.is_some(),
             }
         })
         .collect()

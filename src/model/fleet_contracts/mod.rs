@@ -80,6 +80,9 @@ pub struct ContractsReport {
     pub fallback_price_clusters: Vec<String>,
     /// The fallback rate and where it comes from, when a cluster used it.
     pub fallback_price: Option<(f64, String)>,
+    /// Clusters the plan does not list, priced at the list price of the accelerator their
+    /// log's GPU type names: (cluster, accelerator).
+    pub list_priced_clusters: Vec<(String, String)>,
     /// The plan's served model, for the inference fit.
     pub served_model: Option<ServedModel>,
 }
@@ -161,11 +164,17 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
     let consolidated = consolidated_usd_per_month(audit);
     let matched: f64 = classes.iter().map(|c| c.cost_usd_per_month).sum();
     let term_mix: f64 = classes.iter().map(|c| c.today_prices_usd_per_month).sum();
-    let fallback_price_clusters: Vec<String> = fleet.iter().filter(|c| !c.in_plan).map(|c| c.name.clone()).collect();
+    let at_fallback = |c: &&ClusterToday| !c.in_plan && !c.list_priced;
+    let fallback_price_clusters: Vec<String> = fleet.iter().filter(at_fallback).map(|c| c.name.clone()).collect();
     let fallback_price = fleet
         .iter()
-        .find(|c| !c.in_plan)
+        .find(at_fallback)
         .map(|c| (c.usd_per_gpu_hour, c.price_source.clone()));
+    let list_priced_clusters = fleet
+        .iter()
+        .filter(|c| c.list_priced)
+        .map(|c| (c.name.clone(), c.accelerator.clone()))
+        .collect();
     Some(ContractsReport {
         window_days: audit.window.days,
         hours_per_month,
@@ -179,6 +188,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         saving_usd_per_year: (consolidated - matched) * 12.0,
         fallback_price_clusters,
         fallback_price,
+        list_priced_clusters,
         served_model: model,
         fleet,
     })

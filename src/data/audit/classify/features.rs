@@ -2,8 +2,10 @@
 //! streams in so that names and ids are never held for every row:
 //! - `job_key`: a 64-bit key of (cluster, job_id);
 //! - `stem_key`: a 64-bit key of (cluster, the name's stem), null for unnamed runs;
-//! - `name_bits` / `queue_bits`: bit `i` set when rule `i`'s name (queue) patterns occur in the
-//!   run's name (queue), case-insensitively;
+//! - `name_bits`: bit `i` set when rule `i`'s name patterns occur in the run's name,
+//!   case-insensitively;
+//! - `queue_bits`: bit `i` set when rule `i`'s conditions on the queue, QoS and owner kind all
+//!   hold for the run (`placement`);
 //! - `label_code`: the class the run's label stands for (`WorkloadClass as u32`); from
 //!   `UNKNOWN_LABEL_BASE` up, a label `[labels]` knows neither as a class nor as unclassed
 //!   (its text kept once, in `unknown_labels`, not per row); null when unlabeled.
@@ -19,7 +21,8 @@ use std::sync::Arc;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use polars::prelude::*;
 
-use super::label_names;
+use super::placement::{KindColumns, placement_bits_expr};
+use super::vocabulary::{GPU_TYPES, UNKNOWN_LABELS};
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
@@ -32,6 +35,9 @@ pub const LABEL_CODE: &str = "label_code";
 /// Label codes from here up are labels `[labels]` does not know (see `unknown_labels`).
 pub const UNKNOWN_LABEL_BASE: u32 = 3;
 pub const NAME_BITS: &str = "name_bits";
+/// The run's GPU type's number in `vocabulary::GPU_TYPES`; only in an audit's runs of logs
+/// that name GPU types.
+pub const GPU_TYPE_CODE: &str = "gpu_type_code";
 pub const QUEUE_BITS: &str = "queue_bits";
 /// Rule patterns are carried as bits of a 64-bit mask.
 pub const MAX_RULES: usize = 64;
@@ -107,13 +113,13 @@ pub fn stem_into(name: &str, out: &mut Vec<u8>) {
 
 /// Every rule's patterns of one kind (name or queue) as one automaton; a match of pattern `p`
 /// sets bit `rule_of[p]`.
-struct PatternBits {
+pub(super) struct PatternBits {
     automaton: Option<AhoCorasick>,
     rule_of: Vec<u32>,
 }
 
 impl PatternBits {
-    fn new(rules: &ClassificationRules, name: bool) -> Result<PatternBits, DataError> {
+    pub(super) fn new(rules: &ClassificationRules, name: bool) -> Result<PatternBits, DataError> {
         let mut patterns = Vec::new();
         let mut rule_of = Vec::new();
         for (i, rule) in rules.rules.iter().enumerate() {
@@ -141,7 +147,7 @@ impl PatternBits {
         Ok(PatternBits { automaton, rule_of })
     }
 
-    fn bits(&self, text: &str) -> u64 {
+    pub(super) fn bits(&self, text: &str) -> u64 {
         let Some(automaton) = &self.automaton else {
             return 0;
         };
@@ -181,22 +187,58 @@ fn label_code(codes: &HashMap<String, u32>, label: &str) -> Option<u32> {
     }
 }
 
-fn output(name: &'static str, dtype: DataType) -> impl Fn(&Schema, &[Field]) -> PolarsResult<Field> + Send + Sync {
+pub(super) fn output(
+    name: &'static str,
+    dtype: DataType,
+) -> impl Fn(&Schema, &[Field]) -> PolarsResult<Field> + Send + Sync {
     move |_, _| Ok(Field::new(name.into(), dtype.clone()))
 }
 
 /// A text column of a UDF's input (a null literal arrives as another type).
-fn text(column: &Column) -> PolarsResult<StringChunked> {
+pub(super) fn text(column: &Column) -> PolarsResult<StringChunked> {
     Ok(column.cast(&DataType::String)?.str()?.clone())
 }
 
-/// Adds the per-run features (see the module comment) to canonical runs.
-pub fn with_run_features(runs: LazyFrame, rules: &ClassificationRules) -> Result<LazyFrame, DataError> {
-    Ok(runs.with_columns(run_feature_exprs(rules)?))
+/// The run's GPU type as its number in `GPU_TYPES` (`GPU_TYPE_CODE`), null when not given.
+pub fn gpu_type_code_expr() -> Expr {
+    col(c::GPU_TYPE)
+        .map(
+            |column| {
+                let types = text(&column)?;
+                // Runs of one cluster repeat their GPU type from one row to the next.
+                let mut last: Option<(&str, u32)> = None;
+                let codes: UInt32Chunked = types
+                    .iter()
+                    .map(|v| {
+                        let v = v.filter(|v| !v.trim().is_empty())?;
+                        Some(match last {
+                            Some((text, code)) if text == v => code,
+                            _ => {
+                                let code = GPU_TYPES.intern(v);
+                                last = Some((v, code));
+                                code
+                            }
+                        })
+                    })
+                    .collect();
+                Ok(codes.into_column())
+            },
+            |_, _| Ok(Field::new(GPU_TYPE_CODE.into(), DataType::UInt32)),
+        )
+        .alias(GPU_TYPE_CODE)
 }
 
-/// The expressions of the per-run features, named as `FEATURE_COLUMNS`.
-pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataError> {
+/// Adds the per-run features (see the module comment) to canonical runs, reading QoS and
+/// owner kind where the runs have them.
+pub fn with_run_features(mut runs: LazyFrame, rules: &ClassificationRules) -> Result<LazyFrame, DataError> {
+    let schema = runs.collect_schema()?;
+    let kinds = KindColumns::of(&schema);
+    Ok(runs.with_columns(run_feature_exprs(rules, kinds)?))
+}
+
+/// The expressions of the per-run features, named as `FEATURE_COLUMNS`, for runs with the
+/// optional columns `kinds`.
+pub fn run_feature_exprs(rules: &ClassificationRules, kinds: KindColumns) -> Result<Vec<Expr>, DataError> {
     if rules.rules.len() > MAX_RULES {
         return Err(DataError::TooManyRules {
             rules: rules.rules.len(),
@@ -204,7 +246,6 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
         });
     }
     let name_bits = Arc::new(PatternBits::new(rules, true)?);
-    let queue_bits = Arc::new(PatternBits::new(rules, false)?);
     let codes = Arc::new(label_codes(rules));
     let job_key = col(c::CLUSTER).map_many(
         |columns| {
@@ -277,7 +318,7 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
                         Some((text, code)) if text == v => code,
                         _ => {
                             let code = label_code(&codes, v).or_else(|| {
-                                (!label_words.is_unclassed(v)).then(|| UNKNOWN_LABEL_BASE + label_names::intern(v))
+                                (!label_words.is_unclassed(v)).then(|| UNKNOWN_LABEL_BASE + UNKNOWN_LABELS.intern(v))
                             });
                             last = Some((v, code));
                             code
@@ -295,7 +336,7 @@ pub fn run_feature_exprs(rules: &ClassificationRules) -> Result<Vec<Expr>, DataE
         stem_key.alias(STEM_KEY),
         label.alias(LABEL_CODE),
         bits_of(c::NAME, name_bits, NAME_BITS).alias(NAME_BITS),
-        bits_of(c::QUEUE, queue_bits, QUEUE_BITS).alias(QUEUE_BITS),
+        placement_bits_expr(rules, kinds)?.alias(QUEUE_BITS),
     ])
 }
 
@@ -345,7 +386,9 @@ mod tests {
             .catalog
             .classification
             .expect("built-in rules");
-        rules.rules.truncate(3);
+        let order = ["serving name", "latency-sensitive queue", "sweep name"];
+        rules.rules.retain(|rule| order.contains(&rule.name.as_str()));
+        assert_eq!(rules.rules.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), order);
         let bits = PatternBits::new(&rules, true).expect("patterns");
         assert_eq!(bits.bits("vLLM-Serve-7"), 1);
         assert_eq!(bits.bits("llama-HPO-sweep"), 1 << 2);

@@ -14,9 +14,10 @@
 
 pub mod features;
 pub mod grouping;
-pub mod label_names;
+pub mod placement;
 #[cfg(test)]
 mod tests;
+pub mod vocabulary;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -163,7 +164,7 @@ fn rule_holds(i: usize, rule: &ClassRule, job: &JobFacts, stems: &StemMap) -> bo
     let util = (job.util_weight > 0.0).then(|| job.util_gpu_hours / job.util_weight);
     let stem = job.stem.and_then(|s| stems.get(&s));
     (rule.name_patterns.is_empty() || job.name_matches & bit != 0)
-        && (rule.queue_patterns.is_empty() || job.queue_matches & bit != 0)
+        && (!rule.tests_placement() || job.queue_matches & bit != 0)
         && within(job.hours_known.then_some(job.run_hours), rule.min_hours, rule.max_hours)
         && within(Some(job.gpus), rule.min_gpus, rule.max_gpus)
         && within(util, rule.min_util, rule.max_util)

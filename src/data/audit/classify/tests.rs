@@ -9,6 +9,8 @@ fn rules() -> ClassificationRules {
         class,
         name_patterns: name_patterns.iter().map(|s| s.to_string()).collect(),
         queue_patterns: Vec::new(),
+        qos: Vec::new(),
+        owner_kinds: Vec::new(),
         min_hours: None,
         max_hours: None,
         min_gpus: None,

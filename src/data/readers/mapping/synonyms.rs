@@ -33,9 +33,17 @@ pub const FIELD_SYNONYMS: &[(&str, &[&str])] = &[
         ],
     ),
     ("user", &["user", "username", "owner", "account"]),
+    ("queue", &["queue", "partition", "priorityclass", "tier"]),
+    ("qos", &["qos", "qosclass", "qoslevel", "podqos", "qualityofservice"]),
     (
-        "queue",
-        &["queue", "partition", "qos", "priorityclass", "qosclass", "tier"],
+        "owner_kind",
+        &[
+            "ownerkind",
+            "ownertype",
+            "workloadkind",
+            "controllerkind",
+            "ownerreferencekind",
+        ],
     ),
     (
         "state",

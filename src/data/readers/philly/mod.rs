@@ -155,6 +155,8 @@ pub fn read_philly_detailed(path: &Path, text: &str, cluster_default: &str) -> R
                     gpu_util_frac: None,
                     label: None,
                     source_line: element.line,
+                    qos: None,
+                    owner_kind: None,
                     submit_ms: job.submitted_ms,
                 }),
                 Err((reason, detail)) => {

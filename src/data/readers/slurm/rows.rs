@@ -145,6 +145,8 @@ pub(super) fn parse_row(
         gpu_util_frac: gpu_util_of(get(columns.tres_usage_in_ave), gpus.count),
         label: None,
         source_line: line_no,
+        qos: None,
+        owner_kind: None,
         submit_ms: match get(columns.submit).map(parse_slurm_time) {
             Some(SlurmTime::At(ms)) if ms <= start_ms => Some(ms),
             _ => None,

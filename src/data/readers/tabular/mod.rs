@@ -70,7 +70,7 @@ pub enum Detail<'a> {
 }
 
 /// Canonical fields read only for `Detail::Full`: an audit holds them as nulls.
-const DETAIL_ONLY_FIELDS: [&str; 3] = ["user", "state", "gpu_type"];
+const DETAIL_ONLY_FIELDS: [&str; 2] = ["user", "state"];
 
 /// The columns of `Detail::Audit`, after `with_run_features`.
 pub fn audit_columns() -> Vec<Expr> {

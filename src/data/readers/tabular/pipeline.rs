@@ -81,7 +81,7 @@ pub(super) fn read_pieces(
 }
 
 /// Later pieces: only the columns the mapping reads for this detail (the first piece chose
-/// them); an audit never reads users, states or GPU types.
+/// them); an audit never reads users or states.
 fn wanted_columns(names: &[String], mapping: &Mapping, detail: Detail<'_>) -> Arc<[PlSmallStr]> {
     let read_by_detail = |field: &str| matches!(detail, Detail::Full) || !DETAIL_ONLY_FIELDS.contains(&field);
     names

@@ -8,7 +8,8 @@ use super::fields::{gpu_multiplier, id_and_line, null_text, number_field, raw_pr
 use super::split::reject_reason;
 use super::times::{MS, time_field};
 use super::{DETAIL_ONLY_FIELDS, Detail, END_PRESENT, REASON, START_PRESENT, UTIL_PRESENT, audit_columns};
-use crate::data::audit::classify::features::run_feature_exprs;
+use crate::data::audit::classify::features::{gpu_type_code_expr, run_feature_exprs};
+use crate::data::audit::classify::placement::KindColumns;
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
@@ -40,6 +41,8 @@ pub(super) struct RowQuery {
     features: Option<Vec<Expr>>,
     has_submit: bool,
     has_time_limit: bool,
+    /// An audit keeps the GPU type as its number (`gpu_type_code`), for logs that have one.
+    has_gpu_type: bool,
     empty_end: EmptyEnd,
 }
 
@@ -82,7 +85,7 @@ impl RowQuery {
             start.clone().alias(c::START),
             time_field("end", lf, mapping, schema)?.alias(c::END),
             gpus_field(mapping, schema, gpus_factor)?.alias(c::GPUS),
-            detail_field("gpu_type").alias(c::GPU_TYPE),
+            text_field("gpu_type", mapping).alias(c::GPU_TYPE),
             (number_field("gpu_util", mapping, schema)? / lit(util_divisor)).alias(c::GPU_UTIL_FRAC),
             text_field("label", mapping).alias(c::LABEL),
             line,
@@ -100,15 +103,29 @@ impl RowQuery {
         if has_time_limit {
             columns.push(time_limit_field(mapping, schema).alias(c::TIME_LIMIT_HOURS));
         }
+        // What the scheduler says a job is, for the logs that say it.
+        let kinds = KindColumns {
+            qos: mapping.columns.contains_key("qos"),
+            owner_kind: mapping.columns.contains_key("owner_kind"),
+        };
+        for (present, field, column) in [
+            (kinds.qos, "qos", c::QOS),
+            (kinds.owner_kind, "owner_kind", c::OWNER_KIND),
+        ] {
+            if present {
+                columns.push(text_field(field, mapping).alias(column));
+            }
+        }
         let features = match detail {
             Detail::Full => None,
-            Detail::Audit(rules) => Some(run_feature_exprs(rules)?),
+            Detail::Audit(rules) => Some(run_feature_exprs(rules, kinds)?),
         };
         Ok(RowQuery {
             columns,
             features,
             has_submit,
             has_time_limit,
+            has_gpu_type: mapping.columns.contains_key("gpu_type"),
             empty_end: mapping.units.empty_end,
         })
     }
@@ -138,6 +155,9 @@ impl RowQuery {
                 }
                 if self.has_time_limit {
                     compact.push(col(c::TIME_LIMIT_HOURS));
+                }
+                if self.has_gpu_type {
+                    compact.push(gpu_type_code_expr());
                 }
                 compact.push(col(REASON));
                 query.with_columns(features.clone()).select(compact)

@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use super::{Listing, class_glyph, wrapped};
 use crate::app::App;
 use crate::model::fleet::{AuditReport, ClusterAudit};
+use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
@@ -182,6 +183,34 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                 width,
             )),
         }
+        let parts = &cluster.spend_parts;
+        lines.push(fields_line(
+            vec![
+                (format!("{}/mo: ", usd_compact(cluster.monthly_cost_usd)), theme.muted),
+                (
+                    format!("unallocated {} ", usd_compact(parts.unallocated_usd_per_month)),
+                    theme.warn,
+                ),
+                (
+                    match parts.busy_source {
+                        // Without utilization, what the jobs held cannot be split.
+                        UtilizationSource::Allocation => "· idle unknown ".to_string(),
+                        _ => format!("· idle {} ", usd_compact(parts.allocated_idle_usd_per_month)),
+                    },
+                    theme.warn,
+                ),
+                (format!("· busy {}", usd_compact(parts.busy_usd_per_month)), theme.muted),
+            ],
+            width,
+        ));
+        if cluster.price_source != "plan" {
+            let price = usd_compact(cluster.usd_per_gpu_hour);
+            let text = match &cluster.priced_as {
+                Some(accelerator) => format!("⚑ not in the plan: {accelerator} list price, {price}/GPU-h (assumed)"),
+                None => format!("⚑ not in the plan: fallback {price}/GPU-h (H100 rate)"),
+            };
+            lines.extend(wrapped(&text, width, theme.warn));
+        }
         if let Some(line) = pending_line(cluster, theme, width) {
             lines.push(line);
         }
@@ -196,8 +225,11 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
             width as usize,
             chart_rows as usize,
         ));
-        let cell_rows = remaining.saturating_sub(chart_rows + 3).clamp(1, 12);
-        lines.extend(gpu_cells(cluster, theme, width as usize, cell_rows as usize));
+        // The GPU cells only where they fit beside the flags: a flag is never pushed off.
+        let cell_rows = remaining.saturating_sub(chart_rows + 3).min(12);
+        if cell_rows >= 2 {
+            lines.extend(gpu_cells(cluster, theme, width as usize, cell_rows as usize));
+        }
         for flag in &cluster.flags {
             lines.extend(wrapped(&format!("⚑ {flag}"), width, theme.warn));
         }

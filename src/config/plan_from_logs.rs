@@ -1,0 +1,154 @@
+//! A starting plan written from what an audit of the user's own logs saw: the built-in plan's
+//! assumptions with its `[[clusters]]` replaced by one per cluster of the logs (its observed
+//! peak as capacity, the accelerator its log names, that accelerator's catalog list price) and
+//! its `[[logs]]` by the logs read. Every figure not read from the logs is marked as an
+//! assumption to confirm, in a comment beside it and in `price_source`.
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+
+use super::error::ConfigError;
+use crate::model::catalog::Term;
+
+/// One cluster as an audit saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObservedCluster {
+    pub name: String,
+    /// The most GPUs its jobs held at once.
+    pub peak_gpus: f64,
+    /// The catalog's id of the accelerator its log names; None when the log names none the
+    /// catalog knows.
+    pub accelerator: Option<String>,
+    /// The GPU type as the log names it.
+    pub gpu_type: Option<String>,
+    pub usd_per_gpu_hour: f64,
+    /// Where that price comes from (a catalog offer, or the fallback rate).
+    pub price_source: String,
+}
+
+/// The accelerator written for a cluster whose log names none the catalog knows.
+pub const ASSUMED_ACCELERATOR: &str = "h100-sxm";
+
+/// `default_toml` (a plan) with its clusters and logs replaced by `clusters` and `logs`
+/// (paths, each with its mapping file if any).
+pub fn plan_from_logs(
+    default_toml: &str,
+    clusters: &[ObservedCluster],
+    logs: &[(String, Option<String>)],
+) -> Result<String, ConfigError> {
+    let mut doc: DocumentMut = default_toml.parse().map_err(ConfigError::OriginalNotToml)?;
+    doc.remove("clusters");
+    doc.remove("logs");
+    let mut tables = ArrayOfTables::new();
+    for (i, c) in clusters.iter().enumerate() {
+        let mut t = Table::new();
+        let header = if i == 0 {
+            "\n# ---------------------------------------------------------------------------\n\
+             # Clusters, as `gpuplan plan new --logs` saw them in the logs. CONFIRM EACH ONE:\n\
+             # capacity is the most GPUs the jobs held at once (the cluster may own more),\n\
+             # the price is a catalog list price for the accelerator the log names, and the\n\
+             # term and deployment are guesses (on demand, on VMs). Replace them with your\n\
+             # contract's figures.\n\
+             # ---------------------------------------------------------------------------\n"
+        } else {
+            "\n"
+        };
+        t.decor_mut().set_prefix(header);
+        t.insert("name", value(c.name.as_str()));
+        let accelerator = c.accelerator.as_deref().unwrap_or(ASSUMED_ACCELERATOR);
+        t.insert("accelerator", value(accelerator));
+        let accelerator_note = match (&c.accelerator, &c.gpu_type) {
+            (Some(_), Some(gpu_type)) => format!("the log's GPU type: {gpu_type}"),
+            (None, Some(gpu_type)) => format!("ASSUMED: the log's GPU type {gpu_type} is not in the catalog"),
+            (_, None) => "ASSUMED: the log names no GPU type".to_string(),
+        };
+        set_comment(&mut t, "accelerator", &accelerator_note);
+        let gpus = c.peak_gpus.ceil().clamp(1.0, f64::from(u32::MAX)) as i64;
+        t.insert("gpus", value(gpus));
+        set_comment(&mut t, "gpus", "ASSUMED: the observed peak; the cluster may own more");
+        t.insert("usd_per_gpu_hour", value(round_cents_tenths(c.usd_per_gpu_hour)));
+        set_comment(&mut t, "usd_per_gpu_hour", "ASSUMED: a list price, not your contract's");
+        t.insert("term", value(Term::OnDemand.label()));
+        set_comment(&mut t, "term", "ASSUMED");
+        t.insert("deployment", value("vm"));
+        set_comment(&mut t, "deployment", "ASSUMED");
+        let source = c.price_source.strip_prefix("assumed: ").unwrap_or(&c.price_source);
+        t.insert("price_source", value(format!("ASSUMED, to confirm: {source}")));
+        tables.push(t);
+    }
+    if !tables.is_empty() {
+        doc.insert("clusters", Item::ArrayOfTables(tables));
+    }
+    let mut log_tables = ArrayOfTables::new();
+    for (i, (path, mapping)) in logs.iter().enumerate() {
+        let mut t = Table::new();
+        if i == 0 {
+            t.decor_mut()
+                .set_prefix("\n# The logs the clusters above were read from.\n");
+        }
+        t.insert("path", value(path.as_str()));
+        if let Some(mapping) = mapping {
+            t.insert("mapping", value(mapping.as_str()));
+        }
+        log_tables.push(t);
+    }
+    if !log_tables.is_empty() {
+        doc.insert("logs", Item::ArrayOfTables(log_tables));
+    }
+    Ok(doc.to_string())
+}
+
+/// A price kept to a tenth of a cent: list prices are quoted so.
+fn round_cents_tenths(usd: f64) -> f64 {
+    (usd * 1000.0).round() / 1000.0
+}
+
+fn set_comment(table: &mut Table, key: &str, comment: &str) {
+    if let Some(v) = table.get_mut(key).and_then(Item::as_value_mut) {
+        v.decor_mut().set_suffix(format!("  # {comment}"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::plan_file::DEFAULT_PLAN_TOML;
+
+    #[test]
+    fn the_logs_clusters_replace_the_built_in_ones_and_every_guess_says_so() {
+        let clusters = [
+            ObservedCluster {
+                name: "gpu-a100".into(),
+                peak_gpus: 47.5,
+                accelerator: Some("a100-80gb".into()),
+                gpu_type: Some("a100".into()),
+                usd_per_gpu_hour: 3.4315,
+                price_source: "AWS list price".into(),
+            },
+            ObservedCluster {
+                name: "old-v100".into(),
+                peak_gpus: 8.0,
+                accelerator: None,
+                gpu_type: Some("V100".into()),
+                usd_per_gpu_hour: 12.29,
+                price_source: "seed 001 fallback".into(),
+            },
+        ];
+        let text = plan_from_logs(DEFAULT_PLAN_TOML, &clusters, &[("/data/jobs.csv".into(), None)]).expect("plan");
+        let plan: toml::Value = toml::from_str(&text).expect("valid TOML");
+        let written = plan["clusters"].as_array().expect("clusters");
+        assert_eq!(written.len(), 2, "the built-in clusters are gone:\n{text}");
+        assert_eq!(written[0]["gpus"].as_integer(), Some(48));
+        assert_eq!(written[0]["accelerator"].as_str(), Some("a100-80gb"));
+        assert_eq!(written[0]["usd_per_gpu_hour"].as_float(), Some(3.432));
+        assert_eq!(written[1]["accelerator"].as_str(), Some(ASSUMED_ACCELERATOR));
+        assert!(text.contains("ASSUMED: the log's GPU type V100 is not in the catalog"));
+        assert!(
+            written[1]["price_source"]
+                .as_str()
+                .expect("source")
+                .starts_with("ASSUMED")
+        );
+        assert_eq!(plan["logs"][0]["path"].as_str(), Some("/data/jobs.csv"));
+        assert!(!text.contains("us-east-h100\""), "{text}");
+    }
+}
