@@ -20,6 +20,10 @@ pub enum InputError {
     NotADate { text: String },
     #[error("'{text}': expected yes or no")]
     NotYesOrNo { text: String },
+    #[error("'{text}' is not one of: {choices}")]
+    NotAChoice { text: String, choices: String },
+    #[error("'{text}' is not a whole number of GPUs")]
+    NotWhole { text: String },
     #[error("'{text}' is not a finite number")]
     NotFinite { text: String },
     /// A value outside the field's limits.

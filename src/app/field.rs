@@ -1,6 +1,7 @@
 //! The plan values the workbench edits in place: where each lives in the plan, its steps,
 //! bounds and how it is typed and shown.
 
+pub use super::cluster_field::ClusterField;
 use super::error::InputError;
 pub use super::forecast_field::ForecastField;
 use crate::model::plan::{Plan, ReplayPlan};
@@ -30,6 +31,8 @@ pub enum Field {
     ReplayPool(WorkloadClass),
     /// A value of the plan's `[forecast]`.
     Forecast(ForecastField),
+    /// A value of one of the plan's `[[clusters]]`: price, capacity, term or deployment.
+    Cluster(ClusterField),
 }
 
 /// How a step changes a value.
@@ -40,6 +43,9 @@ enum Step {
     /// Multiplies by (1 + this).
     Scale(f64),
 }
+
+/// Money steps by a share of itself: 5 %, or 25 %.
+const MONEY_STEPS: (Step, Step) = (Step::Scale(0.05), Step::Scale(0.25));
 
 /// The inference inputs the Inference pane lists, in order.
 pub const INFERENCE_FIELDS: [Field; 4] = [
@@ -62,6 +68,7 @@ impl Field {
             Field::ThroughputTokensPerHour => "inference.throughput_tokens_per_hour".to_string(),
             Field::ReplayPool(class) => format!("replay.{}_gpus", class.label()),
             Field::Forecast(f) => f.key_path(),
+            Field::Cluster(c) => c.key_path(),
         }
     }
 
@@ -79,6 +86,7 @@ impl Field {
             Field::ThroughputTokensPerHour => "throughput, tokens per hour".to_string(),
             Field::ReplayPool(class) => format!("GPUs of the {} pool", class.label()),
             Field::Forecast(f) => f.label(plan),
+            Field::Cluster(c) => c.label(plan),
         }
     }
 
@@ -95,6 +103,7 @@ impl Field {
             Field::ReplayPool(class) => plan.replay.clone().and_then(|mut r| *pool_slot(&mut r, class)),
             // None for a growth or start the plan leaves out: the fit stands in (App::field_value).
             Field::Forecast(f) => f.get(plan),
+            Field::Cluster(c) => c.get(plan),
         }
     }
 
@@ -110,6 +119,9 @@ impl Field {
         if let Field::Forecast(f) = self {
             return f.set(plan, value);
         }
+        if let Field::Cluster(c) = self {
+            return c.set(plan, value);
+        }
         let slot = match self {
             Field::Mfu(i) => plan.accelerators.get_mut(i).map(|a| &mut a.mfu),
             Field::RiskProbability(i) => plan.risks.get_mut(i).map(|r| &mut r.probability),
@@ -118,7 +130,7 @@ impl Field {
             Field::ApiUsdPer1kTokens => Some(&mut plan.inference.api_usd_per_1k_tokens),
             Field::NodeUsdPerMonth => Some(&mut plan.inference.node_usd_per_month),
             Field::ThroughputTokensPerHour => Some(&mut plan.inference.throughput_tokens_per_hour),
-            Field::ReplayPool(_) | Field::Forecast(_) => None,
+            Field::ReplayPool(_) | Field::Forecast(_) | Field::Cluster(_) => None,
         };
         match slot {
             Some(slot) => {
@@ -147,6 +159,7 @@ impl Field {
             Field::ThroughputTokensPerHour => (1.0, 1e16),
             Field::ReplayPool(_) => (0.0, 1e7),
             Field::Forecast(f) => f.bounds(),
+            Field::Cluster(c) => c.bounds(),
         }
     }
 
@@ -160,7 +173,11 @@ impl Field {
                 let (fine, coarse) = f.steps();
                 (Step::Add(fine), Step::Add(coarse))
             }
-            _ => (Step::Scale(0.05), Step::Scale(0.25)),
+            Field::Cluster(c) => match c.added_steps() {
+                Some((fine, coarse)) => (Step::Add(fine), Step::Add(coarse)),
+                None => MONEY_STEPS,
+            },
+            _ => MONEY_STEPS,
         }
     }
 
@@ -178,6 +195,20 @@ impl Field {
             Field::Forecast(f) => Some(f),
             _ => None,
         }
+    }
+
+    fn cluster(self) -> Option<ClusterField> {
+        match self {
+            Field::Cluster(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Values typed as something other than a plain number: dates, yes or no, factors, names.
+    fn parse_special(self, text: &str) -> Option<Result<f64, InputError>> {
+        self.forecast()
+            .and_then(|f| f.parse_special(text))
+            .or_else(|| self.cluster().and_then(|c| c.parse_choice(text)))
     }
 
     /// Whether typing `text` removes an optional value (empty: the fitted trend stands again).
@@ -199,6 +230,8 @@ impl Field {
     pub fn editable_text(self, value: f64) -> String {
         if let Field::Forecast(f) = self {
             f.editable_text(value)
+        } else if let Field::Cluster(c) = self {
+            c.editable_text(value)
         } else if self.is_fraction() {
             format!("{} %", (value * 100.0 * 1e9).round() / 1e9)
         } else {
@@ -215,13 +248,14 @@ impl Field {
             Field::TokensPerMonth | Field::ThroughputTokensPerHour => si(value),
             Field::ReplayPool(_) => format!("{} GPUs", thousands(value)),
             Field::Forecast(f) => f.show(value),
+            Field::Cluster(c) => c.show(value),
         }
     }
 
     /// Reads what the user typed: fractions accept `47`, `47 %` or `0.47`; money accepts `$`,
     /// `,` and the suffixes k, M, B; counts accept `60e9`, `60B`, `60G`.
     pub fn parse_input(self, text: &str) -> Result<f64, InputError> {
-        if let Some(read) = self.forecast().and_then(|f| f.parse_special(text)) {
+        if let Some(read) = self.parse_special(text) {
             let value = read?;
             let (low, high) = self.bounds();
             if !(low..=high).contains(&value) {
@@ -261,6 +295,9 @@ impl Field {
         let (low, high) = self.bounds();
         if value < low || value > high {
             return Err(InputError::OutOfRange { field: self });
+        }
+        if let Some(c) = self.cluster() {
+            c.check_number(text, value)?;
         }
         Ok(value)
     }

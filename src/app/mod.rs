@@ -1,6 +1,7 @@
 //! The workbench's state and its one mutation path, `update(app, action) -> effects`. No I/O,
 //! no threads, no terminal: the runtime executes the effects and feeds results back as actions.
 
+pub mod cluster_field;
 pub mod command;
 pub mod derived;
 pub mod error;
@@ -18,7 +19,7 @@ pub use update::{changes_nothing, class_jobs, cluster_classes, update};
 
 use self::command::{CommandId, KeyMap};
 use self::derived::Derived;
-use self::field::{Field, ForecastField};
+use self::field::{ClusterField, Field, ForecastField};
 use self::forecast_state::ForecastState;
 use self::key::Key;
 use self::palette::PaletteState;
@@ -156,7 +157,8 @@ pub enum WorkloadsView {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Cursors {
     pub cluster: usize,
-    /// Row within a cluster drill (classes) or class drill (jobs).
+    /// Row within a cluster drill (its classes, then the plan's values of the cluster) or a
+    /// class drill (jobs).
     pub drill_row: usize,
     pub accelerator: usize,
     /// Over the risk table's editable cells: probability and impact of each row in turn.
@@ -538,6 +540,20 @@ impl App {
         fields
     }
 
+    /// The plan's `[[clusters]]` entry of an audited cluster, matched by name as the contract
+    /// matching matches it.
+    pub fn plan_cluster(&self, audited: usize) -> Option<usize> {
+        let name = &self.fleet.as_ref()?.report.clusters.get(audited)?.name;
+        self.plan.clusters.iter().position(|c| &c.name == name)
+    }
+
+    /// The values a cluster drill edits, after its classes: the plan's price, capacity, term
+    /// and deployment of the cluster; none for a cluster the plan does not list.
+    pub fn cluster_fields(&self, audited: usize) -> Vec<Field> {
+        self.plan_cluster(audited)
+            .map_or_else(Vec::new, |i| ClusterField::all(i).map(Field::Cluster).to_vec())
+    }
+
     /// A field's value: the plan's, or where the plan leaves it out, what stands in for it (a
     /// pool's size in the last replay; the fit's growth, the horizon's start).
     pub fn field_value(&self, field: Field) -> Option<f64> {
@@ -562,7 +578,15 @@ impl App {
                 .and_then(|c| c.classes.get(self.cursors.contract_class))
                 .map(|c| Field::ReplayPool(c.class)),
             PaneId::Forecast => self.forecast_fields().get(self.cursors.forecast_row).copied(),
-            PaneId::Workloads => None,
+            // In a cluster drill, the rows after the classes.
+            PaneId::Workloads => match self.workloads_view {
+                WorkloadsView::Cluster { cluster } => self
+                    .cursors
+                    .drill_row
+                    .checked_sub(cluster_classes(self, cluster).len())
+                    .and_then(|row| self.cluster_fields(cluster).get(row).copied()),
+                _ => None,
+            },
         }
     }
 

@@ -655,3 +655,117 @@ fn export_asks_for_the_report_of_the_plan_on_screen_and_says_when_it_waits() {
     );
     assert!(app.banner.as_ref().is_some_and(|b| b.text.contains("denied")));
 }
+
+#[test]
+fn a_cluster_value_typed_is_refused_where_the_plan_file_refuses_it() {
+    use super::field::ClusterField;
+    let app = app();
+    for field in ClusterField::all(0).map(Field::Cluster) {
+        for typed in [
+            "-1", "-0.01", "0", "0.5", "1", "12.5", "136", "4.3344", "$6.88", "2k", "1e30", "vm", "1-year",
+        ] {
+            let raw: Option<f64> = typed.trim_start_matches('$').parse().ok();
+            let mut candidate = app.plan.clone();
+            match field.parse_input(typed) {
+                Ok(value) => {
+                    assert!(field.set(&mut candidate, value), "{typed}");
+                    let problems: Vec<_> = candidate
+                        .problems(&app.catalog)
+                        .into_iter()
+                        .filter(|p| p.key_path == field.key_path())
+                        .collect();
+                    assert!(
+                        problems.is_empty(),
+                        "{} = {typed} taken, but {problems:?}",
+                        field.key_path()
+                    );
+                }
+                // What the file's rules refuse is refused here too: written straight into the
+                // plan, the same number fails validation at the same key.
+                Err(_) => {
+                    let cluster = &mut candidate.clusters[0];
+                    let stored = match (field, raw) {
+                        (Field::Cluster(ClusterField::UsdPerGpuHour(_)), Some(v)) if v < 0.0 => {
+                            cluster.usd_per_gpu_hour = v;
+                            true
+                        }
+                        (Field::Cluster(ClusterField::Gpus(_)), Some(v)) if v <= 0.0 => {
+                            cluster.gpus = 0;
+                            true
+                        }
+                        _ => false,
+                    };
+                    if stored {
+                        assert!(
+                            candidate
+                                .problems(&app.catalog)
+                                .iter()
+                                .any(|p| p.key_path == field.key_path()),
+                            "{typed}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let price = Field::Cluster(ClusterField::UsdPerGpuHour(0));
+    let gpus = Field::Cluster(ClusterField::Gpus(0));
+    assert!(price.parse_input("-0.01").is_err(), "a negative price");
+    assert_eq!(price.parse_input("0"), Ok(0.0), "a free cluster is a valid plan");
+    assert!(
+        gpus.parse_input("0").is_err() && gpus.parse_input("-8").is_err(),
+        "no GPUs"
+    );
+    assert!(gpus.parse_input("12.5").is_err(), "a count of GPUs");
+}
+
+#[test]
+fn a_clusters_price_or_capacity_audits_again_and_undo_does_too() {
+    use super::field::ClusterField;
+    use crate::model::catalog::Term;
+    let mut app = app();
+    app.start();
+    let price = Field::Cluster(ClusterField::UsdPerGpuHour(0));
+    let before = app.plan.clusters[0].usd_per_gpu_hour;
+    let effects = update(
+        &mut app,
+        Action::SetField {
+            field: price,
+            value: 5.0,
+        },
+    );
+    assert_eq!(app.plan.clusters[0].usd_per_gpu_hour, 5.0);
+    assert!(app.modified);
+    let [Effect::Reaudit { settings, .. }] = effects.as_slice() else {
+        panic!("the audit prices the cluster: {effects:?}");
+    };
+    assert_eq!(settings.clusters[0].usd_per_gpu_hour, 5.0);
+    // The term is not an audit's input: no audit for it.
+    let term = Field::Cluster(ClusterField::Term(0));
+    let effects = update(
+        &mut app,
+        Action::SetField {
+            field: term,
+            value: 0.0,
+        },
+    );
+    assert_eq!(app.plan.clusters[0].term, Term::Spot);
+    assert!(effects.is_empty(), "{effects:?}");
+    run(&mut app, CommandId::Undo);
+    run(&mut app, CommandId::Undo);
+    assert_eq!(app.plan.clusters[0].usd_per_gpu_hour, before);
+    assert!(!app.modified);
+    // Back to the price the last audit did not read: audit again.
+    let effects = run(&mut app, CommandId::Redo);
+    assert!(matches!(effects.as_slice(), [Effect::Reaudit { .. }]), "{effects:?}");
+}
+
+#[test]
+fn without_logs_the_workloads_pane_edits_nothing() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusWorkloads);
+    assert_eq!(app.selected_field(), None);
+    let plan = app.plan.clone();
+    assert!(run(&mut app, CommandId::Increase).is_empty());
+    assert_eq!(app.plan, plan);
+}

@@ -382,6 +382,42 @@ mod tests {
     }
 
     #[test]
+    fn a_cluster_edited_in_the_workbench_rewrites_only_its_lines_and_keeps_their_comments() {
+        use crate::model::catalog::Term;
+        use crate::model::deployment::Deployment;
+        let mut plan = seed();
+        let last = plan.clusters.len() - 1;
+        let cluster = &mut plan.clusters[last];
+        assert_eq!(cluster.name, "ap-south-h100");
+        cluster.usd_per_gpu_hour = 7.224;
+        cluster.gpus = 144;
+        cluster.term = Term::OneYear;
+        cluster.deployment = Deployment::BareMetal;
+        let out = render_preserving(DEFAULT_PLAN_TOML, &plan).expect("render");
+        let changed = changed_lines(DEFAULT_PLAN_TOML, &out);
+        let after: Vec<&str> = changed.iter().map(|(_, _, after)| after.as_str()).collect();
+        assert_eq!(
+            after,
+            [
+                "gpus = 144                       # 17 × p5.48xlarge on demand",
+                "usd_per_gpu_hour = 7.224         # $55.04/instance-h / 8 (the us-east-1 list price; Mumbai lists higher)",
+                "term = \"1-year\"",
+                "deployment = \"bare-metal\"",
+            ],
+            "{changed:?}"
+        );
+        // The lines are the last cluster's: the other clusters with the same keys are untouched.
+        let first_changed = changed[0].0;
+        let name_line = DEFAULT_PLAN_TOML
+            .lines()
+            .position(|l| l == "name = \"ap-south-h100\"")
+            .expect("the cluster's name")
+            + 1;
+        assert_eq!(first_changed, name_line + 2, "{changed:?}");
+        assert_eq!(parse_plan("saved", &out).expect("reads back"), plan);
+    }
+
+    #[test]
     fn one_changed_mfu_rewrites_one_line() {
         let mut plan = seed();
         plan.accelerators[0].mfu = 0.47;

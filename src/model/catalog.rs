@@ -77,6 +77,15 @@ pub enum Term {
 }
 
 impl Term {
+    /// Every term, from no commitment to the longest: the order a workbench choice steps through.
+    pub const ALL: [Term; 5] = [
+        Term::Spot,
+        Term::OnDemand,
+        Term::Monthly,
+        Term::OneYear,
+        Term::ThreeYear,
+    ];
+
     pub fn label(self) -> &'static str {
         match self {
             Term::Spot => "spot",

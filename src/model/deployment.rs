@@ -11,6 +11,9 @@ pub enum Deployment {
 }
 
 impl Deployment {
+    /// Both deliveries, in the order a workbench choice steps through.
+    pub const ALL: [Deployment; 2] = [Deployment::Vm, Deployment::BareMetal];
+
     /// Share of the hardware's capability a workload gets: VMs deliver 65–85 %, bare
     /// metal 90–97 % (seeds 003, 004); we take the middle of each range.
     pub fn delivered_capability_frac(self) -> f64 {

@@ -116,6 +116,13 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
             (CommandId::Increase, "±5 %"),
             (CommandId::Edit, "type"),
         ],
+        // On a plan value of a cluster drill: its keys first.
+        PaneId::Workloads if app.selected_field().is_some() => vec![
+            (CommandId::Up, "select"),
+            (CommandId::Increase, "adjust"),
+            (CommandId::Edit, "type"),
+            (CommandId::Back, "back"),
+        ],
         PaneId::Workloads => vec![
             (CommandId::Up, "select"),
             (CommandId::Drill, "drill"),

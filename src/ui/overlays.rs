@@ -6,8 +6,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::theme::Theme;
-use super::widgets::{inner, label, pane_block};
-use crate::app::command::COMMANDS;
+use super::widgets::{inner, label, pane_block, wrapped};
+use crate::app::command::{COMMANDS, CommandId};
 use crate::app::palette::{PaletteMode, matches};
 use crate::app::{App, Overlay};
 
@@ -170,10 +170,18 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
         ]));
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set an MFU or a growth.",
-        theme.muted,
-    ));
+    let values = format!(
+        "Values: {}{} steps the selected value and {} types it: an MFU, an inference input, a risk cell, a pool, \
+         a forecast row, and in a cluster ({} on Workloads) its price per GPU-hour, GPUs, term and deployment.",
+        app.key_hint(CommandId::Decrease),
+        app.key_hint(CommandId::Increase),
+        app.key_hint(CommandId::Edit),
+        app.key_hint(CommandId::Drill),
+    );
+    let mouse = "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set an MFU or a growth.";
+    for note in [values.as_str(), mouse] {
+        lines.extend(wrapped(note, body.width, theme.muted));
+    }
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
     frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
 }

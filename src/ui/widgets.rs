@@ -153,6 +153,26 @@ pub fn status_style(status: crate::model::checks::CheckStatus, theme: &Theme) ->
     }
 }
 
+/// Words wrapped to the width, for flags and notes; lines after the first indented by two.
+pub fn wrapped(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let fresh = line.trim().is_empty();
+        if !fresh && line.chars().count() + 1 + word.chars().count() > width as usize {
+            lines.push(Line::styled(std::mem::take(&mut line), style));
+            line.push_str("  ");
+        } else if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.trim().is_empty() {
+        lines.push(Line::styled(line, style));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,6 +27,7 @@ mod report_export;
 mod rules_and_recommendations;
 mod stranger_files;
 mod ui_snapshots;
+mod workbench_clusters;
 mod workbench_forecast;
 mod workbench_kill;
 mod workbench_pty;

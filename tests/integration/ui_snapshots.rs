@@ -157,6 +157,34 @@ fn drilling_into_a_cluster_a_class_and_a_job() {
 }
 
 #[test]
+fn a_clusters_price_edited_in_its_drill_shows_with_the_audit_it_brought() {
+    let mut app = app();
+    press(&mut app, &[Key::plain(KeyCode::Enter)]);
+    let classes = gpuplan::app::cluster_classes(&app, 0).len();
+    let drill = screen(&app, 80, 24);
+    assert!(
+        drill.contains("◂ $6.88/h ▸") && drill.contains("◂ on-demand ▸"),
+        "{drill}"
+    );
+    for _ in 0..classes {
+        press(&mut app, &[Key::plain(KeyCode::Down)]);
+    }
+    // A coarse step: a quarter more, $6.88 to $8.60; the audit runs again on it.
+    let effects = update(&mut app, Action::Key(Key::shift(KeyCode::Right)));
+    let mut pipeline = gpuplan::pipeline::Pipeline::new(app.catalog.clone());
+    crate::common::settle(&mut app, &mut pipeline, effects);
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("◂ $8.60/h ▸"), "{shown}");
+    assert!(
+        shown.contains("$8.60/h · stranded"),
+        "the audit's own line follows:\n{shown}"
+    );
+    assert!(shown.contains("Seed worked examples *"), "unsaved marker");
+    assert!(shown.contains(" type "), "the value's keys in the hints:\n{shown}");
+    snapshot!("drill_cluster_price_edited_80x24", shown);
+}
+
+#[test]
 fn help_and_palette_overlays() {
     let mut app = app();
     update(&mut app, Action::Command(CommandId::Help));

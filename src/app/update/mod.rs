@@ -404,7 +404,7 @@ fn move_cursor(app: &mut App, by: isize) {
         PaneId::Workloads => match app.workloads_view {
             WorkloadsView::Fleet => app.cursors.cluster = moved(app.cursors.cluster, cluster_count(app)),
             WorkloadsView::Cluster { cluster } => {
-                let count = cluster_classes(app, cluster).len();
+                let count = cluster_classes(app, cluster).len() + app.cluster_fields(cluster).len();
                 app.cursors.drill_row = moved(app.cursors.drill_row, count);
             }
             WorkloadsView::Class { cluster, class } => {
@@ -437,7 +437,11 @@ fn drill(app: &mut App) {
                 app.cursors.drill_row = 0;
                 WorkloadsView::Class { cluster, class }
             }
-            None => app.workloads_view,
+            // A plan value of the cluster: Enter types it, as on every other pane.
+            None => {
+                begin_entry(app);
+                app.workloads_view
+            }
         },
         WorkloadsView::Class { cluster, class } if app.cursors.drill_row < class_jobs(app, cluster, class).len() => {
             WorkloadsView::Job {
@@ -518,11 +522,17 @@ fn change(app: &mut App, field: Field, apply: impl FnOnce(&mut Plan) -> bool) ->
     if app.plan == before {
         return Vec::new();
     }
+    let clusters_changed = app.plan.clusters != before.clusters;
     if app.history.last_field != Some(field) {
         push_undo(app, before);
     }
     app.history.last_field = Some(field);
     app.modified = app.plan != app.saved;
+    if clusters_changed {
+        // The audit reads a cluster's price and capacity, the contract matching its term and
+        // deployment: the whole recompute, which audits again when it must.
+        return recompute(app);
+    }
     app.derived.refresh_plan(&app.plan, &app.catalog);
     refresh_comparison(app);
     clamp_cursors(app);
@@ -615,5 +625,10 @@ fn clamp_cursors(app: &mut App) {
     if !view_ok {
         app.workloads_view = WorkloadsView::Fleet;
         app.cursors.drill_row = 0;
+    }
+    // A plan reloaded without the cluster takes its values' rows away.
+    if let WorkloadsView::Cluster { cluster } = app.workloads_view {
+        let rows = cluster_classes(app, cluster).len() + app.cluster_fields(cluster).len();
+        app.cursors.drill_row = app.cursors.drill_row.min(rows.saturating_sub(1));
     }
 }

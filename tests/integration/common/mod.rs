@@ -39,3 +39,39 @@ pub fn gpuplan(args: &[&str]) -> Run {
 pub fn default_plan_text() -> String {
     gpuplan::config::plan_file::DEFAULT_PLAN_TOML.to_string()
 }
+
+/// Runs here what the workbench's worker would run for these effects, until nothing is left:
+/// an audit again, then the forecast fit and the replay its result asks for.
+pub fn settle(
+    app: &mut gpuplan::app::App,
+    pipeline: &mut gpuplan::pipeline::Pipeline,
+    effects: Vec<gpuplan::app::Effect>,
+) {
+    use gpuplan::app::{Action, Effect, update};
+    use gpuplan::runtime::worker::{fit_forecast, fleet_of, replay, sources_of};
+    let mut pending = effects;
+    while let Some(effect) = pending.pop() {
+        let action = match effect {
+            Effect::Reaudit { generation, settings } => {
+                let audited = pipeline
+                    .audit(
+                        &sources_of(&app.logs),
+                        &settings,
+                        &mut gpuplan::pipeline::observer::Quiet,
+                    )
+                    .expect("the logs audit again");
+                Action::FleetLoaded {
+                    generation,
+                    fleet: Box::new(fleet_of(audited)),
+                }
+            }
+            Effect::FitForecast {
+                generation,
+                horizon_days,
+            } => fit_forecast(pipeline, generation, horizon_days),
+            Effect::Replay { generation, plan } => replay(pipeline, generation, &plan),
+            other => panic!("not a worker's effect: {other:?}"),
+        };
+        pending.extend(update(app, action));
+    }
+}

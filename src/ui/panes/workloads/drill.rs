@@ -3,8 +3,9 @@
 use ratatui::text::{Line, Span};
 
 use super::{Listing, wrapped};
+use crate::app::field::{ClusterField, Field};
 use crate::app::{App, class_jobs, cluster_classes};
-use crate::model::fleet::{AuditReport, JobLine};
+use crate::model::fleet::{AuditReport, ClusterAudit, JobLine};
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{or_dash, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
@@ -47,7 +48,8 @@ pub(super) fn cluster_lines(
         ),
     ];
     let mut selected_line = None;
-    for (row, class) in cluster_classes(app, index).into_iter().enumerate() {
+    let classes = cluster_classes(app, index);
+    for (row, &class) in classes.iter().enumerate() {
         if row == app.cursors.drill_row {
             selected_line = Some(lines.len());
         }
@@ -71,6 +73,12 @@ pub(super) fn cluster_lines(
             width,
         ));
     }
+    lines.push(Line::raw(""));
+    let plan_rows = plan_lines(app, cluster, index, theme, width, focused);
+    if let Some(row) = plan_rows.selected {
+        selected_line = Some(lines.len() + row);
+    }
+    lines.extend(plan_rows.lines);
     if !cluster.pending.is_empty() {
         lines.push(Line::raw(""));
         lines.push(fields_line(
@@ -126,6 +134,61 @@ pub(super) fn cluster_lines(
         lines,
         selected: selected_line,
     }
+}
+
+/// The plan's price, capacity, term and deployment of the cluster, each a row the cursor
+/// reaches after the classes and edits in place; for a cluster the plan does not list, what the
+/// audit assumed instead.
+fn plan_lines(app: &App, cluster: &ClusterAudit, index: usize, theme: &Theme, width: u16, focused: bool) -> Listing {
+    let fields = app.cluster_fields(index);
+    let Some(planned) = app.plan_cluster(index).and_then(|i| app.plan.clusters.get(i)) else {
+        let text = format!(
+            "not in the plan's [[clusters]]: audited as {} GPUs ({}) at the fallback {}/h; add it there to edit its \
+             price, capacity, term and deployment",
+            thousands(cluster.capacity_gpus),
+            cluster.capacity_source,
+            usd_compact(cluster.usd_per_gpu_hour),
+        );
+        return Listing::unselected(wrapped(&text, width, theme.muted));
+    };
+    let first_row = cluster_classes(app, index).len();
+    let mut listing = Listing::unselected(vec![Line::styled("as the plan buys it", theme.title)]);
+    for (k, field) in fields.iter().enumerate() {
+        let selected = first_row + k == app.cursors.drill_row;
+        if selected {
+            listing.selected = Some(listing.lines.len());
+        }
+        let name = match field {
+            Field::Cluster(ClusterField::UsdPerGpuHour(_)) => "price per GPU-hour",
+            Field::Cluster(ClusterField::Gpus(_)) => "capacity",
+            Field::Cluster(ClusterField::Term(_)) => "term",
+            Field::Cluster(ClusterField::Deployment(_)) => "deployment",
+            _ => "",
+        };
+        let value = app
+            .field_value(*field)
+            .map_or_else(|| "—".to_string(), |v| field.show(v));
+        let style = if focused && selected {
+            theme.selected
+        } else {
+            theme.title
+        };
+        listing.lines.push(fields_line(
+            vec![(label(name, 20), theme.base), (format!("◂ {value} ▸"), style)],
+            width,
+        ));
+    }
+    listing.lines.push(fields_line(
+        vec![(
+            format!(
+                "paid {}/mo at this price and capacity",
+                usd_compact(planned.usd_per_month(app.plan.hours_per_month))
+            ),
+            theme.muted,
+        )],
+        width,
+    ));
+    listing
 }
 
 /// Labels decide whichever class they name, so that rule shows under every class.

@@ -6,7 +6,6 @@ mod fleet;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 
@@ -14,6 +13,7 @@ use crate::app::{App, FleetStatus, WorkloadsView};
 use crate::model::workload::WorkloadClass;
 use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
+use crate::ui::widgets::wrapped;
 
 /// A view's lines, and which of them is the selected row: marked as that row is added, so
 /// keeping it on screen never counts the lines above it.
@@ -70,24 +70,4 @@ fn class_glyph(class: WorkloadClass) -> char {
         WorkloadClass::Inference => '▓',
         WorkloadClass::Burst => '░',
     }
-}
-
-/// Words wrapped to the width, for flags and notes.
-fn wrapped(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let fresh = line.trim().is_empty();
-        if !fresh && line.chars().count() + 1 + word.chars().count() > width as usize {
-            lines.push(Line::styled(std::mem::take(&mut line), style));
-            line.push_str("  ");
-        } else if !fresh {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.trim().is_empty() {
-        lines.push(Line::styled(line, style));
-    }
-    lines
 }
