@@ -1,91 +1,14 @@
-//! `gpuplan audit --bill FILE`: a FinOps FOCUS cost export set against the audit (the BILL
-//! section, and `bill` in the JSON). See docs/bill.md.
+//! `gpuplan audit --bill FILE`: the BILL section of the audit, beside a log's audit or alone
+//! (`bill` in the JSON is `pipeline::bill::Bill`). See docs/bill.md.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-use serde::Serialize;
-
-use super::Failure;
-use crate::config::diagnostic::Diagnostic;
-use crate::data::audit::AuditReport;
-use crate::data::focus::{BillFile, FocusError, read_focus};
-use crate::model::bill::{BillCluster, BillMatcher, BillReport, Cost, bill_report};
+use crate::model::bill::{BillCluster, BillReport, BillSku, Cost, CostBreakdown, WindowBasis};
 use crate::model::fleet::iso_utc;
-use crate::model::plan::Plan;
+use crate::pipeline::bill::Bill;
 use crate::present::document::{Align, Block, Section, Table};
 use crate::shared::format::{pct, thousands, usd};
 
-/// The bill beside an audit: the files read and what they sum to.
-#[derive(Debug, Clone, Serialize)]
-pub struct BillAudit {
-    pub files: Vec<BillFile>,
-    /// The `Tags` key that named clusters.
-    pub tag_key: String,
-    #[serde(flatten)]
-    pub report: BillReport,
-}
-
-fn diagnostic(e: FocusError) -> Diagnostic {
-    let key = match (e.row, e.field) {
-        (Some(row), Some(field)) => Some(format!("row {row}: {field}")),
-        (Some(row), None) => Some(format!("row {row}")),
-        (None, field) => field,
-    };
-    Diagnostic {
-        file: e.file,
-        line: e.line.map(|l| l as usize),
-        column: e.column.map(|c| c as usize),
-        key,
-        message: e.message,
-        source_line: None,
-    }
-}
-
-/// Reads the exports and sums them per cluster over the audit's window, each cluster against
-/// the audit's cost of it (the plan's price × its capacity).
-pub fn bill_audit(paths: &[PathBuf], plan: Option<&Plan>, audit: &AuditReport) -> Result<BillAudit, Failure> {
-    let modelled: BTreeMap<String, f64> = audit
-        .clusters
-        .iter()
-        .map(|c| (c.name.clone(), c.monthly_cost_usd))
-        .collect();
-    let hours_per_month = plan.map_or(crate::model::plan::HOURS_PER_MONTH, |p| p.hours_per_month);
-    // A tag may name any cluster the audit or the plan knows.
-    let known = modelled
-        .keys()
-        .cloned()
-        .chain(plan.into_iter().flat_map(|p| p.clusters.iter().map(|c| c.name.clone())));
-    let matcher = BillMatcher::new(plan.and_then(|p| p.bill.as_ref()), known).map_err(|problems| {
-        Failure::Input(
-            problems
-                .into_iter()
-                .map(|(key, message)| Diagnostic::file(&format!("[bill] {key}"), message))
-                .collect(),
-        )
-    })?;
-    let mut lines = Vec::new();
-    let mut files = Vec::new();
-    for path in paths {
-        let read = read_focus(path, matcher.tag_key())
-            .map_err(|errors| Failure::Input(errors.into_iter().map(diagnostic).collect()))?;
-        lines.extend(read.lines);
-        files.push(read.file);
-    }
-    let report = bill_report(
-        &lines,
-        audit.window.start_ms,
-        audit.window.end_ms,
-        hours_per_month,
-        |line| matcher.assign(line),
-        &modelled,
-    );
-    Ok(BillAudit {
-        files,
-        tag_key: matcher.tag_key().to_string(),
-        report,
-    })
-}
+/// SKUs listed in the text and Markdown (the JSON has them all); the rest are one row.
+const SKUS_SHOWN: usize = 12;
 
 fn gap_cells(c: &BillCluster) -> [String; 3] {
     match (c.modelled_usd_per_month, c.gap) {
@@ -108,9 +31,73 @@ fn hours_cell(hours: Option<f64>) -> String {
     hours.map_or("-".to_string(), thousands)
 }
 
-/// The BILL section of the audit.
-pub fn section(bill: &BillAudit) -> Section {
+/// The window's line: its span and hours, and what it is.
+fn window_fact(r: &BillReport) -> String {
+    let span = format!(
+        "{} to {} ({} h)",
+        iso_utc(r.window_start_ms),
+        iso_utc(r.window_end_ms),
+        thousands(r.window_hours)
+    );
+    match r.window_basis {
+        WindowBasis::Audit => format!("{span}: the audit's"),
+        WindowBasis::BillingPeriod => format!("{span}: the bill's billing period (BillingPeriodStart/End)"),
+        WindowBasis::ChargePeriod => format!("{span}: the bill's charge periods (no BillingPeriodStart/End)"),
+    }
+}
+
+/// The SKUs table: the largest, then the rest as one row.
+fn skus_table(r: &BillReport, figures: fn(&BillSku) -> &CostBreakdown) -> Table {
+    let mut table = Table::new(&[
+        ("provider", Align::Left),
+        ("SKU", Align::Left),
+        ("lines", Align::Right),
+        ("billed", Align::Right),
+        ("effective", Align::Right),
+        ("commit used", Align::Right),
+        ("unused", Align::Right),
+    ]);
+    let row = |table: &mut Table, provider: String, sku: String, lines: u64, f: &CostBreakdown| {
+        table.row(vec![
+            provider,
+            sku,
+            thousands(lines as f64),
+            usd(f.total.billed_usd),
+            usd(f.total.effective_usd),
+            usd(f.commitment_used.effective_usd),
+            usd(f.unused().effective_usd),
+        ]);
+    };
+    let text = |value: &Option<String>| value.clone().unwrap_or_else(|| "-".to_string());
+    for sku in r.skus.iter().take(SKUS_SHOWN) {
+        row(
+            &mut table,
+            text(&sku.provider),
+            text(&sku.sku_id),
+            sku.lines,
+            figures(sku),
+        );
+    }
+    if let Some((count, rest)) = r.other_skus(SKUS_SHOWN) {
+        row(
+            &mut table,
+            "-".to_string(),
+            format!("{} other SKUs", thousands(count as f64)),
+            rest.lines,
+            figures(&rest),
+        );
+    }
+    table
+}
+
+/// The BILL section of the audit: per month beside a log's audit, as invoiced over its own
+/// billing period when read alone.
+pub fn section(bill: &Bill) -> Section {
     let r = &bill.report;
+    let alone = r.window_basis != WindowBasis::Audit;
+    let compared = r.fleet.modelled_usd_per_month.is_some();
+    let figures: fn(&BillCluster) -> &CostBreakdown = if alone { |c| &c.window } else { |c| &c.per_month };
+    let sku_figures: fn(&BillSku) -> &CostBreakdown = if alone { |s| &s.window } else { |s| &s.per_month };
     let mut inputs = Table::new(&[
         ("bill", Align::Left),
         ("format", Align::Left),
@@ -140,32 +127,42 @@ pub fn section(bill: &BillAudit) -> Section {
     }
     let rows: Vec<&BillCluster> = r.clusters.iter().chain([&r.unassigned, &r.fleet]).collect();
 
-    let mut totals = Table::new(&[
+    let mut columns = vec![
         ("cluster", Align::Left),
         ("lines", Align::Right),
         ("billed", Align::Right),
         ("effective", Align::Right),
-        ("modelled", Align::Right),
-        ("gap", Align::Right),
-        ("gap %", Align::Right),
+    ];
+    if compared {
+        columns.extend([
+            ("modelled", Align::Right),
+            ("gap", Align::Right),
+            ("gap %", Align::Right),
+        ]);
+    }
+    columns.extend([
         ("unused", Align::Right),
         ("GPU-h", Align::Right),
         ("resource-h", Align::Right),
     ]);
+    let mut totals = Table::new(&columns);
     for c in &rows {
-        let [modelled, gap, gap_pct] = gap_cells(c);
-        totals.row(vec![
+        let f = figures(c);
+        let mut cells = vec![
             c.name.clone(),
             thousands(c.lines as f64),
-            usd(c.per_month.total.billed_usd),
-            usd(c.per_month.total.effective_usd),
-            modelled,
-            gap,
-            gap_pct,
-            usd(c.per_month.unused().effective_usd),
+            usd(f.total.billed_usd),
+            usd(f.total.effective_usd),
+        ];
+        if compared {
+            cells.extend(gap_cells(c));
+        }
+        cells.extend([
+            usd(f.unused().effective_usd),
             hours_cell(c.gpu_hours),
             hours_cell(c.resource_hours),
         ]);
+        totals.row(cells);
     }
 
     let mut kinds = Table::new(&[
@@ -182,7 +179,7 @@ pub fn section(bill: &BillAudit) -> Section {
         ("adjust", Align::Right),
     ]);
     for c in &rows {
-        let m = &c.per_month;
+        let m = figures(c);
         let e = |cost: Cost| usd(cost.effective_usd);
         kinds.row(vec![
             c.name.clone(),
@@ -199,16 +196,22 @@ pub fn section(bill: &BillAudit) -> Section {
         ]);
     }
 
-    let mut facts = vec![(
-        "per month".to_string(),
-        format!(
-            "window total × {} / {} window hours ({} to {})",
-            thousands(r.hours_per_month),
-            thousands(r.window_hours),
-            iso_utc(r.window_start_ms),
-            iso_utc(r.window_end_ms)
-        ),
-    )];
+    let mut facts = vec![("window".to_string(), window_fact(r))];
+    if alone {
+        facts.push((
+            "log".to_string(),
+            "none given: the bill alone, compared with nothing (give the log of its period to compare)".to_string(),
+        ));
+    } else {
+        facts.push((
+            "per month".to_string(),
+            format!(
+                "window total × {} / {} window hours",
+                thousands(r.hours_per_month),
+                thousands(r.window_hours)
+            ),
+        ));
+    }
     let o = &r.outside_window;
     if o.lines > 0 {
         facts.push((
@@ -229,6 +232,15 @@ pub fn section(bill: &BillAudit) -> Section {
             format!(
                 "{} lines straddle the window's edges: counted by the share of their charge period inside",
                 thousands(r.fleet.prorated_lines as f64)
+            ),
+        ));
+    }
+    if r.charged_beyond_window > 0 {
+        facts.push((
+            "beyond window".to_string(),
+            format!(
+                "{} lines charge for time past the window (a term paid at once): counted whole, as invoiced",
+                thousands(r.charged_beyond_window as f64)
             ),
         ));
     }
@@ -289,22 +301,47 @@ pub fn section(bill: &BillAudit) -> Section {
         ));
     }
 
+    let mut blocks = vec![
+        Block::Table(inputs),
+        Block::Note(
+            "billed = BilledCost, cash as invoiced; effective = EffectiveCost, amortized (purchases spread over their usage)."
+                .into(),
+        ),
+    ];
+    if !alone && r.fleet.lines == 0 && o.lines > 0 {
+        blocks.push(Block::Note(
+            "No line of the bill falls in the log's window: every figure below is 0. Give the log of the bill's \
+             period, or give the bill alone (no log) to read it over its own billing period."
+                .into(),
+        ));
+    }
+    blocks.push(Block::Note(if alone {
+        "Over the window, the bill's own period; the two are never added together. Per month in the JSON.".into()
+    } else {
+        "Per month; the two are never added together. gap = effective − modelled (the audit's cost/month).".into()
+    }));
+    blocks.extend([
+        Block::Table(totals),
+        Block::Note(
+            "unused = commitments and capacity reservations the bill itself marks Unused. Hours are over the window."
+                .into(),
+        ),
+        Block::Table(kinds),
+        Block::Note(if alone {
+            "Effective by kind over the window; purchases as cash (their effective cost is 0).".into()
+        } else {
+            "Effective per month by kind; purchases as cash (their effective cost is 0).".into()
+        }),
+        Block::Table(skus_table(r, sku_figures)),
+        Block::Note(format!(
+            "By provider and SKU, the largest first (at most {} listed; the JSON has all); commit used and unused as \
+             effective.",
+            SKUS_SHOWN
+        )),
+        Block::Facts(facts),
+    ]);
     Section {
         title: "Bill (FinOps FOCUS)".into(),
-        blocks: vec![
-            Block::Table(inputs),
-            Block::Note(
-                "billed = BilledCost, cash as invoiced; effective = EffectiveCost, amortized (purchases spread over their usage)."
-                    .into(),
-            ),
-            Block::Note("Per month; the two are never added together. gap = effective − modelled (the audit's cost/month).".into()),
-            Block::Table(totals),
-            Block::Note(
-                "unused = commitments and capacity reservations the bill itself marks Unused. Hours are over the window.".into(),
-            ),
-            Block::Table(kinds),
-            Block::Note("Effective per month by kind; purchases as cash (their effective cost is 0).".into()),
-            Block::Facts(facts),
-        ],
+        blocks,
     }
 }

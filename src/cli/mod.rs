@@ -96,14 +96,16 @@ enum Command {
     Plan(PlanCommand),
     /// Show the accelerators and price sets in use, and any problem with override files.
     Catalog,
-    /// Classify the jobs of logs and show the stranded spend (the shipped sample without LOGS).
+    /// Classify the jobs of logs and show the stranded spend (the shipped sample without LOGS,
+    /// unless a --bill is given alone).
     Audit {
         #[command(flatten)]
         logs: LogFlags,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
         /// A FinOps FOCUS cost export (CSV or Parquet, FOCUS 1.0-1.2): billed and amortized cost per
-        /// cluster beside the plan's; the plan's [bill] says which lines are whose. Repeatable.
+        /// cluster beside the plan's; the plan's [bill] says which lines are whose. Without a log,
+        /// read alone over its own billing period. Repeatable.
         #[arg(long, value_name = "FILE")]
         bill: Vec<PathBuf>,
     },

@@ -26,6 +26,26 @@ impl From<&crate::data::readers::load::LoadError> for Diagnostic {
     }
 }
 
+/// A FOCUS bill that cannot be read: its file, the CSV line and column or the Parquet row, and
+/// the column's name.
+impl From<&crate::data::focus::FocusError> for Diagnostic {
+    fn from(e: &crate::data::focus::FocusError) -> Diagnostic {
+        let key = match (e.row, &e.field) {
+            (Some(row), Some(field)) => Some(format!("row {row}: {field}")),
+            (Some(row), None) => Some(format!("row {row}")),
+            (None, field) => field.clone(),
+        };
+        Diagnostic {
+            file: e.file.clone(),
+            line: e.line.and_then(|l| usize::try_from(l).ok()),
+            column: e.column.and_then(|c| usize::try_from(c).ok()),
+            key,
+            message: e.message.clone(),
+            source_line: None,
+        }
+    }
+}
+
 impl Diagnostic {
     /// A problem with a whole file (unreadable, missing).
     pub fn file(file: &str, message: impl Into<String>) -> Diagnostic {

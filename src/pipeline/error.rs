@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 use crate::config::diagnostic::Diagnostic;
+use crate::data::focus::FocusError;
 use crate::data::prometheus::client::PrometheusError;
 use crate::data::readers::load::LoadError;
 
@@ -42,6 +43,15 @@ pub enum PipelineError {
     Backtest(String),
     #[error("no logs audited yet")]
     NotAudited,
+    /// A FOCUS export that cannot be read: each bad value with its file, line and column.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Bill(Vec<FocusError>),
+    /// The plan's `[bill]` table's problems, as (key below `bill`, message).
+    #[error("{}", .0.iter().map(|(key, message)| format!("[bill] {key}: {message}")).collect::<Vec<_>>().join("; "))]
+    BillPlan(Vec<(String, String)>),
+    /// Exports read alone with no cost line: no billing period to read them over.
+    #[error("{}: no cost lines: a bill given without a log is read over its own billing period, and these have none", .0.join(", "))]
+    EmptyBill(Vec<String>),
 }
 
 impl PipelineError {
@@ -65,6 +75,20 @@ impl PipelineError {
             )],
             PipelineError::Backtest(message) => vec![Diagnostic::file("--holdout-days", message.clone())],
             PipelineError::NotAudited => vec![Diagnostic::file("logs", self.to_string())],
+            PipelineError::Bill(errors) => errors.iter().map(Diagnostic::from).collect(),
+            PipelineError::BillPlan(problems) => problems
+                .iter()
+                .map(|(key, message)| Diagnostic::file(&format!("[bill] {key}"), message.clone()))
+                .collect(),
+            PipelineError::EmptyBill(files) => files
+                .iter()
+                .map(|file| {
+                    Diagnostic::file(
+                        file,
+                        "no cost lines: a bill given without a log is read over its own billing period, and this one has none",
+                    )
+                })
+                .collect(),
         }
     }
 }

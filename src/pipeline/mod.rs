@@ -17,11 +17,13 @@
 //! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
 //! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, forecast_for_plan}` |
 //! | the forecast's backtest | `Pipeline::backtest` | `model::forecast::backtest_fleet` |
+//! | the bill (FOCUS) over the audit's window or its own billing period | `bill::bill` | `data::focus`, `model::bill::bill_report` |
 //!
 //! The workbench's panes recompute the plan-only figures (and the contract matching on the last
 //! audit) on the UI thread, with the same `model` functions, so a slider moves every pane in
 //! one frame; its export (`X`) is this module's report, the bytes `gpuplan report` prints.
 
+pub mod bill;
 pub mod error;
 pub mod observer;
 pub mod report;

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod bill_alone;
 mod catalog_overrides;
 mod cli_audit;
 mod cli_bill;

@@ -14,9 +14,10 @@ use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
 use crate::data::readers::load::FileSummary;
 use crate::model::catalog::Catalog;
 use crate::model::plan::Plan;
+use crate::pipeline::bill::Bill;
 use crate::pipeline::sources::{Given, Sources};
 use crate::pipeline::{Audited, Pipeline};
-use crate::present::document::{render_markdown, render_text};
+use crate::present::document::{Document, render_markdown, render_text};
 
 pub use document::{SPARKLINE_MAX_COLUMNS, days_per_column, document, points_per_column, source_tag, sparkline};
 
@@ -37,13 +38,15 @@ pub struct AuditArgs {
     pub bill: Vec<PathBuf>,
 }
 
+/// The JSON document: the logs read and their audit, the bill when given. A bill alone has
+/// no log: `inputs` is empty and the audit's keys are absent.
 #[derive(Serialize)]
 struct JsonAudit<'a> {
     inputs: Vec<JsonInput<'a>>,
     #[serde(flatten)]
-    report: &'a AuditReport,
+    report: Option<&'a AuditReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    bill: Option<&'a super::bill::BillAudit>,
+    bill: Option<&'a Bill>,
 }
 
 #[derive(Serialize)]
@@ -88,16 +91,22 @@ fn settings(
     Ok(AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour))
 }
 
-/// The logs an audit reads: the flags, else the plan's `[[logs]]`, else (with no Prometheus
-/// either) the shipped sample, said on stderr.
-pub fn sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure> {
+/// The logs an audit reads: the flags, else the plan's `[[logs]]`; empty when neither names a
+/// log nor a Prometheus.
+fn given_sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure> {
     let given = Given {
         logs: args.logs.clone(),
         mapping: args.mapping.clone(),
         input_format: args.input_format.clone(),
         prometheus: args.prometheus.resolve(plan),
     };
-    let mut sources = Sources::resolve(given, plan).map_err(pipeline_failure)?;
+    Sources::resolve(given, plan).map_err(pipeline_failure)
+}
+
+/// The logs an audit reads: the flags, else the plan's `[[logs]]`, else (with no Prometheus
+/// either) the shipped sample, said on stderr.
+pub fn sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure> {
+    let mut sources = given_sources(args, plan)?;
     if let Some(note) = sources.or_sample().map_err(pipeline_failure)? {
         eprintln!("{note}");
     }
@@ -122,31 +131,81 @@ pub fn audit_logs(pipeline: &mut Pipeline, plan: Option<&Plan>, args: &AuditArgs
 }
 
 pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
-    let mut plan = load_plan_if_given(catalog, args.plan.as_deref())?;
-    if plan.is_none() {
-        // As the report, the replay and the workbench do: the built-in plan, which prices the
-        // shipped sample's four clusters, so every command tells the same story.
-        eprintln!(
-            "no plan given: using the built-in plan ({}); clusters it does not list are priced at the fallback rate",
-            crate::config::plan_file::DEFAULT_PLAN_NAME
-        );
-        plan = Some(crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?);
+    let given_plan = load_plan_if_given(catalog, args.plan.as_deref())?;
+    if !args.bill.is_empty() && given_sources(&args, given_plan.as_ref())?.is_empty() {
+        return run_bill_alone(&args, given_plan.as_ref());
     }
+    let plan = match given_plan {
+        Some(plan) => plan,
+        None => {
+            // As the report, the replay and the workbench do: the built-in plan, which prices
+            // the shipped sample's four clusters, so every command tells the same story.
+            eprintln!(
+                "no plan given: using the built-in plan ({}); clusters it does not list are priced at the fallback rate",
+                crate::config::plan_file::DEFAULT_PLAN_NAME
+            );
+            crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?
+        }
+    };
     let mut pipeline = Pipeline::new(catalog.clone());
-    let Audited { report, files, .. } = audit_logs(&mut pipeline, plan.as_ref(), &args)?;
+    let Audited { report, files, .. } = audit_logs(&mut pipeline, Some(&plan), &args)?;
     let bill = if args.bill.is_empty() {
         None
     } else {
-        Some(super::bill::bill_audit(&args.bill, plan.as_ref(), &report)?)
+        Some(crate::pipeline::bill::bill(&args.bill, Some(&plan), Some(&report)).map_err(pipeline_failure)?)
     };
-    let document = |report: &AuditReport, files: &[FileSummary]| {
-        let mut doc = document(report, files);
-        if let Some(bill) = &bill {
+    print_audit(args.format, Some(&report), &files, bill.as_ref());
+    Ok(())
+}
+
+/// The flags that say how to read or window a log, when given.
+fn log_flag(args: &AuditArgs) -> Option<&'static str> {
+    [
+        ("--mapping", args.mapping.is_some()),
+        ("--input-format", args.input_format.is_some()),
+        ("--days", args.days.is_some()),
+        ("--all-time", args.all_time),
+        ("--since", args.since.is_some()),
+        ("--until", args.until.is_some()),
+        ("--cost-per-gpu-hour", args.cost_per_gpu_hour.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(flag, given)| given.then_some(flag))
+}
+
+/// `--bill` with no log and no Prometheus: the bill alone, over its own billing period, set
+/// against nothing (not the shipped sample, whose window is not the bill's).
+fn run_bill_alone(args: &AuditArgs, plan: Option<&Plan>) -> Result<(), Failure> {
+    if let Some(flag) = log_flag(args) {
+        return Err(Diagnostic::file(
+            flag,
+            "reads or windows a log, and no log was given: a bill alone is read over its own billing period \
+             (give the log to audit it beside the bill)",
+        )
+        .into());
+    }
+    let bill = crate::pipeline::bill::bill(&args.bill, plan, None).map_err(pipeline_failure)?;
+    eprintln!("no log given: reading the bill alone, over its own billing period, compared with nothing");
+    print_audit(args.format, None, &[], Some(&bill));
+    Ok(())
+}
+
+/// Prints the audit (when a log was audited) and the bill (when given) in `format`.
+fn print_audit(format: Format, report: Option<&AuditReport>, files: &[FileSummary], bill: Option<&Bill>) {
+    let document = || {
+        let mut doc = match report {
+            Some(report) => document(report, files),
+            None => Document {
+                title: "gpuplan audit".into(),
+                sections: Vec::new(),
+            },
+        };
+        if let Some(bill) = bill {
             doc.sections.push(super::bill::section(bill));
         }
         doc
     };
-    let out = match args.format {
+    let out = match format {
         Format::Json => {
             let inputs = files
                 .iter()
@@ -158,19 +217,12 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
                     warnings: &f.warnings,
                 })
                 .collect();
-            serde_json::to_string_pretty(&JsonAudit {
-                inputs,
-                report: &report,
-                bill: bill.as_ref(),
-            })
-            .unwrap_or_default()
-                + "\n"
+            serde_json::to_string_pretty(&JsonAudit { inputs, report, bill }).unwrap_or_default() + "\n"
         }
-        Format::Table => render_text(&document(&report, &files)),
-        Format::Markdown => render_markdown(&document(&report, &files)),
+        Format::Table => render_text(&document()),
+        Format::Markdown => render_markdown(&document()),
     };
     print!("{out}");
-    Ok(())
 }
 
 /// Audits the logs under the plan (`--plan`, else the built-in one), computes `figure` on the

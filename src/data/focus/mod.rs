@@ -2,7 +2,8 @@
 //!
 //! Columns read (names matched case-insensitively, any others ignored):
 //! `ChargePeriodStart`, `ChargePeriodEnd`, `BilledCost`, `EffectiveCost`, `ChargeCategory`
-//! (required); `PricingCategory`, `CommitmentDiscountStatus`, `CapacityReservationStatus`,
+//! (required); `BillingPeriodStart`, `BillingPeriodEnd`, `PricingCategory`,
+//! `CommitmentDiscountStatus`, `CapacityReservationStatus`,
 //! `ConsumedQuantity`, `ConsumedUnit`, `SkuId`, `ResourceId`, `ResourceName`, `RegionId`,
 //! `ProviderName` (or `ServiceProviderName`), `BillingCurrency`, `Tags` (optional).
 //!
@@ -383,6 +384,47 @@ mod tests {
         );
         assert!(
             errors[4].starts_with("bill.csv:6: 2 fields where the header"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn billing_periods_and_providers_are_read_and_checked() {
+        let text = "BillingPeriodStart,BillingPeriodEnd,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,\
+                    ChargeCategory,ProviderName\n\
+                    2023-01-01T00:00:00Z,2023-02-01T00:00:00Z,2023-01-01T00:00:00Z,2024-01-01T00:00:00Z,8760,0,Purchase,AWS\n\
+                    ,,2023-01-01T00:00:00Z,2023-01-01T01:00:00Z,1,1,Usage,\n";
+        let (_dir, path) = write("bill.csv", text.as_bytes());
+        let read = read_focus(&path, "cluster").expect("reads");
+        assert_eq!(
+            read.lines[0].billing_period_ms,
+            Some((1_672_531_200_000, 1_675_209_600_000))
+        );
+        assert_eq!(read.lines[0].provider.as_deref(), Some("AWS"));
+        assert_eq!(
+            (read.lines[1].billing_period_ms, read.lines[1].provider.as_deref()),
+            (None, None)
+        );
+
+        let header = "BillingPeriodStart,BillingPeriodEnd,ChargePeriodStart,ChargePeriodEnd,BilledCost,EffectiveCost,ChargeCategory\n";
+        let errors = errors(
+            format!(
+                "{header}2023-02-01,2023-01-01,2023-01-01,2023-01-02,1,1,Usage\n\
+                 2023-01-01,,2023-01-01,2023-01-02,1,1,Usage\n\
+                 2023-01-01,2023-02-01T30:00:00Z,2023-01-01,2023-01-02,1,1,Usage\n"
+            )
+            .as_bytes(),
+        );
+        assert!(
+            errors[0].starts_with("bill.csv:2:12: BillingPeriodEnd: the billing period ends (2023-01-01"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[1].starts_with("bill.csv:3:12: BillingPeriodEnd: empty beside a BillingPeriodStart"),
+            "{errors:?}"
+        );
+        assert!(
+            errors[2].starts_with("bill.csv:4:12: BillingPeriodEnd: '2023-02-01T30:00:00Z' is not"),
             "{errors:?}"
         );
     }

@@ -186,7 +186,7 @@ fn view_of(role: Role, column: &Series, tag_key: &str) -> Result<View, DataError
     };
     let dtype = column.dtype();
     match role {
-        Role::Start | Role::End => match dtype {
+        Role::Start | Role::End | Role::BillingStart | Role::BillingEnd => match dtype {
             DataType::Datetime(unit, _) => {
                 let per_ms = match unit {
                     TimeUnit::Nanoseconds => 1_000_000,

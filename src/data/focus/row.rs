@@ -16,6 +16,8 @@ const MAX_DISTINCT: usize = 20;
 pub(super) enum Role {
     Start,
     End,
+    BillingStart,
+    BillingEnd,
     Billed,
     Effective,
     Category,
@@ -34,9 +36,11 @@ pub(super) enum Role {
 }
 
 /// Each role's column names (the first is the FOCUS name) and whether it is required.
-const ROLES: [(Role, &[&str], bool); 17] = [
+const ROLES: [(Role, &[&str], bool); 19] = [
     (Role::Start, &["ChargePeriodStart"], true),
     (Role::End, &["ChargePeriodEnd"], true),
+    (Role::BillingStart, &["BillingPeriodStart"], false),
+    (Role::BillingEnd, &["BillingPeriodEnd"], false),
     (Role::Billed, &["BilledCost"], true),
     (Role::Effective, &["EffectiveCost"], true),
     (Role::Category, &["ChargeCategory"], true),
@@ -204,6 +208,32 @@ pub(super) fn build_line<'a>(
             ),
         ));
     }
+    let billing_period_ms = match (time(Role::BillingStart)?, time(Role::BillingEnd)?) {
+        (None, None) => None,
+        (Some(start), Some(end)) if end >= start => Some((start, end)),
+        (Some(start), Some(end)) => {
+            return Err((
+                Role::BillingEnd,
+                format!(
+                    "the billing period ends ({}) before it starts ({})",
+                    crate::model::fleet::iso_utc(end),
+                    crate::model::fleet::iso_utc(start)
+                ),
+            ));
+        }
+        (Some(_), None) => {
+            return Err((
+                Role::BillingEnd,
+                "empty beside a BillingPeriodStart: a billing period needs both".to_string(),
+            ));
+        }
+        (None, Some(_)) => {
+            return Err((
+                Role::BillingStart,
+                "empty beside a BillingPeriodEnd: a billing period needs both".to_string(),
+            ));
+        }
+    };
     let billed = decimal(Role::Billed)?;
     let effective = decimal(Role::Effective)?;
     if billed.is_none() || effective.is_none() {
@@ -248,12 +278,14 @@ pub(super) fn build_line<'a>(
         Cell::Text(t) => tag_value(t, tag_key).map_err(|m| (Role::Tags, m.to_string()))?,
         _ => None,
     };
-    Seen::note(&mut seen.providers, text(Role::Provider)?);
+    let provider = text(Role::Provider)?;
+    Seen::note(&mut seen.providers, provider.clone());
     Seen::note(&mut seen.currencies, text(Role::Currency)?);
     Seen::note(&mut seen.regions, text(Role::Region)?);
     Ok(BillLine {
         charge_period_start_ms: start_ms,
         charge_period_end_ms: end_ms,
+        billing_period_ms,
         billed_cost_usd: billed.unwrap_or(0.0),
         effective_cost_usd: effective.unwrap_or(0.0),
         charge_category: category,
@@ -262,6 +294,7 @@ pub(super) fn build_line<'a>(
         capacity_reservation_status: reservation,
         consumed_hours,
         sku_id: seen.shared(text(Role::Sku)?),
+        provider: seen.shared(provider),
         resource_id: seen.shared(text(Role::ResourceId)?),
         resource_name: seen.shared(text(Role::ResourceName)?),
         cluster_tag: seen.shared(cluster_tag),

@@ -1,13 +1,15 @@
 //! The cloud bill against the plan (docs/bill.md): FinOps FOCUS cost lines as plain
-//! data, which cluster each line is ([`plan`]), and their sums over the audit window
-//! ([`report`]). Cash (`BilledCost`) and amortized (`EffectiveCost`) figures are kept side by
-//! side and never added to each other.
+//! data, which cluster each line is ([`plan`]), and their sums over a window, the audit's or
+//! the bill's own billing period ([`report`]). Cash (`BilledCost`) and amortized
+//! (`EffectiveCost`) figures are kept side by side and never added to each other.
 
 pub mod plan;
 pub mod report;
 
 pub use plan::{Assignment, BillMatcher, BillPlan};
-pub use report::{BillCluster, BillReport, Cost, CostBreakdown, Gap, OutsideWindow, bill_report};
+pub use report::{
+    BillCluster, BillReport, BillSku, BillWindow, Cost, CostBreakdown, Gap, OutsideWindow, WindowBasis, bill_report,
+};
 
 use std::sync::Arc;
 
@@ -147,6 +149,9 @@ impl HoursUnit {
 pub struct BillLine {
     pub charge_period_start_ms: i64,
     pub charge_period_end_ms: i64,
+    /// `BillingPeriodStart` and `BillingPeriodEnd`: the invoice period the line is billed in,
+    /// when the export has them.
+    pub billing_period_ms: Option<(i64, i64)>,
     /// Cash: what the invoice charges for this line.
     pub billed_cost_usd: f64,
     /// Amortized: upfront purchases spread over the usage they cover (0 on the purchase).
@@ -159,6 +164,8 @@ pub struct BillLine {
     pub consumed_hours: Option<(HoursUnit, f64)>,
     // Shared: an hourly export repeats each resource's values on every line.
     pub sku_id: Option<Arc<str>>,
+    /// `ProviderName` (or `ServiceProviderName`).
+    pub provider: Option<Arc<str>>,
     pub resource_id: Option<Arc<str>>,
     pub resource_name: Option<Arc<str>>,
     /// The value of the plan's tag key (`[bill] tag_key`) in the line's `Tags`.
@@ -172,6 +179,7 @@ impl BillLine {
         BillLine {
             charge_period_start_ms: start_ms,
             charge_period_end_ms: end_ms,
+            billing_period_ms: None,
             billed_cost_usd: billed_usd,
             effective_cost_usd: effective_usd,
             charge_category: category,
@@ -180,6 +188,7 @@ impl BillLine {
             capacity_reservation_status: None,
             consumed_hours: None,
             sku_id: None,
+            provider: None,
             resource_id: None,
             resource_name: None,
             cluster_tag: None,

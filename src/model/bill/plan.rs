@@ -14,7 +14,8 @@
 //! without one the pattern matches `ResourceId` or `ResourceName`. Patterns come first, the
 //! tag second: a line no pattern claims belongs to the cluster its `Tags` name under
 //! `tag_key`. When several clusters' patterns match a line, the first cluster by name takes it
-//! and the line is counted as claimed more than once.
+//! and the line is counted as claimed more than once. A bill read alone has no audit to say
+//! which clusters exist: there, a tag names its cluster as written.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -170,6 +171,9 @@ pub struct BillMatcher {
     clusters: Vec<(String, Vec<LinePattern>)>,
     /// Names a tag may give: the table's clusters and the ones the audit and plan know.
     known: BTreeSet<String>,
+    /// A tag naming none of them names a cluster of its own (the bill alone: no audit says
+    /// which clusters there are).
+    any_tag: bool,
 }
 
 impl BillMatcher {
@@ -196,7 +200,14 @@ impl BillMatcher {
             tag_key: plan.tag_key.clone(),
             clusters,
             known: names,
+            any_tag: false,
         })
+    }
+
+    /// The same, with a tag naming no known cluster taken as a cluster of that name rather
+    /// than as unknown: for a bill read alone, with no audit to say which clusters there are.
+    pub fn taking_any_tag(self) -> BillMatcher {
+        BillMatcher { any_tag: true, ..self }
     }
 
     pub fn tag_key(&self) -> &str {
@@ -219,6 +230,10 @@ impl BillMatcher {
             Some(tag) if !tag.is_empty() => match self.known.iter().find(|k| k.eq_ignore_ascii_case(tag)) {
                 Some(name) => Assignment::Cluster {
                     name,
+                    also_matched: false,
+                },
+                None if self.any_tag => Assignment::Cluster {
+                    name: tag,
                     also_matched: false,
                 },
                 None => Assignment::UnknownTag(tag),
@@ -302,6 +317,22 @@ mod tests {
         ));
         let typo = line("x", None, None, Some("eu-wset"));
         assert_eq!(m.assign(&typo), Assignment::UnknownTag("eu-wset"));
+        // Read alone, a bill's tags name its clusters; known names keep their spelling.
+        let alone = m.clone().taking_any_tag();
+        assert_eq!(
+            alone.assign(&typo),
+            Assignment::Cluster {
+                name: "eu-wset",
+                also_matched: false
+            }
+        );
+        assert!(matches!(
+            alone.assign(&tagged),
+            Assignment::Cluster {
+                name: "eu-west-a100",
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -1,8 +1,12 @@
-//! Bill lines summed per cluster over the audit window, per month, and against the plan.
+//! Bill lines summed per cluster and per SKU over a window, per month, and against the plan.
 //!
-//! - A line counts by the share of its charge period inside the window (a line of 1 to 3 July
-//!   with the window opening on 2 July counts half); a line with an empty period (start =
-//!   end) counts whole when its instant is inside. Lines wholly outside are counted apart.
+//! - The window is the audit's (a log's) or the bill's own billing period ([`BillWindow::own`]).
+//! - Over the audit's window, a line counts by the share of its charge period inside it (a line
+//!   of 1 to 3 July with the window opening on 2 July counts half); a line with an empty period
+//!   (start = end) counts whole when its instant is inside. Lines wholly outside are counted
+//!   apart.
+//! - Over the bill's own period, every line counts whole, as invoiced: a term paid at once
+//!   charges its whole price in the period that bills it, whatever its charge period.
 //! - Per month = the window's figure × hours_per_month / the window's hours.
 //! - The effective cost splits, with nothing counted twice, into: commitment discounts used
 //!   and unused (`CommitmentDiscountStatus`), capacity reservations used and unused
@@ -236,10 +240,104 @@ pub struct OutsideWindow {
     pub latest_end_ms: Option<i64>,
 }
 
+/// What a window is, and so how a line is placed in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowBasis {
+    /// The audit's window of a log: a line counts by the share of its charge period inside.
+    Audit,
+    /// The bill alone, over the span of its `BillingPeriodStart`/`End`: every line counts whole.
+    BillingPeriod,
+    /// The bill alone, over the span of its charge periods (an export without billing periods):
+    /// every line counts whole.
+    ChargePeriod,
+}
+
+/// The window `[start, end)` a bill is summed over.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct BillWindow {
+    pub start_ms: i64,
+    pub end_ms: i64,
+    pub basis: WindowBasis,
+}
+
+impl BillWindow {
+    /// The audit's window of a log.
+    pub fn audit(start_ms: i64, end_ms: i64) -> BillWindow {
+        BillWindow {
+            start_ms,
+            end_ms,
+            basis: WindowBasis::Audit,
+        }
+    }
+
+    /// The bill's own period: from the earliest to the latest of its lines' billing periods
+    /// when every line has one, else of their charge periods (and the billing periods given),
+    /// so that every line lies within it. `None` without lines.
+    pub fn own(lines: &[BillLine]) -> Option<BillWindow> {
+        let all_billed = lines.iter().all(|l| l.billing_period_ms.is_some());
+        let spans = lines.iter().flat_map(|l| {
+            let charge = (l.charge_period_start_ms, l.charge_period_end_ms);
+            match (all_billed, l.billing_period_ms) {
+                (true, Some(billing)) => [Some(billing), None],
+                (_, billing) => [Some(charge), billing],
+            }
+            .into_iter()
+            .flatten()
+        });
+        let (start_ms, end_ms) = spans.fold(None, |span: Option<(i64, i64)>, (s, e)| {
+            Some(span.map_or((s, e), |(a, b)| (a.min(s), b.max(e))))
+        })?;
+        Some(BillWindow {
+            start_ms,
+            end_ms,
+            basis: if all_billed {
+                WindowBasis::BillingPeriod
+            } else {
+                WindowBasis::ChargePeriod
+            },
+        })
+    }
+
+    pub fn hours(&self) -> f64 {
+        (self.end_ms - self.start_ms).max(0) as f64 / MS_PER_HOUR
+    }
+
+    /// The share of a line counted in the window: by its charge period over the audit's
+    /// window; whole over the bill's own when its billing period (else its charge period) lies
+    /// within it.
+    fn share(&self, line: &BillLine) -> f64 {
+        let charge = (line.charge_period_start_ms, line.charge_period_end_ms);
+        match self.basis {
+            WindowBasis::Audit => share_in_window(charge.0, charge.1, self.start_ms, self.end_ms),
+            WindowBasis::BillingPeriod | WindowBasis::ChargePeriod => {
+                let (start, end) = line.billing_period_ms.unwrap_or(charge);
+                if self.start_ms <= start && end <= self.end_ms {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+/// One provider's SKU: its lines in the window and what they cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BillSku {
+    pub provider: Option<String>,
+    pub sku_id: Option<String>,
+    pub lines: u64,
+    pub window: CostBreakdown,
+    pub per_month: CostBreakdown,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BillReport {
     pub window_start_ms: i64,
     pub window_end_ms: i64,
+    /// `audit` (a log's window), `billing_period` or `charge_period` (the bill's own).
+    pub window_basis: WindowBasis,
     pub window_hours: f64,
     pub hours_per_month: f64,
     /// Clusters by name: those lines were assigned to, and those the plan models.
@@ -248,9 +346,36 @@ pub struct BillReport {
     pub unassigned: BillCluster,
     /// Every line in the window, clusters and unassigned together.
     pub fleet: BillCluster,
+    /// Every line in the window by provider and SKU, the largest first (by the larger of
+    /// billed and effective).
+    pub skus: Vec<BillSku>,
     pub outside_window: OutsideWindow,
+    /// Over the bill's own period: lines counted whole whose charge period runs past it (a
+    /// term paid at once).
+    pub charged_beyond_window: u64,
     /// Tag values naming no known cluster, with their line counts, most lines first.
     pub unknown_tags: Vec<(String, u64)>,
+}
+
+impl BillReport {
+    /// The SKUs after the first `shown`, summed as one (`None` when there are no more), with
+    /// how many they are.
+    pub fn other_skus(&self, shown: usize) -> Option<(usize, BillSku)> {
+        let rest = self.skus.get(shown..).filter(|rest| !rest.is_empty())?;
+        let mut sum = BillSku {
+            provider: None,
+            sku_id: None,
+            lines: 0,
+            window: CostBreakdown::default(),
+            per_month: CostBreakdown::default(),
+        };
+        for sku in rest {
+            sum.lines += sku.lines;
+            sum.window.add(&sku.window);
+            sum.per_month.add(&sku.per_month);
+        }
+        Some((rest.len(), sum))
+    }
 }
 
 /// The share of `[start, end)` inside `[window_start, window_end)`; an empty period is an
@@ -271,24 +396,25 @@ pub fn share_in_window(start_ms: i64, end_ms: i64, window_start_ms: i64, window_
     }
 }
 
-/// Sums `lines` over the window `[window_start_ms, window_end_ms)`, each line in the cluster
-/// `assign` gives it, and sets each cluster against `modelled_usd_per_month`.
+/// Sums `lines` over `window`, each line in the cluster `assign` gives it, and sets each
+/// cluster against `modelled_usd_per_month`.
 pub fn bill_report<'a>(
     lines: &'a [BillLine],
-    window_start_ms: i64,
-    window_end_ms: i64,
+    window: BillWindow,
     hours_per_month: f64,
     assign: impl Fn(&'a BillLine) -> Assignment<'a>,
     modelled_usd_per_month: &BTreeMap<String, f64>,
 ) -> BillReport {
-    let window_hours = (window_end_ms - window_start_ms).max(0) as f64 / MS_PER_HOUR;
+    let window_hours = window.hours();
     let mut clusters: BTreeMap<&str, BillCluster> = BTreeMap::new();
     let mut unassigned = BillCluster::empty(UNASSIGNED);
+    let mut skus: BTreeMap<(Option<&str>, Option<&str>), BillSku> = BTreeMap::new();
     let mut outside = OutsideWindow::default();
+    let mut charged_beyond_window = 0;
     let mut unknown_tags: BTreeMap<&str, u64> = BTreeMap::new();
     for line in lines {
         let (start, end) = (line.charge_period_start_ms, line.charge_period_end_ms);
-        let share = share_in_window(start, end, window_start_ms, window_end_ms);
+        let share = window.share(line);
         if share <= 0.0 {
             outside.lines += 1;
             outside.cost.add(Cost {
@@ -300,6 +426,19 @@ pub fn bill_report<'a>(
             continue;
         }
         let prorated = share < 1.0;
+        charged_beyond_window +=
+            u64::from(window.basis != WindowBasis::Audit && (start < window.start_ms || end > window.end_ms));
+        let sku = skus
+            .entry((line.provider.as_deref(), line.sku_id.as_deref()))
+            .or_insert_with(|| BillSku {
+                provider: line.provider.as_deref().map(str::to_string),
+                sku_id: line.sku_id.as_deref().map(str::to_string),
+                lines: 0,
+                window: CostBreakdown::default(),
+                per_month: CostBreakdown::default(),
+            });
+        sku.lines += 1;
+        sku.window.add_line(line, share);
         match assign(line) {
             Assignment::Cluster { name, also_matched } => {
                 let cluster = clusters.entry(name).or_insert_with(|| BillCluster::empty(name));
@@ -343,17 +482,35 @@ pub fn bill_report<'a>(
         per_month_factor,
         (!modelled_usd_per_month.is_empty()).then_some(modelled_total),
     );
+    let mut skus: Vec<BillSku> = skus
+        .into_values()
+        .map(|mut sku| {
+            sku.per_month = sku.window.scaled(per_month_factor);
+            sku
+        })
+        .collect();
+    let size = |sku: &BillSku| {
+        sku.window
+            .total
+            .billed_usd
+            .abs()
+            .max(sku.window.total.effective_usd.abs())
+    };
+    skus.sort_by(|a, b| size(b).total_cmp(&size(a)));
     let mut unknown_tags: Vec<(String, u64)> = unknown_tags.into_iter().map(|(t, n)| (t.to_string(), n)).collect();
     unknown_tags.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     BillReport {
-        window_start_ms,
-        window_end_ms,
+        window_start_ms: window.start_ms,
+        window_end_ms: window.end_ms,
+        window_basis: window.basis,
         window_hours,
         hours_per_month,
         clusters,
         unassigned,
         fleet,
+        skus,
         outside_window: outside,
+        charged_beyond_window,
         unknown_tags,
     }
 }
@@ -447,7 +604,7 @@ mod tests {
             .chain([untagged])
             .collect();
         let modelled = BTreeMap::from([("east".to_string(), 8.0 * 2.0 * 730.0)]);
-        let r = bill_report(&lines, 0, 10 * DAY, 730.0, by_tag, &modelled);
+        let r = bill_report(&lines, BillWindow::audit(0, 10 * DAY), 730.0, by_tag, &modelled);
 
         assert!(close(r.window_hours, 240.0));
         assert_eq!(r.clusters.len(), 1);
@@ -500,7 +657,13 @@ mod tests {
                 }
             }
         }
-        let r = bill_report(&lines, 0, HOUR, 730.0, |_| Assignment::Unassigned, &BTreeMap::new());
+        let r = bill_report(
+            &lines,
+            BillWindow::audit(0, HOUR),
+            730.0,
+            |_| Assignment::Unassigned,
+            &BTreeMap::new(),
+        );
         let w = r.unassigned.window;
         let parts = &w.parts()[1..];
         let billed: f64 = parts.iter().map(|c| c.billed_usd).sum();
@@ -516,7 +679,13 @@ mod tests {
     #[test]
     fn a_modelled_cluster_without_lines_shows_the_whole_gap() {
         let modelled = BTreeMap::from([("idle".to_string(), 1_000.0)]);
-        let r = bill_report(&[], 0, DAY, 730.0, |_| Assignment::Unassigned, &modelled);
+        let r = bill_report(
+            &[],
+            BillWindow::audit(0, DAY),
+            730.0,
+            |_| Assignment::Unassigned,
+            &modelled,
+        );
         let gap = r.clusters[0].gap.expect("modelled");
         assert!(close(gap.effective_usd_per_month, -1_000.0));
         assert_eq!(gap.effective_frac, Some(-1.0));
@@ -530,9 +699,169 @@ mod tests {
             tagged(BillLine::new(0, HOUR, 2.0, 2.0, ChargeCategory::Usage), "weast"),
             tagged(BillLine::new(0, HOUR, 3.0, 3.0, ChargeCategory::Usage), "weast"),
         ];
-        let r = bill_report(&lines, 0, HOUR, 730.0, |l| matcher.assign(l), &BTreeMap::new());
+        let r = bill_report(
+            &lines,
+            BillWindow::audit(0, HOUR),
+            730.0,
+            |l| matcher.assign(l),
+            &BTreeMap::new(),
+        );
         assert_eq!(r.clusters[0].lines, 1);
         assert_eq!(r.unassigned.lines, 2);
         assert_eq!(r.unknown_tags, vec![("weast".to_string(), 2)]);
+    }
+
+    /// The bill alone over its own billing period, January (744 h), in the shape of the FOCUS
+    /// specification's commitment-discount examples: a one-year commitment bought at once for
+    /// $8,760 (its charge period is the year), an hour of it used ($0.75 effective) and unused
+    /// ($0.25), an hour on demand at $0.50. Every line counts whole: the purchase's cash is
+    /// January's, as invoiced.
+    #[test]
+    fn a_bill_alone_counts_every_line_whole_over_its_billing_period() {
+        let january = (0, 31 * DAY);
+        let in_january = |line: BillLine| BillLine {
+            billing_period_ms: Some(january),
+            ..line
+        };
+        let lines: Vec<BillLine> = [
+            BillLine::new(0, 365 * DAY, 8_760.0, 0.0, ChargeCategory::Purchase),
+            BillLine {
+                commitment_discount_status: Some(UsageStatus::Used),
+                ..BillLine::new(0, HOUR, 0.0, 0.75, ChargeCategory::Usage)
+            },
+            BillLine {
+                commitment_discount_status: Some(UsageStatus::Unused),
+                ..BillLine::new(0, HOUR, 0.0, 0.25, ChargeCategory::Usage)
+            },
+            BillLine {
+                pricing_category: Some(PricingCategory::Standard),
+                ..BillLine::new(0, HOUR, 0.5, 0.5, ChargeCategory::Usage)
+            },
+        ]
+        .into_iter()
+        .map(in_january)
+        .collect();
+        let window = BillWindow::own(&lines).expect("lines");
+        assert_eq!(
+            window,
+            BillWindow {
+                start_ms: 0,
+                end_ms: 31 * DAY,
+                basis: WindowBasis::BillingPeriod
+            }
+        );
+        let r = bill_report(&lines, window, 730.0, |_| Assignment::Unassigned, &BTreeMap::new());
+        assert!(close(r.window_hours, 744.0));
+        assert_eq!(
+            (r.fleet.lines, r.fleet.prorated_lines, r.outside_window.lines),
+            (4, 0, 0)
+        );
+        assert_eq!(r.charged_beyond_window, 1);
+        let w = &r.fleet.window;
+        assert!(close(w.total.billed_usd, 8_760.5));
+        assert!(close(w.total.effective_usd, 1.5));
+        assert!(close(w.purchase.billed_usd, 8_760.0));
+        assert!(close(w.commitment_used.effective_usd, 0.75));
+        assert!(close(w.commitment_unused.effective_usd, 0.25));
+        assert!(close(w.on_demand.billed_usd, 0.5));
+        assert!(close(r.fleet.per_month.total.billed_usd, 8_760.5 * 730.0 / 744.0));
+        assert!(r.fleet.gap.is_none(), "nothing modelled, nothing compared");
+
+        // Over a log's window of the same January, the purchase counts by its charge period.
+        let audit = bill_report(
+            &lines,
+            BillWindow::audit(0, 31 * DAY),
+            730.0,
+            |_| Assignment::Unassigned,
+            &BTreeMap::new(),
+        );
+        assert!(close(audit.fleet.window.purchase.billed_usd, 8_760.0 * 31.0 / 365.0));
+        assert_eq!(audit.charged_beyond_window, 0);
+    }
+
+    #[test]
+    fn without_billing_periods_the_bill_spans_its_charge_periods() {
+        assert_eq!(BillWindow::own(&[]), None);
+        let lines = [
+            BillLine::new(DAY, 2 * DAY, 1.0, 1.0, ChargeCategory::Usage),
+            BillLine::new(3 * DAY, 5 * DAY, 2.0, 2.0, ChargeCategory::Usage),
+        ];
+        let window = BillWindow::own(&lines).expect("lines");
+        assert_eq!((window.start_ms, window.end_ms), (DAY, 5 * DAY));
+        assert_eq!(window.basis, WindowBasis::ChargePeriod);
+
+        // One line without a billing period: the span covers both kinds of period.
+        let mixed = [
+            BillLine {
+                billing_period_ms: Some((0, 31 * DAY)),
+                ..BillLine::new(DAY, 2 * DAY, 1.0, 1.0, ChargeCategory::Usage)
+            },
+            BillLine::new(40 * DAY, 41 * DAY, 2.0, 2.0, ChargeCategory::Usage),
+        ];
+        let window = BillWindow::own(&mixed).expect("lines");
+        assert_eq!(
+            (window.start_ms, window.end_ms, window.basis),
+            (0, 41 * DAY, WindowBasis::ChargePeriod)
+        );
+        let r = bill_report(&mixed, window, 730.0, |_| Assignment::Unassigned, &BTreeMap::new());
+        assert_eq!((r.fleet.lines, r.outside_window.lines), (2, 0));
+
+        // Instants only: an empty window, every line still counted, nothing per month.
+        let instants = [BillLine::new(DAY, DAY, 5.0, 0.0, ChargeCategory::Purchase)];
+        let window = BillWindow::own(&instants).expect("lines");
+        let r = bill_report(&instants, window, 730.0, |_| Assignment::Unassigned, &BTreeMap::new());
+        assert_eq!(r.fleet.lines, 1);
+        assert!(close(r.fleet.window.total.billed_usd, 5.0));
+        assert!(close(r.fleet.per_month.total.billed_usd, 0.0));
+    }
+
+    #[test]
+    fn skus_sum_every_line_in_the_window_largest_first() {
+        let line = |provider: Option<&str>, sku: Option<&str>, billed: f64, effective: f64| BillLine {
+            provider: provider.map(Into::into),
+            sku_id: sku.map(Into::into),
+            ..BillLine::new(0, HOUR, billed, effective, ChargeCategory::Usage)
+        };
+        let lines = [
+            line(Some("AWS"), Some("p5"), 10.0, 10.0),
+            line(Some("AWS"), Some("sp"), 500.0, 0.0),
+            line(Some("AWS"), Some("p5"), 20.0, 20.0),
+            line(Some("Azure"), Some("p5"), 1.0, 1.0),
+            line(None, None, 3.0, 3.0),
+            BillLine::new(2 * HOUR, 3 * HOUR, 99.0, 99.0, ChargeCategory::Usage),
+        ];
+        let r = bill_report(
+            &lines,
+            BillWindow::audit(0, HOUR),
+            730.0,
+            |_| Assignment::Unassigned,
+            &BTreeMap::new(),
+        );
+        let skus: Vec<(Option<&str>, Option<&str>, u64, f64)> = r
+            .skus
+            .iter()
+            .map(|s| {
+                (
+                    s.provider.as_deref(),
+                    s.sku_id.as_deref(),
+                    s.lines,
+                    s.window.total.billed_usd,
+                )
+            })
+            .collect();
+        assert_eq!(
+            skus,
+            [
+                (Some("AWS"), Some("sp"), 1, 500.0),
+                (Some("AWS"), Some("p5"), 2, 30.0),
+                (None, None, 1, 3.0),
+                (Some("Azure"), Some("p5"), 1, 1.0),
+            ]
+        );
+        assert!(close(r.skus[1].per_month.total.effective_usd, 30.0 * 730.0));
+        let (count, rest) = r.other_skus(2).expect("two more");
+        assert_eq!((count, rest.lines), (2, 2));
+        assert!(close(rest.window.total.billed_usd, 4.0));
+        assert!(r.other_skus(4).is_none());
     }
 }
