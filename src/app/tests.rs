@@ -740,7 +740,7 @@ fn a_clusters_price_or_capacity_audits_again_and_undo_does_too() {
         panic!("the audit prices the cluster: {effects:?}");
     };
     assert_eq!(settings.clusters[0].usd_per_gpu_hour, 5.0);
-    // The term is not an audit's input: no audit for it.
+    // The term is one too: the below-40 % flag is for committed capacity only.
     let term = Field::Cluster(ClusterField::Term(0));
     let effects = update(
         &mut app,
@@ -750,7 +750,27 @@ fn a_clusters_price_or_capacity_audits_again_and_undo_does_too() {
         },
     );
     assert_eq!(app.plan.clusters[0].term, Term::Spot);
+    let [Effect::Reaudit { settings, .. }] = effects.as_slice() else {
+        panic!("the audit's flags read the term: {effects:?}");
+    };
+    assert_eq!(settings.clusters[0].term, Term::Spot);
+    // The deployment is not an audit's input: no audit for it.
+    let deployment = Field::Cluster(ClusterField::Deployment(0));
+    let before_deployment = app.plan.clusters[0].deployment;
+    let effects = update(
+        &mut app,
+        Action::SetField {
+            field: deployment,
+            value: if before_deployment == crate::model::deployment::Deployment::ALL[0] {
+                1.0
+            } else {
+                0.0
+            },
+        },
+    );
+    assert_ne!(app.plan.clusters[0].deployment, before_deployment);
     assert!(effects.is_empty(), "{effects:?}");
+    run(&mut app, CommandId::Undo);
     run(&mut app, CommandId::Undo);
     run(&mut app, CommandId::Undo);
     assert_eq!(app.plan.clusters[0].usd_per_gpu_hour, before);

@@ -360,22 +360,13 @@ fn a_bill_alone_refuses_log_flags_and_empty_or_broken_exports() {
 }
 
 /// The FOCUS specification's own examples (FinOps Foundation, `FOCUS_Spec`,
-/// `specification/data/`, CC BY 4.0), when they sit beside the repository in
-/// `../shared/data/focus-spec/` or in `GPUPLAN_FOCUS_SPEC_DATA` (not shipped: skipped without).
+/// `specification/data/`, CC BY 4.0), shipped in `tests/fixtures/focus/spec/`.
 /// Each readable one, read alone, sums to what Polars sums from it; the ones that break the
 /// specification's own formats are refused at their line and column.
 #[test]
 fn the_specifications_own_examples_read_alone_sum_to_their_lines() {
-    let dir = std::env::var_os("GPUPLAN_FOCUS_SPEC_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/focus-spec"));
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!(
-            "the FOCUS specification's examples are not at {}: skipped",
-            dir.display()
-        );
-        return;
-    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/focus/spec");
+    let entries = std::fs::read_dir(&dir).expect("the specification's examples are shipped");
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "csv"))
