@@ -19,6 +19,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use gpuplan::app::field::{Field, ForecastField};
 use gpuplan::app::key::{Key, KeyCode};
 use gpuplan::app::{Action, App, PaneId, update};
+use gpuplan::model::commitment_layers::commitment_report;
+use gpuplan::model::forecast::PlanAssumptions;
 use gpuplan::model::workload::WorkloadClass;
 use gpuplan::runtime::sample_workbench;
 use gpuplan::runtime::theme_files::load_themes;
@@ -167,7 +169,29 @@ fn benches(c: &mut Criterion) {
         app.forecast.shown.as_ref().map_or(0, |f| f.horizon_days)
     );
 
+    // Sizing the commitment layers of every class on its accelerator, as a growth step does.
+    let size_layers = |app: &App| {
+        let fits = app.forecast.fits.as_ref().expect("fits");
+        let assumptions = PlanAssumptions::of(&app.plan, &app.catalog, fits);
+        let contracts = app.derived.contracts.as_ref().expect("contracts");
+        commitment_report(fits, &assumptions, contracts, &app.plan, &app.catalog)
+    };
+    let mut sizings = Vec::new();
+    let mut layered = 0;
+    for _ in 0..200 {
+        let start = Instant::now();
+        layered = size_layers(&loaded).map_or(0, |r| r.classes.len());
+        sizings.push(start.elapsed());
+    }
+    let (p50, p99) = percentiles(sizings);
+    println!(
+        "commitment layers, every class ({layered}) over 36 months: p50 {:.2} ms, p99 {:.2} ms",
+        p50.as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3
+    );
+
     let mut group = c.benchmark_group("workbench");
+    group.bench_function("commitment layers, every class", |b| b.iter(|| size_layers(&loaded)));
     group.bench_function("full frame 200x60", |b| {
         let app = loaded.clone();
         b.iter(|| {

@@ -1,11 +1,14 @@
 //! The demand forecast the Forecast pane shows. The fits (the slow part) come from the worker,
 //! once per audit and horizon; every plan edit reshapes them here, on the UI thread, with the
-//! pipeline's own `forecast_for_plan`, so a growth slider never waits for a refit.
+//! pipeline's own `forecast_for_plan`, so a growth slider never waits for a refit; the
+//! commitment layers are sized on the shaped forecast the same way (`commitment_report`).
 
 use super::forecast_field::{ForecastField, day_after};
 use super::{App, Effect};
+use crate::model::commitment_layers::{CommitmentReport, commitment_report};
+use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
-use crate::model::plan::GROWTH_RANGE;
+use crate::model::plan::{GROWTH_RANGE, PlanPriceChange};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ForecastState {
@@ -20,6 +23,20 @@ pub struct ForecastState {
     pub shaped_by: Option<PlanAssumptions>,
     pub working: bool,
     pub error: Option<String>,
+    /// Each class's commitment layers on the shown forecast (the Contracts pane).
+    pub commitments: Option<CommitmentReport>,
+    /// What `commitments` were sized from; the same inputs size nothing again.
+    pub committed_for: Option<LayersKey>,
+}
+
+/// What the layers read: the fits (by generation), the plan's assumptions, the contract
+/// matching and the plan's price changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayersKey {
+    generation: u64,
+    assumptions: PlanAssumptions,
+    contracts: ContractsReport,
+    price_changes: Vec<PlanPriceChange>,
 }
 
 impl App {
@@ -49,11 +66,37 @@ impl App {
             return;
         };
         let assumptions = PlanAssumptions::of(&self.plan, &self.catalog, fits);
-        if self.forecast.shaped_by.as_ref() == Some(&assumptions) {
+        if self.forecast.shaped_by.as_ref() != Some(&assumptions) {
+            self.forecast.shown = Some(shape_fleet(fits, ForecastScope::Fleet, &assumptions));
+            self.forecast.shaped_by = Some(assumptions);
+        }
+        self.relayer();
+    }
+
+    /// Sizes the commitment layers on the shown forecast with the pipeline's own
+    /// `commitment_report`, when what they read changed (a growth slider, a cluster edit, new
+    /// fits); none without fits or a contract matching.
+    fn relayer(&mut self) {
+        let (Some(fits), Some(assumptions), Some(contracts)) = (
+            self.forecast.fits.as_ref(),
+            self.forecast.shaped_by.as_ref(),
+            self.derived.contracts.as_ref(),
+        ) else {
+            self.forecast.commitments = None;
+            self.forecast.committed_for = None;
+            return;
+        };
+        let key = LayersKey {
+            generation: self.forecast.generation,
+            assumptions: assumptions.clone(),
+            contracts: contracts.clone(),
+            price_changes: self.plan.price_changes.clone(),
+        };
+        if self.forecast.committed_for.as_ref() == Some(&key) {
             return;
         }
-        self.forecast.shown = Some(shape_fleet(fits, ForecastScope::Fleet, &assumptions));
-        self.forecast.shaped_by = Some(assumptions);
+        self.forecast.commitments = commitment_report(fits, assumptions, contracts, &self.plan, &self.catalog);
+        self.forecast.committed_for = Some(key);
     }
 
     /// The fits landed: keep them and shape them.

@@ -20,7 +20,7 @@ pub fn run_backtest(catalog: &Catalog, args: AuditArgs, holdout_days: u32) -> Re
     print_on_audit(
         catalog,
         &args,
-        |pipeline, _| pipeline.backtest(holdout_days),
+        |pipeline, plan| pipeline.backtest(plan, holdout_days),
         backtest_document,
     )
 }

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::diagnostic::Diagnostic;
 use super::locate::{backticked_name, locate_key_path};
-use crate::model::catalog::{Accelerator, Catalog, Price, ThresholdSource};
+use crate::model::catalog::{Accelerator, Catalog, Price, PriceChange, ThresholdSource};
 use crate::model::contracts::ContractCatalog;
 use crate::model::magnitude::within_input_range;
 use crate::model::references::SensitivityReference;
@@ -204,7 +204,7 @@ fn apply_accelerators(catalog: &mut Catalog, file: &str, text: &str, warnings: &
         file,
         text,
         &table,
-        &["schema_version", "accelerator", "price"],
+        &["schema_version", "accelerator", "price", "price_change"],
         warnings,
     );
     let accelerators = array_entries::<Accelerator>(file, text, &table, "accelerator");
@@ -226,6 +226,15 @@ fn apply_accelerators(catalog: &mut Catalog, file: &str, text: &str, warnings: &
     };
     let prices = usable(file, text, "price", prices, known, warnings);
     merge_by(&mut catalog.prices, prices, price_identity);
+    let changes = array_entries::<PriceChange>(file, text, &table, "price_change");
+    let known = |change: &PriceChange| {
+        if catalog.accelerators.iter().all(|a| a.id != change.accelerator) {
+            return Some(("accelerator", format!("unknown accelerator '{}'", change.accelerator)));
+        }
+        owned(change.problem())
+    };
+    let changes = usable(file, text, "price_change", changes, known, warnings);
+    merge_by(&mut catalog.price_changes, changes, |c| (c.accelerator.clone(), c.term));
 }
 
 fn apply_thresholds(catalog: &mut Catalog, file: &str, text: &str, warnings: &mut Vec<Diagnostic>) {
@@ -339,6 +348,7 @@ fn empty_catalog() -> Catalog {
     Catalog {
         accelerators: Vec::new(),
         prices: Vec::new(),
+        price_changes: Vec::new(),
         thresholds: Thresholds::unset(),
         threshold_sources: Vec::new(),
         references: Vec::new(),

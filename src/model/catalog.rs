@@ -146,6 +146,41 @@ impl Price {
     }
 }
 
+/// How an accelerator's rental price on a term moves a year on (-0.2: a fifth cheaper), from
+/// two dated prices of the same offer; a long commitment is weighed against it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceChange {
+    pub accelerator: String,
+    /// "on-demand" or "spot".
+    pub term: Term,
+    pub change_per_year: f64,
+    pub source: String,
+    pub as_of: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// The steepest yearly change a catalog or plan may give: a price cannot fall below zero,
+/// and tenfold a year is past anything observed.
+pub const PRICE_CHANGE_RANGE: (f64, f64) = (-0.9, 9.0);
+
+impl PriceChange {
+    pub fn problem(&self) -> Option<(&'static str, &'static str)> {
+        if !matches!(self.term, Term::OnDemand | Term::Spot) {
+            return Some((
+                "term",
+                "expected \"on-demand\" or \"spot\": committed prices are locked in",
+            ));
+        }
+        let (low, high) = PRICE_CHANGE_RANGE;
+        (!(self.change_per_year.is_finite() && (low..=high).contains(&self.change_per_year))).then_some((
+            "change_per_year",
+            "expected a yearly change from -0.9 to 9 (-0.2: a fifth cheaper a year on)",
+        ))
+    }
+}
+
 /// Where a threshold's value comes from, for reports and the help screen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ThresholdSource {
@@ -210,6 +245,8 @@ pub fn accelerator_for_gpu_type<'a, T>(
 pub struct Catalog {
     pub accelerators: Vec<Accelerator>,
     pub prices: Vec<Price>,
+    /// Yearly price changes of rental terms, per accelerator.
+    pub price_changes: Vec<PriceChange>,
     pub thresholds: Thresholds,
     pub threshold_sources: Vec<ThresholdSource>,
     pub references: Vec<SensitivityReference>,
@@ -237,6 +274,13 @@ impl Catalog {
         self.prices_for(accelerator_id, "market", Term::OnDemand)
             .last()
             .copied()
+    }
+
+    /// The catalog's yearly price change of an accelerator on a rental term.
+    pub fn price_change(&self, accelerator_id: &str, term: Term) -> Option<&PriceChange> {
+        self.price_changes
+            .iter()
+            .find(|c| c.accelerator == accelerator_id && c.term == term)
     }
 
     /// Prices of an accelerator on a term within a price set, cheapest first.

@@ -6,6 +6,7 @@ pub mod board;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;
+pub mod commitment_layers;
 pub mod compare;
 pub mod contracts;
 pub mod deployment;

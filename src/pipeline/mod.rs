@@ -16,7 +16,8 @@
 //! | the board's waterfall | `Pipeline::board` | `model::waterfall::waterfall` |
 //! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
 //! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, forecast_for_plan}` |
-//! | the forecast's backtest | `Pipeline::backtest` | `model::forecast::backtest_fleet` |
+//! | the forecast's backtest, and the commitments' | `Pipeline::backtest` | `model::forecast::backtest_fleet`, `model::commitment_layers::backtest_commitments` |
+//! | commitment layers on the forecast | `Pipeline::commitments` | `model::commitment_layers::commitment_report` |
 //! | the bill (FOCUS) over the audit's window or its own billing period | `bill::bill` | `data::focus`, `model::bill::bill_report` |
 //!
 //! The workbench's panes recompute the plan-only figures (and the contract matching on the last
@@ -42,10 +43,12 @@ use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
+use crate::model::commitment_layers::{CommitmentReport, backtest_commitments, commitment_report};
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::fleet_contracts::{ContractsReport, clusters_today, contracts_report};
 use crate::model::forecast::{
-    BacktestReport, FleetFits, ForecastReport, ForecastScope, backtest_fleet, fit_fleet, forecast_for_plan,
+    BacktestReport, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, backtest_fleet, fit_fleet,
+    forecast_for_plan,
 };
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
@@ -488,13 +491,55 @@ impl Pipeline {
         ))
     }
 
-    /// The last audit's series scored on their last `holdout_days` days.
-    pub fn backtest(&mut self, holdout_days: u32) -> Result<BacktestReport, PipelineError> {
+    /// The last audit's series scored on their last `holdout_days` days, and the fleet's
+    /// classes' commitment layers sized at that cut-off and priced on what happened.
+    pub fn backtest(&mut self, plan: &Plan, holdout_days: u32) -> Result<BacktestReport, PipelineError> {
+        let contracts = self.contracts(plan);
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         let report = &audit.audited.report;
-        self.timings
+        let mut backtest = self
+            .timings
             .record("backtest", || backtest_fleet(report, holdout_days))
-            .map_err(|e| PipelineError::Backtest(e.to_string()))
+            .map_err(|e| PipelineError::Backtest(e.to_string()))?;
+        let Some(contracts) = contracts else {
+            return Ok(backtest);
+        };
+        let catalog = &self.catalog;
+        let scores = self.timings.record("commitment backtest", || {
+            backtest_commitments(report, &contracts, plan, catalog, holdout_days)
+        });
+        for class in &mut backtest.classes {
+            match scores.iter().find(|(c, _)| *c == class.class) {
+                Some((_, Ok(score))) => class.commitment = Some(score.clone()),
+                Some((_, Err(why))) => class.commitment_not_scored = Some(why.clone()),
+                None => class.commitment_not_scored = Some("no contract match for the class".to_string()),
+            }
+        }
+        Ok(backtest)
+    }
+
+    /// Each matched class's commitment layers on the last audit's forecast, shaped by the
+    /// plan's growth and planned runs over its horizon (the fits the forecast keeps).
+    pub fn commitments(
+        &mut self,
+        plan: &Plan,
+        contracts: &ContractsReport,
+    ) -> Result<Option<CommitmentReport>, PipelineError> {
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        let days = plan.forecast_horizon_days();
+        let fits = kept_or_fitted(
+            &mut self.forecast,
+            &mut self.timings,
+            audit,
+            days,
+            ForecastScope::Fleet,
+            Vec::new(),
+        );
+        let catalog = &self.catalog;
+        let assumptions = PlanAssumptions::of(plan, catalog, fits);
+        Ok(self.timings.record("commitments", || {
+            commitment_report(fits, &assumptions, contracts, plan, catalog)
+        }))
     }
 }
 

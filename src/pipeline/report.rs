@@ -9,6 +9,7 @@ use super::error::PipelineError;
 use super::observer::Observer;
 use super::sources::Sources;
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
+use crate::model::commitment_layers::CommitmentReport;
 use crate::model::evaluate::{Evaluation, evaluate};
 use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::ContractsReport;
@@ -37,6 +38,9 @@ pub struct Report {
     /// The fleet's demand forecast per class over the plan's `[forecast]` horizon (per cluster:
     /// `gpuplan forecast`); null without logs.
     pub forecast: Option<ForecastReport>,
+    /// Each class's commitment layers sized on that forecast, with their risk; null without
+    /// logs or contract offers.
+    pub commitments: Option<CommitmentReport>,
     /// The cost curves the charts draw.
     #[serde(skip)]
     pub curves: Vec<CostCurve>,
@@ -111,8 +115,8 @@ impl Pipeline {
         let plan = request.plan;
         let evaluation = evaluate(plan, self.catalog());
         let curves = cost_curves(plan, self.catalog());
-        let (audit, contracts, replay, replay_error, waterfall, forecast) = match request.sources {
-            None => (None, None, None, None, None, None),
+        let (audit, contracts, replay, replay_error, waterfall, forecast, commitments) = match request.sources {
+            None => (None, None, None, None, None, None, None),
             Some(sources) => {
                 let settings = report_settings(self, plan);
                 let audited = self.audit(sources, &settings, observer)?;
@@ -122,6 +126,10 @@ impl Pipeline {
                 let audit = audited.report.clone();
                 let board = self.board(plan);
                 let forecast = Some(self.forecast(plan, None, ForecastScope::Fleet)?);
+                let commitments = match &board.contracts {
+                    Some(contracts) => self.commitments(plan, contracts)?,
+                    None => None,
+                };
                 (
                     Some(audit),
                     board.contracts,
@@ -129,6 +137,7 @@ impl Pipeline {
                     board.replay_error,
                     board.waterfall,
                     forecast,
+                    commitments,
                 )
             }
         };
@@ -141,6 +150,7 @@ impl Pipeline {
             replay,
             waterfall,
             forecast,
+            commitments,
             curves,
             audit,
             replay_error,

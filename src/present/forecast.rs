@@ -4,7 +4,7 @@
 use crate::model::forecast::{BacktestReport, Basis, ClassForecast, DailyForecast, ForecastReport, SeriesForecast};
 use crate::present::document::{Align, Block, Document, Section, Table};
 use crate::present::text_chart::forecast_chart;
-use crate::shared::format::{pct, thousands};
+use crate::shared::format::{pct, thousands, usd_compact};
 
 /// Days in a row of the month-by-month table.
 const DAYS_PER_ROW: usize = 30;
@@ -231,26 +231,70 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
             ]);
         }
     }
+    let mut commitments = Table::new(&[
+        ("class", Align::Left),
+        ("accelerator", Align::Left),
+        ("layers", Align::Right),
+        ("hindsight", Align::Right),
+        ("held flat", Align::Right),
+        ("regret", Align::Right),
+        ("flat regret", Align::Right),
+    ]);
+    let mut not_scored = Vec::new();
+    for c in &report.classes {
+        match (&c.commitment, &c.commitment_not_scored) {
+            (Some(s), _) => commitments.row(vec![
+                c.class.label().into(),
+                s.accelerator.clone(),
+                usd_compact(s.chosen_cost_usd),
+                usd_compact(s.hindsight_cost_usd),
+                usd_compact(s.flat_cost_usd),
+                pct(s.regret_frac),
+                pct(s.flat_regret_frac),
+            ]),
+            (None, Some(why)) => not_scored.push(format!("{}: {why}", c.class.label())),
+            (None, None) => {}
+        }
+    }
     let season = report
         .classes
         .first()
         .map_or("a season".to_string(), |c| format!("{} points", c.score.season_points));
-    Document {
-        title: "gpuplan backtest".into(),
-        sections: vec![Section {
-            title: format!(
-                "Fitted on {:.1} days, forecast the last {} and compared with what happened",
-                report.history_days - f64::from(report.holdout_days),
-                report.holdout_days
-            ),
-            blocks: vec![
-                Block::Table(table),
-                Block::Note(format!(
-                    "actual and forecast: mean GPUs over the held-out days. MAE: mean absolute error per point, in GPUs; \
+    let mut sections = vec![Section {
+        title: format!(
+            "Fitted on {:.1} days, forecast the last {} and compared with what happened",
+            report.history_days - f64::from(report.holdout_days),
+            report.holdout_days
+        ),
+        blocks: vec![
+            Block::Table(table),
+            Block::Note(format!(
+                "actual and forecast: mean GPUs over the held-out days. MAE: mean absolute error per point, in GPUs; \
                      naive MAE: that of repeating the history's last season ({season}). MASE under 1 beats the seasonal-naive \
                      forecast's in-sample error. In 80 % / 95 %: the share of held-out points inside each interval (nominal: 80 % and 95 %)."
-                )),
-            ],
-        }],
+            )),
+        ],
+    }];
+    if !commitments.rows.is_empty() || !not_scored.is_empty() {
+        let mut blocks = vec![Block::Table(commitments)];
+        blocks.push(Block::Note(format!(
+            "What each class's commitments cost over the held-out days as they happened (commitments prorated to them).              Layers: sized at the cut-off on the forecast; hindsight: the cheapest layering knowing those days; held flat:              today's matcher on the history alone. Regret = (cost − hindsight) / hindsight.{}",
+            if not_scored.is_empty() {
+                String::new()
+            } else {
+                format!(" Not scored: {}.", not_scored.join("; "))
+            }
+        )));
+        sections.push(Section {
+            title: format!(
+                "Commitments sized at the cut-off, priced on the last {} days",
+                report.holdout_days
+            ),
+            blocks,
+        });
+    }
+    Document {
+        title: "gpuplan backtest".into(),
+        sections,
     }
 }

@@ -26,6 +26,10 @@ pub fn report_document(report: &Report, with_charts: bool) -> Document {
         doc.sections
             .extend(super::forecast::forecast_sections(forecast, with_charts));
     }
+    if let Some(commitments) = &report.commitments {
+        doc.sections
+            .extend(super::commitments::commitment_sections(commitments));
+    }
     if with_charts {
         let rules = mfu_rules(&report.evaluation.thresholds);
         doc.sections

@@ -12,6 +12,7 @@ mod cli_bill;
 mod cli_forecast;
 mod cli_replay;
 mod cli_report;
+mod commitment_layers;
 mod contracts_catalog;
 mod export_parity;
 mod hostile_files;

@@ -503,7 +503,7 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
     );
     assert_eq!(app.replay.result.as_ref(), Some(&report));
     // Tall enough that the whole Contracts pane shows beneath the grid's top row.
-    let shown = screen(&app, 200, 90);
+    let shown = screen(&app, 200, 120);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
     // An edit elsewhere does not replay: the MFU is not a replay input.

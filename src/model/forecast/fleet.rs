@@ -11,6 +11,7 @@ use super::{
     backtest_series, fit_series, shape_forecast,
 };
 use crate::model::catalog::Catalog;
+use crate::model::commitment_layers::CommitmentScore;
 use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
 use crate::model::plan::{GrowthPlan, Plan};
 use crate::model::workload::WorkloadClass;
@@ -294,6 +295,13 @@ pub struct ClassBacktest {
     pub class: WorkloadClass,
     #[serde(flatten)]
     pub score: BacktestScore,
+    /// The commitment layers sized at the cut-off, priced on the held-out days (fleet classes
+    /// with a contract match only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<CommitmentScore>,
+    /// Why a fleet class's commitments were not scored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commitment_not_scored: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -319,7 +327,14 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<Backtest
             .into_par_iter()
             .zip(three.par_iter())
             .filter(|(_, s)| s.gpus.iter().any(|&g| g > 0.0))
-            .map(|(class, s)| backtest_series(s, holdout_days).map(|score| ClassBacktest { class, score }))
+            .map(|(class, s)| {
+                backtest_series(s, holdout_days).map(|score| ClassBacktest {
+                    class,
+                    score,
+                    commitment: None,
+                    commitment_not_scored: None,
+                })
+            })
             .collect();
         scored.into_iter().collect()
     };

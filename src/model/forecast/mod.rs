@@ -249,7 +249,7 @@ pub struct ClassAssumptions<'a> {
 /// The fit shaped by the plan and summed into days: cheap, no refit.
 pub fn shape_forecast(fit: &SeriesFit, class: WorkloadClass, assumptions: ClassAssumptions<'_>) -> SeriesForecast {
     let growth = assumptions.growth_per_year.filter(|g| g.is_finite() && *g > 0.0);
-    let points = shaped_points(fit, growth);
+    let points = shaped_points(fit, growth, fit.fan.len());
     let ppd = fit.points_per_day.max(1);
     let point_ms = i64::from(fit.hours_per_point) * MS_PER_HOUR;
     let supported = fit.history_points.min(fit.fan.len());
@@ -313,14 +313,45 @@ pub fn shape_forecast(fit: &SeriesFit, class: WorkloadClass, assumptions: ClassA
     }
 }
 
-/// Each horizon point: the fit within the history's reach, its last week repeated beyond;
-/// with growth, the fitted trend divided out and the plan's factor applied instead.
-fn shaped_points(fit: &SeriesFit, growth: Option<f64>) -> Vec<FanPoint> {
+/// The fit shaped by the plan point by point over `points` points from the horizon's start,
+/// however far past the fitted horizon (the same rule carries on: the last supported week
+/// again, or the plan's growth), planned runs included: what commitments are sized on.
+pub fn horizon_points(
+    fit: &SeriesFit,
+    class: WorkloadClass,
+    assumptions: ClassAssumptions<'_>,
+    points: usize,
+) -> Vec<FanPoint> {
+    let growth = assumptions.growth_per_year.filter(|g| g.is_finite() && *g > 0.0);
+    let mut shaped = shaped_points(fit, growth, points);
+    let point_ms = i64::from(fit.hours_per_point) * MS_PER_HOUR;
+    for run in assumptions.planned.iter().filter(|r| r.class == class) {
+        let first = ((run.start_ms - fit.horizon_start_ms).max(0) / point_ms) as usize;
+        for (t, point) in shaped.iter_mut().enumerate().skip(first) {
+            let start_ms = fit.horizon_start_ms + t as i64 * point_ms;
+            let overlap_ms = run.overlap_ms(start_ms, start_ms + point_ms);
+            if overlap_ms <= 0 {
+                if start_ms >= run.end_ms {
+                    break;
+                }
+                continue;
+            }
+            *point = point.plus(run.gpus * overlap_ms as f64 / point_ms as f64);
+        }
+    }
+    shaped
+}
+
+/// Each horizon point, `len` of them: the fit within the history's reach, its last week
+/// repeated beyond; with growth, the fitted trend divided out and the plan's factor applied
+/// instead.
+fn shaped_points(fit: &SeriesFit, growth: Option<f64>, len: usize) -> Vec<FanPoint> {
     let fan = &fit.fan;
     let supported = fit.history_points.min(fan.len());
     if supported == 0 {
         // No history reaches the horizon: the fit's points stand (level or no demand).
-        return fan.clone();
+        let last = fan.last().copied().unwrap_or_default();
+        return (0..len).map(|t| fan.get(t).copied().unwrap_or(last)).collect();
     }
     let week = (7 * fit.points_per_day).clamp(1, supported);
     let source = |t: usize| {
@@ -343,7 +374,7 @@ fn shaped_points(fit: &SeriesFit, growth: Option<f64>) -> Vec<FanPoint> {
     };
     let first_week = (prefix[week] - prefix[0]) / week as f64;
     let point_days = f64::from(fit.hours_per_point) / 24.0;
-    (0..fan.len())
+    (0..len)
         .map(|t| {
             let point = fan[source(t)];
             match growth {

@@ -67,6 +67,27 @@ pub struct Plan {
     /// The demand forecast's horizon, growth and planned runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forecast: Option<ForecastPlan>,
+    /// Yearly rental price changes overriding the catalog's (`[[price_change]]`).
+    #[serde(default, rename = "price_change", skip_serializing_if = "Vec::is_empty")]
+    pub price_changes: Vec<PlanPriceChange>,
+}
+
+/// A planner's own view of how a rental price moves a year on.
+///
+/// ```toml
+/// [[price_change]]
+/// accelerator = "h100-sxm"
+/// term = "on-demand"        # or "spot"
+/// change_per_year = -0.30   # 30 % cheaper a year on
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanPriceChange {
+    pub accelerator: String,
+    pub term: crate::model::catalog::Term,
+    pub change_per_year: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The split a replay tests against today's clusters. Pool sizes left out come from the

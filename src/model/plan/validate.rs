@@ -391,6 +391,27 @@ impl Plan {
                 });
             }
         }
+        for (i, change) in self.price_changes.iter().enumerate() {
+            let as_catalog_row = crate::model::catalog::PriceChange {
+                accelerator: change.accelerator.clone(),
+                term: change.term,
+                change_per_year: change.change_per_year,
+                source: String::new(),
+                as_of: String::new(),
+                note: None,
+            };
+            let problem = if catalog.accelerator(&change.accelerator).is_none() {
+                Some(("accelerator", "not an accelerator of the catalog"))
+            } else {
+                as_catalog_row.problem()
+            };
+            if let Some((field, message)) = problem {
+                problems.push(PlanProblem {
+                    key_path: format!("price_change[{i}].{field}"),
+                    message: message.to_string(),
+                });
+            }
+        }
         if let Some(bill) = &self.bill {
             for (key, message) in bill.problems() {
                 problems.push(PlanProblem {

@@ -1,5 +1,6 @@
 //! Contracts: per workload class, the cheapest mix of a committed base and a shorter burst
-//! term, each pure term for comparison, and the consolidated-versus-matched total for the board.
+//! term, its commitment layers on the forecast, each pure term for comparison, and the
+//! consolidated-versus-matched total for the board.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -97,6 +98,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
                 width,
             ));
         }
+        lines.extend(super::layer_lines::layer_lines(app, class.class, theme, width));
         if focused && i == app.cursors.contract_class {
             for group in &class.today_prices {
                 lines.push(fields_line(

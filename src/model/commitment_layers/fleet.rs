@@ -1,0 +1,269 @@
+//! Every class of the audited fleet layered on the accelerator the contract matching chose
+//! for it, from the forecast the Forecast pane shows (the same fits and plan assumptions):
+//! what `gpuplan report`, the Contracts pane and the backtest read.
+
+use serde::Serialize;
+
+use super::flat::flat_ladder;
+use super::ladder::{TierMenu, TierOffer};
+use super::paths::DemandPaths;
+use super::risk::Layer;
+use super::{FIRST_YEAR_MONTHS, YearCost, size_class, year_cost};
+use crate::model::catalog::{Catalog, Term};
+use crate::model::contracts::{ContractOffer, TermKind};
+use crate::model::fleet::iso_utc;
+use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
+use crate::model::forecast::{ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points};
+use crate::model::plan::Plan;
+use crate::model::workload::WorkloadClass;
+
+/// The yearly price changes a class's layers were weighed with, and where they come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriceChangeUsed {
+    pub accelerator: String,
+    pub on_demand_per_year: f64,
+    pub spot_per_year: f64,
+    /// "plan", the catalog row's source, or "none known: prices held".
+    pub source: String,
+    pub as_of: Option<String>,
+}
+
+/// One class's layers on its accelerator.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassLayers {
+    pub class: WorkloadClass,
+    pub accelerator: String,
+    /// GPUs of `accelerator` per GPU the fleet ran (delivered capability, as the matching
+    /// counts them).
+    pub gpus_per_fleet_gpu: f64,
+    /// The plan's yearly growth factor, when it replaces the fitted trend.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub growth_per_year: Option<f64>,
+    /// Longest term first; the term billed by use last.
+    pub layers: Vec<Layer>,
+    pub first_year: YearCost,
+    /// Today's matcher's mix, the history held flat, on the same forecast.
+    pub flat_first_year: YearCost,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommitmentReport {
+    pub horizon_start: String,
+    /// Months the demand paths run: the longest term offered.
+    pub horizon_months: usize,
+    pub classes: Vec<ClassLayers>,
+    pub price_changes: Vec<PriceChangeUsed>,
+    /// Classes that could not be layered, and why.
+    pub not_layered: Vec<String>,
+}
+
+/// The yearly price changes for `accelerator`: the plan's rows, else the catalog's; spot
+/// without a row moves as on-demand.
+pub fn price_change(plan: &Plan, catalog: &Catalog, accelerator: &str) -> PriceChangeUsed {
+    let plan_rate = |term: Term| {
+        plan.price_changes
+            .iter()
+            .find(|c| c.term == term && catalog.accelerator(&c.accelerator).is_some_and(|a| a.id == accelerator))
+            .map(|c| c.change_per_year)
+    };
+    let catalog_row = catalog.price_change(accelerator, Term::OnDemand);
+    let on_demand = plan_rate(Term::OnDemand).or(catalog_row.map(|c| c.change_per_year));
+    let spot = plan_rate(Term::Spot)
+        .or(catalog.price_change(accelerator, Term::Spot).map(|c| c.change_per_year))
+        .or(on_demand);
+    let from_plan = plan_rate(Term::OnDemand).is_some() || plan_rate(Term::Spot).is_some();
+    PriceChangeUsed {
+        accelerator: accelerator.to_string(),
+        on_demand_per_year: on_demand.unwrap_or(0.0),
+        spot_per_year: spot.unwrap_or(0.0),
+        source: match (from_plan, catalog_row) {
+            (true, _) => "plan".to_string(),
+            (false, Some(row)) => row.source.clone(),
+            (false, None) => "none known: prices held".to_string(),
+        },
+        as_of: catalog_row.filter(|_| !from_plan).map(|row| row.as_of.clone()),
+    }
+}
+
+/// The terms a class's layers are chosen from: the matching's cheapest offer of each
+/// committed term (longest first) and the cheapest billed by use.
+pub fn tier_menu(
+    class: &ClassContracts,
+    offers: &[ContractOffer],
+    hours_per_month: f64,
+    change: &PriceChangeUsed,
+) -> Result<TierMenu, String> {
+    let months_of = |offer_id: &str| offer_months(offers, offer_id, hours_per_month);
+    let tier = |term: TermKind, offer_id: &str, deployment, usd: f64, lead: f64| TierOffer {
+        term,
+        offer_id: offer_id.to_string(),
+        deployment,
+        usd_per_gpu_hour: usd,
+        term_months: if term.bills_by_use() { 0 } else { months_of(offer_id) },
+        lead_time_hours: lead,
+    };
+    let mut committed: Vec<TierOffer> = class
+        .pure_terms
+        .iter()
+        .filter(|p| !p.term.bills_by_use())
+        .map(|p| {
+            tier(
+                p.term,
+                &p.offer_id,
+                p.deployment,
+                p.effective_usd_per_gpu_hour,
+                p.lead_time_hours,
+            )
+        })
+        .collect();
+    committed.sort_by(|a, b| b.term_months.cmp(&a.term_months).then(b.term.cmp(&a.term)));
+    let by_use = class
+        .pure_terms
+        .iter()
+        .filter(|p| p.term.bills_by_use())
+        .min_by(|a, b| a.effective_usd_per_gpu_hour.total_cmp(&b.effective_usd_per_gpu_hour))
+        .map(|p| {
+            tier(
+                p.term,
+                &p.offer_id,
+                p.deployment,
+                p.effective_usd_per_gpu_hour,
+                p.lead_time_hours,
+            )
+        })
+        .ok_or_else(|| format!("no on-demand or spot offer prices {}", class.accelerator))?;
+    let by_use_change_per_year = if by_use.term == TermKind::Spot {
+        change.spot_per_year
+    } else {
+        change.on_demand_per_year
+    };
+    Ok(TierMenu {
+        committed,
+        by_use,
+        by_use_change_per_year,
+        renewal_change_per_year: change.on_demand_per_year,
+        hours_per_month,
+    })
+}
+
+/// An offer's commitment in whole months (at least one).
+pub(super) fn offer_months(offers: &[ContractOffer], offer_id: &str, hours_per_month: f64) -> usize {
+    let hours = offers
+        .iter()
+        .find(|o| o.id == offer_id)
+        .map_or(hours_per_month, |o| o.minimum_hours);
+    ((hours / hours_per_month).round() as usize).max(1)
+}
+
+/// The class's forecast over `months` months in GPUs of its matched accelerator.
+pub(super) fn class_paths(
+    fit: &SeriesFit,
+    class: WorkloadClass,
+    assumptions: ClassAssumptions<'_>,
+    gpus_per_fleet_gpu: f64,
+    hours_per_month: f64,
+    months: usize,
+) -> DemandPaths {
+    let hours_per_point = f64::from(fit.hours_per_point.max(1));
+    let points_per_month = ((hours_per_month / hours_per_point).round() as usize).max(1);
+    let points = horizon_points(fit, class, assumptions, months * points_per_month)
+        .into_iter()
+        .map(|p| FanPoint {
+            mean: p.mean * gpus_per_fleet_gpu,
+            lo80: p.lo80 * gpus_per_fleet_gpu,
+            hi80: p.hi80 * gpus_per_fleet_gpu,
+            lo95: p.lo95 * gpus_per_fleet_gpu,
+            hi95: p.hi95 * gpus_per_fleet_gpu,
+        })
+        .collect();
+    DemandPaths {
+        points,
+        hours_per_point,
+        points_per_month,
+    }
+}
+
+/// Months a menu's demand paths run: its longest commitment, at least the first year.
+pub(super) fn horizon_months_of(menu: &TierMenu) -> usize {
+    menu.committed
+        .iter()
+        .map(|t| t.term_months)
+        .max()
+        .unwrap_or(0)
+        .max(FIRST_YEAR_MONTHS)
+}
+
+/// GPUs of the matched accelerator per GPU of the fleet's history: the matching's delivered
+/// GPU-hours over the class's own.
+pub fn gpus_per_fleet_gpu(class: &ClassContracts, fleet_gpu_hours: f64) -> Option<f64> {
+    let factor = class.demand_gpu_hours / fleet_gpu_hours;
+    (fleet_gpu_hours > 0.0 && factor.is_finite() && factor > 0.0).then_some(factor)
+}
+
+pub(super) fn class_index(class: WorkloadClass) -> usize {
+    WorkloadClass::ALL.iter().position(|c| *c == class).unwrap_or(0)
+}
+
+/// Layers every matched class of `contracts` on the forecast `fits` shaped by `assumptions`.
+/// None when the catalog has no contract offers.
+pub fn commitment_report(
+    fits: &FleetFits,
+    assumptions: &PlanAssumptions,
+    contracts: &ContractsReport,
+    plan: &Plan,
+    catalog: &Catalog,
+) -> Option<CommitmentReport> {
+    let offers = &catalog.contracts.as_ref()?.offers;
+    let hours_per_month = contracts.hours_per_month;
+    let mut classes = Vec::new();
+    let mut not_layered = Vec::new();
+    let mut price_changes: Vec<PriceChangeUsed> = Vec::new();
+    let mut horizon_months = FIRST_YEAR_MONTHS;
+    for class in &contracts.classes {
+        let fit = &fits.fleet[class_index(class.class)];
+        let fleet_gpu_hours = fit.history_mean_gpus * fit.history_points as f64 * f64::from(fit.hours_per_point.max(1));
+        let Some(factor) = gpus_per_fleet_gpu(class, fleet_gpu_hours) else {
+            not_layered.push(format!("{}: no demand in the history", class.class.label()));
+            continue;
+        };
+        let change = price_change(plan, catalog, &class.accelerator);
+        let menu = match tier_menu(class, offers, hours_per_month, &change) {
+            Ok(menu) => menu,
+            Err(why) => {
+                not_layered.push(format!("{}: {why}", class.class.label()));
+                continue;
+            }
+        };
+        let months = horizon_months_of(&menu);
+        horizon_months = horizon_months.max(months);
+        let growth = assumptions.growth.get(class.class);
+        let class_assumptions = ClassAssumptions {
+            growth_per_year: growth,
+            planned: &assumptions.planned,
+        };
+        let paths = class_paths(fit, class.class, class_assumptions, factor, hours_per_month, months);
+        let demands = paths.month_demands();
+        let sized = size_class(&menu, &paths, &demands);
+        let (flat_menu, flat) = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
+        let flat_first_year = year_cost(&flat_menu, &flat, &paths, &demands);
+        if !price_changes.iter().any(|c| c.accelerator == change.accelerator) {
+            price_changes.push(change);
+        }
+        classes.push(ClassLayers {
+            class: class.class,
+            accelerator: class.accelerator.clone(),
+            gpus_per_fleet_gpu: factor,
+            growth_per_year: growth,
+            layers: sized.layers,
+            first_year: sized.first_year,
+            flat_first_year,
+        });
+    }
+    Some(CommitmentReport {
+        horizon_start: iso_utc(fits.fleet[0].horizon_start_ms),
+        horizon_months,
+        classes,
+        price_changes,
+        not_layered,
+    })
+}

@@ -1,0 +1,88 @@
+//! Commitments sized for the future (docs/board.md, "Commitments sized for the future"): a
+//! class's forecast demand in, layers of terms out. A long base (build-to-order), a 1-year
+//! layer above it, monthly blocks, then the term billed by use (on-demand, spot for a class
+//! that survives preemption), each sized on the forecast's hourly demand over its own term,
+//! with what it locks in if demand falls. No I/O.
+//!
+//! - `paths`: the forecast's fan read as demand paths and month-by-month distributions;
+//! - `ladder`: the sizing (a critical fractile per layer) and a ladder's cost;
+//! - `risk`: each of today's layers, its committed dollars and idle risk;
+//! - `flat`: today's matcher's mix (a flat history held for the term) as a ladder, to compare;
+//! - `score`: the backtest of the decision on held-out days against hindsight and flat;
+//! - `fleet`: every class of the audited fleet, from the contract matching and the forecast;
+//! - `history`: the fleet's classes backtested on the audit's own last days.
+
+mod flat;
+mod fleet;
+mod history;
+mod ladder;
+mod paths;
+mod risk;
+mod score;
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+
+pub use self::flat::flat_ladder;
+pub use self::fleet::{ClassLayers, CommitmentReport, PriceChangeUsed, commitment_report, price_change, tier_menu};
+pub use self::history::backtest_commitments;
+pub use self::ladder::{Ladder, LadderCost, TierMenu, TierOffer, ladder_cost, size_ladder};
+pub use self::paths::{DemandPaths, MonthDemand, PATH_LEVELS, quantile};
+pub use self::risk::{Layer, PathCost};
+pub use self::score::{CommitmentScore, score_commitments};
+
+/// A committed layer under half a GPU is not worth showing as a purchase.
+pub const SHOWN_FROM_GPUS: f64 = 0.5;
+
+/// Months of the first year, over which a ladder is summed up.
+pub const FIRST_YEAR_MONTHS: usize = 12;
+
+/// A ladder's cost over the first year: expected, and on the P10 and P90 paths.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct YearCost {
+    pub expected_usd: f64,
+    pub p10_path_usd: f64,
+    pub p90_path_usd: f64,
+    /// Committed GPU-hours expected to sit idle.
+    pub idle_committed_gpu_hours: f64,
+}
+
+/// One class's layers on one accelerator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizedLadder {
+    pub ladder: Ladder,
+    pub layers: Vec<Layer>,
+    pub first_year: YearCost,
+}
+
+/// Sizes the ladder on `paths` (`months`: their month-by-month demand) and reads today's
+/// layers and the first year's cost off it.
+pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand]) -> SizedLadder {
+    let ladder = size_ladder(menu, months);
+    let layers = risk::todays_layers(menu, &ladder, paths, months, FIRST_YEAR_MONTHS);
+    let first_year = year_cost(menu, &ladder, paths, months);
+    SizedLadder {
+        ladder,
+        layers,
+        first_year,
+    }
+}
+
+/// What `ladder` costs over the first year of `paths`.
+pub fn year_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> YearCost {
+    let year = 0..FIRST_YEAR_MONTHS.min(months.len());
+    let expected = ladder_cost(menu, ladder, months, year.clone());
+    let on_path = |u: f64| {
+        let end = year.end.checked_sub(1).map_or(0, |last| paths.month_points(last).end);
+        let path: Vec<f64> = (0..end).map(|t| paths.at(t, u)).collect();
+        let known = DemandPaths::known(&path, paths.hours_per_point, paths.points_per_month);
+        ladder_cost(menu, ladder, &known.month_demands(), year.clone()).total_usd()
+    };
+    YearCost {
+        expected_usd: expected.total_usd(),
+        p10_path_usd: on_path(paths::P10),
+        p90_path_usd: on_path(paths::P90),
+        idle_committed_gpu_hours: expected.idle_committed_gpu_hours,
+    }
+}

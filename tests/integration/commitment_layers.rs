@@ -1,0 +1,253 @@
+//! Commitment layers on the shipped sample: the report's JSON as the issue names it, the plan's
+//! growth and price changes moving the layers, the backtest's commitment regret, and the
+//! workbench's growth slider moving the Contracts pane's layers in the same update as `report`
+//! computes them.
+
+use crate::common;
+
+use std::sync::OnceLock;
+
+use common::{default_plan_text, gpuplan, gpuplan_in};
+use gpuplan::app::command::CommandId;
+use gpuplan::app::field::{Field, ForecastField};
+use gpuplan::app::{Action, App, PaneId, update};
+use gpuplan::model::workload::WorkloadClass;
+use gpuplan::runtime::sample_workbench;
+use serde_json::Value;
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+
+fn json(run: common::Run) -> Value {
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
+
+fn number(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
+}
+
+fn report_with(plan_tail: &str) -> Value {
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    std::fs::write(&plan, default_plan_text() + plan_tail).expect("plan");
+    let plan = plan.to_str().expect("path");
+    json(gpuplan_in(
+        home.path(),
+        &["report", "--plan", plan, "--logs", SAMPLE, "--format", "json"],
+    ))
+}
+
+fn class<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["commitments"]["classes"]
+        .as_array()
+        .expect("classes")
+        .iter()
+        .find(|c| c["class"] == name)
+        .unwrap_or_else(|| panic!("{name} layered"))
+}
+
+/// GPUs committed for the first year: every committed layer's band.
+fn committed_gpus(class: &Value) -> f64 {
+    class["layers"]
+        .as_array()
+        .expect("layers")
+        .iter()
+        .filter(|l| !l["committed_usd"].is_null())
+        .map(|l| number(&l["gpus"]))
+        .sum()
+}
+
+#[test]
+fn every_matched_class_is_laddered_and_each_layer_adds_up() {
+    let report = json(gpuplan(&["report", "--logs", SAMPLE, "--format", "json"]));
+    let commitments = &report["commitments"];
+    assert_eq!(commitments["horizon_months"], 36, "the 36-month build-to-order term");
+    let matched: Vec<&Value> = report["contracts"]["classes"]
+        .as_array()
+        .expect("matched")
+        .iter()
+        .collect();
+    assert_eq!(commitments["classes"].as_array().map(Vec::len), Some(matched.len()));
+    let hours_per_month = number(&report["contracts"]["hours_per_month"]);
+    for (class, matched) in commitments["classes"].as_array().expect("classes").iter().zip(matched) {
+        assert_eq!(
+            class["accelerator"], matched["accelerator"],
+            "the matching's accelerator"
+        );
+        let layers = class["layers"].as_array().expect("layers");
+        let by_use = layers.last().expect("a term billed by use last");
+        assert!(by_use["committed_usd"].is_null());
+        assert!(matches!(by_use["term"].as_str(), Some("on-demand" | "spot")));
+        let mut from = 0.0;
+        let mut months = u64::MAX;
+        for layer in layers {
+            let [lo, hi, gpus] = ["from_gpus", "to_gpus", "gpus"].map(|k| number(&layer[k]));
+            assert!((lo - from).abs() < 1e-9, "bands stack: {layer}");
+            assert!(hi >= lo && gpus >= 0.0 && (hi - lo - gpus).abs() < 1e-6, "{layer}");
+            let p = number(&layer["over_half_idle_probability"]);
+            assert!((0.0..=1.0).contains(&p), "{layer}");
+            for k in ["expected_usd", "expected_used_gpu_hours", "expected_idle_gpu_hours"] {
+                assert!(number(&layer[k]) >= 0.0, "{k}: {layer}");
+            }
+            if let Some(committed) = layer["committed_usd"].as_f64() {
+                let term_months = layer["months"].as_u64().expect("months");
+                assert!(term_months <= months, "longest term first");
+                months = term_months;
+                let expected = gpus * term_months as f64 * hours_per_month * number(&layer["usd_per_gpu_hour"]);
+                assert!((committed - expected).abs() <= 1e-6 * expected.max(1.0), "{layer}");
+                let paid = gpus * term_months as f64 * hours_per_month;
+                let used_and_idle =
+                    number(&layer["expected_used_gpu_hours"]) + number(&layer["expected_idle_gpu_hours"]);
+                assert!((used_and_idle - paid).abs() <= 1e-6 * paid.max(1.0), "{layer}");
+                assert!(number(&layer["p10_path"]["idle_usd"]) >= number(&layer["p90_path"]["idle_usd"]));
+            }
+            from = hi;
+        }
+        let year = &class["first_year"];
+        assert!(number(&year["p10_path_usd"]) <= number(&year["p90_path_usd"]), "{year}");
+    }
+    let h100 = commitments["price_changes"]
+        .as_array()
+        .expect("price changes")
+        .iter()
+        .find(|c| c["accelerator"] == "h100-sxm")
+        .expect("the H100's");
+    assert_eq!(number(&h100["on_demand_per_year"]), -0.204, "the catalog's sourced row");
+    assert!(h100["source"].as_str().is_some_and(|s| s.contains("p5.48xlarge")));
+}
+
+#[test]
+fn growth_buys_more_commitment_and_falling_prices_buy_less() {
+    let flat = report_with("\n[forecast]\n[forecast.growth]\ninference = 1.0\n");
+    let tripled = report_with("\n[forecast]\n[forecast.growth]\ninference = 3.0\n");
+    let (flat, tripled) = (class(&flat, "inference"), class(&tripled, "inference"));
+    assert_eq!(number(&tripled["growth_per_year"]), 3.0);
+    assert!(
+        committed_gpus(tripled) > committed_gpus(flat),
+        "{} then {}",
+        committed_gpus(flat),
+        committed_gpus(tripled)
+    );
+    assert!(number(&tripled["first_year"]["expected_usd"]) > number(&flat["first_year"]["expected_usd"]));
+
+    let steady =
+        report_with("\n[[price_change]]\naccelerator = \"h100-sxm\"\nterm = \"on-demand\"\nchange_per_year = 0.0\n");
+    let collapsing =
+        report_with("\n[[price_change]]\naccelerator = \"H100\"\nterm = \"on-demand\"\nchange_per_year = -0.8\n");
+    let (steady_class, collapsing_class) = (class(&steady, "inference"), class(&collapsing, "inference"));
+    assert!(
+        committed_gpus(collapsing_class) < committed_gpus(steady_class),
+        "on-demand 80 % cheaper a year on: commit less ({} then {})",
+        committed_gpus(steady_class),
+        committed_gpus(collapsing_class)
+    );
+    let used = &collapsing["commitments"]["price_changes"][0];
+    assert_eq!(used["source"], "plan");
+    assert_eq!(number(&used["on_demand_per_year"]), -0.8);
+}
+
+#[test]
+fn a_price_change_out_of_range_is_named_at_its_key() {
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        default_plan_text()
+            + "\n[[price_change]]\naccelerator = \"h100-sxm\"\nterm = \"1-year\"\nchange_per_year = -2.0\n",
+    )
+    .expect("plan");
+    let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("path")]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("price_change[0].term"), "{}", run.stderr);
+}
+
+#[test]
+fn the_backtest_scores_each_classs_commitments_against_hindsight_and_flat() {
+    let report = json(gpuplan(&[
+        "backtest",
+        SAMPLE,
+        "--holdout-days",
+        "30",
+        "--format",
+        "json",
+    ]));
+    let classes = report["classes"].as_array().expect("classes");
+    assert_eq!(classes.len(), 3);
+    for class in classes {
+        let c = &class["commitment"];
+        let [chosen, hindsight, flat, regret, flat_regret] = [
+            "chosen_cost_usd",
+            "hindsight_cost_usd",
+            "flat_cost_usd",
+            "regret_frac",
+            "flat_regret_frac",
+        ]
+        .map(|k| number(&c[k]));
+        assert!(
+            hindsight > 0.0 && hindsight <= chosen + 1e-6 && hindsight <= flat + 1e-6,
+            "{c}"
+        );
+        assert!((regret - (chosen - hindsight) / hindsight).abs() < 1e-9, "{c}");
+        assert!((flat_regret - (flat - hindsight) / hindsight).abs() < 1e-9, "{c}");
+    }
+    let text = gpuplan(&["backtest", SAMPLE, "--holdout-days", "30"]);
+    assert!(
+        text.stdout.contains("COMMITMENTS SIZED AT THE CUT-OFF"),
+        "{}",
+        text.stdout
+    );
+}
+
+fn loaded() -> App {
+    static LOADED: OnceLock<App> = OnceLock::new();
+    LOADED
+        .get_or_init(|| sample_workbench(None).expect("the sample audits"))
+        .clone()
+}
+
+#[test]
+fn a_growth_step_moves_the_contracts_panes_layers_in_the_same_update() {
+    let mut app = loaded();
+    let field = Field::Forecast(ForecastField::Growth(WorkloadClass::Inference));
+    let layers = |app: &App| {
+        let report = app.forecast.commitments.as_ref().expect("layers on load");
+        let inference = report
+            .classes
+            .iter()
+            .find(|c| c.class == WorkloadClass::Inference)
+            .expect("inference");
+        inference
+            .layers
+            .iter()
+            .filter(|l| l.committed_usd.is_some())
+            .map(|l| l.gpus)
+            .sum::<f64>()
+    };
+    let before = layers(&app);
+    update(&mut app, Action::FocusPane(PaneId::Forecast));
+    app.cursors.forecast_row = app.forecast_fields().iter().position(|f| *f == field).expect("row");
+    for _ in 0..20 {
+        update(&mut app, Action::Command(CommandId::Increase));
+    }
+    let after = layers(&app);
+    assert!(after > before, "two more times a year on: {before} then {after}");
+    // What the report computes for the plan on screen.
+    let (plan, _) = gpuplan::config::plan_file::render_for_save(None, &app.plan).expect("plan text");
+    let home = tempfile::tempdir().expect("home");
+    let path = home.path().join("plan.toml");
+    std::fs::write(&path, plan).expect("write");
+    let report = json(gpuplan_in(
+        home.path(),
+        &[
+            "report",
+            "--plan",
+            path.to_str().expect("path"),
+            "--logs",
+            SAMPLE,
+            "--format",
+            "json",
+        ],
+    ));
+    let reported = committed_gpus(class(&report, "inference"));
+    assert!((reported - after).abs() < 1e-6, "report {reported}, workbench {after}");
+}
