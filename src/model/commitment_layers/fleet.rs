@@ -2,6 +2,7 @@
 //! for it, from the forecast the Forecast pane shows (the same fits and plan assumptions):
 //! what `gpuplan report`, the Contracts pane and the backtest read.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::flat::flat_ladder;
@@ -215,49 +216,57 @@ pub fn commitment_report(
 ) -> Option<CommitmentReport> {
     let offers = &catalog.contracts.as_ref()?.offers;
     let hours_per_month = contracts.hours_per_month;
+    // The classes on both cores: a growth step redraws within a frame.
+    let layered: Vec<Result<(ClassLayers, PriceChangeUsed, usize), String>> = contracts
+        .classes
+        .par_iter()
+        .map(|class| {
+            let fit = &fits.fleet[class_index(class.class)];
+            let fleet_gpu_hours =
+                fit.history_mean_gpus * fit.history_points as f64 * f64::from(fit.hours_per_point.max(1));
+            let label = class.class.label();
+            let factor =
+                gpus_per_fleet_gpu(class, fleet_gpu_hours).ok_or(format!("{label}: no demand in the history"))?;
+            let change = price_change(plan, catalog, &class.accelerator);
+            let menu = tier_menu(class, offers, hours_per_month, &change).map_err(|why| format!("{label}: {why}"))?;
+            let months = horizon_months_of(&menu);
+            let growth = assumptions.growth.get(class.class);
+            let class_assumptions = ClassAssumptions {
+                growth_per_year: growth,
+                planned: &assumptions.planned,
+            };
+            let paths = class_paths(fit, class.class, class_assumptions, factor, hours_per_month, months);
+            let demands = paths.month_demands();
+            let sized = size_class(&menu, &paths, &demands);
+            let (flat_menu, flat) = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
+            let flat_first_year = year_cost(&flat_menu, &flat, &paths, &demands);
+            let layers = ClassLayers {
+                class: class.class,
+                accelerator: class.accelerator.clone(),
+                gpus_per_fleet_gpu: factor,
+                growth_per_year: growth,
+                layers: sized.layers,
+                first_year: sized.first_year,
+                flat_first_year,
+            };
+            Ok((layers, change, months))
+        })
+        .collect();
     let mut classes = Vec::new();
     let mut not_layered = Vec::new();
     let mut price_changes: Vec<PriceChangeUsed> = Vec::new();
     let mut horizon_months = FIRST_YEAR_MONTHS;
-    for class in &contracts.classes {
-        let fit = &fits.fleet[class_index(class.class)];
-        let fleet_gpu_hours = fit.history_mean_gpus * fit.history_points as f64 * f64::from(fit.hours_per_point.max(1));
-        let Some(factor) = gpus_per_fleet_gpu(class, fleet_gpu_hours) else {
-            not_layered.push(format!("{}: no demand in the history", class.class.label()));
-            continue;
-        };
-        let change = price_change(plan, catalog, &class.accelerator);
-        let menu = match tier_menu(class, offers, hours_per_month, &change) {
-            Ok(menu) => menu,
-            Err(why) => {
-                not_layered.push(format!("{}: {why}", class.class.label()));
-                continue;
+    for result in layered {
+        match result {
+            Ok((layers, change, months)) => {
+                horizon_months = horizon_months.max(months);
+                if !price_changes.iter().any(|c| c.accelerator == change.accelerator) {
+                    price_changes.push(change);
+                }
+                classes.push(layers);
             }
-        };
-        let months = horizon_months_of(&menu);
-        horizon_months = horizon_months.max(months);
-        let growth = assumptions.growth.get(class.class);
-        let class_assumptions = ClassAssumptions {
-            growth_per_year: growth,
-            planned: &assumptions.planned,
-        };
-        let paths = class_paths(fit, class.class, class_assumptions, factor, hours_per_month, months);
-        let demands = paths.month_demands();
-        let sized = size_class(&menu, &paths, &demands);
-        let (flat_menu, flat) = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
-        let flat_first_year = year_cost(&flat_menu, &flat, &paths, &demands);
-        if !price_changes.iter().any(|c| c.accelerator == change.accelerator) {
-            price_changes.push(change);
+            Err(why) => not_layered.push(why),
         }
-        classes.push(ClassLayers {
-            class: class.class,
-            accelerator: class.accelerator.clone(),
-            gpus_per_fleet_gpu: factor,
-            growth_per_year: growth,
-            layers: sized.layers,
-            first_year: sized.first_year,
-            flat_first_year,
-        });
     }
     Some(CommitmentReport {
         horizon_start: iso_utc(fits.fleet[0].horizon_start_ms),
