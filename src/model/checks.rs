@@ -30,6 +30,7 @@ pub enum CheckUnit {
     Minutes,
     GpuHours,
     RequestsPerS,
+    TokensPerMonth,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -125,11 +125,37 @@ pub struct MigrationReport {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BoardReport {
+    /// The plan's `[board]` spend: the seed's worked example unless the planner set it.
     pub annual_gpu_spend_usd: f64,
     pub mfu_from_frac: f64,
     pub mfu_to_frac: f64,
     pub mfu_gain_recovered_usd_per_year: f64,
     pub risk_adjusted_roi: Option<f64>,
+    /// With logs: the same MFU gain on the audited fleet's spend (today as paid, a year).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub audited: Option<AuditedMfuGain>,
+}
+
+/// The MFU gain on what the audited fleet costs today.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditedMfuGain {
+    pub annual_gpu_spend_usd: f64,
+    pub mfu_gain_recovered_usd_per_year: f64,
+}
+
+impl BoardReport {
+    /// Puts the MFU gain on the audited fleet's spend beside the plan's example.
+    pub fn with_audited_spend(&mut self, today_usd_per_month: f64) {
+        let annual_gpu_spend_usd = today_usd_per_month * 12.0;
+        self.audited = (annual_gpu_spend_usd.is_finite() && annual_gpu_spend_usd > 0.0).then(|| AuditedMfuGain {
+            annual_gpu_spend_usd,
+            mfu_gain_recovered_usd_per_year: mfu_gain_recovered_usd(
+                annual_gpu_spend_usd,
+                self.mfu_from_frac,
+                self.mfu_to_frac,
+            ),
+        });
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -367,6 +393,7 @@ fn board_report(plan: &Plan) -> BoardReport {
         mfu_from_frac: b.mfu_from_frac,
         mfu_to_frac: b.mfu_to_frac,
         mfu_gain_recovered_usd_per_year: mfu_gain_recovered_usd(b.annual_gpu_spend_usd, b.mfu_from_frac, b.mfu_to_frac),
+        audited: None,
         risk_adjusted_roi: b.roi.as_ref().and_then(|r| {
             risk_adjusted_roi(
                 r.model_value_usd,

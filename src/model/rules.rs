@@ -13,7 +13,7 @@ use super::inference::cost_per_billion_tokens_usd;
 use super::plan::{Plan, ResolvedPrice};
 use super::thresholds::Thresholds;
 use super::transit::transit_by_location;
-use crate::shared::format::{pct, thousands};
+use crate::shared::format::{pct, si, thousands};
 
 #[allow(clippy::too_many_arguments)]
 fn check(
@@ -258,6 +258,14 @@ fn reliability_checks(plan: &Plan, th: &Thresholds, out: &mut Vec<Check>) {
     ));
 }
 
+/// Tokens a month the inference cluster can generate: its throughput over the plan's month,
+/// less what memory fragmentation leaves unusable; none for a throughput that is not positive.
+pub fn served_tokens_per_month(plan: &Plan) -> Option<f64> {
+    let inf = &plan.inference;
+    let tokens = inf.throughput_tokens_per_hour * plan.hours_per_month * (1.0 - inf.mem_fragmentation_frac);
+    (tokens.is_finite() && tokens > 0.0).then_some(tokens)
+}
+
 fn inference_checks(plan: &Plan, th: &Thresholds, out: &mut Vec<Check>) {
     let inf = &plan.inference;
     let cluster_usd_per_month = f64::from(inf.nodes) * inf.node_usd_per_month;
@@ -276,6 +284,34 @@ fn inference_checks(plan: &Plan, th: &Thresholds, out: &mut Vec<Check>) {
                 "serving stack unoptimized: mandate dynamic batching and INT8/FP8 quantization".to_string()
             } else {
                 "cost per billion tokens within the 70B-class budget".to_string()
+            },
+        ));
+    }
+    if let Some(capacity) = served_tokens_per_month(plan).filter(|_| inf.tokens_per_month > 0.0) {
+        let short = capacity < inf.tokens_per_month;
+        out.push(check(
+            "inference_capacity",
+            &inf.model_class,
+            pass_or(short, CheckStatus::Fail),
+            capacity,
+            inf.tokens_per_month,
+            CheckUnit::TokensPerMonth,
+            if short {
+                format!(
+                    "the cluster serves {} tokens a month ({} tokens/h × {} h, less {} memory fragmentation), under the {} \
+                     stated: add capacity or lower the volume before trusting its cost per token",
+                    si(capacity),
+                    si(inf.throughput_tokens_per_hour),
+                    thousands(plan.hours_per_month),
+                    pct(inf.mem_fragmentation_frac),
+                    si(inf.tokens_per_month)
+                )
+            } else {
+                format!(
+                    "the cluster serves {} tokens a month after fragmentation, {} of it used",
+                    si(capacity),
+                    pct(inf.tokens_per_month / capacity)
+                )
             },
         ));
     }

@@ -154,7 +154,7 @@ mod tests {
         let rows = inference_across_accelerators(&plan, &catalog);
         let own = rows.iter().find(|r| r.is_plan).expect("plan row");
         assert_eq!(own.cluster_usd_per_month, 80_000.0);
-        assert_eq!(own.throughput_tokens_per_hour, 90e6);
+        assert_eq!(own.throughput_tokens_per_hour, 100e6);
         // (80,000 + 6,000) / 60e9 tokens * 1e9 = $1,433.33 per billion.
         let cpbt = own.cost_per_billion_tokens_usd.expect("volume > 0");
         assert!((cpbt - 1433.333).abs() < 0.01, "{cpbt}");

@@ -113,7 +113,7 @@ impl Pipeline {
     /// run leaves the rest of the report and says why in `replay_error`.
     pub fn report(&mut self, request: &ReportRequest, observer: &mut dyn Observer) -> Result<Report, PipelineError> {
         let plan = request.plan;
-        let evaluation = evaluate(plan, self.catalog());
+        let mut evaluation = evaluate(plan, self.catalog());
         let curves = cost_curves(plan, self.catalog());
         let (audit, contracts, replay, replay_error, waterfall, forecast, commitments) = match request.sources {
             None => (None, None, None, None, None, None, None),
@@ -141,6 +141,9 @@ impl Pipeline {
                 )
             }
         };
+        if let Some(c) = &contracts {
+            evaluation.board.with_audited_spend(c.consolidated_usd_per_month);
+        }
         Ok(Report {
             gpuplan_version: env!("CARGO_PKG_VERSION"),
             plan_file: request.plan_file.to_string(),

@@ -57,6 +57,7 @@ fn value_with_unit(value: f64, unit: CheckUnit) -> String {
         CheckUnit::Minutes => format!("{value:.0} min"),
         CheckUnit::GpuHours => format!("{} GPU-h", thousands(value)),
         CheckUnit::RequestsPerS => format!("{value:.1} req/s"),
+        CheckUnit::TokensPerMonth => format!("{} tokens/mo", si(value)),
     }
 }
 
@@ -342,16 +343,32 @@ fn migration_and_board(e: &Evaluation) -> Section {
         ));
     }
     let b = &e.board;
-    facts.push((
-        "MFU gain".into(),
+    let gain = |spend: f64, recovered: f64| {
         format!(
             "{} → {} on {}/year recovers {}/year",
             pct(b.mfu_from_frac),
             pct(b.mfu_to_frac),
-            usd_compact(b.annual_gpu_spend_usd),
-            usd_compact(b.mfu_gain_recovered_usd_per_year)
-        ),
-    ));
+            usd_compact(spend),
+            usd_compact(recovered)
+        )
+    };
+    match &b.audited {
+        Some(audited) => {
+            facts.push((
+                "MFU gain on the audited fleet".into(),
+                gain(audited.annual_gpu_spend_usd, audited.mfu_gain_recovered_usd_per_year)
+                    + " (today as paid, a year)",
+            ));
+            facts.push((
+                "MFU gain, the plan's example".into(),
+                gain(b.annual_gpu_spend_usd, b.mfu_gain_recovered_usd_per_year) + " ([board] annual_gpu_spend_usd)",
+            ));
+        }
+        None => facts.push((
+            "MFU gain".into(),
+            gain(b.annual_gpu_spend_usd, b.mfu_gain_recovered_usd_per_year),
+        )),
+    }
     facts.push((
         "risk-adjusted ROI".into(),
         b.risk_adjusted_roi

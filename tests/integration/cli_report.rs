@@ -510,3 +510,69 @@ fn jobs_that_never_started_are_offered_to_the_matcher_flagged_and_outside_the_wa
         table.stdout
     );
 }
+
+#[test]
+fn a_cluster_that_cannot_serve_its_stated_volume_fails_a_check() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan = home.path().join("short.toml");
+    let text = default_plan_text().replace(
+        "throughput_tokens_per_hour = 100e6",
+        "throughput_tokens_per_hour = 90e6",
+    );
+    assert_ne!(text, default_plan_text(), "the default plan's throughput line");
+    std::fs::write(&plan, text).expect("write plan");
+    let run = gpuplan_in(home.path(), &["check", "--plan", plan.to_str().expect("utf-8")]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    // 90M tokens/h × 730 h × (1 − 0.15) = 55.8B a month against 60B stated.
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("inference_capacity"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.starts_with("FAIL") && line.contains("55.8B") && line.contains("60.0B"), "{line}");
+    let default = gpuplan(&["check"]);
+    assert!(
+        default.stdout.lines().any(|l| l.starts_with("PASS  inference_capacity")),
+        "the built-in plan carries its own volume: {}",
+        default.stdout
+    );
+}
+
+#[test]
+fn with_logs_the_mfu_gain_is_on_the_audited_spend_beside_the_plans_example() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let with_logs = json_report(&["report", "--logs", sample, "--format", "json"]);
+    let board = &with_logs["board"];
+    let today = f(&with_logs["contracts"]["consolidated_usd_per_month"]);
+    assert!((f(&board["audited"]["annual_gpu_spend_usd"]) - today * 12.0).abs() < 1e-6);
+    let recovered = today * 12.0 * (1.0 - f(&board["mfu_from_frac"]) / f(&board["mfu_to_frac"]));
+    assert!((f(&board["audited"]["mfu_gain_recovered_usd_per_year"]) - recovered).abs() < 1e-3);
+    assert_eq!(f(&board["annual_gpu_spend_usd"]), 10e6, "the seed's example stays as it is");
+    let plan_only = json_report(&["report", "--format", "json"]);
+    assert!(plan_only["board"].get("audited").is_none(), "no logs, no audited spend");
+}
+
+#[test]
+fn every_shipped_plan_prices_the_shipped_samples_clusters_itself() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let plans = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans")).expect("plans");
+    let mut seen = 0;
+    for entry in plans {
+        let path = entry.expect("entry").path();
+        let report = json_report(&[
+            "report",
+            "--plan",
+            path.to_str().expect("utf-8"),
+            "--logs",
+            sample,
+            "--format",
+            "json",
+        ]);
+        let contracts = &report["contracts"];
+        assert_eq!(contracts["fallback_price_clusters"], serde_json::json!([]), "{path:?}");
+        assert_eq!(contracts["list_priced_clusters"], serde_json::json!([]), "{path:?}");
+        assert_eq!(contracts["fleet"].as_array().map(Vec::len), Some(4), "{path:?}");
+        seen += 1;
+    }
+    assert_eq!(seen, 4, "default, growth, h200-reserved, spot-heavy");
+}
