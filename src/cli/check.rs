@@ -11,7 +11,6 @@ use crate::model::checks::{CheckStatus, overall_status};
 use crate::model::deployment::Deployment;
 use crate::model::evaluate::evaluate;
 use crate::model::plan::{ClusterCost, Plan};
-use crate::pipeline::Pipeline;
 
 pub fn run(
     catalog: &Catalog,
@@ -26,7 +25,7 @@ pub fn run(
             logs: logs.to_vec(),
             ..AuditArgs::default()
         };
-        let mut pipeline = Pipeline::new(catalog.clone());
+        let mut pipeline = crate::cli::new_pipeline(catalog);
         let audited = audit_logs(&mut pipeline, Some(&plan), &args)?;
         apply_audited_utilization(&mut plan, &audited.report);
     }

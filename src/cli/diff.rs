@@ -16,7 +16,6 @@ use crate::model::compare::{replay_outputs, waterfall_outputs};
 use crate::model::plan::Plan;
 use crate::model::split::ReplayReport;
 use crate::model::waterfall::Waterfall;
-use crate::pipeline::Pipeline;
 use crate::pipeline::observer::Quiet;
 use crate::pipeline::sources::Sources;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
@@ -80,7 +79,7 @@ type PlanOutcomes = (Vec<Option<ReplayReport>>, Vec<Option<Waterfall>>);
 /// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once
 /// by the pipeline, and each plan's board waterfall on them.
 fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) -> Result<PlanOutcomes, Failure> {
-    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut pipeline = crate::cli::new_pipeline(catalog);
     let sources = Sources {
         logs: logs.to_vec(),
         ..Sources::default()

@@ -5,6 +5,7 @@
 
 pub mod audit;
 mod bill;
+mod cache_cmd;
 mod catalog_cmd;
 mod check;
 mod diff;
@@ -50,6 +51,9 @@ pub struct Cli {
     /// Plan file (TOML); the built-in seed examples when absent.
     #[arg(long, global = true, value_name = "FILE")]
     plan: Option<PathBuf>,
+    /// Read logs from their bytes: neither use nor fill the cache of reads (`gpuplan cache`).
+    #[arg(long, global = true)]
+    no_cache: bool,
     #[command(flatten)]
     prometheus: prometheus_args::PrometheusArgs,
 }
@@ -96,6 +100,9 @@ enum Command {
     Plan(PlanCommand),
     /// Show the accelerators and price sets in use, and any problem with override files.
     Catalog,
+    /// The cache of reads: logs read once are kept so reopening them unchanged skips the bytes.
+    #[command(subcommand)]
+    Cache(CacheCommand),
     /// Classify the jobs of logs and show the stranded spend (the shipped sample without LOGS,
     /// unless a --bill is given alone).
     Audit {
@@ -156,6 +163,14 @@ enum Command {
         #[arg(long, short, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum CacheCommand {
+    /// Where the cache is, its entries and their size.
+    Info,
+    /// Remove every kept read.
+    Clear,
 }
 
 /// The logs an audit reads and the window it looks at (audit, replay).
@@ -287,7 +302,11 @@ pub fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    match run(cli) {
+    let result = run(cli);
+    // A read still being kept for the next open is finished first (the workbench's screen is
+    // already restored by now).
+    crate::data::read_cache::wait_for_stores();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::ChecksFailed) => ExitCode::from(1),
         Err(Failure::Input(diagnostics)) => {
@@ -299,7 +318,21 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// Whether `--no-cache` was given: read once by `run`, before any command makes a pipeline.
+static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A pipeline for a command: with the cache of reads unless `--no-cache` was given.
+pub fn new_pipeline(catalog: &Catalog) -> crate::pipeline::Pipeline {
+    let cache = if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
+        None
+    } else {
+        crate::config::paths::read_cache()
+    };
+    crate::pipeline::Pipeline::new(catalog.clone()).with_read_cache(cache)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
+    NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let plan_path = cli.plan.clone();
     let plan_path = plan_path.as_deref();
     match cli.command {
@@ -311,6 +344,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 mapping: cli.mapping,
                 prometheus: cli.prometheus.overrides(),
                 plan: cli.plan,
+                no_cache: cli.no_cache,
             })
             .map_err(Failure::Input)
         }
@@ -343,6 +377,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         }
         Some(Command::Plan(PlanCommand::Validate { file })) => plan_cmd::validate(&load_catalog(), &file),
         Some(Command::Catalog) => catalog_cmd::run(&load_catalog()),
+        Some(Command::Cache(command)) => cache_cmd::run(matches!(command, CacheCommand::Clear)),
         Some(Command::Audit { logs, format, bill }) => audit::run(
             &load_catalog(),
             audit::AuditArgs {

@@ -9,7 +9,6 @@ use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan, read_plan_text};
 use crate::config::plan_from_logs::{ObservedCluster, plan_from_logs};
 use crate::model::catalog::Catalog;
-use crate::pipeline::Pipeline;
 
 pub fn new(output: Option<&Path>, force: bool) -> Result<(), Failure> {
     let written = write_plan(output, force, DEFAULT_PLAN_TOML)?;
@@ -53,7 +52,7 @@ pub fn new_from_logs(
         all_time: true,
         ..AuditArgs::default()
     };
-    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut pipeline = crate::cli::new_pipeline(catalog);
     let audited = audit_logs(&mut pipeline, Some(&plan), &args)?;
     let clusters: Vec<ObservedCluster> = audited
         .report

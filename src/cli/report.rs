@@ -7,7 +7,6 @@ use super::export::{UTILIZATION_SVG, write_svgs};
 use super::progress::CliObserver;
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
-use crate::pipeline::Pipeline;
 use crate::pipeline::report::ReportRequest;
 use crate::pipeline::sources::{Given, Sources};
 use crate::present::charts::mfu_rules;
@@ -28,7 +27,7 @@ pub fn run(
     };
     let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
     let has_logs = !sources.logs.is_empty();
-    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut pipeline = crate::cli::new_pipeline(catalog);
     let mut observer = CliObserver::default();
     let request = ReportRequest {
         plan: &plan,

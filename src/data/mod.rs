@@ -16,5 +16,6 @@ pub mod error;
 pub mod focus;
 pub mod places;
 pub mod prometheus;
+pub mod read_cache;
 pub mod readers;
 pub mod sample;

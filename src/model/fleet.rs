@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::catalog::Term;
 use super::resolution::Resolution;
@@ -12,7 +12,7 @@ use super::utilization::{LogFigures, MeasuredCluster, UtilizationSource};
 use super::workload::WorkloadClass;
 
 /// Why a row was set aside. The variants are the stable keys of `rows_rejected` in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RejectReason {
     MissingJobId,
@@ -37,7 +37,7 @@ impl RejectReason {
 }
 
 /// One set-aside row, with enough to find it in the file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RejectedRow {
     pub file: String,
     pub line: u64,

@@ -40,6 +40,7 @@ use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
 use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
+use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
@@ -121,6 +122,8 @@ fn file_stamps(sources: &Sources) -> Vec<Option<(u64, std::time::SystemTime)>> {
 struct ReadStep {
     key: ReadKey,
     id: u64,
+    /// Whether the read came from the cache of reads.
+    from_cache: bool,
     source: FleetSource,
     /// The mapping's `[hosts]`, merged into every audit's settings.
     mapping_hosts: BTreeMap<String, Vec<String>>,
@@ -177,6 +180,8 @@ pub struct Pipeline {
     /// The demand fits, keyed by the audit and the horizon in days: growth and planned runs
     /// only reshape them.
     forecast: Option<(ForecastKey, FleetFits)>,
+    /// Where reads of logs are kept for the next open; none: every open reads the bytes.
+    read_cache: Option<ReadCache>,
     next_id: u64,
 }
 
@@ -198,9 +203,16 @@ impl Pipeline {
             replay_jobs: None,
             replay: None,
             forecast: None,
+            read_cache: None,
             next_id: 0,
             timings: StepTimings::default(),
         }
+    }
+
+    /// Keeps reads of logs in `cache` and takes them from it when the logs did not change.
+    pub fn with_read_cache(mut self, cache: Option<ReadCache>) -> Pipeline {
+        self.read_cache = cache;
+        self
     }
 
     /// The steps run since the pipeline was made, with their times.
@@ -250,7 +262,8 @@ impl Pipeline {
             self.clear();
             let started = std::time::Instant::now();
             let step = self.read_sources(key, settings, observer)?;
-            self.timings.steps.push(("read", started.elapsed().as_secs_f64()));
+            let name = if step.from_cache { "read from the cache" } else { "read" };
+            self.timings.steps.push((name, started.elapsed().as_secs_f64()));
             self.read = Some(step);
         }
         let Some(read) = self.read.as_ref() else {
@@ -299,6 +312,7 @@ impl Pipeline {
             .transpose()
             .map_err(PipelineError::Mapping)?;
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
+        let mut from_cache = false;
         let (source, pods_window) = match (&sources.prometheus, sources.logs.is_empty()) {
             (Some(prometheus), true) => {
                 let (source, window) = read_pods(prometheus, &rules, settings.window, observer)?;
@@ -316,7 +330,43 @@ impl Pipeline {
                     bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || sources.prometheus.is_some();
                 observer.started(&format!("reading {} MB", bytes / 1_000_000), bytes, large);
                 let started = std::time::Instant::now();
-                let source = FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?;
+                let cache_key = self.read_cache.as_ref().and_then(|_| {
+                    read_key(
+                        &inputs,
+                        sources.mapping.as_deref(),
+                        sources.input_format.as_deref(),
+                        &rules,
+                        env!("CARGO_PKG_VERSION"),
+                    )
+                });
+                let cached = match (&self.read_cache, &cache_key) {
+                    (Some(cache), Some(key)) => match cache.lookup(key) {
+                        Lookup::Hit(source) => Some(source),
+                        Lookup::Miss => None,
+                        Lookup::Damaged(why) => {
+                            observer.phase(format!(
+                                "the cache's copy of this read was unusable ({why}): reading the logs"
+                            ));
+                            None
+                        }
+                    },
+                    _ => None,
+                };
+                from_cache = cached.is_some();
+                let source = match cached {
+                    Some(source) => source,
+                    None => {
+                        let source =
+                            FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?;
+                        if let (Some(cache), Some(key), FleetSource::Runs { .. }) =
+                            (&self.read_cache, &cache_key, &source)
+                        {
+                            // Written beside the audit; the process waits for it before it ends.
+                            store_in_background(cache.clone(), key.clone(), source.clone());
+                        }
+                        source
+                    }
+                };
                 observer.phase(match (&source, source.rows_read()) {
                     (FleetSource::Partitioned { partitions, .. }, _) => {
                         format!("auditing {} cluster partitions one at a time", partitions.len())
@@ -336,6 +386,7 @@ impl Pipeline {
         Ok(ReadStep {
             key,
             id: self.id(),
+            from_cache,
             source,
             mapping_hosts,
             pods_window,

@@ -27,6 +27,7 @@ pub fn run(startup: Startup) -> io::Result<()> {
         mut app,
         themes,
         warnings,
+        read_cache,
     } = startup;
     if let Some(first) = warnings.first() {
         let more = if warnings.len() > 1 {
@@ -41,7 +42,7 @@ pub fn run(startup: Startup) -> io::Result<()> {
     }
     let (results_tx, results) = unbounded::<Action>();
     let mut runtime = Runtime {
-        worker: Worker::start(app.catalog.clone(), results_tx.clone()),
+        worker: Worker::start(app.catalog.clone(), read_cache, results_tx.clone()),
         watcher: None,
         results: results_tx,
         catalog: app.catalog.clone(),

@@ -33,6 +33,8 @@ pub struct WorkbenchArgs {
     pub plan: Option<PathBuf>,
     /// Prometheus settings over the plan's `[prometheus]`, for measured utilization.
     pub prometheus: crate::model::plan::PrometheusOverrides,
+    /// Read the logs from their bytes every time (`--no-cache`).
+    pub no_cache: bool,
 }
 
 /// Everything the workbench needs before its first frame, and the problems found on the way
@@ -41,6 +43,8 @@ pub struct Startup {
     pub app: App,
     pub themes: Vec<Theme>,
     pub warnings: Vec<String>,
+    /// Where the worker keeps reads of the logs for the next open.
+    pub read_cache: Option<crate::data::read_cache::ReadCache>,
 }
 
 /// Reads the catalog, plan, themes and key map. A plan that does not load stops here, with
@@ -113,6 +117,11 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         app,
         themes: loaded_themes.themes,
         warnings: notes,
+        read_cache: if args.no_cache {
+            None
+        } else {
+            crate::config::paths::read_cache()
+        },
     })
 }
 

@@ -133,14 +133,18 @@ pub fn sources_of(logs: &LogInputs) -> Sources {
 }
 
 impl Worker {
-    pub fn start(catalog: Catalog, results: Sender<Action>) -> Worker {
+    pub fn start(
+        catalog: Catalog,
+        read_cache: Option<crate::data::read_cache::ReadCache>,
+        results: Sender<Action>,
+    ) -> Worker {
         let slot: Arc<(Mutex<Slot>, Condvar)> = Arc::default();
         let shared = Arc::clone(&slot);
         let handle = thread::Builder::new()
             .name("gpuplan-worker".to_string())
             .spawn(move || {
                 let mut state = State {
-                    pipeline: Pipeline::new(catalog),
+                    pipeline: Pipeline::new(catalog).with_read_cache(read_cache),
                     sources: None,
                 };
                 while let Some(job) = next_job(&shared) {

@@ -529,10 +529,16 @@ fn a_cluster_that_cannot_serve_its_stated_volume_fails_a_check() {
         .lines()
         .find(|l| l.contains("inference_capacity"))
         .unwrap_or_else(|| panic!("{}", run.stdout));
-    assert!(line.starts_with("FAIL") && line.contains("55.8B") && line.contains("60.0B"), "{line}");
+    assert!(
+        line.starts_with("FAIL") && line.contains("55.8B") && line.contains("60.0B"),
+        "{line}"
+    );
     let default = gpuplan(&["check"]);
     assert!(
-        default.stdout.lines().any(|l| l.starts_with("PASS  inference_capacity")),
+        default
+            .stdout
+            .lines()
+            .any(|l| l.starts_with("PASS  inference_capacity")),
         "the built-in plan carries its own volume: {}",
         default.stdout
     );
@@ -547,7 +553,11 @@ fn with_logs_the_mfu_gain_is_on_the_audited_spend_beside_the_plans_example() {
     assert!((f(&board["audited"]["annual_gpu_spend_usd"]) - today * 12.0).abs() < 1e-6);
     let recovered = today * 12.0 * (1.0 - f(&board["mfu_from_frac"]) / f(&board["mfu_to_frac"]));
     assert!((f(&board["audited"]["mfu_gain_recovered_usd_per_year"]) - recovered).abs() < 1e-3);
-    assert_eq!(f(&board["annual_gpu_spend_usd"]), 10e6, "the seed's example stays as it is");
+    assert_eq!(
+        f(&board["annual_gpu_spend_usd"]),
+        10e6,
+        "the seed's example stays as it is"
+    );
     let plan_only = json_report(&["report", "--format", "json"]);
     assert!(plan_only["board"].get("audited").is_none(), "no logs, no audited spend");
 }

@@ -25,6 +25,7 @@ mod plan_edit;
 mod plan_files;
 mod prometheus_server;
 mod public_traces;
+mod read_cache;
 mod report_export;
 mod rules_and_recommendations;
 mod stranger_files;

@@ -147,7 +147,7 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
             crate::config::plan_file::default_plan(catalog).map_err(Failure::Input)?
         }
     };
-    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut pipeline = crate::cli::new_pipeline(catalog);
     let Audited { report, files, .. } = audit_logs(&mut pipeline, Some(&plan), &args)?;
     let bill = if args.bill.is_empty() {
         None
@@ -234,7 +234,7 @@ pub fn print_on_audit<T: Serialize>(
     document: fn(&T) -> crate::present::document::Document,
 ) -> Result<(), Failure> {
     let (plan, _) = super::load_plan(catalog, args.plan.as_deref())?;
-    let mut pipeline = Pipeline::new(catalog.clone());
+    let mut pipeline = crate::cli::new_pipeline(catalog);
     audit_logs(&mut pipeline, Some(&plan), args)?;
     let report = figure(&mut pipeline, &plan).map_err(pipeline_failure)?;
     super::progress::print_timings(&pipeline);

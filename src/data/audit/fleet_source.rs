@@ -26,6 +26,7 @@ use crate::model::fleet::AuditReport;
 use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
 
+#[derive(Clone)]
 pub enum FleetSource {
     /// The runs read whole.
     Runs {

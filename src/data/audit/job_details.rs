@@ -37,7 +37,7 @@ pub struct RunText {
 }
 
 /// Where the rows of a run frame came from: which file, read how.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct RunOrigin {
     pub path: PathBuf,
     pub format: LogFormat,
@@ -51,7 +51,7 @@ pub struct RunOrigin {
 }
 
 /// The origin of every row of a run frame, file after file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunOrigins {
     pub files: Vec<RunOrigin>,
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::data::error::DataError;
 
 /// Every log layout gpuplan reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LogFormat {
     Csv { delimiter: u8 },
     Parquet,

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::model::fleet::{RejectReason, RejectedRow};
 
@@ -10,7 +10,7 @@ pub use crate::model::fleet::{RejectReason, RejectedRow};
 pub const SAMPLES_PER_REASON: usize = 5;
 
 /// Counts per reason and the first few rows of each.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Quarantine {
     pub counts: BTreeMap<RejectReason, u64>,
     pub samples: Vec<RejectedRow>,

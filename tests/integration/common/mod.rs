@@ -13,13 +13,22 @@ pub struct Run {
     pub stderr: String,
 }
 
-/// Runs `gpuplan` with `args`, with config and data folders inside `home`.
+/// Runs `gpuplan` with `args`, with config, data and cache folders inside `home`.
 pub fn gpuplan_in(home: &Path, args: &[&str]) -> Run {
+    gpuplan_with(home, args, &[])
+}
+
+/// `gpuplan_in` with more environment variables.
+pub fn gpuplan_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
     let output: Output = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
         .args(args)
         .env("GPUPLAN_CONFIG_DIR", home.join("config"))
         .env("GPUPLAN_DATA_DIR", home.join("data"))
+        .env("GPUPLAN_CACHE_DIR", home.join("cache"))
+        .env_remove("GPUPLAN_CACHE_MAX_MB")
+        .env_remove("GPUPLAN_TIMINGS")
         .env_remove("NO_COLOR")
+        .envs(env.iter().copied())
         .output()
         .expect("the gpuplan binary runs");
     Run {

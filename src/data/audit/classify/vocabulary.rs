@@ -65,6 +65,11 @@ impl Vocabulary {
         number
     }
 
+    /// Every text kept, in number order: what a cached read's numbers meant when written.
+    pub fn texts(&self) -> Vec<String> {
+        self.lock().texts.clone()
+    }
+
     /// The text numbered `number`.
     pub fn name_of(&self, number: u32) -> String {
         self.lock()

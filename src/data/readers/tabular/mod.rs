@@ -98,7 +98,7 @@ pub struct TabularRead {
 
 /// One piece of a delimited file as it was read: the byte its first record begins at and
 /// that record's row index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Piece {
     pub byte_offset: u64,
     pub first_row: u64,

@@ -1,0 +1,32 @@
+//! `gpuplan cache info` and `gpuplan cache clear`: the cache of reads, where it is and what it
+//! holds, and emptying it.
+
+use super::Failure;
+use crate::config::diagnostic::Diagnostic;
+use crate::shared::format::thousands;
+
+pub fn run(clear: bool) -> Result<(), Failure> {
+    let Some(cache) = crate::config::paths::read_cache() else {
+        return Err(Diagnostic::file("cache", "no cache folder: set GPUPLAN_CACHE_DIR").into());
+    };
+    let shown = cache.dir.display().to_string();
+    if clear {
+        let (entries, bytes) = cache
+            .clear()
+            .map_err(|e| Diagnostic::file(&shown, format!("cannot clear the cache: {e}")))?;
+        println!(
+            "removed {entries} kept read{} ({} MiB) from {shown}",
+            if entries == 1 { "" } else { "s" },
+            thousands((bytes >> 20) as f64)
+        );
+        return Ok(());
+    }
+    let (entries, bytes) = cache.usage();
+    println!(
+        "{shown}: {entries} kept read{}, {} MiB of at most {} MiB (GPUPLAN_CACHE_MAX_MB)",
+        if entries == 1 { "" } else { "s" },
+        thousands((bytes >> 20) as f64),
+        thousands((cache.max_bytes >> 20) as f64)
+    );
+    Ok(())
+}

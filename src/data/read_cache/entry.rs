@@ -1,0 +1,285 @@
+//! One cache entry on disk: the read's frames as Parquet (through Polars) and the rest of it
+//! as JSON, with what each frame file must be (its length, a fingerprint of its bytes, its
+//! rows), so a damaged or partial entry is recognised and never used.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::key::{ENTRY_FORMAT, content_fingerprint};
+use crate::data::audit::classify::features::GPU_TYPE_CODE;
+use crate::data::audit::classify::vocabulary::{GPU_TYPES, MAX_NAMES, UNKNOWN_LABELS, Vocabulary};
+use crate::data::audit::classify::{LABEL_CODE, UNKNOWN_LABEL_BASE};
+use crate::data::audit::fleet_source::FleetSource;
+use crate::data::audit::job_details::RunOrigins;
+use crate::data::readers::detect::parse_format_name;
+use crate::data::readers::load::FileSummary;
+use crate::data::readers::panic_guard::without_panics;
+use crate::data::readers::reject::Quarantine;
+
+pub const META: &str = "meta.json";
+const RUNS: &str = "runs.parquet";
+const PENDING: &str = "pending.parquet";
+const UTILIZATION: &str = "utilization.parquet";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct FrameFile {
+    name: String,
+    bytes: u64,
+    fingerprint: u64,
+    rows: usize,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CachedFile {
+    path: String,
+    format: String,
+    rows: usize,
+    rejected: u64,
+    warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Meta {
+    entry_format: u32,
+    key: String,
+    frames: Vec<FrameFile>,
+    files: Vec<CachedFile>,
+    quarantine: Quarantine,
+    hosts: BTreeMap<String, String>,
+    origins: RunOrigins,
+    has_utilization: bool,
+    /// The process's vocabularies when written: the numbers in `gpu_type_code` and
+    /// `label_code` are renumbered into the reading process's on the way back.
+    gpu_types: Vec<String>,
+    unknown_labels: Vec<String>,
+}
+
+fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFile, String> {
+    let path = dir.join(name);
+    let file = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // Uncompressed: reading it back is the point, and it needs no codec.
+    // No statistics: nothing filters this file, it is read whole.
+    ParquetWriter::new(file)
+        .with_compression(ParquetCompression::Uncompressed)
+        .with_statistics(StatisticsOptions {
+            min_value: false,
+            max_value: false,
+            distinct_count: false,
+            null_count: false,
+            binary_statistics_truncate_length: None,
+        })
+        .finish(frame)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+    let fingerprint = content_fingerprint(&path).map_err(|e| e.to_string())?;
+    Ok(FrameFile {
+        name: name.to_string(),
+        bytes,
+        fingerprint,
+        rows: frame.height(),
+    })
+}
+
+/// Writes a read into `dir` (a new, empty folder). Only runs read whole are kept.
+pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), String> {
+    let FleetSource::Runs {
+        runs,
+        quarantine,
+        files,
+        utilization,
+        hosts,
+        pending,
+        origins,
+    } = source
+    else {
+        return Err("a partitioned dataset is not cached".to_string());
+    };
+    let mut frames = vec![
+        write_frame(dir, RUNS, &mut runs.clone())?,
+        write_frame(dir, PENDING, &mut pending.clone())?,
+    ];
+    if let Some(utilization) = utilization {
+        frames.push(write_frame(dir, UTILIZATION, &mut utilization.clone())?);
+    }
+    let meta = Meta {
+        entry_format: ENTRY_FORMAT,
+        key: key.to_string(),
+        frames,
+        files: files
+            .iter()
+            .map(|f| CachedFile {
+                path: f.path.clone(),
+                format: f.format.to_string(),
+                rows: f.rows,
+                rejected: f.rejected,
+                warnings: f.warnings.clone(),
+            })
+            .collect(),
+        quarantine: quarantine.clone(),
+        hosts: hosts.clone(),
+        origins: origins.clone(),
+        has_utilization: utilization.is_some(),
+        gpu_types: GPU_TYPES.texts(),
+        unknown_labels: UNKNOWN_LABELS.texts(),
+    };
+    let text = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
+    // Written last: an entry without it is partial.
+    std::fs::write(dir.join(META), text).map_err(|e| e.to_string())
+}
+
+fn read_frame(dir: &Path, expected: &FrameFile) -> Result<DataFrame, String> {
+    let path = dir.join(&expected.name);
+    let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
+    if bytes != expected.bytes || content_fingerprint(&path).map_err(|e| e.to_string())? != expected.fingerprint {
+        return Err(format!("{} was changed after it was written", expected.name));
+    }
+    let file = File::open(&path).map_err(|e| e.to_string())?;
+    // Polars' decoder panics on some damaged files (found by fuzzing the Parquet reader).
+    let frame = without_panics(|| ParquetReader::new(file).finish())
+        .map_err(|e| format!("{}: {e}", expected.name))?
+        .map_err(|e| e.to_string())?;
+    if frame.height() != expected.rows {
+        return Err(format!(
+            "{} holds {} rows, not {}",
+            expected.name,
+            frame.height(),
+            expected.rows
+        ));
+    }
+    Ok(frame)
+}
+
+/// `column`'s numbers from `offset` up mapped through `texts` (the writer's vocabulary) to
+/// `vocabulary`'s numbers in this process; numbers below `offset` are not the vocabulary's.
+fn renumber_column(
+    frame: &mut DataFrame,
+    column: &str,
+    offset: u32,
+    texts: &[String],
+    vocabulary: &Vocabulary,
+) -> Result<(), String> {
+    let Ok(values) = frame.column(column) else {
+        return Ok(());
+    };
+    let now: Vec<u32> = texts.iter().map(|t| vocabulary.intern(t)).collect();
+    let values = values.u32().map_err(|e| format!("{column}: {e}"))?;
+    let mapped: UInt32Chunked = values
+        .iter()
+        .map(|v| {
+            v.map(|code| match code.checked_sub(offset) {
+                None => code,
+                Some(number) => offset + now.get(number as usize).copied().unwrap_or(MAX_NAMES as u32),
+            })
+        })
+        .collect();
+    frame
+        .with_column(mapped.with_name(column.into()).into_column())
+        .map_err(|e| format!("{column}: {e}"))?;
+    Ok(())
+}
+
+fn renumbered(mut frame: DataFrame, gpu_types: &[String], unknown_labels: &[String]) -> Result<DataFrame, String> {
+    renumber_column(&mut frame, GPU_TYPE_CODE, 0, gpu_types, &GPU_TYPES)?;
+    renumber_column(
+        &mut frame,
+        LABEL_CODE,
+        UNKNOWN_LABEL_BASE,
+        unknown_labels,
+        &UNKNOWN_LABELS,
+    )?;
+    Ok(frame)
+}
+
+/// The read kept in `dir` when it is whole and stands for `key`; why not, otherwise.
+pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, String> {
+    let text = std::fs::read_to_string(dir.join(META)).map_err(|e| e.to_string())?;
+    let meta: Meta = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    if meta.entry_format != ENTRY_FORMAT || meta.key != key {
+        return Err("written for other inputs or by another version".to_string());
+    }
+    let frame = |name: &str| -> Result<Option<DataFrame>, String> {
+        meta.frames
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| read_frame(dir, f))
+            .transpose()
+    };
+    let renumber = |frame: DataFrame| renumbered(frame, &meta.gpu_types, &meta.unknown_labels);
+    let runs = renumber(frame(RUNS)?.ok_or("no runs frame")?)?;
+    let pending = renumber(frame(PENDING)?.ok_or("no pending frame")?)?;
+    let utilization = frame(UTILIZATION)?;
+    if utilization.is_some() != meta.has_utilization {
+        return Err("the utilization frame is missing".to_string());
+    }
+    let files = meta
+        .files
+        .into_iter()
+        .map(|f| {
+            let format = parse_format_name(&f.format, None).map_err(|e| e.to_string())?.name();
+            Ok(FileSummary {
+                path: f.path,
+                format,
+                rows: f.rows,
+                rejected: f.rejected,
+                warnings: f.warnings,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(FleetSource::Runs {
+        runs,
+        quarantine: meta.quarantine,
+        files,
+        utilization,
+        hosts: meta.hosts,
+        pending,
+        origins: meta.origins,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_of_the_writers_vocabulary_are_renumbered_into_this_processs() {
+        // This process already numbered another type first, so the writer's 0 and 1 move.
+        let seen_here = GPU_TYPES.intern("read-cache-test-seen-first");
+        let texts = vec!["read-cache-test-a".to_string(), "read-cache-test-b".to_string()];
+        let frame = df!(GPU_TYPE_CODE => [Some(0u32), Some(1), None, Some(MAX_NAMES as u32)]).expect("frame");
+        let frame = renumbered(frame, &texts, &[]).expect("renumbered");
+        let codes: Vec<Option<u32>> = frame
+            .column(GPU_TYPE_CODE)
+            .expect("column")
+            .u32()
+            .expect("u32")
+            .iter()
+            .collect();
+        let (a, b) = (
+            GPU_TYPES.intern("read-cache-test-a"),
+            GPU_TYPES.intern("read-cache-test-b"),
+        );
+        assert_ne!(a, seen_here);
+        assert_eq!(codes, vec![Some(a), Some(b), None, Some(MAX_NAMES as u32)]);
+        assert_eq!(GPU_TYPES.name_of(a), "read-cache-test-a");
+    }
+
+    #[test]
+    fn label_codes_below_the_unknown_base_are_classes_and_stay() {
+        let texts = vec!["read-cache-test-label".to_string()];
+        let frame = df!(LABEL_CODE => [Some(0u32), Some(2), Some(UNKNOWN_LABEL_BASE)]).expect("frame");
+        let frame = renumbered(frame, &[], &texts).expect("renumbered");
+        let codes: Vec<Option<u32>> = frame
+            .column(LABEL_CODE)
+            .expect("column")
+            .u32()
+            .expect("u32")
+            .iter()
+            .collect();
+        let label = UNKNOWN_LABEL_BASE + UNKNOWN_LABELS.intern("read-cache-test-label");
+        assert_eq!(codes, vec![Some(0), Some(2), Some(label)]);
+    }
+}
