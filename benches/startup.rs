@@ -36,7 +36,11 @@ fn reopen(log: &str) {
     let home = std::env::temp_dir().join(format!("gpuplan-reopen-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
     let patience = Duration::from_secs(600);
-    for open in ["first open (reads the log)", "second open (the cache)", "third open (the cache)"] {
+    for open in [
+        "first open (reads the log)",
+        "second open (the cache)",
+        "third open (the cache)",
+    ] {
         let start = Instant::now();
         let mut workbench = Workbench::start(&[std::ffi::OsStr::new(log)], &home, 200, 60);
         workbench.wait_for("the audited log", patience, |s| s.contains("stranded spend"));

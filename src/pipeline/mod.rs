@@ -341,7 +341,7 @@ impl Pipeline {
                 });
                 let cached = match (&self.read_cache, &cache_key) {
                     (Some(cache), Some(key)) => match cache.lookup(key) {
-                        Lookup::Hit(source) => Some(source),
+                        Lookup::Hit(source) => Some(*source),
                         Lookup::Miss => None,
                         Lookup::Damaged(why) => {
                             observer.phase(format!(

@@ -59,7 +59,7 @@ pub struct ReadCache {
 
 /// What a lookup found.
 pub enum Lookup {
-    Hit(FleetSource),
+    Hit(Box<FleetSource>),
     Miss,
     /// An entry was there but could not be used (it was removed): why.
     Damaged(String),
@@ -94,7 +94,7 @@ impl ReadCache {
                 if let Ok(meta) = std::fs::File::options().write(true).open(dir.join(entry::META)) {
                     let _ = meta.set_modified(std::time::SystemTime::now());
                 }
-                Lookup::Hit(source)
+                Lookup::Hit(Box::new(source))
             }
             Err(why) => {
                 let _ = std::fs::remove_dir_all(&dir);
