@@ -45,11 +45,19 @@ fn reopen(log: &str) {
         let mut workbench = Workbench::start(&[std::ffi::OsStr::new(log)], &home, 200, 60);
         workbench.wait_for("the audited log", patience, |s| s.contains("stranded spend"));
         let shown = start.elapsed();
+        // The waterfall is complete when its split step has a figure: the replay has landed.
+        workbench.wait_for("the complete waterfall", patience, |s| {
+            s.lines()
+                .any(|line| line.contains("split pools") && line.contains("/mo"))
+        });
+        let waterfall = start.elapsed();
         workbench.press(b"q");
         workbench.wait_exit(patience);
         println!(
-            "{open}: audited picture on screen after {:.2} s, process ended after {:.2} s",
+            "{open}: audited picture on screen after {:.2} s, the complete waterfall after {:.2} s ({:.2}x), process ended after {:.2} s",
             shown.as_secs_f64(),
+            waterfall.as_secs_f64(),
+            waterfall.as_secs_f64() / shown.as_secs_f64(),
             start.elapsed().as_secs_f64()
         );
     }
