@@ -2,6 +2,7 @@
 //! synchronously: a slider step changes every pane in the same frame.
 
 use crate::model::catalog::Catalog;
+use crate::model::commitment_layers::{StayPlan, stay_with_providers};
 use crate::model::evaluate::{Evaluation, evaluate};
 use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::{ContractsReport, contracts_report};
@@ -16,6 +17,8 @@ pub struct Derived {
     /// Problems of the plan against the catalog; the numbers skip what they concern.
     pub problems: Vec<PlanProblem>,
     pub contracts: Option<ContractsReport>,
+    /// Every cluster kept with its provider: the waterfall's "stay" beside "switch".
+    pub stay: Option<StayPlan>,
 }
 
 impl Derived {
@@ -25,8 +28,17 @@ impl Derived {
             curves: cost_curves(plan, catalog),
             inference_across: inference_across_accelerators(plan, catalog),
             problems: plan.problems(catalog),
-            contracts: fleet.and_then(|f| contracts_report(plan, catalog, f)),
+            contracts: None,
+            stay: None,
         }
+        .with_contracts(plan, catalog, fleet)
+    }
+
+    /// The contract matching of the fleet and, on it, staying with today's providers: what
+    /// the pipeline's board computes the same way.
+    fn with_contracts(mut self, plan: &Plan, catalog: &Catalog, fleet: Option<&AuditReport>) -> Derived {
+        self.refresh_contracts(plan, catalog, fleet);
+        self
     }
 
     /// Recomputes what depends on the plan alone and keeps the contract matching, which reads
@@ -40,6 +52,10 @@ impl Derived {
 
     pub fn refresh_contracts(&mut self, plan: &Plan, catalog: &Catalog, fleet: Option<&AuditReport>) {
         self.contracts = fleet.and_then(|f| contracts_report(plan, catalog, f));
+        self.stay = match (fleet, &self.contracts) {
+            (Some(audit), Some(c)) => Some(stay_with_providers(&c.fleet, audit, catalog, c.hours_per_month)),
+            _ => None,
+        };
     }
 
     /// The run cost at the slider of the plan's accelerator `accelerator_id`.

@@ -45,7 +45,7 @@ impl App {
             (None, true) => "replaying the jobs…".to_string(),
             (None, false) => "no replay yet".to_string(),
         };
-        Some(waterfall(contracts, replay, &why_not))
+        Some(waterfall(contracts, replay, &why_not, self.derived.stay.as_ref()))
     }
 
     /// The GPUs the last replay gave a class's pool (the contract matcher's base), for a pool

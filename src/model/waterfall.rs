@@ -12,6 +12,7 @@
 
 use serde::Serialize;
 
+use super::commitment_layers::{StayCluster, StayPlan};
 use super::fleet_contracts::{ClassContracts, ContractsReport};
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
@@ -69,6 +70,19 @@ pub struct WaterfallStep {
     pub why_not: Option<String>,
 }
 
+/// An end state the board can choose: staying with today's providers or switching.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Alternative {
+    /// `stay` or `switch`.
+    pub name: &'static str,
+    pub usd_per_month: f64,
+    pub saving_usd_per_year: f64,
+    pub basis: String,
+    /// For `stay`: each cluster with its provider, terms and cost.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub clusters: Vec<StayCluster>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Waterfall {
     pub steps: Vec<WaterfallStep>,
@@ -77,6 +91,20 @@ pub struct Waterfall {
     pub final_usd_per_month: f64,
     pub saving_usd_per_month: f64,
     pub saving_usd_per_year: f64,
+    /// Staying with today's providers beside switching to the catalog's cheapest (the last
+    /// step); empty without a stay plan.
+    pub alternatives: Vec<Alternative>,
+}
+
+impl Waterfall {
+    pub fn alternative(&self, name: &str) -> Option<&Alternative> {
+        self.alternatives.iter().find(|a| a.name == name)
+    }
+
+    /// What switching saves a year on top of staying.
+    pub fn switching_adds_usd_per_year(&self) -> Option<f64> {
+        Some(self.alternative("stay")?.usd_per_month * 12.0 - self.alternative("switch")?.usd_per_month * 12.0)
+    }
 }
 
 /// The replay's split pool of a class, per month: committed GPUs plus overflow.
@@ -159,7 +187,12 @@ fn choice_text(class: &ClassContracts) -> String {
 
 /// The waterfall of a matched fleet, with the replay's split when there is one. `replay_why_not`
 /// says why there is none (no jobs to replay, a replay still running, one that failed).
-pub fn waterfall(c: &ContractsReport, replay: Option<&ReplayReport>, replay_why_not: &str) -> Waterfall {
+pub fn waterfall(
+    c: &ContractsReport,
+    replay: Option<&ReplayReport>,
+    replay_why_not: &str,
+    stay: Option<&StayPlan>,
+) -> Waterfall {
     let mut steps = vec![
         WaterfallStep {
             step: StepKind::Today,
@@ -253,11 +286,47 @@ pub fn waterfall(c: &ContractsReport, replay: Option<&ReplayReport>, replay_why_
     }
     let today = c.consolidated_usd_per_month;
     let final_usd = last.unwrap_or(today);
+    let alternatives = stay
+        .map(|stay| {
+            let kept: Vec<&str> = stay
+                .clusters
+                .iter()
+                .filter(|s| s.kept_as_today.is_some())
+                .map(|s| s.name.as_str())
+                .collect();
+            vec![
+                Alternative {
+                    name: "stay",
+                    usd_per_month: stay.usd_per_month,
+                    saving_usd_per_year: (today - stay.usd_per_month) * 12.0,
+                    basis: format!(
+                        "every cluster with its provider, right-sized on its own hourly demand: a base on the provider's \
+                         1-year and 3-year terms, its hourly price above{}",
+                        if kept.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; as paid today (no provider terms in the catalog): {}", kept.join(", "))
+                        }
+                    ),
+                    clusters: stay.clusters.clone(),
+                },
+                Alternative {
+                    name: "switch",
+                    usd_per_month: final_usd,
+                    saving_usd_per_year: (today - final_usd) * 12.0,
+                    basis: "the waterfall's last step: each class on the catalog's cheapest feasible accelerator and offers"
+                        .to_string(),
+                    clusters: Vec::new(),
+                },
+            ]
+        })
+        .unwrap_or_default();
     Waterfall {
         steps,
         today_usd_per_month: today,
         final_usd_per_month: final_usd,
         saving_usd_per_month: today - final_usd,
         saving_usd_per_year: (today - final_usd) * 12.0,
+        alternatives,
     }
 }

@@ -44,7 +44,9 @@ use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
-use crate::model::commitment_layers::{CommitmentReport, backtest_commitments, commitment_report};
+use crate::model::commitment_layers::{
+    CommitmentReport, StayPlan, backtest_commitments, commitment_report, stay_with_providers,
+};
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::fleet_contracts::{ContractsReport, clusters_today, contracts_report};
 use crate::model::forecast::{
@@ -468,6 +470,16 @@ impl Pipeline {
         let catalog = &self.catalog;
         self.timings
             .record("contracts", || contracts_report(plan, catalog, audit))
+    }
+
+    /// Every audited cluster kept with its provider on its provider's own terms: the board's
+    /// other end state beside switching.
+    pub fn stay(&mut self, contracts: &ContractsReport) -> Option<StayPlan> {
+        let audit = &self.audit.as_ref()?.audited.report;
+        let catalog = &self.catalog;
+        Some(self.timings.record("stay", || {
+            stay_with_providers(&contracts.fleet, audit, catalog, contracts.hours_per_month)
+        }))
     }
 
     /// The last audit's jobs replayed through today's clusters and the plan's split; replayed

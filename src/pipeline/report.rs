@@ -93,12 +93,13 @@ impl Pipeline {
             Ok(replay) => (Some(replay.clone()), None),
             Err(e) => (None, Some(e.to_string())),
         };
+        let stay = contracts.as_ref().and_then(|c| self.stay(c));
         let waterfall = contracts.as_ref().map(|c| {
             let why_not = match &replay_error {
                 Some(e) => format!("the logs' jobs could not be replayed: {e}"),
                 None => "no replay".to_string(),
             };
-            waterfall(c, replay.as_ref(), &why_not)
+            waterfall(c, replay.as_ref(), &why_not, stay.as_ref())
         });
         Board {
             contracts,

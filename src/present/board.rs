@@ -48,10 +48,71 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
         )]),
     ];
     blocks.extend(notes);
+    if !w.alternatives.is_empty() {
+        blocks.extend(alternatives_blocks(w));
+    }
     Section {
         title: "Board waterfall".into(),
         blocks,
     }
+}
+
+/// Staying with today's providers beside switching, and each cluster's stay.
+fn alternatives_blocks(w: &Waterfall) -> Vec<Block> {
+    let mut ends = Table::new(&[
+        ("end state", Align::Left),
+        ("cost/month", Align::Right),
+        ("saving/year", Align::Right),
+    ]);
+    for a in &w.alternatives {
+        ends.row(vec![
+            a.name.to_string(),
+            usd(a.usd_per_month),
+            usd(a.saving_usd_per_year),
+        ]);
+    }
+    let mut stays = Table::new(&[
+        ("cluster", Align::Left),
+        ("provider", Align::Left),
+        ("today/month", Align::Right),
+        ("stay/month", Align::Right),
+        ("terms", Align::Left),
+    ]);
+    let mut blocks = vec![Block::Table(ends)];
+    if let Some(stay) = w.alternative("stay") {
+        for c in &stay.clusters {
+            let mut terms: Vec<String> = c
+                .committed
+                .iter()
+                .filter(|(_, gpus, _)| *gpus >= 0.5)
+                .map(|(term, gpus, usd_per_hour)| {
+                    format!("{} {} GPUs at ${usd_per_hour:.2}", term.label(), thousands(*gpus))
+                })
+                .collect();
+            if let Some(hourly) = c.hourly_usd_per_gpu_hour {
+                terms.push(format!("above: hourly ${hourly:.2}"));
+            }
+            if let Some(why) = &c.kept_as_today {
+                terms.push(format!("as paid today: {why}"));
+            }
+            stays.row(vec![
+                c.name.clone(),
+                c.provider.clone().unwrap_or_else(|| "-".to_string()),
+                usd(c.today_usd_per_month),
+                usd(c.usd_per_month),
+                terms.join("; "),
+            ]);
+        }
+        blocks.push(Block::Note(format!("stay: {}.", stay.basis)));
+        blocks.push(Block::Table(stays));
+    }
+    if let Some(adds) = w.switching_adds_usd_per_year() {
+        blocks.push(Block::Facts(vec![(
+            "switching adds".into(),
+            format!("{}/year on top of staying", usd(adds)),
+        )]));
+    }
+    blocks
 }
 
 fn normalization_text(class: &ClassContracts) -> String {

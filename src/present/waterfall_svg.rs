@@ -132,6 +132,7 @@ mod tests {
             final_usd_per_month: 30.0,
             saving_usd_per_month: 70.0,
             saving_usd_per_year: 840.0,
+            alternatives: Vec::new(),
         };
         let svg = waterfall_svg(&w);
         assert_eq!(svg.matches("<rect ").count(), 1 + 4, "background and four bars");

@@ -586,3 +586,46 @@ fn every_shipped_plan_prices_the_shipped_samples_clusters_itself() {
     }
     assert_eq!(seen, 4, "default, growth, h200-reserved, spot-heavy");
 }
+
+#[test]
+fn the_board_sees_staying_with_todays_providers_beside_switching() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let w = &report["waterfall"];
+    let today = f(&w["today_usd_per_month"]);
+    let ends = w["alternatives"].as_array().expect("alternatives");
+    let names: Vec<&str> = ends.iter().map(|a| a["name"].as_str().expect("name")).collect();
+    assert_eq!(names, ["stay", "switch"]);
+    for end in ends {
+        let usd = f(&end["usd_per_month"]);
+        assert!(usd > 0.0 && usd <= today, "{end}");
+        assert!(
+            (f(&end["saving_usd_per_year"]) - (today - usd) * 12.0).abs() < 1e-3,
+            "{end}"
+        );
+    }
+    assert_eq!(
+        f(&ends[1]["usd_per_month"]),
+        f(&w["final_usd_per_month"]),
+        "switch is the last step"
+    );
+    // Each cluster with its provider: the sample's AWS and Azure clusters, on their own terms.
+    let clusters = ends[0]["clusters"].as_array().expect("stay's clusters");
+    assert_eq!(clusters.len(), 4);
+    let provider = |name: &str| {
+        clusters
+            .iter()
+            .find(|c| c["name"] == name)
+            .and_then(|c| c["provider"].as_str())
+            .map(str::to_string)
+    };
+    assert_eq!(provider("us-east-h100").as_deref(), Some("AWS"));
+    assert_eq!(provider("us-west-h200").as_deref(), Some("Azure"));
+    let stay_sum: f64 = clusters.iter().map(|c| f(&c["usd_per_month"])).sum();
+    assert!((stay_sum - f(&ends[0]["usd_per_month"])).abs() < 1e-6);
+    for c in clusters {
+        assert!(f(&c["usd_per_month"]) <= f(&c["today_usd_per_month"]) + 1e-6, "{c}");
+    }
+    let text = gpuplan(&["report", "--logs", sample]);
+    assert!(text.stdout.contains("switching adds"), "{}", text.stdout);
+}

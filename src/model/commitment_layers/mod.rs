@@ -10,7 +10,9 @@
 //! - `flat`: today's matcher's mix (a flat history held for the term) as a ladder, to compare;
 //! - `score`: the backtest of the decision on held-out days against hindsight and flat;
 //! - `fleet`: every class of the audited fleet, from the contract matching and the forecast;
-//! - `history`: the fleet's classes backtested on the audit's own last days.
+//! - `history`: the fleet's classes backtested on the audit's own last days;
+//! - `stay`: every cluster kept with its provider on its provider's own terms (the board's
+//!   other end state).
 
 mod flat;
 mod fleet;
@@ -19,6 +21,7 @@ mod ladder;
 mod paths;
 mod risk;
 mod score;
+mod stay;
 #[cfg(test)]
 mod tests;
 
@@ -31,6 +34,7 @@ pub use self::ladder::{Ladder, LadderCost, TierMenu, TierOffer, ladder_cost, siz
 pub use self::paths::{DemandPaths, MonthDemand, PATH_LEVELS, quantile};
 pub use self::risk::{Layer, PathCost};
 pub use self::score::{CommitmentScore, score_commitments};
+pub use self::stay::{StayCluster, StayPlan, stay_with_providers};
 
 /// A committed layer under half a GPU is not worth showing as a purchase.
 pub const SHOWN_FROM_GPUS: f64 = 0.5;

@@ -24,6 +24,8 @@ pub struct ClusterToday {
     pub capacity_gpus: f64,
     pub usd_per_gpu_hour: f64,
     pub price_source: String,
+    /// The plan's own note of where the cluster's price comes from, when it gives one.
+    pub plan_price_source: Option<String>,
     /// False when the plan does not list the cluster: accelerator, term and price are assumed.
     pub in_plan: bool,
     /// Not in the plan, and priced at the list price of the accelerator its log's GPU type
@@ -71,6 +73,7 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 capacity_gpus: cluster.capacity_gpus,
                 usd_per_gpu_hour: cluster.usd_per_gpu_hour,
                 price_source: cluster.price_source.clone(),
+                plan_price_source: planned.and_then(|c| c.price_source.clone()),
                 in_plan: planned.is_some(),
                 list_priced: planned.is_none() && cluster.priced_as.is_some(),
             }

@@ -13,7 +13,8 @@ pub use accelerator_choice::{
     AcceleratorOption, Normalization, PendingOffer, ServedModel, params_of_model_class, served_model,
 };
 pub use fleet_today::{
-    ClusterToday, clusters_today, consolidated_usd_per_month, hours_per_point, right_sized_usd_per_month,
+    ClusterToday, cluster_class_series, clusters_today, consolidated_usd_per_month, hours_per_point,
+    right_sized_usd_per_month,
 };
 pub use today_prices::TodayPriceGroup;
 pub use today_prices::class_request;

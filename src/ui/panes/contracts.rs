@@ -200,6 +200,25 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         ],
         width,
     ));
+    if let (Some(stay), Some(adds)) = (w.alternative("stay"), w.switching_adds_usd_per_year()) {
+        lines.push(fields_line(
+            vec![
+                (label("  staying instead", 21), theme.base),
+                (
+                    right(&format!("{}/yr", usd_compact(stay.saving_usd_per_year)), 10),
+                    theme.title,
+                ),
+                (
+                    format!(
+                        "  today's providers, their own terms; switching adds {}/yr",
+                        usd_compact(adds)
+                    ),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ));
+    }
     lines
 }
 
