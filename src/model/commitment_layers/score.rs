@@ -4,21 +4,9 @@
 //! (hindsight) and today's matcher on the history alone (flat). Regret = (cost − hindsight) /
 //! hindsight.
 
-use serde::Serialize;
-
 use super::ladder::{Ladder, TierMenu, ladder_cost, size_ladder};
 use super::paths::DemandPaths;
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CommitmentScore {
-    /// The accelerator the class's layers were bought on.
-    pub accelerator: String,
-    pub chosen_cost_usd: f64,
-    pub hindsight_cost_usd: f64,
-    pub flat_cost_usd: f64,
-    pub regret_frac: f64,
-    pub flat_regret_frac: f64,
-}
+pub use crate::model::forecast::CommitmentScore;
 
 /// Scores the layers sized on `forecast` (from the cut-off) and the `flat` policy on `actual`
 /// held-out demand, both in GPUs of the same accelerator and points.

@@ -29,6 +29,23 @@ pub struct BacktestScore {
     pub coverage_95: f64,
 }
 
+/// A class's commitment layers sized at the cut-off and priced on the held-out days, beside
+/// the cheapest layering knowing those days (hindsight) and today's matcher on the history
+/// alone (flat): what `model::commitment_layers::score_commitments` gives. Kept here, with the
+/// backtest it joins, so the forecast needs nothing of the commitments.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommitmentScore {
+    /// The accelerator the class's layers were bought on.
+    pub accelerator: String,
+    pub chosen_cost_usd: f64,
+    pub hindsight_cost_usd: f64,
+    pub flat_cost_usd: f64,
+    /// (chosen − hindsight) / hindsight.
+    pub regret_frac: f64,
+    /// (flat − hindsight) / hindsight.
+    pub flat_regret_frac: f64,
+}
+
 /// Why a series cannot be backtested.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BacktestError {

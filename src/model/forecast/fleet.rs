@@ -5,13 +5,12 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::backtest::check_holdout;
+use super::backtest::{CommitmentScore, check_holdout};
 use super::{
     BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
     backtest_series, fit_series, shape_forecast,
 };
 use crate::model::catalog::Catalog;
-use crate::model::commitment_layers::CommitmentScore;
 use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
 use crate::model::plan::{GrowthPlan, Plan};
 use crate::model::workload::WorkloadClass;

@@ -18,7 +18,7 @@ mod tests;
 
 use serde::Serialize;
 
-pub use self::backtest::{BacktestError, BacktestScore, backtest_series};
+pub use self::backtest::{BacktestError, BacktestScore, CommitmentScore, backtest_series};
 pub use self::fit::{FittedFan, ForecastMethod, fit_fan};
 pub use self::fleet::{
     AcceleratorFits, AcceleratorForecast, BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest,
