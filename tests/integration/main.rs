@@ -14,6 +14,7 @@ mod cli_replay;
 mod cli_report;
 mod commitment_layers;
 mod contracts_catalog;
+mod doc_links;
 mod export_parity;
 mod hostile_files;
 mod kubernetes_fleets;
