@@ -11,7 +11,7 @@ use super::paths::DemandPaths;
 use super::risk::Layer;
 use super::{FIRST_YEAR_MONTHS, YearCost, size_class, year_cost};
 use crate::model::catalog::{Catalog, Term};
-use crate::model::contracts::{ContractOffer, TermKind};
+use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
 use crate::model::forecast::{ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points};
@@ -95,27 +95,23 @@ pub fn tier_menu(
     change: &PriceChangeUsed,
 ) -> Result<TierMenu, String> {
     let months_of = |offer_id: &str| offer_months(offers, offer_id, hours_per_month);
-    let tier = |term: TermKind, offer_id: &str, deployment, usd: f64, lead: f64| TierOffer {
-        term,
-        offer_id: offer_id.to_string(),
-        deployment,
-        usd_per_gpu_hour: usd,
-        term_months: if term.bills_by_use() { 0 } else { months_of(offer_id) },
-        lead_time_hours: lead,
+    let tier = |p: &PureTermCost| TierOffer {
+        term: p.term,
+        offer_id: p.offer_id.clone(),
+        deployment: p.deployment,
+        usd_per_gpu_hour: p.effective_usd_per_gpu_hour,
+        term_months: if p.term.bills_by_use() {
+            0
+        } else {
+            months_of(&p.offer_id)
+        },
+        lead_time_hours: p.lead_time_hours,
     };
     let mut committed: Vec<TierOffer> = class
         .pure_terms
         .iter()
         .filter(|p| !p.term.bills_by_use())
-        .map(|p| {
-            tier(
-                p.term,
-                &p.offer_id,
-                p.deployment,
-                p.effective_usd_per_gpu_hour,
-                p.lead_time_hours,
-            )
-        })
+        .map(tier)
         .collect();
     committed.sort_by(|a, b| b.term_months.cmp(&a.term_months).then(b.term.cmp(&a.term)));
     let by_use = class
@@ -123,15 +119,7 @@ pub fn tier_menu(
         .iter()
         .filter(|p| p.term.bills_by_use())
         .min_by(|a, b| a.effective_usd_per_gpu_hour.total_cmp(&b.effective_usd_per_gpu_hour))
-        .map(|p| {
-            tier(
-                p.term,
-                &p.offer_id,
-                p.deployment,
-                p.effective_usd_per_gpu_hour,
-                p.lead_time_hours,
-            )
-        })
+        .map(tier)
         .ok_or_else(|| format!("no on-demand or spot offer prices {}", class.accelerator))?;
     let by_use_change_per_year = if by_use.term == TermKind::Spot {
         change.spot_per_year

@@ -67,7 +67,9 @@ fn provider_of(catalog: &Catalog, cluster: &ClusterToday) -> Option<String> {
         .into_iter()
         .find(|p| {
             let price = p.usd_per_chip_hour();
-            price > 0.0 && ((price - cluster.usd_per_gpu_hour) / price).abs() <= SAME_PRICE_FRAC
+            p.deployment == cluster.deployment
+                && price > 0.0
+                && ((price - cluster.usd_per_gpu_hour) / price).abs() <= SAME_PRICE_FRAC
         })
         .map(|p| family(&p.provider).to_string());
     by_price.or_else(|| {
