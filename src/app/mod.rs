@@ -125,6 +125,8 @@ pub struct LogInputs {
     pub input_format: Option<String>,
     /// The Prometheus holding the fleet's DCGM metrics, when there is one.
     pub prometheus: Option<crate::model::plan::PrometheusSource>,
+    /// With no paths: the jobs are read from Slurm's accounting through sacct.
+    pub slurm: Option<Box<crate::model::plan::SlurmSource>>,
 }
 
 /// The plan file behind the plan on screen.

@@ -18,6 +18,7 @@ pub mod prometheus_args;
 mod replay;
 pub mod report;
 mod sample_cmd;
+pub mod slurm_args;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -56,6 +57,8 @@ pub struct Cli {
     no_cache: bool,
     #[command(flatten)]
     prometheus: prometheus_args::PrometheusArgs,
+    #[command(flatten)]
+    slurm: slurm_args::SlurmArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -202,6 +205,8 @@ struct LogFlags {
     cost_per_gpu_hour: Option<f64>,
     #[command(flatten)]
     prometheus: prometheus_args::PrometheusArgs,
+    #[command(flatten)]
+    slurm: slurm_args::SlurmArgs,
 }
 
 impl LogFlags {
@@ -218,6 +223,7 @@ impl LogFlags {
             until: self.until,
             cost_per_gpu_hour: self.cost_per_gpu_hour,
             prometheus: self.prometheus,
+            slurm: self.slurm,
             bill: Vec::new(),
         }
     }
@@ -343,6 +349,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 logs: cli.logs,
                 mapping: cli.mapping,
                 prometheus: cli.prometheus.overrides(),
+                slurm: cli.slurm.overrides(),
                 plan: cli.plan,
                 no_cache: cli.no_cache,
             })

@@ -23,10 +23,12 @@ pub fn run(
     let given = Given {
         logs: logs.to_vec(),
         prometheus: super::prometheus_args::PrometheusArgs::default().resolve(Some(&plan)),
+        // A plan whose jobs live in Slurm's accounting ([slurm]) is read from it.
+        slurm: logs.is_empty().then(|| plan.slurm.clone()).flatten(),
         ..Given::default()
     };
     let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
-    let has_logs = !sources.logs.is_empty();
+    let has_logs = !sources.logs.is_empty() || sources.slurm.is_some();
     let mut pipeline = crate::cli::new_pipeline(catalog);
     let mut observer = CliObserver::default();
     let request = ReportRequest {

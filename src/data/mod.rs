@@ -6,7 +6,8 @@
 //!   and the rows set aside; `readers::load` is the entry point;
 //! - `audit`: the audit and its passes (classification, totals, top jobs, measured utilization);
 //! - `sample`: the generator of realistic sample logs;
-//! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers;
+//! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers; `slurm`:
+//!   Slurm's accounting read live through `sacct`;
 //! - `error`: the data layer's one error, and `places`: the mapping keys and rows it points at;
 //!   both import no other module of ours.
 
@@ -19,3 +20,4 @@ pub mod prometheus;
 pub mod read_cache;
 pub mod readers;
 pub mod sample;
+pub mod slurm;

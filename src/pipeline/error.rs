@@ -7,6 +7,7 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::focus::FocusError;
 use crate::data::prometheus::client::PrometheusError;
 use crate::data::readers::load::LoadError;
+use crate::data::slurm::error::SlurmError;
 
 #[derive(Debug, Error)]
 pub enum PipelineError {
@@ -24,7 +25,12 @@ pub enum PipelineError {
     HostsText(String),
     #[error("prometheus {}: {}", .0.url, .0.message)]
     Prometheus(PrometheusError),
-    /// A window the Prometheus pods cannot be pulled over.
+    /// sacct could not be run, failed, or printed what cannot be read.
+    #[error("sacct: {0}")]
+    Slurm(SlurmError),
+    #[error("--slurm reads the jobs from Slurm's accounting and LOGS name files: give one or the other")]
+    SlurmWithLogs,
+    /// A window the Prometheus pods or the Slurm jobs cannot be read over.
     #[error("{flag}: {message}")]
     Window { flag: &'static str, message: &'static str },
     #[error(
@@ -68,6 +74,8 @@ impl PipelineError {
             PipelineError::HostsText(message) => vec![Diagnostic::file("[hosts]", message.clone())],
             PipelineError::Prometheus(e) => vec![Diagnostic::file(&format!("prometheus {}", e.url), e.message.clone())],
             PipelineError::Window { flag, message } => vec![Diagnostic::file(flag, *message)],
+            PipelineError::Slurm(e) => vec![Diagnostic::file("sacct", e.to_string())],
+            PipelineError::SlurmWithLogs => vec![Diagnostic::file("--slurm", self.to_string())],
             PipelineError::MixedLogSettings { .. } => vec![Diagnostic::file("[[logs]]", self.to_string())],
             PipelineError::Replay(message) => vec![Diagnostic::file(
                 "replay",

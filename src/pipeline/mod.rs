@@ -26,6 +26,7 @@
 
 pub mod bill;
 pub mod error;
+mod live_sources;
 pub mod observer;
 pub mod report;
 pub mod sources;
@@ -39,7 +40,7 @@ use crate::data::audit::classify::JobClasses;
 use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
-use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization, pull_pods};
+use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
 use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
@@ -253,7 +254,7 @@ impl Pipeline {
         settings: &AuditSettings,
         observer: &mut dyn Observer,
     ) -> Result<&Audited, PipelineError> {
-        let pods = sources.logs.is_empty() && sources.prometheus.is_some();
+        let pods = sources.is_live();
         let key = ReadKey {
             sources: sources.clone(),
             files: file_stamps(sources),
@@ -316,8 +317,12 @@ impl Pipeline {
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
         let (source, pods_window) = match (&sources.prometheus, sources.logs.is_empty()) {
+            (_, true) if let Some(slurm) = &sources.slurm => {
+                let (source, window) = live_sources::read_slurm(slurm, &rules, settings.window, observer)?;
+                (source, Some(window))
+            }
             (Some(prometheus), true) => {
-                let (source, window) = read_pods(prometheus, &rules, settings.window, observer)?;
+                let (source, window) = live_sources::read_pods(prometheus, &rules, settings.window, observer)?;
                 (source, Some(window))
             }
             _ => {
@@ -642,47 +647,6 @@ fn kept_or_fitted<'a>(
 /// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
 /// The window is fixed here (the pull needs it before any job is known): `since`/`until`, else
 /// the last `days` (90) to now.
-fn read_pods(
-    prometheus: &PrometheusSource,
-    rules: &ClassificationRules,
-    window: WindowSpec,
-    observer: &mut dyn Observer,
-) -> Result<(FleetSource, WindowSpec), PipelineError> {
-    if window.days.is_none() && window.since_ms.is_none() {
-        return Err(PipelineError::Window {
-            flag: "--all-time",
-            message: "with Prometheus and no job log there is no log to span: give --since (and --until) or --days",
-        });
-    }
-    let now_ms = chrono::Utc::now().timestamp_millis();
-    let end_ms = window.until_ms.unwrap_or(now_ms);
-    let days = window.days.unwrap_or(90.0);
-    let start_ms = window.since_ms.unwrap_or(end_ms - (days * 86_400_000.0) as i64);
-    if end_ms <= start_ms {
-        return Err(PipelineError::Window {
-            flag: "--since",
-            message: "the window is empty: --since must come before --until",
-        });
-    }
-    let fixed = WindowSpec {
-        days: None,
-        since_ms: Some(start_ms),
-        until_ms: Some(end_ms),
-    };
-    let pull_window = Window::from_ms(start_ms, end_ms);
-    observer.started("pulling pods from kube-state-metrics", 0, true);
-    let client = PrometheusClient::connect(prometheus).map_err(PipelineError::Prometheus)?;
-    let shown = client.shown_url();
-    let mut tick = |p: PullProgress| observer.phase(format!("pods from {shown}: query {} of {}", p.done, p.total));
-    let pods = pull_pods(&client, prometheus, &pull_window, &mut tick).map_err(PipelineError::Prometheus)?;
-    let origin = format!("prometheus {} (kube-state-metrics)", client.shown_url());
-    let source = FleetSource::from_runs(&pods.runs, &origin, rules)?;
-    for note in pods.notes {
-        observer.note(note);
-    }
-    Ok((source, fixed))
-}
-
 /// Each cluster's hourly DCGM utilization over the audit window, with progress.
 fn pull_utilization(
     prometheus: &PrometheusSource,

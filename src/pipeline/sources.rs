@@ -1,12 +1,12 @@
 //! Which logs a pipeline reads and how: the paths, the column mapping, a forced layout and the
-//! Prometheus holding the fleet's metrics. Resolved once from the command line or the
+//! Prometheus holding the fleet's metrics, or the Slurm whose accounting is read instead of logs. Resolved once from the command line or the
 //! workbench's arguments and the plan's `[[logs]]`, so both faces read the same files the same
 //! way.
 
 use std::path::PathBuf;
 
 use super::error::PipelineError;
-use crate::model::plan::{Plan, PrometheusSource};
+use crate::model::plan::{Plan, PrometheusSource, SlurmSource};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sources {
@@ -16,6 +16,8 @@ pub struct Sources {
     /// The logs' layout when detection guesses wrong (`--input-format`, a log's `format`).
     pub input_format: Option<String>,
     pub prometheus: Option<PrometheusSource>,
+    /// With no logs: the jobs are read from Slurm's accounting through `sacct`.
+    pub slurm: Option<SlurmSource>,
 }
 
 /// What a face was given beside the plan.
@@ -25,13 +27,18 @@ pub struct Given {
     pub mapping: Option<PathBuf>,
     pub input_format: Option<String>,
     pub prometheus: Option<PrometheusSource>,
+    pub slurm: Option<SlurmSource>,
 }
 
 impl Sources {
     /// The logs given, else the plan's `[[logs]]` with the mapping and layout they name; a flag
     /// given wins over the plan's value.
     pub fn resolve(given: Given, plan: Option<&Plan>) -> Result<Sources, PipelineError> {
-        let from_plan = given.logs.is_empty();
+        if given.slurm.is_some() && !given.logs.is_empty() {
+            return Err(PipelineError::SlurmWithLogs);
+        }
+        // A plan that reads Slurm names no log to read instead.
+        let from_plan = given.logs.is_empty() && given.slurm.is_none();
         let listed = plan
             .filter(|_| from_plan)
             .map(|p| p.logs.as_slice())
@@ -54,12 +61,19 @@ impl Sources {
             mapping,
             input_format,
             prometheus: given.prometheus,
+            slurm: given.slurm,
         })
     }
 
-    /// Whether there is anything to audit: logs, or a Prometheus to pull pods from.
+    /// Whether there is anything to audit: logs, a Slurm to ask, or a Prometheus to pull pods from.
     pub fn is_empty(&self) -> bool {
-        self.logs.is_empty() && self.prometheus.is_none()
+        self.logs.is_empty() && self.prometheus.is_none() && self.slurm.is_none()
+    }
+
+    /// The jobs come from a live source over a window (Slurm's sacct, or the pods
+    /// kube-state-metrics saw), not from files spanning their own time.
+    pub fn is_live(&self) -> bool {
+        self.logs.is_empty() && (self.slurm.is_some() || self.prometheus.is_some())
     }
 
     /// With no log and no Prometheus, the shipped sample; returns the note that says so.

@@ -33,6 +33,8 @@ pub struct WorkbenchArgs {
     pub plan: Option<PathBuf>,
     /// Prometheus settings over the plan's `[prometheus]`, for measured utilization.
     pub prometheus: crate::model::plan::PrometheusOverrides,
+    /// Slurm settings over the plan's `[slurm]`: the jobs read through sacct instead of logs.
+    pub slurm: crate::model::plan::SlurmOverrides,
     /// Read the logs from their bytes every time (`--no-cache`).
     pub no_cache: bool,
 }
@@ -82,9 +84,13 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         mapping: args.mapping.clone(),
         input_format: None,
         prometheus: None,
+        slurm: args.slurm.resolve(Some(&plan)),
     };
+    if let Some((key, message)) = given.slurm.as_ref().and_then(|s| s.problems().into_iter().next()) {
+        return Err(vec![Diagnostic::file(&format!("--slurm ({key})"), message)]);
+    }
     let mut sources = crate::pipeline::sources::Sources::resolve(given, Some(&plan)).map_err(|e| e.diagnostics())?;
-    if sources.logs.is_empty() {
+    if sources.logs.is_empty() && sources.slurm.is_none() {
         sources.or_sample().map_err(|e| e.diagnostics())?;
     }
     let config = config_dir();
@@ -108,6 +114,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             mapping: sources.mapping,
             input_format: sources.input_format,
             prometheus,
+            slurm: sources.slurm.map(Box::new),
         },
     );
     app.keymap = keymap;

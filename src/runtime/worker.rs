@@ -129,6 +129,7 @@ pub fn sources_of(logs: &LogInputs) -> Sources {
         mapping: logs.mapping.clone(),
         input_format: logs.input_format.clone(),
         prometheus: logs.prometheus.clone(),
+        slurm: logs.slurm.as_deref().cloned(),
     }
 }
 

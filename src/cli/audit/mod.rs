@@ -34,6 +34,8 @@ pub struct AuditArgs {
     pub until: Option<String>,
     pub cost_per_gpu_hour: Option<f64>,
     pub prometheus: super::prometheus_args::PrometheusArgs,
+    /// `--slurm` and its settings: the jobs read from Slurm's accounting through sacct.
+    pub slurm: super::slurm_args::SlurmArgs,
     /// FinOps FOCUS cost exports to set against the audit.
     pub bill: Vec<PathBuf>,
 }
@@ -99,6 +101,7 @@ fn given_sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failu
         mapping: args.mapping.clone(),
         input_format: args.input_format.clone(),
         prometheus: args.prometheus.resolve(plan),
+        slurm: args.slurm.resolve(plan)?,
     };
     Sources::resolve(given, plan).map_err(pipeline_failure)
 }

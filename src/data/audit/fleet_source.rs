@@ -17,7 +17,7 @@ use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::{AuditInput, AuditSettings, audit_input_classified};
 use crate::data::canonical::{JobRun, frame_from_runs};
 use crate::data::error::DataError;
-use crate::data::readers::load::{FileSummary, LoadError, load_logs};
+use crate::data::readers::load::{FileSummary, LoadError, LoadedLogs, load_logs};
 use crate::data::readers::mapping::Mapping;
 use crate::data::readers::reject::Quarantine;
 use crate::data::readers::tabular::Detail;
@@ -93,7 +93,12 @@ impl FleetSource {
         if loaded.jobs.height() == 0 && loaded.utilization.as_ref().is_some_and(|u| u.height() > 0) {
             return Err(LoadError::new(joined(&loaded.files), DataError::UtilizationOnly));
         }
-        Ok(FleetSource::Runs {
+        Ok(FleetSource::from_loaded(loaded))
+    }
+
+    /// Logs loaded elsewhere (a file's or sacct's), kept whole for the audit.
+    pub fn from_loaded(loaded: LoadedLogs) -> FleetSource {
+        FleetSource::Runs {
             runs: loaded.jobs,
             quarantine: loaded.quarantine,
             files: loaded.files,
@@ -101,7 +106,7 @@ impl FleetSource {
             hosts: loaded.hosts,
             pending: loaded.pending,
             origins: loaded.origins,
-        })
+        }
     }
 
     /// A run log read whole, from jobs gathered elsewhere (Kubernetes pods from Prometheus).

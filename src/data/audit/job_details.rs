@@ -27,7 +27,7 @@ use crate::data::readers::mapping::Mapping;
 use crate::data::readers::tabular::{self, Piece};
 
 /// The log's own words about one run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct RunText {
     pub job_id: Option<String>,
     pub name: Option<String>,
@@ -54,6 +54,20 @@ pub struct RunOrigin {
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RunOrigins {
     pub files: Vec<RunOrigin>,
+    /// Runs that came with no file to read back (sacct run by gpuplan): their text, by frame
+    /// row, kept from the read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<RunText>,
+}
+
+impl RunOrigins {
+    /// Runs read from no file: each one's text kept, in the frame's order.
+    pub fn kept_from(runs: &[JobRun]) -> RunOrigins {
+        RunOrigins {
+            files: Vec::new(),
+            kept: runs.iter().map(|run| run_text(run).1).collect(),
+        }
+    }
 }
 
 /// A chosen run: its row in the run frame, its source line and its job key.
@@ -77,7 +91,10 @@ impl RunOrigins {
                 by_file.entry(file).or_default().push(*run);
             }
         }
-        let mut out = HashMap::new();
+        let mut out: HashMap<usize, RunText> = wanted
+            .iter()
+            .filter_map(|run| Some((run.row, self.kept.get(run.row)?.clone())))
+            .collect();
         for (file, runs) in by_file {
             let origin = &self.files[file];
             // A file that cannot be read again gives no details: the audit stands without them.

@@ -33,7 +33,7 @@ use self::classify::features::with_run_features;
 use self::classify::vocabulary::GPU_TYPES;
 use self::classify::{JOB_KEY, classify_jobs_with_stems, classify_pending, label_rule_index, no_rule_index, rule_name};
 use self::job_details::RunOrigins;
-use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, window_steps};
+use self::run_totals::{ClusterAccumulator, RunTotals, run_totals, step_length_ms, window_steps};
 use self::top_jobs::{TopJobInputs, top_jobs};
 use super::readers::load::LoadedLogs;
 use super::readers::reject::Quarantine;
@@ -442,15 +442,28 @@ fn cluster_audit(
     };
     let gpu_hours: f64 = gpu_hours.iter().sum();
     let utilization_reported = util_weight.iter().sum::<f64>() > 0.0;
-    let utilized_hours: f64 = occ.utilized.iter().sum::<f64>() * f64::from(step_minutes) / 60.0;
+    // Each step weighs by its length inside the window (the last may be cut short).
+    let window_ms = window.end_ms - window.start_ms;
+    let step_hours: Vec<f64> = (0..steps)
+        .map(|m| step_length_ms(m, steps, resolution.step_ms(), window_ms) as f64 / MS_PER_HOUR)
+        .collect();
+    let utilized_hours: f64 = occ.utilized.iter().zip(&step_hours).map(|(g, h)| g * h).sum();
     let capacity_hours = capacity * window_hours;
-    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
+    // A share of what was paid for: never below nothing, never above all of it.
+    let share = |x: f64, of: f64| if of > 0.0 { (x / of).clamp(0.0, 1.0) } else { 0.0 };
     let non_training: Vec<usize> = (0..steps).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
-    let non_training_time_frac = non_training.len() as f64 / steps as f64;
+    let non_training_hours: f64 = non_training.iter().map(|&m| step_hours[m]).sum();
+    let non_training_time_frac = share(non_training_hours, step_hours.iter().sum());
     let non_training_utilization_frac = if non_training.is_empty() || capacity <= 0.0 {
         0.0
     } else {
-        (non_training.iter().map(|&m| occ.utilized[m]).sum::<f64>() / (non_training.len() as f64 * capacity)).min(1.0)
+        share(
+            non_training
+                .iter()
+                .map(|&m| occ.utilized[m] * step_hours[m])
+                .sum::<f64>(),
+            non_training_hours * capacity,
+        )
     };
     let monthly_cost_usd = capacity * usd_per_gpu_hour * settings.hours_per_month;
     let stranded = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);

@@ -35,6 +35,30 @@ pub struct Occupancy {
     changes: Vec<[f64; 4]>,
 }
 
+/// GPUs below which a step's level is rounding left by runs that ended, not a run.
+const RESIDUE_GPUS: f64 = 1e-6;
+
+/// One run's part of the window, relative to the window's start.
+struct RunSpan {
+    from_ms: i64,
+    to_ms: i64,
+    class: usize,
+    gpus: f64,
+    /// GPUs busy times their utilization (the GPUs when the log gives none).
+    utilized_gpus: f64,
+}
+
+/// Milliseconds of step `step` inside a window of `window_ms` cut into `steps` steps of
+/// `step_ms`: every step whole but the last, which ends with the window (at least 1 ms, so a
+/// window of one instant divides by something).
+pub fn step_length_ms(step: usize, steps: usize, step_ms: i64, window_ms: i64) -> i64 {
+    if step + 1 < steps {
+        step_ms
+    } else {
+        (window_ms - step as i64 * step_ms).clamp(1, step_ms)
+    }
+}
+
 /// Mean GPUs in each step of the window.
 pub struct StepSeries {
     /// Busy GPUs of each class (`WorkloadClass as usize`).
@@ -51,41 +75,37 @@ impl Occupancy {
     }
 
     /// Adds a run covering the window's milliseconds `from_ms..to_ms` (relative to its start).
-    /// At one-minute steps a run holds every minute it touches whole, as the audit has always
-    /// counted; at coarser steps the first and last steps get the share they cover, so a long
-    /// window's steps hold mean GPUs.
-    fn add_span(
-        &mut self,
-        from_ms: i64,
-        to_ms: i64,
-        resolution: Resolution,
-        class: usize,
-        gpus: f64,
-        utilized_gpus: f64,
-    ) {
+    /// Each step holds the mean GPUs over its length inside the window: a run adds its GPUs to
+    /// the whole steps it spans and, to the steps at its edges, the share of the step it covers.
+    /// The window's last step may be cut short by the window's end (`window_ms`); its share is
+    /// of what is left of it, so a window shorter than one step is measured exactly and no step
+    /// holds more GPUs than ran at once.
+    fn add_span(&mut self, span: RunSpan, resolution: Resolution, window_ms: i64) {
+        let RunSpan {
+            from_ms,
+            to_ms,
+            class,
+            gpus,
+            utilized_gpus,
+        } = span;
         let steps = self.changes.len() - 1;
         let step_ms = resolution.step_ms();
         let first = ((from_ms / step_ms) as usize).min(steps);
-        let end = ((to_ms + step_ms - 1) / step_ms) as usize;
-        let end = end.min(steps);
-        if resolution.step_minutes == 1 {
-            self.add(first, end, class, gpus, utilized_gpus);
+        let end = (((to_ms + step_ms - 1) / step_ms) as usize).min(steps);
+        if first >= steps || to_ms <= from_ms {
             return;
         }
-        if first >= steps {
-            return;
-        }
-        // Whole steps in the middle, the partial ones at the edges by the share they cover.
-        let share = |from: i64, to: i64| (to - from).max(0) as f64 / step_ms as f64;
+        let length_of = |step: usize| step_length_ms(step, steps, step_ms, window_ms) as f64;
+        let share = |step: usize, from: i64, to: i64| ((to - from).max(0) as f64 / length_of(step)).min(1.0);
         if end <= first + 1 {
-            let part = share(from_ms, to_ms);
+            let part = share(first, from_ms, to_ms);
             self.add(first, first + 1, class, gpus * part, utilized_gpus * part);
             return;
         }
         let first_step_end = (first as i64 + 1) * step_ms;
         let last_step_start = (end as i64 - 1) * step_ms;
-        let head = share(from_ms, first_step_end);
-        let tail = share(last_step_start, to_ms);
+        let head = share(first, from_ms, first_step_end);
+        let tail = share(end - 1, last_step_start, to_ms);
         self.add(first, first + 1, class, gpus * head, utilized_gpus * head);
         if end - 1 > first + 1 {
             self.add(first + 1, end - 1, class, gpus, utilized_gpus);
@@ -118,7 +138,13 @@ impl Occupancy {
         for change in &self.changes[..steps] {
             for k in 0..4 {
                 level[k] += change[k];
-                series[k].push(level[k].max(0.0));
+                // Shares of steps leave rounding dust where runs end: a level within a
+                // millionth of a GPU of nothing is nothing (so a step is never "training" on dust).
+                if level[k] < RESIDUE_GPUS {
+                    level[k] = 0.0;
+                }
+                // Rounded to a billionth of a GPU: the series carries no float noise into reports.
+                series[k].push((level[k] * 1e9).round() / 1e9);
             }
         }
         let [training, inference, burst, utilized] = series;
@@ -443,12 +469,15 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             acc.util_weight[class] += gpu_hours;
         }
         acc.occupancy.add_span(
-            s - window.start_ms,
-            e - window.start_ms,
+            RunSpan {
+                from_ms: s - window.start_ms,
+                to_ms: e - window.start_ms,
+                class,
+                gpus,
+                utilized_gpus: gpus * util.unwrap_or(1.0),
+            },
             window.resolution,
-            class,
-            gpus,
-            gpus * util.unwrap_or(1.0),
+            window.end_ms - window.start_ms,
         );
         let rank_gpu_hours = (gpu_hours * RANK_UNITS_PER_GPU_HOUR)
             .round()

@@ -235,6 +235,42 @@ pub fn load_logs(
         });
         quarantine.merge(file_quarantine);
     }
+    assemble(
+        Pieces {
+            frames,
+            utilization,
+            pending,
+        },
+        quarantine,
+        files,
+        hosts,
+        origins,
+        detail,
+    )
+}
+
+/// What the inputs gave before they are stacked into one frame each.
+struct Pieces {
+    frames: Vec<DataFrame>,
+    utilization: Vec<DataFrame>,
+    pending: Vec<DataFrame>,
+}
+
+/// Stacks what every input gave into the logs an audit reads: one job frame in the shape
+/// `detail` asks for, one utilization frame, one frame of jobs that never started.
+fn assemble(
+    pieces: Pieces,
+    quarantine: Quarantine,
+    files: Vec<FileSummary>,
+    hosts: BTreeMap<String, String>,
+    origins: RunOrigins,
+    detail: Detail<'_>,
+) -> Result<LoadedLogs, LoadError> {
+    let Pieces {
+        frames,
+        utilization,
+        pending,
+    } = pieces;
     let frames = match detail {
         Detail::Full => frames,
         // Slurm and Philly frames arrive whole; give them the audit's compact shape too.
@@ -285,6 +321,43 @@ pub fn load_logs(
         pending,
         origins,
     })
+}
+
+/// A Slurm accounting log that arrived without a file (`sacct` run by gpuplan), shown as
+/// `shown` with format `format`: the same frames a sacct export gives.
+pub fn load_sacct_log(
+    log: slurm::SacctLog,
+    shown: &str,
+    format: &'static str,
+    detail: Detail<'_>,
+) -> Result<LoadedLogs, LoadError> {
+    let fail = |error: DataError| LoadError::new(shown, error);
+    let frames = vec![frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?];
+    let pending = if log.pending.is_empty() {
+        Vec::new()
+    } else {
+        vec![frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?]
+    };
+    let origins = RunOrigins::kept_from(&log.runs);
+    let files = vec![FileSummary {
+        path: shown.to_string(),
+        format,
+        rows: log.runs.len(),
+        rejected: log.quarantine.total(),
+        warnings: log.host_problems,
+    }];
+    assemble(
+        Pieces {
+            frames,
+            utilization: Vec::new(),
+            pending,
+        },
+        log.quarantine,
+        files,
+        log.hosts,
+        origins,
+        detail,
+    )
 }
 
 /// Columns only some logs have (a submit time, a QoS class, an owner kind, a GPU type's

@@ -13,12 +13,14 @@ use super::thresholds::ThresholdOverrides;
 use super::transit::UserLatency;
 
 mod forecast;
+mod slurm;
 mod validate;
 
 pub use forecast::{
     DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS,
     MAX_PLANNED_GPUS, PlannedDemand, day_text, parse_day_ms,
 };
+pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
@@ -55,6 +57,9 @@ pub struct Plan {
     /// Where the fleet's DCGM metrics live: measured utilization per cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prometheus: Option<PrometheusSource>,
+    /// Slurm's accounting, read through `sacct` when the plan names no log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slurm: Option<SlurmSource>,
     /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub hosts: BTreeMap<String, Vec<String>>,

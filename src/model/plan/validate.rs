@@ -383,6 +383,14 @@ impl Plan {
                 });
             }
         }
+        if let Some(slurm) = &self.slurm {
+            for (key, message) in slurm.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("slurm.{key}"),
+                    message,
+                });
+            }
+        }
         if let Some(forecast) = &self.forecast {
             for (key, message) in forecast.problems() {
                 problems.push(PlanProblem {

@@ -42,6 +42,7 @@
 
 mod budget;
 mod columns;
+mod merge;
 mod rows;
 #[cfg(test)]
 mod tests;

@@ -470,3 +470,77 @@ fn a_host_list_seen_before_on_the_cluster_is_not_expanded_again() {
     // The same list on another cluster is still looked at: its hosts are in two clusters.
     assert_eq!(log.host_problems.len(), 2, "{:?}", log.host_problems);
 }
+
+/// What a real Slurm 22.05 printed for gpuplan's own sacct call (`gpuplan audit --slurm`),
+/// recorded by tests/integration/slurm_live.rs from the cluster it brings up.
+const LIVE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/slurm/live-22.05.txt"
+));
+
+#[test]
+fn a_live_sacct_recording_reads_as_what_was_submitted() {
+    let log = read(LIVE);
+    // Eight jobs, the requeued one twice, its `.batch`/`.extern` steps folded.
+    let ids: Vec<&str> = log.runs.iter().map(|r| r.job_id.as_str()).collect();
+    assert_eq!(ids, ["1", "2", "3", "5", "4_0", "4_1", "4_2", "5", "8"]);
+    assert!(log.step_rows_folded >= 9, "{}", log.step_rows_folded);
+    assert_eq!(log.quarantine.total(), 0, "{:?}", log.quarantine);
+    // gres/gpu:a100=N beside gres/gpu=N is N GPUs of type a100.
+    let gpus: Vec<f64> = log.runs.iter().map(|r| r.gpus).collect();
+    assert_eq!(gpus, [4.0, 2.0, 1.0, 2.0, 1.0, 1.0, 1.0, 2.0, 1.0]);
+    assert!(log.runs.iter().all(|r| r.gpu_type.as_deref() == Some("a100")));
+    // Still running: no end. Requeued: two runs with their own starts. Cancelled: its first word.
+    assert_eq!(run(&log, "1").end_ms, None);
+    let requeued: Vec<&JobRun> = log.runs.iter().filter(|r| r.job_id == "5").collect();
+    assert_eq!(requeued[0].state.as_deref(), Some("REQUEUED"));
+    assert_eq!(requeued[1].state.as_deref(), Some("COMPLETED"));
+    assert!(requeued[0].start_ms < requeued[1].start_ms);
+    assert_eq!(run(&log, "8").state.as_deref(), Some("CANCELLED"));
+    // The job too large to start: pending demand, eight GPUs asked (ReqTRES), an hour's limit.
+    assert_eq!(log.pending.len(), 1);
+    let pending = &log.pending[0];
+    assert_eq!((pending.job_id.as_str(), pending.gpus), ("9", 8.0));
+    assert_eq!(pending.time_limit_ms, Some(3_600_000));
+    assert_eq!(log.hosts.len(), 1);
+}
+
+#[test]
+fn pieces_of_one_window_keep_a_job_across_their_boundary_once() {
+    // The same recording read as two pieces that both printed every job (a boundary inside
+    // every run): one log, each run once, the pending job once, the repeats counted.
+    let mut whole = read(LIVE);
+    let repeats = whole.absorb(read(LIVE));
+    assert_eq!(whole.runs.len(), 9);
+    assert_eq!(whole.pending.len(), 1);
+    assert_eq!(repeats, 10);
+    // A job pending in one piece and started by the next is the run, not pending demand.
+    let mut earlier = read(LIVE);
+    let mut later = read(LIVE);
+    let mut started = run(&later, "2").clone();
+    started.job_id = "9".into();
+    later.runs.push(started);
+    earlier.absorb(later);
+    assert!(earlier.pending.is_empty());
+    assert_eq!(earlier.runs.iter().filter(|r| r.job_id == "9").count(), 1);
+}
+
+#[test]
+fn a_heterogeneous_job_waiting_is_each_component_asking_its_own_gpus() {
+    // Recorded from the test cluster: a two-component job (`#SBATCH hetjob`) that one node
+    // cannot start. Each component (`1+0`, `1+1`) is its own allocation in Slurm's accounting,
+    // with its own GPUs asked; `Partition_Limit` says no time limit of its own.
+    let text = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/slurm/live-22.05-hetjob-pending.txt"
+    ));
+    let log = read(text);
+    assert!(log.runs.is_empty());
+    let asked: Vec<(&str, f64, Option<i64>)> = log
+        .pending
+        .iter()
+        .map(|p| (p.job_id.as_str(), p.gpus, p.time_limit_ms))
+        .collect();
+    assert_eq!(asked, [("1+0", 2.0, None), ("1+1", 1.0, None)]);
+    assert_eq!(log.quarantine.total(), 0);
+}
