@@ -3,6 +3,7 @@
 //! screen until the newer one lands.
 
 use super::{App, Effect};
+use crate::model::saving_drivers::saving_drivers;
 use crate::model::split::{ReplayReport, ReplaySetup};
 use crate::model::waterfall::{Waterfall, waterfall};
 use crate::model::workload::WorkloadClass;
@@ -45,7 +46,15 @@ impl App {
             (None, true) => "replaying the jobs…".to_string(),
             (None, false) => "no replay yet".to_string(),
         };
-        Some(waterfall(contracts, replay, &why_not, self.derived.stay.as_ref()))
+        // The demand driver's spread: the forecast shown for this plan, else assumed (said so).
+        let drivers = saving_drivers(contracts, &self.plan, &self.catalog, self.forecast.shown.as_ref());
+        Some(waterfall(
+            contracts,
+            replay,
+            &why_not,
+            self.derived.stay.as_ref(),
+            &drivers,
+        ))
     }
 
     /// The GPUs the last replay gave a class's pool (the contract matcher's base), for a pool

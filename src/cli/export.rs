@@ -13,6 +13,7 @@ use crate::present::svg::{cost_curves_svg, utilization_svg};
 pub const COST_SVG: &str = "mfu-vs-cost.svg";
 pub const FORECAST_SVG: &str = "forecast.svg";
 pub const REPLAY_SVG: &str = "replay.svg";
+pub const TORNADO_SVG: &str = "tornado.svg";
 pub const UTILIZATION_SVG: &str = "utilization.svg";
 pub const WATERFALL_SVG: &str = "waterfall.svg";
 
@@ -41,6 +42,12 @@ pub fn write_svgs(
             dir.join(WATERFALL_SVG),
             crate::present::waterfall_svg::waterfall_svg(waterfall),
         ));
+        if waterfall.range.is_some() {
+            files.push((
+                dir.join(TORNADO_SVG),
+                crate::present::tornado_svg::tornado_svg(waterfall),
+            ));
+        }
     }
     if let Some(forecast) = forecast {
         files.push((

@@ -71,7 +71,7 @@ enum Command {
         #[arg(long, value_name = "LOG", num_args = 1..)]
         logs: Vec<PathBuf>,
         /// Also write the charts as SVG into DIR (created when missing): mfu-vs-cost.svg, and
-        /// utilization.svg, replay.svg, waterfall.svg and forecast.svg when logs are audited.
+        /// utilization.svg, replay.svg, waterfall.svg, tornado.svg and forecast.svg when logs are audited.
         #[arg(long, value_name = "DIR")]
         svg: Option<PathBuf>,
     },

@@ -1,5 +1,6 @@
 //! The economics: pure functions and plain data. No I/O, no Polars, no terminal.
 
+pub mod attribution;
 pub mod audit_settings;
 pub mod bill;
 pub mod board;
@@ -25,6 +26,8 @@ pub mod replay;
 pub mod resolution;
 pub mod risk;
 pub mod rules;
+pub mod saving_drivers;
+pub mod saving_range;
 pub mod sensitivity;
 pub mod split;
 pub mod thresholds;

@@ -12,8 +12,11 @@
 
 use serde::Serialize;
 
+use super::attribution::{Attribution, ClassCauses, attribute};
 use super::commitment_layers::{StayCluster, StayPlan};
+use super::contracts::TermKind;
 use super::fleet_contracts::{ClassContracts, ContractsReport};
+use super::saving_range::{ClassSwitch, Driver, SavingRange, TornadoBar, saving_range, tornado};
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
 use crate::shared::format::{thousands, usd, usd_compact};
@@ -94,6 +97,16 @@ pub struct Waterfall {
     /// Staying with today's providers beside switching to the catalog's cheapest (the last
     /// step); empty without a stay plan.
     pub alternatives: Vec<Alternative>,
+    /// The saving split over its causes independently of the steps' order (Shapley values);
+    /// empty when no class was matched.
+    pub attribution: Vec<Attribution>,
+    /// The saving's P10, P50 and P90 over its drivers drawn together; None when no class was
+    /// matched.
+    pub range: Option<SavingRange>,
+    /// Each driver swung alone, the widest first.
+    pub tornado: Vec<TornadoBar>,
+    /// The drivers and their spreads, with where each comes from.
+    pub drivers: Vec<Driver>,
 }
 
 impl Waterfall {
@@ -185,6 +198,56 @@ fn choice_text(class: &ClassContracts) -> String {
     text
 }
 
+/// Each class's costs under each cause, for the attribution: the same figures the steps add up.
+fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<ClassCauses> {
+    WorkloadClass::ALL
+        .iter()
+        .enumerate()
+        .map(|(k, &class)| {
+            let matched = c.class(class).filter(|m| m.today_prices_usd_per_month > 0.0);
+            let over_mix = |cost: Option<f64>| match (cost, matched) {
+                (Some(cost), Some(m)) => cost / m.today_prices_usd_per_month,
+                _ => 1.0,
+            };
+            ClassCauses {
+                today_usd: c.today_by_class_usd_per_month[k],
+                right_sized_usd: c.right_sized_by_class_usd_per_month[k],
+                term_mix_usd: matched.map(|m| m.today_prices_usd_per_month),
+                separation_factor: over_mix(replay.and_then(|r| split_class_usd_per_month(r, class))),
+                price_factor: over_mix(matched.map(|m| m.cost_usd_per_month)),
+            }
+        })
+        .collect()
+}
+
+/// Each matched class as the switched fleet buys it, for the range and the tornado.
+fn class_switches(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<ClassSwitch> {
+    c.classes
+        .iter()
+        .map(|class| {
+            let separation_factor = replay
+                .and_then(|r| split_class_usd_per_month(r, class.class))
+                .filter(|_| class.today_prices_usd_per_month > 0.0)
+                .map_or(1.0, |split| split / class.today_prices_usd_per_month);
+            // Preemption redoes spot work: it adds to the spend on spot.
+            let spend: f64 = class.best_mix.iter().map(|row| row.cost_usd).sum();
+            let spot: f64 = class
+                .best_mix
+                .iter()
+                .filter(|row| row.term == TermKind::Spot)
+                .map(|row| row.cost_usd)
+                .sum();
+            ClassSwitch {
+                class: class.class,
+                offers_usd: class.cost_usd_per_month,
+                separation_factor,
+                carried_over: !class.today_prices.iter().any(|g| g.accelerator == class.accelerator),
+                spot_share: if spend > 0.0 { spot / spend } else { 0.0 },
+            }
+        })
+        .collect()
+}
+
 /// The waterfall of a matched fleet, with the replay's split when there is one. `replay_why_not`
 /// says why there is none (no jobs to replay, a replay still running, one that failed).
 pub fn waterfall(
@@ -192,6 +255,7 @@ pub fn waterfall(
     replay: Option<&ReplayReport>,
     replay_why_not: &str,
     stay: Option<&StayPlan>,
+    drivers: &[Driver],
 ) -> Waterfall {
     let mut steps = vec![
         WaterfallStep {
@@ -321,7 +385,25 @@ pub fn waterfall(
             ]
         })
         .unwrap_or_default();
+    let attribution = if classes_matched {
+        attribute(&class_causes(c, split.map(|(r, _)| r)))
+    } else {
+        Vec::new()
+    };
+    let switched = class_switches(c, split.map(|(r, _)| r));
+    let (range, tornado_bars) = if classes_matched {
+        (
+            Some(saving_range(today, &switched, drivers)),
+            tornado(today, &switched, drivers),
+        )
+    } else {
+        (None, Vec::new())
+    };
     Waterfall {
+        attribution,
+        range,
+        tornado: tornado_bars,
+        drivers: drivers.to_vec(),
         steps,
         today_usd_per_month: today,
         final_usd_per_month: final_usd,

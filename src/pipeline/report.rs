@@ -15,6 +15,7 @@ use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{ForecastReport, ForecastScope};
 use crate::model::plan::Plan;
+use crate::model::saving_drivers::saving_drivers;
 use crate::model::sensitivity::{CostCurve, cost_curves};
 use crate::model::split::ReplayReport;
 use crate::model::waterfall::{Waterfall, waterfall};
@@ -94,12 +95,16 @@ impl Pipeline {
             Err(e) => (None, Some(e.to_string())),
         };
         let stay = contracts.as_ref().and_then(|c| self.stay(c));
+        // The demand driver's spread is the forecast's: a history too short for one leaves it
+        // assumed, and says so.
+        let forecast = self.forecast(plan, None, ForecastScope::Fleet).ok();
         let waterfall = contracts.as_ref().map(|c| {
             let why_not = match &replay_error {
                 Some(e) => format!("the logs' jobs could not be replayed: {e}"),
                 None => "no replay".to_string(),
             };
-            waterfall(c, replay.as_ref(), &why_not, stay.as_ref())
+            let drivers = saving_drivers(c, plan, self.catalog(), forecast.as_ref());
+            waterfall(c, replay.as_ref(), &why_not, stay.as_ref(), &drivers)
         });
         Board {
             contracts,

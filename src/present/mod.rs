@@ -15,4 +15,5 @@ pub mod replay_svg;
 pub mod report;
 pub mod svg;
 pub mod text_chart;
+pub mod tornado_svg;
 pub mod waterfall_svg;

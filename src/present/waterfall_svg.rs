@@ -133,6 +133,10 @@ mod tests {
             saving_usd_per_month: 70.0,
             saving_usd_per_year: 840.0,
             alternatives: Vec::new(),
+            attribution: Vec::new(),
+            range: None,
+            tornado: Vec::new(),
+            drivers: Vec::new(),
         };
         let svg = waterfall_svg(&w);
         assert_eq!(svg.matches("<rect ").count(), 1 + 4, "background and four bars");

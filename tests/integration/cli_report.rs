@@ -291,9 +291,22 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
         report["contracts"]["fallback_price_clusters"].as_array().map(Vec::len),
         Some(0)
     );
+    // The causes, credited independently of order, sum to the saving; the price's credit is
+    // its mean marginal saving, recomputed here from the steps' own figures.
+    let credits = w["attribution"].as_array().expect("attribution");
+    let causes: Vec<&str> = credits.iter().map(|a| a["cause"].as_str().expect("cause")).collect();
+    assert_eq!(causes, ["right_sizing", "elasticity_and_terms", "separation", "price"]);
+    let credited: f64 = credits.iter().map(|a| f(&a["usd_per_year"])).sum();
+    assert!((credited - f(&w["saving_usd_per_year"])).abs() < 1e-3, "{credited}");
+    let sequential_price = -f(&steps[4]["change_usd_per_month"]) * 12.0;
+    assert!(
+        f(&credits[3]["usd_per_year"]) > sequential_price,
+        "price credited last is credited least"
+    );
     let table = gpuplan(&["report", "--logs", sample]);
     assert!(table.stdout.contains("BOARD WATERFALL"), "{}", table.stdout);
     assert!(table.stdout.contains("5. cheapest offers:"), "{}", table.stdout);
+    assert!(table.stdout.contains("elasticity and terms"), "{}", table.stdout);
 }
 
 #[test]
@@ -628,4 +641,45 @@ fn the_board_sees_staying_with_todays_providers_beside_switching() {
     }
     let text = gpuplan(&["report", "--logs", sample]);
     assert!(text.stdout.contains("switching adds"), "{}", text.stdout);
+}
+
+#[test]
+fn the_board_gets_a_range_and_a_tornado_of_stated_drivers() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let w = &report["waterfall"];
+    let point = f(&w["saving_usd_per_year"]);
+    let range = &w["range"];
+    let (p10, p50, p90) = (
+        f(&range["p10_usd_per_year"]),
+        f(&range["p50_usd_per_year"]),
+        f(&range["p90_usd_per_year"]),
+    );
+    assert!(p10 < p50 && p50 < p90, "{range}");
+    assert!((p10..=p90).contains(&point), "the point {point} within {range}");
+    assert_eq!(range["draws"], 4000);
+    // The same inputs, the same range.
+    let again = json_report(&["report", "--format", "json", "--logs", sample]);
+    assert_eq!(again["waterfall"]["range"], *range);
+    // Every driver has a bar, widest swing first, and a stated basis.
+    let bars = w["tornado"].as_array().expect("tornado");
+    let drivers = w["drivers"].as_array().expect("drivers");
+    assert_eq!(bars.len(), drivers.len());
+    assert_eq!(bars.len(), 6);
+    let swing = |b: &Value| (f(&b["high_usd_per_year"]) - f(&b["low_usd_per_year"])).abs();
+    assert!(bars.windows(2).all(|pair| swing(&pair[0]) >= swing(&pair[1])));
+    for d in drivers {
+        assert!(!d["basis"].as_str().unwrap_or("").is_empty(), "{d}");
+    }
+    // Demand at its high costs the switched fleet more: less saving than at its low.
+    let demand = bars.iter().find(|b| b["driver"] == "demand").expect("demand");
+    assert!(f(&demand["high_usd_per_year"]) < f(&demand["low_usd_per_year"]));
+    // tornado.svg beside waterfall.svg.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let svg_dir = dir.path().join("svg");
+    let svg_shown = svg_dir.display().to_string();
+    let run = gpuplan(&["report", "--logs", sample, "--svg", &svg_shown]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let tornado = std::fs::read_to_string(svg_dir.join("tornado.svg")).expect("tornado.svg");
+    assert!(tornado.contains("offer prices") && tornado.contains("P10"), "{tornado}");
 }

@@ -450,7 +450,8 @@ fn cluster_audit(
     let utilized_hours: f64 = occ.utilized.iter().zip(&step_hours).map(|(g, h)| g * h).sum();
     let capacity_hours = capacity * window_hours;
     // A share of what was paid for: never below nothing, never above all of it.
-    let share = |x: f64, of: f64| if of > 0.0 { (x / of).clamp(0.0, 1.0) } else { 0.0 };
+    // (`+ 0.0` turns the -0.0 an empty sum gives into 0.)
+    let share = |x: f64, of: f64| if of > 0.0 { (x / of).clamp(0.0, 1.0) + 0.0 } else { 0.0 };
     let non_training: Vec<usize> = (0..steps).filter(|&m| occ.busy_by_class[0][m] <= 0.0).collect();
     let non_training_hours: f64 = non_training.iter().map(|&m| step_hours[m]).sum();
     let non_training_time_frac = share(non_training_hours, step_hours.iter().sum());

@@ -126,6 +126,36 @@ pub fn consolidated_usd_per_month(audit: &AuditReport) -> f64 {
     audit.clusters.iter().map(|c| c.monthly_cost_usd).sum()
 }
 
+/// Today's cost and the right-sized cost, per class (`WorkloadClass as usize`): each
+/// cluster's cost split by its classes' shares of its GPU-hours (a cluster that ran nothing by
+/// the fleet's shares, so no dollar is lost). What the attribution of the saving starts from.
+pub fn spend_by_class(audit: &AuditReport) -> ([f64; 3], [f64; 3]) {
+    let fleet: [f64; 3] = WorkloadClass::ALL.map(|class| audit.classes.get(class).gpu_hours);
+    let fleet_total: f64 = fleet.iter().sum();
+    let (mut today, mut right_sized) = ([0.0; 3], [0.0; 3]);
+    for cluster in &audit.clusters {
+        let hours = WorkloadClass::ALL.map(|class| cluster.classes.get(class).gpu_hours);
+        let total: f64 = hours.iter().sum();
+        let shares = if total > 0.0 {
+            hours.map(|h| h / total)
+        } else if fleet_total > 0.0 {
+            fleet.map(|h| h / fleet_total)
+        } else {
+            [1.0 / 3.0; 3]
+        };
+        let kept = if cluster.capacity_gpus > 0.0 {
+            cluster.p95_concurrent_gpus.ceil().min(cluster.capacity_gpus) / cluster.capacity_gpus
+        } else {
+            0.0
+        };
+        for k in 0..3 {
+            today[k] += cluster.monthly_cost_usd * shares[k];
+            right_sized[k] += cluster.monthly_cost_usd * kept * shares[k];
+        }
+    }
+    (today, right_sized)
+}
+
 /// Each cluster cut to its 95th-percentile concurrent GPUs (whole GPUs, never above today's
 /// capacity), at the same price and term.
 pub fn right_sized_usd_per_month(audit: &AuditReport) -> f64 {

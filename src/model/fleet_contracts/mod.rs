@@ -14,7 +14,7 @@ pub use accelerator_choice::{
 };
 pub use fleet_today::{
     ClusterToday, cluster_class_series, clusters_today, consolidated_usd_per_month, hours_per_point,
-    right_sized_usd_per_month,
+    right_sized_usd_per_month, spend_by_class,
 };
 pub use today_prices::TodayPriceGroup;
 pub use today_prices::class_request;
@@ -74,6 +74,11 @@ pub struct ContractsReport {
     pub consolidated_usd_per_month: f64,
     /// The same clusters cut to their p95 concurrent GPUs.
     pub right_sized_usd_per_month: f64,
+    /// Today's cost per class (`WorkloadClass as usize`): each cluster's split by its classes'
+    /// GPU-hours.
+    pub today_by_class_usd_per_month: [f64; 3],
+    /// The right-sized cost per class, split the same way.
+    pub right_sized_by_class_usd_per_month: [f64; 3],
     /// Each class on its best term mix, today's accelerators and prices.
     pub term_mix_usd_per_month: f64,
     /// The workload-matched plan: each class's best mix on its cheapest feasible accelerator.
@@ -166,6 +171,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         });
     }
     let consolidated = consolidated_usd_per_month(audit);
+    let (today_by_class, right_sized_by_class) = spend_by_class(audit);
     let matched: f64 = classes.iter().map(|c| c.cost_usd_per_month).sum();
     let term_mix: f64 = classes.iter().map(|c| c.today_prices_usd_per_month).sum();
     let at_fallback = |c: &&ClusterToday| !c.in_plan && !c.list_priced;
@@ -186,6 +192,8 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         unmatched,
         consolidated_usd_per_month: consolidated,
         right_sized_usd_per_month: right_sized_usd_per_month(audit),
+        today_by_class_usd_per_month: today_by_class,
+        right_sized_by_class_usd_per_month: right_sized_by_class,
         term_mix_usd_per_month: term_mix,
         matched_usd_per_month: matched,
         saving_usd_per_month: consolidated - matched,

@@ -219,6 +219,62 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             width,
         ));
     }
+    if let Some(range) = &w.range {
+        let signed = |usd: f64| {
+            if usd < 0.0 {
+                format!("−{}", usd_compact(-usd))
+            } else {
+                usd_compact(usd)
+            }
+        };
+        let widest: Vec<String> = w
+            .tornado
+            .iter()
+            .take(1)
+            .map(|bar| {
+                format!(
+                    "{} {}…{}",
+                    bar.driver.replace('_', " "),
+                    signed(bar.low_usd_per_year),
+                    signed(bar.high_usd_per_year)
+                )
+            })
+            .collect();
+        lines.push(fields_line(
+            vec![
+                (label("  range P10–P90", 21), theme.base),
+                (
+                    right(
+                        &format!(
+                            "{}…{}/yr",
+                            signed(range.p10_usd_per_year),
+                            signed(range.p90_usd_per_year)
+                        ),
+                        10,
+                    ),
+                    theme.title,
+                ),
+                (format!("  widest: {}", widest.join(" · ")), theme.muted),
+            ],
+            width,
+        ));
+    }
+    if !w.attribution.is_empty() {
+        // The largest credits first: as many as the pane's width holds.
+        let mut credits: Vec<_> = w.attribution.iter().collect();
+        credits.sort_by(|a, b| b.usd_per_year.abs().total_cmp(&a.usd_per_year.abs()));
+        let mut fields = vec![(label("  by cause", 21), theme.base)];
+        for (i, a) in credits.iter().enumerate() {
+            let amount = if a.usd_per_year < 0.0 {
+                format!("−{}", usd_compact(-a.usd_per_year))
+            } else {
+                usd_compact(a.usd_per_year)
+            };
+            let gap = if i == 0 { "" } else { " · " };
+            fields.push((format!("{gap}{} {amount}", a.cause.short()), theme.muted));
+        }
+        lines.push(fields_line(fields, width));
+    }
     lines
 }
 

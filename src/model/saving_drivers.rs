@@ -1,0 +1,120 @@
+//! The spreads of the saving's drivers (docs/board.md, "The range and its drivers"): from the
+//! forecast and the catalog where they say something, else stated assumptions, each with its
+//! basis for the output to show.
+
+use super::catalog::Catalog;
+use super::commitment_layers::price_change;
+use super::forecast::ForecastReport;
+use super::monte_carlo::TriangularRange;
+use super::plan::Plan;
+use super::saving_range::{CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION};
+use crate::model::fleet_contracts::ContractsReport;
+
+/// Demand without a forecast: a fifth less to a quarter more than the audited window.
+const DEMAND_ASSUMED: TriangularRange = TriangularRange {
+    low: 0.8,
+    mode: 1.0,
+    high: 1.25,
+};
+
+/// The forecast's next-year demand over the audited window's: the mean of each day's 80 %
+/// band and mean over the horizon, summed over the classes, over their history's mean.
+fn demand_from_forecast(forecast: &ForecastReport) -> Option<TriangularRange> {
+    let (mut low, mut mode, mut high, mut history) = (0.0, 0.0, 0.0, 0.0);
+    for class in &forecast.classes {
+        let days = &class.forecast.daily;
+        if days.is_empty() {
+            continue;
+        }
+        let n = days.len() as f64;
+        low += days.iter().map(|d| d.lo80).sum::<f64>() / n;
+        mode += days.iter().map(|d| d.mean_gpus).sum::<f64>() / n;
+        high += days.iter().map(|d| d.hi80).sum::<f64>() / n;
+        history += class.forecast.history_mean_gpus;
+    }
+    let range = TriangularRange::new(low / history, mode / history, high / history);
+    (history > 0.0 && range.is_valid() && range.low >= 0.0).then_some(range)
+}
+
+/// The drivers of the matched fleet's saving and their spreads.
+pub fn saving_drivers(
+    c: &ContractsReport,
+    plan: &Plan,
+    catalog: &Catalog,
+    forecast: Option<&ForecastReport>,
+) -> Vec<Driver> {
+    let demand = match forecast.and_then(demand_from_forecast) {
+        Some(spread) => Driver {
+            driver: DEMAND,
+            spread,
+            basis: format!(
+                "the forecast's mean over its {} days against the audited window's mean; low and high: its P10 and \
+                 P90 paths held all the way (paths moving together, as the commitment layers read the fan: an outer \
+                 bound, since days that run low are not all in one year)",
+                forecast.map_or(0, |f| f.horizon_days)
+            ),
+        },
+        None => Driver {
+            driver: DEMAND,
+            spread: DEMAND_ASSUMED,
+            basis: "assumed (no forecast): a fifth less to a quarter more than the audited window".to_string(),
+        },
+    };
+    let mut rates: Vec<(String, f64)> = c
+        .classes
+        .iter()
+        .map(|class| {
+            let change = price_change(plan, catalog, &class.accelerator);
+            (class.accelerator.clone(), change.on_demand_per_year)
+        })
+        .collect();
+    rates.sort_by(|a, b| a.0.cmp(&b.0));
+    rates.dedup_by(|a, b| a.0 == b.0);
+    let fall = rates.iter().map(|(_, r)| *r).fold(0.0, f64::min);
+    let rise = rates.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+    let shown: Vec<String> = rates
+        .iter()
+        .map(|(accelerator, rate)| {
+            let sign = if *rate < 0.0 { "−" } else { "+" };
+            format!("{accelerator} {sign}{:.1} %", rate.abs() * 100.0)
+        })
+        .collect();
+    vec![
+        demand,
+        Driver {
+            driver: OFFER_PRICES,
+            spread: TriangularRange::new(1.0 + fall, 1.0, 1.0 + rise),
+            basis: format!(
+                "a year of the dated on-demand price changes of the accelerators chosen ({}), from none to all of it",
+                shown.join(", ")
+            ),
+        },
+        Driver {
+            driver: CARRY_OVER,
+            spread: TriangularRange::new(0.85, 1.0, 1.25),
+            basis: "assumed: demand moved to another accelerator by dense BF16 peak costs 15 % less to 25 % more \
+                    than measured speed-ups would say"
+                .to_string(),
+        },
+        Driver {
+            driver: SEPARATION,
+            spread: TriangularRange::new(0.0, 1.0, 1.5),
+            basis: "the replay's correction of the term mix, measured on one history: none of it to half again as much"
+                .to_string(),
+        },
+        Driver {
+            driver: SPOT_PREEMPTION,
+            spread: TriangularRange::new(1.0, 1.05, 1.15),
+            basis: "assumed: spot hours redone after preemptions (half a checkpoint interval and a restart each), \
+                    5 % likely, 15 % at hourly preemptions"
+                .to_string(),
+        },
+        Driver {
+            driver: DELIVERED_SHARE,
+            spread: TriangularRange::new(1.0, 1.0, 1.05),
+            basis: "assumed: a VM's GPU delivers up to 5 % less than bare metal for training and burst; for inference \
+                    the hypervisor's cost is close to nil"
+                .to_string(),
+        },
+    ]
+}
