@@ -3,7 +3,7 @@
 //! screen until the newer one lands.
 
 use super::{App, Effect};
-use crate::model::saving_drivers::saving_drivers;
+use crate::model::saving_drivers::board_inputs;
 use crate::model::split::{ReplayReport, ReplaySetup};
 use crate::model::waterfall::{Waterfall, waterfall};
 use crate::model::workload::WorkloadClass;
@@ -47,13 +47,13 @@ impl App {
             (None, false) => "no replay yet".to_string(),
         };
         // The demand driver's spread: the forecast shown for this plan, else assumed (said so).
-        let drivers = saving_drivers(contracts, &self.plan, &self.catalog, self.forecast.shown.as_ref());
+        let inputs = board_inputs(contracts, &self.plan, &self.catalog, self.forecast.shown.as_ref());
         Some(waterfall(
             contracts,
             replay,
             &why_not,
             self.derived.stay.as_ref(),
-            &drivers,
+            &inputs,
         ))
     }
 

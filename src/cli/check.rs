@@ -65,6 +65,7 @@ fn apply_audited_utilization(plan: &mut Plan, audit: &AuditReport) {
                 utilization_frac: Some(audited.utilization_frac),
                 price_source: Some(audited.price_source.clone()),
                 price_as_of: None,
+                commitment_ends: None,
             }),
         }
     }

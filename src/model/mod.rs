@@ -4,6 +4,7 @@ pub mod attribution;
 pub mod audit_settings;
 pub mod bill;
 pub mod board;
+pub mod board_timeline;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;

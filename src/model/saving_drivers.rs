@@ -2,11 +2,12 @@
 //! forecast and the catalog where they say something, else stated assumptions, each with its
 //! basis for the output to show.
 
+use super::board_timeline::{MovingCosts, moving_costs};
 use super::catalog::Catalog;
 use super::commitment_layers::price_change;
 use super::forecast::ForecastReport;
 use super::monte_carlo::TriangularRange;
-use super::plan::Plan;
+use super::plan::{DEFAULT_HORIZON_MONTHS, Plan};
 use super::saving_range::{CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION};
 use crate::model::fleet_contracts::ContractsReport;
 
@@ -34,6 +35,33 @@ fn demand_from_forecast(forecast: &ForecastReport) -> Option<TriangularRange> {
     }
     let range = TriangularRange::new(low / history, mode / history, high / history);
     (history > 0.0 && range.is_valid() && range.low >= 0.0).then_some(range)
+}
+
+/// What the board reads from the plan and the forecast beside the matching: the saving's
+/// drivers, the one-off costs of moving and the months its timeline runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoardInputs {
+    pub drivers: Vec<Driver>,
+    pub moving: MovingCosts,
+    /// The plan's forecast horizon, at least a year (the first year's saving is stated).
+    pub horizon_months: u32,
+}
+
+pub fn board_inputs(
+    c: &ContractsReport,
+    plan: &Plan,
+    catalog: &Catalog,
+    forecast: Option<&ForecastReport>,
+) -> BoardInputs {
+    BoardInputs {
+        drivers: saving_drivers(c, plan, catalog, forecast),
+        moving: moving_costs(plan),
+        horizon_months: plan
+            .forecast
+            .as_ref()
+            .map_or(DEFAULT_HORIZON_MONTHS, |f| f.horizon_months)
+            .max(12),
+    }
 }
 
 /// The drivers of the matched fleet's saving and their spreads.

@@ -13,9 +13,11 @@
 use serde::Serialize;
 
 use super::attribution::{Attribution, ClassCauses, attribute};
+use super::board_timeline::{ClusterMove, TimelineMonth, Timing, assumed_months_held, months_held, timeline};
 use super::commitment_layers::{StayCluster, StayPlan};
 use super::contracts::TermKind;
 use super::fleet_contracts::{ClassContracts, ContractsReport};
+use super::saving_drivers::BoardInputs;
 use super::saving_range::{ClassSwitch, Driver, SavingRange, TornadoBar, saving_range, tornado};
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
@@ -107,6 +109,12 @@ pub struct Waterfall {
     pub tornado: Vec<TornadoBar>,
     /// The drivers and their spreads, with where each comes from.
     pub drivers: Vec<Driver>,
+    /// Month by month from the audited window's end: commitments running out, dual running and
+    /// the one-off costs of moving; empty when no class was matched.
+    pub timeline: Vec<TimelineMonth>,
+    /// What the timeline adds up to: the first year's cash saving, the run rate, the one-off
+    /// costs and their payback month.
+    pub timing: Option<Timing>,
 }
 
 impl Waterfall {
@@ -220,6 +228,49 @@ fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<Class
         .collect()
 }
 
+/// The month after the audited window's end, as (year, month).
+fn timeline_start(window_end_ms: i64) -> (i32, u32) {
+    use chrono::Datelike;
+    let end = chrono::DateTime::from_timestamp_millis(window_end_ms).unwrap_or_default();
+    let index = end.year() * 12 + end.month0() as i32 + 1;
+    (index.div_euclid(12), index.rem_euclid(12) as u32 + 1)
+}
+
+/// Each audited cluster on the timeline: today's cost, its share of the switched fleet (each
+/// class's switched cost split by the cluster's share of the class's cost today; a class no
+/// offer matched stays as it is) and the months its commitment holds it.
+fn cluster_moves(c: &ContractsReport, switched: &[ClassSwitch], year: i32, month: u32) -> Vec<ClusterMove> {
+    let class_total: [f64; 3] =
+        std::array::from_fn(|k| c.fleet.iter().map(|f| f.today_by_class_usd_per_month[k]).sum());
+    c.fleet
+        .iter()
+        .map(|cluster| {
+            let switched_usd: f64 = WorkloadClass::ALL
+                .iter()
+                .enumerate()
+                .map(|(k, &class)| {
+                    let today = cluster.today_by_class_usd_per_month[k];
+                    match switched.iter().find(|s| s.class == class) {
+                        Some(s) if class_total[k] > 0.0 => s.offers_usd * s.separation_factor * today / class_total[k],
+                        _ => today,
+                    }
+                })
+                .sum();
+            let held = cluster
+                .commitment_ends
+                .as_deref()
+                .and_then(|ends| months_held(year, month, ends))
+                .unwrap_or_else(|| assumed_months_held(cluster.term));
+            ClusterMove {
+                name: cluster.name.clone(),
+                today_usd_per_month: cluster.today_by_class_usd_per_month.iter().sum(),
+                switched_usd_per_month: switched_usd,
+                held_months: held,
+            }
+        })
+        .collect()
+}
+
 /// Each matched class as the switched fleet buys it, for the range and the tornado.
 fn class_switches(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<ClassSwitch> {
     c.classes
@@ -255,8 +306,9 @@ pub fn waterfall(
     replay: Option<&ReplayReport>,
     replay_why_not: &str,
     stay: Option<&StayPlan>,
-    drivers: &[Driver],
+    inputs: &BoardInputs,
 ) -> Waterfall {
+    let drivers = inputs.drivers.as_slice();
     let mut steps = vec![
         WaterfallStep {
             step: StepKind::Today,
@@ -391,6 +443,11 @@ pub fn waterfall(
         Vec::new()
     };
     let switched = class_switches(c, split.map(|(r, _)| r));
+    let board_timeline = classes_matched.then(|| {
+        let (year, month) = timeline_start(c.window_end_ms);
+        let moves = cluster_moves(c, &switched, year, month);
+        timeline(&moves, &inputs.moving, year, month, inputs.horizon_months)
+    });
     let (range, tornado_bars) = if classes_matched {
         (
             Some(saving_range(today, &switched, drivers)),
@@ -404,6 +461,8 @@ pub fn waterfall(
         range,
         tornado: tornado_bars,
         drivers: drivers.to_vec(),
+        timeline: board_timeline.as_ref().map(|t| t.months.clone()).unwrap_or_default(),
+        timing: board_timeline.map(|t| t.timing),
         steps,
         today_usd_per_month: today,
         final_usd_per_month: final_usd,

@@ -15,7 +15,7 @@ use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{ForecastReport, ForecastScope};
 use crate::model::plan::Plan;
-use crate::model::saving_drivers::saving_drivers;
+use crate::model::saving_drivers::board_inputs;
 use crate::model::sensitivity::{CostCurve, cost_curves};
 use crate::model::split::ReplayReport;
 use crate::model::waterfall::{Waterfall, waterfall};
@@ -103,8 +103,8 @@ impl Pipeline {
                 Some(e) => format!("the logs' jobs could not be replayed: {e}"),
                 None => "no replay".to_string(),
             };
-            let drivers = saving_drivers(c, plan, self.catalog(), forecast.as_ref());
-            waterfall(c, replay.as_ref(), &why_not, stay.as_ref(), &drivers)
+            let inputs = board_inputs(c, plan, self.catalog(), forecast.as_ref());
+            waterfall(c, replay.as_ref(), &why_not, stay.as_ref(), &inputs)
         });
         Board {
             contracts,

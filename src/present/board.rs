@@ -1,11 +1,12 @@
 //! The board's sections of `gpuplan report`: the savings waterfall, each class's accelerator,
 //! its term mix at today's prices, and the contract matching behind them.
 
+use crate::model::board_timeline::{TimelineMonth, Timing};
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
 use crate::model::saving_range::SavingRange;
 use crate::model::waterfall::Waterfall;
 use crate::present::document::{Align, Block, Section, Table};
-use crate::shared::format::{thousands, usd, usd_compact};
+use crate::shared::format::{thousands, usd, usd_compact, usd_signed};
 
 /// A change as a signed amount: `−$1.2M` for a saving.
 pub fn signed_usd(change: f64) -> String {
@@ -58,6 +59,9 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
     if !w.alternatives.is_empty() {
         blocks.extend(alternatives_blocks(w));
     }
+    if let Some(timing) = &w.timing {
+        blocks.extend(timeline_blocks(&w.timeline, timing));
+    }
     Section {
         title: "Board waterfall".into(),
         blocks,
@@ -71,9 +75,9 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
         format!(
             "P10 {}, P50 {}, P90 {} a year ({} draws of the drivers below; the point figure {} repeats the \
              audited window)",
-            signed_saving(range.p10_usd_per_year),
-            signed_saving(range.p50_usd_per_year),
-            signed_saving(range.p90_usd_per_year),
+            usd_signed(range.p10_usd_per_year),
+            usd_signed(range.p50_usd_per_year),
+            usd_signed(range.p90_usd_per_year),
             thousands(f64::from(range.draws)),
             usd(w.saving_usd_per_year)
         ),
@@ -94,8 +98,8 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
             bar.driver.replace('_', " "),
             format!("×{:.2}", driver.spread.low),
             format!("×{:.2}", driver.spread.high),
-            signed_saving(bar.low_usd_per_year),
-            signed_saving(bar.high_usd_per_year),
+            usd_signed(bar.low_usd_per_year),
+            usd_signed(bar.high_usd_per_year),
             usd(bar.swing_usd_per_year()),
         ]);
     }
@@ -116,6 +120,63 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
     blocks
 }
 
+/// When the saving arrives: the first year against the run rate, the payback, month by month.
+fn timeline_blocks(months: &[TimelineMonth], t: &Timing) -> Vec<Block> {
+    let mut table = Table::new(&[
+        ("month", Align::Left),
+        ("cost", Align::Right),
+        ("saving", Align::Right),
+        ("cumulative", Align::Right),
+    ]);
+    let mut cumulative = 0.0;
+    for m in months {
+        cumulative += m.saving_usd;
+        table.row(vec![
+            m.month.clone(),
+            usd(m.cost_usd),
+            usd_signed(m.saving_usd),
+            usd_signed(cumulative),
+        ]);
+    }
+    let free: Vec<String> = t
+        .clusters_free_from
+        .iter()
+        .map(|(name, month)| format!("{name} {month}"))
+        .collect();
+    vec![
+        Block::Facts(vec![
+            (
+                "first year".into(),
+                format!(
+                    "{} cash saving, against a run rate of {}/year once every cluster has moved",
+                    usd_signed(t.first_year_saving_usd),
+                    usd(t.run_rate_usd_per_year)
+                ),
+            ),
+            (
+                "moving once".into(),
+                format!(
+                    "{} ({}), paid back {}",
+                    usd(t.moving.one_off_usd()),
+                    t.moving.basis,
+                    t.payback_month
+                        .as_deref()
+                        .map_or("not within the timeline".to_string(), |m| format!("in {m}"))
+                ),
+            ),
+            ("free to move".into(), free.join(", ")),
+        ]),
+        Block::Note(
+            "Each cluster costs what it costs today until its commitment ends (the plan's commitment_ends; \
+             without one, a 1-year term a full year from now, build-to-order three, monthly one, by the hour \
+             none), then its share of the switched fleet, with today's cost beside it for the months of dual \
+             running; the one-off costs fall in the month of the first move."
+                .to_string(),
+        ),
+        Block::Table(table),
+    ]
+}
+
 /// The saving over its causes, credited independently of the steps' order.
 fn attribution_blocks(w: &Waterfall) -> Vec<Block> {
     let mut table = Table::new(&[
@@ -131,7 +192,7 @@ fn attribution_blocks(w: &Waterfall) -> Vec<Block> {
         } else {
             "-".to_string()
         };
-        table.row(vec![a.cause.label().to_string(), signed_saving(a.usd_per_year), share]);
+        table.row(vec![a.cause.label().to_string(), usd_signed(a.usd_per_year), share]);
     }
     let mut blocks = vec![
         Block::Note(
@@ -151,15 +212,6 @@ fn attribution_blocks(w: &Waterfall) -> Vec<Block> {
         )));
     }
     blocks
-}
-
-/// A saving (positive) as `$1.2M`, a cost (negative) as `−$1.2M`.
-fn signed_saving(usd_per_year: f64) -> String {
-    if usd_per_year < 0.0 {
-        format!("−{}", usd(-usd_per_year))
-    } else {
-        usd(usd_per_year)
-    }
 }
 
 /// Staying with today's providers beside switching, and each cluster's stay.

@@ -6,21 +6,12 @@ use std::fmt::Write;
 
 use super::svg::{WIDTH, escape, open, px};
 use crate::model::waterfall::Waterfall;
-use crate::shared::format::usd_compact;
+use crate::shared::format::usd_compact_signed as signed;
 
 const TOP: f64 = 70.0;
 const ROW: f64 = 34.0;
 const LEFT: f64 = 190.0;
 const RIGHT: f64 = 60.0;
-
-/// A signed compact amount: `−$1.2M` for a negative saving.
-fn signed(usd: f64) -> String {
-    if usd < 0.0 {
-        format!("−{}", usd_compact(-usd))
-    } else {
-        usd_compact(usd)
-    }
-}
 
 pub fn tornado_svg(w: &Waterfall) -> String {
     let mut out = String::new();
@@ -149,6 +140,8 @@ mod tests {
                 },
             ],
             drivers: Vec::new(),
+            timeline: Vec::new(),
+            timing: None,
         };
         let svg = tornado_svg(&w);
         // Background, the P10–P90 band, two bars.

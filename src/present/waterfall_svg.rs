@@ -137,6 +137,8 @@ mod tests {
             range: None,
             tornado: Vec::new(),
             drivers: Vec::new(),
+            timeline: Vec::new(),
+            timing: None,
         };
         let svg = waterfall_svg(&w);
         assert_eq!(svg.matches("<rect ").count(), 1 + 4, "background and four bars");

@@ -65,6 +65,24 @@ pub fn usd_compact(value: f64) -> String {
     format!("{sign}{body}")
 }
 
+/// An amount that may be negative, with a typographic minus: "−$1.25M", "$812k".
+pub fn usd_compact_signed(value: f64) -> String {
+    if value < 0.0 {
+        format!("−{}", usd_compact(-value))
+    } else {
+        usd_compact(value)
+    }
+}
+
+/// As `usd_compact_signed`, in full: "−$486,540".
+pub fn usd_signed(value: f64) -> String {
+    if value < 0.0 {
+        format!("−{}", usd(-value))
+    } else {
+        usd(value)
+    }
+}
+
 /// 0.4512 → "45.1 %"; halves round away from zero, as a planner rounds (0.0625 → "6.3 %").
 pub fn pct(frac: f64) -> String {
     let tenths_of_pct = (frac * 1000.0).round();

@@ -683,3 +683,55 @@ fn the_board_gets_a_range_and_a_tornado_of_stated_drivers() {
     let tornado = std::fs::read_to_string(svg_dir.join("tornado.svg")).expect("tornado.svg");
     assert!(tornado.contains("offer prices") && tornado.contains("P10"), "{tornado}");
 }
+
+#[test]
+fn the_saving_arrives_as_commitments_end_and_moving_is_paid_for() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let w = &report["waterfall"];
+    let months = w["timeline"].as_array().expect("timeline");
+    assert_eq!(months.len(), 12, "the built-in plan's horizon is a year");
+    // The sample's window ends in September 2026: the timeline starts in October.
+    assert_eq!(months[0]["month"], "2026-10");
+    let timing = &w["timing"];
+    let today = f(&w["today_usd_per_month"]);
+    // Every month's saving is today's cost less the month's cost.
+    for m in months {
+        assert!((today - f(&m["cost_usd"]) - f(&m["saving_usd"])).abs() < 1e-6, "{m}");
+    }
+    let first_year: f64 = months.iter().map(|m| f(&m["saving_usd"])).sum();
+    assert!((first_year - f(&timing["first_year_saving_usd"])).abs() < 1e-6);
+    // us-east-h100's 1-year plan ends 2027-03-31, us-west-h200's 2027-06-30: the first year
+    // saves far less than the run rate.
+    assert!(f(&timing["first_year_saving_usd"]) < 0.75 * f(&timing["run_rate_usd_per_year"]));
+    let free = timing["clusters_free_from"].as_array().expect("free");
+    assert!(
+        free.iter().any(|c| c[0] == "us-west-h200" && c[1] == "2027-07"),
+        "{free:?}"
+    );
+    assert!(
+        free.iter().any(|c| c[0] == "eu-west-a100" && c[1] == "2026-10"),
+        "{free:?}"
+    );
+    // The moving costs are the defaults, said to be assumed: 1,000 h × $150 + 200 TB × $90.
+    let moving = &timing["moving"];
+    assert!((f(&moving["engineering_usd"]) - 150_000.0).abs() < 1e-6);
+    assert!((f(&moving["egress_usd"]) - 18_000.0).abs() < 1e-6);
+    assert!(moving["basis"].as_str().unwrap_or("").contains("assumed"), "{moving}");
+    assert!(timing["payback_month"].is_string(), "{timing}");
+    // A plan's [moving] is read: no egress, three months of dual running.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("plan.toml");
+    let text = format!(
+        "{}\n[moving]\nengineering_hours = 4000\nengineering_usd_per_hour = 200\ndata_moved_tb = 0\negress_usd_per_tb = 90\ndual_running_months = 3\n",
+        default_plan_text()
+    );
+    std::fs::write(&plan, text).expect("plan");
+    let plan_shown = plan.display().to_string();
+    let moved = json_report(&["report", "--format", "json", "--plan", &plan_shown, "--logs", sample]);
+    let timing = &moved["waterfall"]["timing"];
+    assert!((f(&timing["moving"]["engineering_usd"]) - 800_000.0).abs() < 1e-6);
+    assert_eq!(f(&timing["moving"]["egress_usd"]), 0.0);
+    assert!(!timing["moving"]["basis"].as_str().unwrap_or("").contains("assumed"));
+    assert!(f(&timing["first_year_saving_usd"]) < f(&report["waterfall"]["timing"]["first_year_saving_usd"]));
+}

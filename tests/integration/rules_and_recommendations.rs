@@ -126,6 +126,7 @@ fn bare_metal_rules() {
                 utilization_frac: Some(util),
                 price_source: None,
                 price_as_of: None,
+                commitment_ends: None,
             }]
         }
     };

@@ -296,6 +296,8 @@ mod tests {
             plan_price_source: Some(source.into()),
             in_plan: true,
             list_priced: false,
+            commitment_ends: None,
+            today_by_class_usd_per_month: [0.0; 3],
         }
     }
 

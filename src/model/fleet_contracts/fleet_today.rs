@@ -31,6 +31,10 @@ pub struct ClusterToday {
     /// Not in the plan, and priced at the list price of the accelerator its log's GPU type
     /// names (rather than at the fallback rate, as an H100).
     pub list_priced: bool,
+    /// When its commitment ends (the plan's `commitment_ends`), if the plan says.
+    pub commitment_ends: Option<String>,
+    /// Its cost today split over the classes (`WorkloadClass as usize`) by their GPU-hours on it.
+    pub today_by_class_usd_per_month: [f64; 3],
 }
 
 impl ClusterToday {
@@ -55,10 +59,12 @@ pub fn term_kind(term: Term) -> TermKind {
 /// on demand on VMs, as the accelerator its log's GPU type names at that one's list price, or
 /// else as an H100 at the audit's fallback rate (the rate the seed quotes for that).
 pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Vec<ClusterToday> {
+    let fleet = fleet_class_hours(audit);
     audit
         .clusters
         .iter()
         .map(|cluster| {
+            let shares = class_shares(cluster, fleet);
             let planned = plan.clusters.iter().find(|c| c.name == cluster.name);
             // Not in the plan: the accelerator the log's GPU type named, else an H100.
             let named = planned.map_or(cluster.priced_as.as_deref().unwrap_or(UNLISTED_ACCELERATOR), |c| {
@@ -76,6 +82,8 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 plan_price_source: planned.and_then(|c| c.price_source.clone()),
                 in_plan: planned.is_some(),
                 list_priced: planned.is_none() && cluster.priced_as.is_some(),
+                commitment_ends: planned.and_then(|c| c.commitment_ends.clone()),
+                today_by_class_usd_per_month: shares.map(|share| cluster.monthly_cost_usd * share),
             }
         })
         .collect()
@@ -126,23 +134,33 @@ pub fn consolidated_usd_per_month(audit: &AuditReport) -> f64 {
     audit.clusters.iter().map(|c| c.monthly_cost_usd).sum()
 }
 
+fn fleet_class_hours(audit: &AuditReport) -> [f64; 3] {
+    WorkloadClass::ALL.map(|class| audit.classes.get(class).gpu_hours)
+}
+
+/// Each class's share of a cluster's GPU-hours; the fleet's shares for a cluster that ran
+/// nothing (so its cost is not lost), equal shares for a fleet that ran nothing.
+fn class_shares(cluster: &ClusterAudit, fleet: [f64; 3]) -> [f64; 3] {
+    let hours = WorkloadClass::ALL.map(|class| cluster.classes.get(class).gpu_hours);
+    let total: f64 = hours.iter().sum();
+    let fleet_total: f64 = fleet.iter().sum();
+    if total > 0.0 {
+        hours.map(|h| h / total)
+    } else if fleet_total > 0.0 {
+        fleet.map(|h| h / fleet_total)
+    } else {
+        [1.0 / 3.0; 3]
+    }
+}
+
 /// Today's cost and the right-sized cost, per class (`WorkloadClass as usize`): each
 /// cluster's cost split by its classes' shares of its GPU-hours (a cluster that ran nothing by
 /// the fleet's shares, so no dollar is lost). What the attribution of the saving starts from.
 pub fn spend_by_class(audit: &AuditReport) -> ([f64; 3], [f64; 3]) {
-    let fleet: [f64; 3] = WorkloadClass::ALL.map(|class| audit.classes.get(class).gpu_hours);
-    let fleet_total: f64 = fleet.iter().sum();
+    let fleet = fleet_class_hours(audit);
     let (mut today, mut right_sized) = ([0.0; 3], [0.0; 3]);
     for cluster in &audit.clusters {
-        let hours = WorkloadClass::ALL.map(|class| cluster.classes.get(class).gpu_hours);
-        let total: f64 = hours.iter().sum();
-        let shares = if total > 0.0 {
-            hours.map(|h| h / total)
-        } else if fleet_total > 0.0 {
-            fleet.map(|h| h / fleet_total)
-        } else {
-            [1.0 / 3.0; 3]
-        };
+        let shares = class_shares(cluster, fleet);
         let kept = if cluster.capacity_gpus > 0.0 {
             cluster.p95_concurrent_gpus.ceil().min(cluster.capacity_gpus) / cluster.capacity_gpus
         } else {

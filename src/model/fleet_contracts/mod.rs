@@ -64,6 +64,8 @@ pub struct ClassContracts {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContractsReport {
     pub window_days: f64,
+    /// Where the audited window ends (UTC milliseconds): the board's timeline starts after it.
+    pub window_end_ms: i64,
     pub hours_per_month: f64,
     /// Each audited cluster as bought today.
     pub fleet: Vec<ClusterToday>,
@@ -187,6 +189,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         .collect();
     Some(ContractsReport {
         window_days: audit.window.days,
+        window_end_ms: audit.window.end_ms,
         hours_per_month,
         classes,
         unmatched,

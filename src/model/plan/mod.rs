@@ -13,12 +13,17 @@ use super::thresholds::ThresholdOverrides;
 use super::transit::UserLatency;
 
 mod forecast;
+mod moving;
 mod slurm;
 mod validate;
 
 pub use forecast::{
     DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS,
     MAX_PLANNED_GPUS, PlannedDemand, day_text, parse_day_ms,
+};
+pub use moving::{
+    DEFAULT_DATA_MOVED_TB, DEFAULT_DUAL_RUNNING_MONTHS, DEFAULT_EGRESS_USD_PER_TB, DEFAULT_ENGINEERING_HOURS,
+    DEFAULT_ENGINEERING_USD_PER_HOUR, MovingPlan,
 };
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
@@ -57,6 +62,9 @@ pub struct Plan {
     /// Where the fleet's DCGM metrics live: measured utilization per cluster.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prometheus: Option<PrometheusSource>,
+    /// What moving the fleet costs once: engineering, egress, dual running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moving: Option<MovingPlan>,
     /// Slurm's accounting, read through `sacct` when the plan names no log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmSource>,
@@ -468,6 +476,9 @@ pub struct ClusterCost {
     /// YYYY-MM-DD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price_as_of: Option<String>,
+    /// When its commitment ends (YYYY-MM-DD): it cannot be cut or moved before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment_ends: Option<String>,
 }
 
 impl ClusterCost {

@@ -383,6 +383,24 @@ impl Plan {
                 });
             }
         }
+        if let Some(moving) = &self.moving {
+            for (key, message) in moving.problems() {
+                problems.push(PlanProblem {
+                    key_path: format!("moving.{key}"),
+                    message,
+                });
+            }
+        }
+        for (i, cluster) in self.clusters.iter().enumerate() {
+            if let Some(day) = &cluster.commitment_ends
+                && chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").is_err()
+            {
+                problems.push(PlanProblem {
+                    key_path: format!("clusters[{i}].commitment_ends"),
+                    message: format!("'{day}' is not a date: expected YYYY-MM-DD"),
+                });
+            }
+        }
         if let Some(slurm) = &self.slurm {
             for (key, message) in slurm.problems() {
                 problems.push(PlanProblem {

@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::{App, FleetStatus};
 use crate::model::contracts::MixRole;
-use crate::shared::format::{thousands, usd_compact};
+use crate::shared::format::{thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, scroll_to};
 
@@ -220,13 +220,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         ));
     }
     if let Some(range) = &w.range {
-        let signed = |usd: f64| {
-            if usd < 0.0 {
-                format!("−{}", usd_compact(-usd))
-            } else {
-                usd_compact(usd)
-            }
-        };
+        let signed = usd_compact_signed;
         let widest: Vec<String> = w
             .tornado
             .iter()
@@ -259,17 +253,31 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             width,
         ));
     }
+    if let Some(timing) = &w.timing {
+        let first_year = usd_compact_signed(timing.first_year_saving_usd);
+        lines.push(fields_line(
+            vec![
+                (label("  first year, cash", 21), theme.base),
+                (right(&first_year, 10), theme.title),
+                (
+                    format!(
+                        "  moving {} · paid back {}",
+                        usd_compact(timing.moving.one_off_usd()),
+                        timing.payback_month.as_deref().unwrap_or("later")
+                    ),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ));
+    }
     if !w.attribution.is_empty() {
         // The largest credits first: as many as the pane's width holds.
         let mut credits: Vec<_> = w.attribution.iter().collect();
         credits.sort_by(|a, b| b.usd_per_year.abs().total_cmp(&a.usd_per_year.abs()));
         let mut fields = vec![(label("  by cause", 21), theme.base)];
         for (i, a) in credits.iter().enumerate() {
-            let amount = if a.usd_per_year < 0.0 {
-                format!("−{}", usd_compact(-a.usd_per_year))
-            } else {
-                usd_compact(a.usd_per_year)
-            };
+            let amount = usd_compact_signed(a.usd_per_year);
             let gap = if i == 0 { "" } else { " · " };
             fields.push((format!("{gap}{} {amount}", a.cause.short()), theme.muted));
         }

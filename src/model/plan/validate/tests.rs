@@ -76,6 +76,16 @@ const EVERY_KEY_PATH: &[&str] = &[
     "clusters[].gpus",
     "clusters[].usd_per_gpu_hour",
     "clusters[].utilization_frac",
+    "clusters[].commitment_ends",
+    "moving.engineering_hours",
+    "moving.engineering_usd_per_hour",
+    "moving.data_moved_tb",
+    "moving.egress_usd_per_tb",
+    "moving.dual_running_months",
+    "slurm.sacct",
+    "slurm.clusters",
+    "slurm.piece_days",
+    "slurm.timeout_seconds",
     "replay.training_gpus",
     "replay.inference_gpus",
     "replay.burst_gpus",
@@ -138,6 +148,17 @@ pub(super) fn full_plan(catalog: &Catalog) -> Plan {
     plan.prometheus = Some(PrometheusSource {
         token_env: Some("PROMETHEUS_TOKEN".into()),
         ..PrometheusSource::at("http://prometheus:9090")
+    });
+    plan.moving = Some(crate::model::plan::MovingPlan {
+        engineering_hours: Some(2_000.0),
+        engineering_usd_per_hour: Some(120.0),
+        data_moved_tb: Some(50.0),
+        egress_usd_per_tb: Some(20.0),
+        dual_running_months: Some(2),
+    });
+    plan.slurm = Some(crate::model::plan::SlurmSource {
+        clusters: vec!["alpha".into()],
+        ..crate::model::plan::SlurmSource::default()
     });
     plan.bill = Some(BillPlan {
         tag_key: "cluster".into(),
