@@ -74,6 +74,10 @@ enum Command {
         /// utilization.svg, replay.svg, waterfall.svg, tornado.svg and forecast.svg when logs are audited.
         #[arg(long, value_name = "DIR")]
         svg: Option<PathBuf>,
+        /// FinOps FOCUS cost exports: with logs, each cluster they charge costs its billed
+        /// effective cost today (the board's step 1), not capacity × price.
+        #[arg(long, value_name = "FILE", num_args = 1..)]
+        bill: Vec<PathBuf>,
     },
     /// Compare plans: the inputs that differ and how every headline output moves against the first.
     Diff {
@@ -355,10 +359,13 @@ fn run(cli: Cli) -> Result<(), Failure> {
             })
             .map_err(Failure::Input)
         }
-        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table, None),
-        Some(Command::Report { format, logs, svg }) => {
-            report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref())
-        }
+        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table, None, &[]),
+        Some(Command::Report {
+            format,
+            logs,
+            svg,
+            bill,
+        }) => report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref(), &bill),
         Some(Command::Diff { plans, format, logs }) => match plan_path {
             // The plans to compare are the arguments; a --plan beside them would be ignored.
             Some(plan) => Err(Diagnostic::file(

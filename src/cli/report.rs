@@ -18,6 +18,7 @@ pub fn run(
     logs: &[PathBuf],
     format: Format,
     svg_dir: Option<&Path>,
+    bill: &[PathBuf],
 ) -> Result<(), Failure> {
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
     let given = Given {
@@ -36,6 +37,7 @@ pub fn run(
         plan_file: &plan_file,
         sources: has_logs.then_some(&sources),
         unsaved_edits: false,
+        bill,
     };
     let report = pipeline
         .report(&request, &mut observer)

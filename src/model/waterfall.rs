@@ -16,7 +16,7 @@ use super::attribution::{Attribution, ClassCauses, attribute};
 use super::board_timeline::{ClusterMove, TimelineMonth, Timing, assumed_months_held, months_held, timeline};
 use super::commitment_layers::{StayCluster, StayPlan};
 use super::contracts::TermKind;
-use super::fleet_contracts::{ClassContracts, ContractsReport};
+use super::fleet_contracts::{ClassContracts, ContractsReport, TodaySource};
 use super::saving_drivers::BoardInputs;
 use super::saving_range::{ClassSwitch, Driver, SavingRange, TornadoBar, saving_range, tornado};
 use super::split::ReplayReport;
@@ -145,12 +145,40 @@ pub fn list_priced(c: &ContractsReport) -> String {
 
 fn today_assumption(c: &ContractsReport) -> String {
     let gpus: f64 = c.fleet.iter().map(|f| f.capacity_gpus).sum();
-    let mut text = format!(
-        "{} clusters, {} GPUs at their prices × {} h/month",
-        c.fleet.len(),
-        thousands(gpus),
-        thousands(c.hours_per_month)
-    );
+    let billed: Vec<&str> = c
+        .fleet
+        .iter()
+        .filter(|f| f.today_source == TodaySource::Bill)
+        .map(|f| f.name.as_str())
+        .collect();
+    let mut text = if billed.is_empty() {
+        format!(
+            "{} clusters, {} GPUs at their prices × {} h/month",
+            c.fleet.len(),
+            thousands(gpus),
+            thousands(c.hours_per_month)
+        )
+    } else {
+        let listed: Vec<&str> = c
+            .fleet
+            .iter()
+            .filter(|f| f.today_source != TodaySource::Bill)
+            .map(|f| f.name.as_str())
+            .collect();
+        format!(
+            "{} clusters, {} GPUs; as billed (the FOCUS bill's effective cost a month, commitments amortized): {}; \
+             capacity × price × {} h/month (the bill charges nothing of them): {}",
+            c.fleet.len(),
+            thousands(gpus),
+            billed.join(", "),
+            thousands(c.hours_per_month),
+            if listed.is_empty() {
+                "none".to_string()
+            } else {
+                listed.join(", ")
+            }
+        )
+    };
     if !c.list_priced_clusters.is_empty() {
         text.push_str(&format!(
             "; not in the plan, priced as on-demand VMs at the list price of the accelerator their log names (assumed): {}",

@@ -12,7 +12,7 @@ use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::commitment_layers::CommitmentReport;
 use crate::model::evaluate::{Evaluation, evaluate};
 use crate::model::fleet::AuditReport;
-use crate::model::fleet_contracts::ContractsReport;
+use crate::model::fleet_contracts::{ContractsReport, with_billed_today};
 use crate::model::forecast::{ForecastReport, ForecastScope};
 use crate::model::plan::Plan;
 use crate::model::saving_drivers::board_inputs;
@@ -61,6 +61,8 @@ pub struct ReportRequest<'a> {
     /// The logs to audit; None: a report of the plan alone.
     pub sources: Option<&'a Sources>,
     pub unsaved_edits: bool,
+    /// FinOps FOCUS exports: with logs, today's cost of each cluster they charge is the bill's.
+    pub bill: &'a [std::path::PathBuf],
 }
 
 impl Report {
@@ -89,7 +91,18 @@ impl Pipeline {
     /// The board of `plan` on the last audit; a replay that cannot run leaves the rest and says
     /// why (the waterfall's split step is then not computed).
     pub fn board(&mut self, plan: &Plan) -> Board {
-        let contracts = self.contracts(plan);
+        self.board_billed(plan, &[])
+    }
+
+    /// The board with today's cost of each cluster in `billed` (cluster → effective USD a
+    /// month, from a FOCUS bill) in place of its capacity × price.
+    pub fn board_billed(&mut self, plan: &Plan, billed: &[(String, f64)]) -> Board {
+        let mut contracts = self.contracts(plan);
+        if let Some(c) = contracts.as_mut()
+            && !billed.is_empty()
+        {
+            with_billed_today(c, billed);
+        }
         let (replay, replay_error) = match self.replay(plan, contracts.as_ref()) {
             Ok(replay) => (Some(replay.clone()), None),
             Err(e) => (None, Some(e.to_string())),
@@ -130,7 +143,18 @@ impl Pipeline {
                     return Err(failure.into_error());
                 }
                 let audit = audited.report.clone();
-                let board = self.board(plan);
+                let billed = if request.bill.is_empty() {
+                    Vec::new()
+                } else {
+                    let bill = super::bill::bill(request.bill, Some(plan), Some(&audit))?;
+                    bill.report
+                        .clusters
+                        .iter()
+                        .filter(|c| c.lines > 0)
+                        .map(|c| (c.name.clone(), c.per_month.total.effective_usd))
+                        .collect()
+                };
+                let board = self.board_billed(plan, &billed);
                 let forecast = Some(self.forecast(plan, None, ForecastScope::Fleet)?);
                 let commitments = match &board.contracts {
                     Some(contracts) => self.commitments(plan, contracts)?,

@@ -419,6 +419,7 @@ fn export(state: &mut State, plan: &Plan, target: &ExportTarget) -> Action {
         plan_file: &target.plan_file,
         sources: state.sources.as_ref(),
         unsaved_edits: target.unsaved_edits,
+        bill: &[],
     };
     let report = match state.pipeline.report(&request, &mut Quiet) {
         Ok(report) => report,

@@ -735,3 +735,85 @@ fn the_saving_arrives_as_commitments_end_and_moving_is_paid_for() {
     assert!(!timing["moving"]["basis"].as_str().unwrap_or("").contains("assumed"));
     assert!(f(&timing["first_year_saving_usd"]) < f(&report["waterfall"]["timing"]["first_year_saving_usd"]));
 }
+
+#[test]
+fn with_a_bill_today_is_what_the_bill_charges_and_says_which_cluster_is_which() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let sample = format!("{root}/sample-data/jobs-90d.csv");
+    let bill = format!("{root}/tests/fixtures/focus/aws-focus-1.0.csv");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("plan.toml");
+    let mapping = std::fs::read_to_string(format!("{root}/tests/fixtures/focus/bill-plan.toml")).expect("mapping");
+    std::fs::write(&plan, format!("{}\n{mapping}", default_plan_text())).expect("plan");
+    let plan_shown = plan.display().to_string();
+    let listed = json_report(&["report", "--format", "json", "--plan", &plan_shown, "--logs", &sample]);
+    let billed = json_report(&[
+        "report",
+        "--format",
+        "json",
+        "--plan",
+        &plan_shown,
+        "--logs",
+        &sample,
+        "--bill",
+        &bill,
+    ]);
+    let audit = json_report(&[
+        "audit",
+        "--plan",
+        &plan_shown,
+        &sample,
+        "--bill",
+        &bill,
+        "--format",
+        "json",
+    ]);
+    // Step 1: the bill's effective cost a month for the clusters it charges, capacity × price
+    // for the others.
+    let per_cluster = |name: &str| {
+        audit["bill"]["clusters"]
+            .as_array()
+            .expect("bill clusters")
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| (f(&c["lines"]), f(&c["per_month"]["total"]["effective_usd"])))
+            .expect("cluster in the bill")
+    };
+    let modelled = |name: &str| {
+        audit["clusters"]
+            .as_array()
+            .expect("clusters")
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| f(&c["monthly_cost_usd"]))
+            .expect("audited cluster")
+    };
+    let mut expected = 0.0;
+    for name in ["ap-south-h100", "eu-west-a100", "us-east-h100", "us-west-h200"] {
+        let (lines, effective) = per_cluster(name);
+        expected += if lines > 0.0 { effective } else { modelled(name) };
+    }
+    let step = &billed["waterfall"]["steps"][0];
+    assert!((f(&step["usd_per_month"]) - expected).abs() < 1e-3, "{step}");
+    let assumption = step["assumption"].as_str().expect("assumption");
+    assert!(
+        assumption.contains("as billed") && assumption.contains("us-east-h100"),
+        "{assumption}"
+    );
+    assert!(
+        assumption.contains("the bill charges nothing of them): eu-west-a100, us-west-h200"),
+        "{assumption}"
+    );
+    // Only today moved: the switched fleet costs the same with or without the bill.
+    let last = |r: &Value| f(&r["waterfall"]["final_usd_per_month"]);
+    assert!((last(&billed) - last(&listed)).abs() < 1e-6);
+    let fleet = billed["contracts"]["fleet"].as_array().expect("fleet");
+    let source = |name: &str| {
+        fleet
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| c["today_source"].clone())
+    };
+    assert_eq!(source("us-east-h100"), Some(Value::from("bill")));
+    assert_eq!(source("us-west-h200"), Some(Value::from("capacity_times_price")));
+}

@@ -298,6 +298,8 @@ mod tests {
             list_priced: false,
             commitment_ends: None,
             today_by_class_usd_per_month: [0.0; 3],
+            right_sized_usd_per_month: 0.0,
+            today_source: crate::model::fleet_contracts::TodaySource::CapacityTimesPrice,
         }
     }
 

@@ -35,6 +35,10 @@ pub struct ClusterToday {
     pub commitment_ends: Option<String>,
     /// Its cost today split over the classes (`WorkloadClass as usize`) by their GPU-hours on it.
     pub today_by_class_usd_per_month: [f64; 3],
+    /// It cut to its p95 concurrent GPUs, at the same price and term.
+    pub right_sized_usd_per_month: f64,
+    /// Where today's cost comes from: capacity × price, or the bill's effective cost.
+    pub today_source: TodaySource,
 }
 
 impl ClusterToday {
@@ -84,6 +88,8 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 list_priced: planned.is_none() && cluster.priced_as.is_some(),
                 commitment_ends: planned.and_then(|c| c.commitment_ends.clone()),
                 today_by_class_usd_per_month: shares.map(|share| cluster.monthly_cost_usd * share),
+                right_sized_usd_per_month: right_sized_cluster_usd_per_month(cluster),
+                today_source: TodaySource::CapacityTimesPrice,
             }
         })
         .collect()
@@ -177,17 +183,25 @@ pub fn spend_by_class(audit: &AuditReport) -> ([f64; 3], [f64; 3]) {
 /// Each cluster cut to its 95th-percentile concurrent GPUs (whole GPUs, never above today's
 /// capacity), at the same price and term.
 pub fn right_sized_usd_per_month(audit: &AuditReport) -> f64 {
-    audit
-        .clusters
-        .iter()
-        .map(|c| {
-            if c.capacity_gpus <= 0.0 {
-                return 0.0;
-            }
-            let kept = c.p95_concurrent_gpus.ceil().min(c.capacity_gpus);
-            c.monthly_cost_usd * kept / c.capacity_gpus
-        })
-        .sum()
+    audit.clusters.iter().map(right_sized_cluster_usd_per_month).sum()
+}
+
+fn right_sized_cluster_usd_per_month(c: &ClusterAudit) -> f64 {
+    if c.capacity_gpus <= 0.0 {
+        return 0.0;
+    }
+    let kept = c.p95_concurrent_gpus.ceil().min(c.capacity_gpus);
+    c.monthly_cost_usd * kept / c.capacity_gpus
+}
+
+/// Where a cluster's cost today comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TodaySource {
+    /// Its capacity at its price (the plan's, or a list price), hours per month.
+    CapacityTimesPrice,
+    /// The bill's effective cost of the cluster per month (FOCUS `EffectiveCost`).
+    Bill,
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! and offers.
 
 mod accelerator_choice;
+mod billed_today;
 mod fleet_today;
 mod today_prices;
 
@@ -12,8 +13,9 @@ use serde::Serialize;
 pub use accelerator_choice::{
     AcceleratorOption, Normalization, PendingOffer, ServedModel, params_of_model_class, served_model,
 };
+pub use billed_today::with_billed_today;
 pub use fleet_today::{
-    ClusterToday, cluster_class_series, clusters_today, consolidated_usd_per_month, hours_per_point,
+    ClusterToday, TodaySource, cluster_class_series, clusters_today, consolidated_usd_per_month, hours_per_point,
     right_sized_usd_per_month, spend_by_class,
 };
 pub use today_prices::TodayPriceGroup;
