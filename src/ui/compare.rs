@@ -12,9 +12,32 @@ use crate::app::App;
 use crate::model::compare::{OutputComparison, OutputUnit};
 use crate::shared::format::{si, thousands, usd, usd_compact};
 
-const KEY_WIDTH: usize = 40;
-const VALUE_WIDTH: usize = 18;
+/// The narrowest the columns get; wider screens give them what their text needs.
+const MIN_KEY_WIDTH: usize = 40;
+const MIN_VALUE_WIDTH: usize = 18;
 const DELTA_WIDTH: usize = 10;
+
+/// How wide the key column and each plan's value column are drawn.
+#[derive(Debug, Clone, Copy)]
+struct Widths {
+    key: usize,
+    value: usize,
+    columns: usize,
+}
+
+impl Widths {
+    /// The key column as wide as its longest key (within two fifths of the screen), each plan's
+    /// value as wide as its longest value (within what is left), as many plans as fit.
+    fn fit(body_width: usize, keys: usize, values: usize, plans: usize) -> Widths {
+        let key = keys.clamp(MIN_KEY_WIDTH, (body_width * 2 / 5).max(MIN_KEY_WIDTH));
+        let left = body_width.saturating_sub(key);
+        let columns = (left / (MIN_VALUE_WIDTH + DELTA_WIDTH)).clamp(1, plans.max(1));
+        let value = (left / columns)
+            .saturating_sub(DELTA_WIDTH)
+            .clamp(MIN_VALUE_WIDTH, (values + 1).max(MIN_VALUE_WIDTH));
+        Widths { key, value, columns }
+    }
+}
 
 fn show(unit: OutputUnit, value: f64) -> String {
     match unit {
@@ -39,18 +62,18 @@ fn json_text(value: &Option<serde_json::Value>) -> String {
 }
 
 /// Right-aligned in a column, cut with … only when longer than it.
-fn cell(text: &str) -> String {
-    let cut = if text.chars().count() >= VALUE_WIDTH {
-        label(text, VALUE_WIDTH - 1)
+fn cell(text: &str, width: usize) -> String {
+    let cut = if text.chars().count() >= width {
+        label(text, width - 1)
     } else {
         text.to_string()
     };
-    right(&cut, VALUE_WIDTH)
+    right(&cut, width)
 }
 
-fn output_line(output: &OutputComparison, theme: &Theme, columns: usize) -> Line<'static> {
-    let mut spans = vec![Span::styled(label(&output.label, KEY_WIDTH), theme.base)];
-    for (i, value) in output.values.iter().enumerate().take(columns) {
+fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths) -> Line<'static> {
+    let mut spans = vec![Span::styled(label(&output.label, widths.key), theme.base)];
+    for (i, value) in output.values.iter().enumerate().take(widths.columns) {
         let text = value.map_or_else(|| "—".to_string(), |v| show(output.unit, v));
         let delta = output.deltas.get(i).copied().flatten();
         let (delta_text, style) = match delta {
@@ -66,7 +89,7 @@ fn output_line(output: &OutputComparison, theme: &Theme, columns: usize) -> Line
             }
             _ => (String::new(), theme.base),
         };
-        spans.push(Span::styled(right(&text, VALUE_WIDTH), style));
+        spans.push(Span::styled(right(&text, widths.value), style));
         spans.push(Span::styled(format!("{delta_text:<DELTA_WIDTH$}"), style));
     }
     Line::from(spans)
@@ -90,10 +113,24 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
         );
         return;
     };
-    let columns = ((body.width as usize).saturating_sub(KEY_WIDTH) / (VALUE_WIDTH + DELTA_WIDTH)).max(1);
-    let mut header = vec![Span::styled(label("", KEY_WIDTH), theme.title)];
-    for name in comparison.labels.iter().take(columns) {
-        header.push(Span::styled(cell(name), theme.title));
+    let keys = comparison
+        .outputs
+        .iter()
+        .map(|o| o.label.chars().count())
+        .chain(comparison.inputs.iter().map(|i| i.key_path.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let values = comparison
+        .inputs
+        .iter()
+        .flat_map(|i| i.values.iter().map(|v| json_text(v).chars().count()))
+        .chain(comparison.labels.iter().map(|l| l.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let widths = Widths::fit(body.width as usize, keys, values, comparison.labels.len());
+    let mut header = vec![Span::styled(label("", widths.key), theme.title)];
+    for name in comparison.labels.iter().take(widths.columns) {
+        header.push(Span::styled(cell(name, widths.value), theme.title));
         header.push(Span::raw(" ".repeat(DELTA_WIDTH)));
     }
     let mut lines = vec![Line::styled(
@@ -101,7 +138,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
         theme.title,
     )];
     for output in &comparison.outputs {
-        lines.push(output_line(output, theme, columns));
+        lines.push(output_line(output, theme, widths));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled(
@@ -109,9 +146,9 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
         theme.title,
     ));
     for input in &comparison.inputs {
-        let mut spans = vec![Span::styled(label(&input.key_path, KEY_WIDTH), theme.muted)];
-        for value in input.values.iter().take(columns) {
-            spans.push(Span::styled(cell(&json_text(value)), theme.warn));
+        let mut spans = vec![Span::styled(label(&input.key_path, widths.key), theme.muted)];
+        for value in input.values.iter().take(widths.columns) {
+            spans.push(Span::styled(cell(&json_text(value), widths.value), theme.warn));
             spans.push(Span::raw(" ".repeat(DELTA_WIDTH)));
         }
         lines.push(Line::from(spans));

@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph, Wrap};
 
 use super::theme::Theme;
-use super::widgets::{inner, label, pane_block, wrapped};
+use super::widgets::{inner, label, pane_block, wrap_words, wrapped};
 use crate::app::command::{COMMANDS, CommandId};
 use crate::app::palette::{PaletteMode, matches};
 use crate::app::{App, Overlay};
@@ -21,14 +21,17 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
                 PaletteMode::Files => "Open a log or plan",
                 PaletteMode::Compare => "Compare with a plan",
             };
-            let area = centered(size, 70, 18);
+            // Wide enough for the longest entry where the screen allows.
+            let found = matches(app, state);
+            let longest = found.iter().map(|e| e.label.chars().count()).max().unwrap_or(0);
+            let wanted = (longest + 13 + 10 + 2).clamp(70, usize::from(size.width.saturating_sub(2)).max(70));
+            let area = centered(size, u16::try_from(wanted).unwrap_or(70), 18);
             let body = dialog(frame, area, title, theme);
             let mut lines = vec![Line::from(vec![
                 Span::styled("› ", theme.title),
                 Span::styled(state.query.clone(), theme.base),
                 Span::styled("▏", theme.title),
             ])];
-            let found = matches(app, state);
             let visible = body.height.saturating_sub(1) as usize;
             let first = state.selected.saturating_sub(visible.saturating_sub(1));
             for (i, entry) in found.iter().enumerate().skip(first).take(visible) {
@@ -153,8 +156,20 @@ fn centered(size: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
+/// Columns of the help overlay's keys and command names, before what each command does.
+const HELP_KEYS_WIDTH: usize = 22;
+const HELP_NAME_WIDTH: usize = 24;
+
 fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) {
-    let area = centered(size, 76, size.height.saturating_sub(2));
+    // As wide as the longest line needs, within the screen: every title whole where it fits,
+    // wrapped under its column where it does not.
+    let longest = COMMANDS.iter().map(|c| c.title.chars().count()).max().unwrap_or(0);
+    let wanted = (HELP_KEYS_WIDTH + HELP_NAME_WIDTH + longest + 4).max(76);
+    let area = centered(
+        size,
+        u16::try_from(wanted).unwrap_or(u16::MAX),
+        size.height.saturating_sub(2),
+    );
     let body = dialog(
         frame,
         area,
@@ -162,12 +177,25 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
         theme,
     );
     let mut lines = Vec::new();
+    let title_width = (body.width as usize)
+        .saturating_sub(HELP_KEYS_WIDTH + HELP_NAME_WIDTH)
+        .max(12);
     for command in COMMANDS {
+        let mut parts = wrap_words(command.title, title_width).into_iter();
         lines.push(Line::from(vec![
-            Span::styled(format!("{:<22}", app.keymap.all_hints(command.id)), theme.title),
-            Span::styled(format!("{:<24}", command.name), theme.muted),
-            Span::styled(command.title, theme.base),
+            Span::styled(
+                format!("{:<HELP_KEYS_WIDTH$}", app.keymap.all_hints(command.id)),
+                theme.title,
+            ),
+            Span::styled(format!("{:<HELP_NAME_WIDTH$}", command.name), theme.muted),
+            Span::styled(parts.next().unwrap_or_default(), theme.base),
         ]));
+        for rest in parts {
+            lines.push(Line::from(vec![
+                Span::raw(" ".repeat(HELP_KEYS_WIDTH + HELP_NAME_WIDTH)),
+                Span::styled(rest, theme.base),
+            ]));
+        }
     }
     lines.push(Line::raw(""));
     let values = format!(

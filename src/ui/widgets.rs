@@ -204,3 +204,40 @@ mod tests {
         assert_eq!(hbar(1.0 / 16.0, 2).chars().next(), Some('▏'));
     }
 }
+
+/// `text` cut at spaces into lines of at most `width` characters (a word longer than that
+/// stands alone on its line).
+pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if !line.is_empty() && needed > width {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap_words;
+
+    #[test]
+    fn words_wrap_whole_within_the_width() {
+        assert_eq!(
+            wrap_words("Back out of a drill or dialog", 12),
+            ["Back out of", "a drill or", "dialog"]
+        );
+        assert_eq!(wrap_words("short", 40), ["short"]);
+        assert_eq!(wrap_words("", 10), [""]);
+        assert_eq!(wrap_words("unbreakableword x", 5), ["unbreakableword", "x"]);
+    }
+}

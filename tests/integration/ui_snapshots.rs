@@ -189,10 +189,14 @@ fn help_and_palette_overlays() {
     let mut app = app();
     update(&mut app, Action::Command(CommandId::Help));
     let help = screen(&app, 200, 60);
-    // Every command with its binding.
+    // Every command with its binding and what it does, whole: at 200 columns nothing is cut.
     for command in gpuplan::app::command::COMMANDS {
         assert!(help.contains(command.name), "{} missing from help", command.name);
+        assert!(help.contains(command.title), "'{}' cut in help:\n{help}", command.title);
     }
+    // At 80 columns a long title wraps onto the next line under its column, never cut.
+    let narrow = screen(&app, 80, 24);
+    assert!(!narrow.contains('…'), "{narrow}");
     snapshot!("help_200x60", help);
     let mut app = self::app();
     update(&mut app, Action::Command(CommandId::Palette));
@@ -522,4 +526,21 @@ fn a_cluster_with_jobs_that_never_started_shows_them() {
     let cluster = screen(&app, 80, 24);
     assert!(cluster.contains("never started"), "{cluster}");
     snapshot!("pending_cluster_80x24", cluster);
+}
+
+#[test]
+fn wide_panes_give_their_labels_the_room_they_have() {
+    let mut app = app();
+    for pane in [PaneId::Risk, PaneId::Inference] {
+        update(&mut app, Action::FocusPane(pane));
+        let shown = screen(&app, 200, 60);
+        // The risk table's names and the inference inputs' labels are drawn whole (a risk name
+        // longer than its column goes on, whole words, on the row's second line).
+        for row in &app.derived.evaluation.risk.rows {
+            let first_word = row.scenario.split_whitespace().next().unwrap_or_default();
+            assert!(shown.contains(first_word), "{first_word}");
+        }
+        assert!(!shown.contains("failu…"), "{shown}");
+        assert!(!shown.contains("(today's v…"), "{shown}");
+    }
 }

@@ -26,6 +26,19 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         ),
         theme.muted,
     )];
+    // The labels take the room they need, up to what the value column leaves.
+    let fixed = [
+        "ETIC per million tokens",
+        "cost per billion tokens",
+        "break-even vs API",
+    ];
+    let longest = INFERENCE_FIELDS
+        .iter()
+        .map(|f| f.label(&app.plan).chars().count())
+        .chain(fixed.iter().map(|l| l.chars().count()))
+        .max()
+        .unwrap_or(28);
+    let label_width = longest.min((width as usize).saturating_sub(12)).max(12);
     for (i, field) in INFERENCE_FIELDS.iter().enumerate() {
         let value = field.get(&app.plan).map_or_else(|| "—".to_string(), |v| field.show(v));
         let style = if focused && i == app.cursors.inference_field {
@@ -35,7 +48,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         };
         lines.push(fields_line(
             vec![
-                (label(&field.label(&app.plan), 28), style),
+                (label(&field.label(&app.plan), label_width), style),
                 (right(&value, 10), theme.title),
             ],
             width,
@@ -44,7 +57,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     lines.push(Line::raw(""));
     lines.push(fields_line(
         vec![
-            (label("ETIC per million tokens", 28), theme.base),
+            (label("ETIC per million tokens", label_width), theme.base),
             (
                 right(&format!("${:.4}", inf.etic_usd_per_million_tokens), 10),
                 theme.title,
@@ -59,7 +72,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     };
     lines.push(fields_line(
         vec![
-            (label("cost per billion tokens", 28), theme.base),
+            (label("cost per billion tokens", label_width), theme.base),
             (right(&cpbt_text, 10), cpbt_style),
         ],
         width,
@@ -73,14 +86,14 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         theme.muted,
     ));
     lines.push(Line::raw(""));
-    lines.extend(breakeven_lines(app, theme, width));
+    lines.extend(breakeven_lines(app, theme, width, label_width));
     lines.push(Line::raw(""));
     lines.extend(across_lines(app, theme, width, limit));
     frame.render_widget(Paragraph::new(lines), body);
 }
 
 /// Today's volume against the break-even on one axis: ▲ today, │ break-even.
-fn breakeven_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+fn breakeven_lines(app: &App, theme: &Theme, width: u16, label_width: usize) -> Vec<Line<'static>> {
     let inf = &app.derived.evaluation.inference;
     let mut lines = Vec::new();
     match inf.breakeven {
@@ -89,7 +102,7 @@ fn breakeven_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             let pays = today >= tokens;
             lines.push(fields_line(
                 vec![
-                    (label("break-even vs API", 28), theme.base),
+                    (label("break-even vs API", label_width), theme.base),
                     (right(&format!("{}/mo", si(tokens)), 10), theme.title),
                 ],
                 width,

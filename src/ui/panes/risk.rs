@@ -11,13 +11,21 @@ use crate::app::field::Field;
 use crate::model::checks::CheckStatus;
 use crate::shared::format::{pct, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, scroll_to, status_glyph, status_style};
+use crate::ui::widgets::{fields_line, label, right, scroll_to, status_glyph, status_style, wrap_words};
 
 pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
     let risk = &app.derived.evaluation.risk;
     let selected = focused.then(|| app.selected_field()).flatten();
-    let name_width = (width as usize).saturating_sub(7 + 8 + 9).clamp(8, 30);
+    // The names take the room they need, up to what the numbers leave.
+    let longest = risk
+        .rows
+        .iter()
+        .map(|r| r.scenario.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("scenario".len());
+    let name_width = longest.min((width as usize).saturating_sub(7 + 8 + 9)).max(8);
     let mut lines = vec![fields_line(
         vec![
             (label("scenario", name_width), theme.title),
@@ -39,17 +47,26 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
                 theme.base
             }
         };
+        // A name longer than its column goes on, whole words, on the row's second line.
+        let mut name = wrap_words(&row.scenario, name_width).into_iter();
+        let first = name.next().unwrap_or_default();
+        let rest: Vec<String> = name.collect();
         lines.push(fields_line(
             vec![
-                (label(&row.scenario, name_width), theme.base),
+                (label(&first, name_width), theme.base),
                 (right(&pct(row.probability), 7), cell(Field::RiskProbability(i))),
                 (right(&usd_compact(row.impact_usd), 8), cell(Field::RiskImpact(i))),
                 (right(&usd_compact(row.exposure_usd), 9), theme.warn),
             ],
             width,
         ));
+        let continued = if rest.is_empty() {
+            String::new()
+        } else {
+            format!("{} · ", rest.join(" "))
+        };
         lines.push(Line::styled(
-            format!("  per {} × {}", row.unit.label(), row.expected_count),
+            format!("  {continued}per {} × {}", row.unit.label(), row.expected_count),
             theme.muted,
         ));
     }
