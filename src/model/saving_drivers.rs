@@ -4,6 +4,7 @@
 
 use super::board_timeline::{MovingCosts, moving_costs};
 use super::catalog::Catalog;
+use super::checkpoint::{checkpoint_overhead_frac, expected_lost_frac};
 use super::commitment_layers::price_change;
 use super::forecast::ForecastReport;
 use super::monte_carlo::TriangularRange;
@@ -130,13 +131,7 @@ pub fn saving_drivers(
             basis: "the replay's correction of the term mix, measured on one history: none of it to half again as much"
                 .to_string(),
         },
-        Driver {
-            driver: SPOT_PREEMPTION,
-            spread: TriangularRange::new(1.0, 1.05, 1.15),
-            basis: "assumed: spot hours redone after preemptions (half a checkpoint interval and a restart each), \
-                    5 % likely, 15 % at hourly preemptions"
-                .to_string(),
-        },
+        spot_preemption(plan),
         Driver {
             driver: DELIVERED_SHARE,
             spread: TriangularRange::new(1.0, 1.0, 1.05),
@@ -145,4 +140,44 @@ pub fn saving_drivers(
                 .to_string(),
         },
     ]
+}
+
+/// Spot hours bought to deliver an hour of work, from the plan's reliability figures: what
+/// each interruption costs beyond the checkpoints written anyway (`expected_lost_frac` less its
+/// writing share: the half interval redone and the restore) at its MTBI, and at half and twice
+/// that MTBI for the high and the low.
+fn spot_preemption(plan: &Plan) -> Driver {
+    let r = &plan.reliability;
+    let (checkpoint, restore) = (r.effective_checkpoint_minutes(), r.effective_restore_minutes());
+    let bought = |mtbi_hours: f64| {
+        let lost = expected_lost_frac(checkpoint, r.checkpoint_interval_minutes, mtbi_hours, restore)
+            - checkpoint_overhead_frac(checkpoint, r.checkpoint_interval_minutes);
+        1.0 / (1.0 - lost.clamp(0.0, 0.9))
+    };
+    let spread = TriangularRange::new(
+        bought(r.mtbi_hours * 2.0),
+        bought(r.mtbi_hours),
+        bought(r.mtbi_hours / 2.0),
+    );
+    if !(spread.is_valid() && r.mtbi_hours > 0.0 && r.checkpoint_interval_minutes > 0.0) {
+        return Driver {
+            driver: SPOT_PREEMPTION,
+            spread: TriangularRange::new(1.0, 1.05, 1.15),
+            basis: "assumed (the plan's reliability figures give no overhead): 5 % of spot hours redone, 15 % at most"
+                .to_string(),
+        };
+    }
+    Driver {
+        driver: SPOT_PREEMPTION,
+        basis: format!(
+            "the plan's [reliability]: with a checkpoint every {:.0} minutes, half of it redone and a {:.1}-minute \
+             restore after an interruption every {:.0} h lose {:.1} % of spot hours; low and high at twice and half \
+             that MTBI",
+            r.checkpoint_interval_minutes,
+            restore,
+            r.mtbi_hours,
+            (1.0 - 1.0 / spread.mode) * 100.0
+        ),
+        spread,
+    }
 }
