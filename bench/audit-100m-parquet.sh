@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The partitioned benchmark of README.md ("Performance"): a generated 100,000,000-row job log
+# The partitioned benchmark of docs/performance.md: a generated 100,000,000-row job log
 # written as Parquet partitioned by cluster (examples/parquet_fleet.rs: 8 clusters,
 # cluster=NAME/part-NNNNN.parquet of 1M rows each), audited by `gpuplan audit DIR`, which
 # takes one cluster at a time. Wall time and peak RSS from /usr/bin/time.

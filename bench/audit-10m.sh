@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The audit benchmark of README.md ("Performance"): `gpuplan audit` of a generated
+# The audit benchmark of docs/performance.md: `gpuplan audit` of a generated
 # 10,000,000-row job log against the engine floor (a plain Polars scan and group-by of the
 # same file, examples/polars_floor.rs) and DuckDB (when `python3 -c 'import duckdb'` works:
 # `pip install duckdb`) running bench/duckdb_audit.sql, the same validation, classification

@@ -1,4 +1,4 @@
--- The audit's work in DuckDB SQL, for the benchmark in README.md ("Performance"): validate rows,
+-- The audit's work in DuckDB SQL, for the benchmark in docs/performance.md: validate rows,
 -- classify each job by the built-in rules of catalogs/classification.toml (labels first, then
 -- name and queue patterns, name stems for sweeps and services, hours and GPUs), and sum jobs and
 -- GPU-hours per cluster and class over the last 90 days. gpuplan also builds minute-resolution

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bounded-memory benchmark of README.md ("Hardening"): `gpuplan audit --all-time` of the
+# The bounded-memory benchmark of docs/hardening.md: `gpuplan audit --all-time` of the
 # 10,000,000-row log of bench/audit-10m.sh, alone and with one more row running from year 1 to
 # 9999 (in a second file). The long window is followed in coarser steps, so both should peak at
 # the same resident memory. Rounds interleave the two; peak RSS and seconds from /usr/bin/time.

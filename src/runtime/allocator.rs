@@ -14,7 +14,7 @@ const MI_OPTION_PURGE_DELAY: mi_option_t = 15;
 ///   page it purges and reuses then costs the kernel 2 MiB of zeroing. The first arena is
 ///   reserved before `main` runs, too early for mimalloc's own `allow_thp` option, so the
 ///   process opts out with `PR_SET_THP_DISABLE`. On the 10M-row audit this cut system time
-///   from 5.7–7.2 s to 3.5–4.5 s (bench/audit-10m.sh, README "Performance").
+///   from 5.7–7.2 s to 3.5–4.5 s (bench/audit-10m.sh, docs/performance.md).
 ///
 /// Call first thing in `main`, before any other thread exists.
 pub fn tune_for_columns() {

@@ -1,5 +1,5 @@
 //! A plan: one saved scenario. Plain data that round-trips through TOML; every field is
-//! documented in README.md ("Plan files"). Validation returns key paths, which the loader
+//! documented in docs/plan-files.md. Validation returns key paths, which the loader
 //! turns into file:line:column.
 
 use std::collections::BTreeMap;
