@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Prometheus benchmark of README.md ("Utilization from Prometheus"): a fleet of GPUS GPUs
+# The Prometheus benchmark of docs/utilization.md ("Utilization from Prometheus in practice"): a fleet of GPUS GPUs
 # over DAYS days at one sample a minute, written as dcgm-exporter's OpenMetrics, backfilled
 # into a local Prometheus with promtool, then `gpuplan audit --prometheus` (hourly series per
 # cluster, aggregated on the server) against pulling the raw samples (range queries of the

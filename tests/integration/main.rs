@@ -1,5 +1,5 @@
 //! The integration tests, one binary: each module was its own test file, and each linked
-//! gpuplan with Polars on its own. Together they link once (README, "Tests").
+//! gpuplan with Polars on its own. Together they link once (docs/performance.md, "Build time").
 //!
 //! Run one group with its module name: `cargo test --release --test integration cli_audit::`.
 

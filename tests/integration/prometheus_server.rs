@@ -410,7 +410,7 @@ fn plan(dir: &Path, extra: &str) -> PathBuf {
 }
 
 /// `GPUPLAN_WRITE_OPENMETRICS=FILE cargo test --release --test integration prometheus_server::` writes the
-/// test fleet's samples, to backfill and audit by hand (README, "Utilization from Prometheus").
+/// test fleet's samples, to backfill and audit by hand (docs/utilization.md, "Utilization from Prometheus in practice").
 #[test]
 fn the_samples_can_be_written_for_a_person_to_try() {
     if let Some(path) = std::env::var_os("GPUPLAN_WRITE_OPENMETRICS") {

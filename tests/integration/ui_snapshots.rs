@@ -122,6 +122,15 @@ fn the_workbench_at_200x60() {
     snapshot!("workbench_200x60", screen(&app, 200, 60));
 }
 
+/// The README's picture: the workbench on the sample at a common terminal size.
+#[test]
+fn the_workbench_at_120x40() {
+    let app = app();
+    let shown = screen(&app, 120, 40);
+    assert!(shown.contains("1 Workloads") || shown.contains("1 Work"), "{shown}");
+    snapshot!("workbench_120x40", shown);
+}
+
 #[test]
 fn each_pane_focused_at_200x60_moves_the_thick_border() {
     for pane in PaneId::ALL {

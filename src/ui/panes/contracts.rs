@@ -239,11 +239,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 (label("  range P10–P90", 21), theme.base),
                 (
                     right(
-                        &format!(
-                            "{}…{}/yr",
-                            signed(range.p10_usd_per_year),
-                            signed(range.p90_usd_per_year)
-                        ),
+                        &format!("{}–{}", signed(range.p10_usd_per_year), signed(range.p90_usd_per_year)),
                         10,
                     ),
                     theme.title,

@@ -65,8 +65,10 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         } else {
             format!("{} · ", rest.join(" "))
         };
+        // Cut with … where even the second line is too narrow.
+        let second = format!("  {continued}per {} × {}", row.unit.label(), row.expected_count);
         lines.push(Line::styled(
-            format!("  {continued}per {} × {}", row.unit.label(), row.expected_count),
+            label(&second, width as usize).trim_end().to_string(),
             theme.muted,
         ));
     }

@@ -1,5 +1,5 @@
 //! The column mapping: how one log's columns, units and times become the canonical job
-//! frame. Users write it as TOML (documented in README.md, "Column mapping"); `gpuplan
+//! frame. Users write it as TOML (documented in docs/auditing.md, "Column mapping"); `gpuplan
 //! mapping init` guesses one from a file's header for them to edit.
 //!
 //! By file: the mapping and its units here, the column names each field goes by and the
