@@ -11,7 +11,8 @@ use crate::shared::format::usd_compact_signed as signed;
 const TOP: f64 = 70.0;
 const ROW: f64 = 34.0;
 const LEFT: f64 = 190.0;
-const RIGHT: f64 = 60.0;
+/// Room right of the bars for their labels.
+const RIGHT: f64 = 190.0;
 
 pub fn tornado_svg(w: &Waterfall) -> String {
     let mut out = String::new();
@@ -26,7 +27,7 @@ pub fn tornado_svg(w: &Waterfall) -> String {
         None => "No saving range: no class was matched to the catalog's offers".to_string(),
     };
     open(&mut out, height, &title);
-    let mut values: Vec<f64> = w
+    let values: Vec<f64> = w
         .tornado
         .iter()
         .flat_map(|b| [b.low_usd_per_year, b.high_usd_per_year])
@@ -34,9 +35,12 @@ pub fn tornado_svg(w: &Waterfall) -> String {
         .chain(w.range.iter().flat_map(|r| [r.p10_usd_per_year, r.p90_usd_per_year]))
         .filter(|v| v.is_finite())
         .collect();
-    values.push(0.0);
+    // The axis spans the savings shown, a tenth wider each side (not from zero: the bars
+    // differ by millions on tens of millions).
     let lowest = values.iter().copied().fold(f64::INFINITY, f64::min);
     let highest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((highest - lowest) * 0.1).max(1.0);
+    let (lowest, highest) = (lowest - pad, highest + pad);
     let span = (highest - lowest).max(1.0);
     let x = |usd: f64| LEFT + (usd - lowest) / span * (WIDTH - LEFT - RIGHT);
     let bottom = TOP + ROW * w.tornado.len().max(1) as f64;

@@ -15,6 +15,7 @@ mod cli_report;
 mod commitment_layers;
 mod contracts_catalog;
 mod doc_links;
+mod doc_pictures;
 mod export_parity;
 mod hostile_files;
 mod kubernetes_fleets;
