@@ -37,7 +37,8 @@ impl SlurmArgs {
     }
 
     /// The sacct to run: the flags over the plan's table; None when neither asks for one. A
-    /// setting given without `--slurm` and without a `[slurm]` table is a mistake, said here.
+    /// setting given without `--slurm` and without a `[slurm]` table is a mistake, said here;
+    /// settings out of range are the pipeline's to refuse (`Sources::resolve`), for both faces.
     pub fn resolve(&self, plan: Option<&Plan>) -> Result<Option<SlurmSource>, crate::config::diagnostic::Diagnostic> {
         let overrides = self.overrides();
         let resolved = overrides.resolve(plan);
@@ -47,14 +48,6 @@ impl SlurmArgs {
             return Err(crate::config::diagnostic::Diagnostic::file(
                 flag,
                 "sets how Slurm is read, and Slurm is not read: add --slurm (or a [slurm] table to the plan)",
-            ));
-        }
-        if let Some(source) = &resolved
-            && let Some((key, message)) = source.problems().into_iter().next()
-        {
-            return Err(crate::config::diagnostic::Diagnostic::file(
-                &format!("--slurm ({key})"),
-                message,
             ));
         }
         Ok(resolved)

@@ -48,6 +48,8 @@ pub struct TimelineMonth {
     pub cost_usd: f64,
     /// Today's cost less this month's (one-off costs and dual running included).
     pub saving_usd: f64,
+    /// The savings of every month so far, this one included.
+    pub cumulative_saving_usd: f64,
 }
 
 /// The timeline: its months, and what they add up to.
@@ -131,6 +133,14 @@ pub fn assumed_months_held(term: TermKind) -> u32 {
     }
 }
 
+/// The month after the one holding the instant `ms` (UTC milliseconds), as (year, month): where
+/// a timeline that starts after an audited window begins.
+pub fn month_after(ms: i64) -> (i32, u32) {
+    let day = chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    let index = day.year() * 12 + day.month0() as i32 + 1;
+    (index.div_euclid(12), index.rem_euclid(12) as u32 + 1)
+}
+
 /// `YYYY-MM` of the month `offset` months after (`year`, `month`).
 fn month_label(year: i32, month: u32, offset: u32) -> String {
     let index = year * 12 + (month as i32 - 1) + offset as i32;
@@ -175,6 +185,7 @@ pub fn timeline(
             month: label,
             cost_usd: cost,
             saving_usd: saving,
+            cumulative_saving_usd: cumulative,
         });
     }
     let switched: f64 = clusters.iter().map(|c| c.switched_usd_per_month).sum();

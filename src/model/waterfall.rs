@@ -13,7 +13,9 @@
 use serde::Serialize;
 
 use super::attribution::{Attribution, ClassCauses, attribute};
-use super::board_timeline::{ClusterMove, TimelineMonth, Timing, assumed_months_held, months_held, timeline};
+use super::board_timeline::{
+    ClusterMove, TimelineMonth, Timing, assumed_months_held, month_after, months_held, timeline,
+};
 use super::commitment_layers::{StayCluster, StayPlan};
 use super::contracts::TermKind;
 use super::fleet_contracts::{ClassContracts, ContractsReport, TodaySource};
@@ -256,20 +258,11 @@ fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<Class
         .collect()
 }
 
-/// The month after the audited window's end, as (year, month).
-fn timeline_start(window_end_ms: i64) -> (i32, u32) {
-    use chrono::Datelike;
-    let end = chrono::DateTime::from_timestamp_millis(window_end_ms).unwrap_or_default();
-    let index = end.year() * 12 + end.month0() as i32 + 1;
-    (index.div_euclid(12), index.rem_euclid(12) as u32 + 1)
-}
-
 /// Each audited cluster on the timeline: today's cost, its share of the switched fleet (each
 /// class's switched cost split by the cluster's share of the class's cost today; a class no
 /// offer matched stays as it is) and the months its commitment holds it.
 fn cluster_moves(c: &ContractsReport, switched: &[ClassSwitch], year: i32, month: u32) -> Vec<ClusterMove> {
-    let class_total: [f64; 3] =
-        std::array::from_fn(|k| c.fleet.iter().map(|f| f.today_by_class_usd_per_month[k]).sum());
+    let class_total = c.today_by_class_usd_per_month;
     c.fleet
         .iter()
         .map(|cluster| {
@@ -472,7 +465,7 @@ pub fn waterfall(
     };
     let switched = class_switches(c, split.map(|(r, _)| r));
     let board_timeline = classes_matched.then(|| {
-        let (year, month) = timeline_start(c.window_end_ms);
+        let (year, month) = month_after(c.window_end_ms);
         let moves = cluster_moves(c, &switched, year, month);
         timeline(&moves, &inputs.moving, year, month, inputs.horizon_months)
     });

@@ -30,6 +30,9 @@ pub enum PipelineError {
     Slurm(SlurmError),
     #[error("--slurm reads the jobs from Slurm's accounting and LOGS name files: give one or the other")]
     SlurmWithLogs,
+    /// A Slurm setting out of range (from the flags or the plan's `[slurm]`).
+    #[error("--slurm ({key}): {message}")]
+    SlurmSetting { key: String, message: String },
     /// A window the Prometheus pods or the Slurm jobs cannot be read over.
     #[error("{flag}: {message}")]
     Window { flag: &'static str, message: &'static str },
@@ -76,6 +79,9 @@ impl PipelineError {
             PipelineError::Window { flag, message } => vec![Diagnostic::file(flag, *message)],
             PipelineError::Slurm(e) => vec![Diagnostic::file("sacct", e.to_string())],
             PipelineError::SlurmWithLogs => vec![Diagnostic::file("--slurm", self.to_string())],
+            PipelineError::SlurmSetting { key, message } => {
+                vec![Diagnostic::file(&format!("--slurm ({key})"), message.clone())]
+            }
             PipelineError::MixedLogSettings { .. } => vec![Diagnostic::file("[[logs]]", self.to_string())],
             PipelineError::Replay(message) => vec![Diagnostic::file(
                 "replay",

@@ -14,7 +14,7 @@ use crate::model::audit_settings::WindowSpec;
 use crate::model::fleet::Window;
 use crate::model::plan::{PrometheusSource, SlurmSource};
 use crate::model::workload::ClassificationRules;
-use crate::shared::format::thousands;
+use crate::shared::format::{count_of, thousands};
 
 /// The fixed window a live source is read over: `--since`/`--until`, else the last `--days`
 /// (90) to now; `message` says why `--all-time` cannot be read.
@@ -69,21 +69,21 @@ pub(super) fn read_slurm(
     } else {
         slurm.clusters.join(", ")
     };
-    let shown = format!(
-        "sacct ({clusters}, {} call{})",
-        pull.pieces,
-        if pull.pieces == 1 { "" } else { "s" }
-    );
+    let calls = count_of(pull.pieces as u64, "call", "calls");
+    let shown = format!("sacct ({clusters}, {calls})");
     observer.note(format!(
-        "sacct printed {} rows in {} call{} ({}): {} runs, {} jobs that never started; first call: {}",
+        "sacct printed {} rows in {calls} ({clusters}): {} runs, {} jobs that never started; first call: {}",
         thousands(pull.rows as f64),
-        pull.pieces,
-        if pull.pieces == 1 { "" } else { "s" },
-        clusters,
         thousands(pull.log.runs.len() as f64),
         thousands(pull.log.pending.len() as f64),
         pull.first_command
     ));
+    if pull.repeated_rows > 0 {
+        observer.note(format!(
+            "{} rows were printed by more than one call (jobs across a piece's boundary): each kept once",
+            thousands(pull.repeated_rows as f64)
+        ));
+    }
     for cluster in &pull.missing_clusters {
         observer.note(format!(
             "sacct returned no job of cluster {cluster} in the window: not a cluster the accounting database knows, or idle"

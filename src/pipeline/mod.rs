@@ -105,7 +105,7 @@ impl std::fmt::Display for MeasureFailure {
 struct ReadKey {
     sources: Sources,
     files: Vec<Option<(u64, std::time::SystemTime)>>,
-    pods_window: Option<WindowSpec>,
+    live_window: Option<WindowSpec>,
 }
 
 /// The size and modification time of each log path and the mapping, as named (a glob's matches
@@ -131,7 +131,7 @@ struct ReadStep {
     /// The mapping's `[hosts]`, merged into every audit's settings.
     mapping_hosts: BTreeMap<String, Vec<String>>,
     /// The window the pods were pulled over (the audit's window is then fixed).
-    pods_window: Option<WindowSpec>,
+    live_window: Option<WindowSpec>,
 }
 
 struct AuditStep {
@@ -254,11 +254,11 @@ impl Pipeline {
         settings: &AuditSettings,
         observer: &mut dyn Observer,
     ) -> Result<&Audited, PipelineError> {
-        let pods = sources.is_live();
+        let live = sources.is_live();
         let key = ReadKey {
             sources: sources.clone(),
             files: file_stamps(sources),
-            pods_window: pods.then_some(settings.window),
+            live_window: live.then_some(settings.window),
         };
         if self.read.as_ref().is_none_or(|r| r.key != key) {
             // A read that fails must not leave the logs it was to replace.
@@ -280,7 +280,7 @@ impl Pipeline {
                 .or_default()
                 .extend(patterns.iter().cloned());
         }
-        if let Some(window) = read.pods_window {
+        if let Some(window) = read.live_window {
             settings.window = window;
         }
         let audit_key = (read.id, settings);
@@ -316,7 +316,7 @@ impl Pipeline {
             .map_err(PipelineError::Mapping)?;
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
-        let (source, pods_window) = match (&sources.prometheus, sources.logs.is_empty()) {
+        let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
             (_, true) if let Some(slurm) = &sources.slurm => {
                 let (source, window) = live_sources::read_slurm(slurm, &rules, settings.window, observer)?;
                 (source, Some(window))
@@ -396,7 +396,7 @@ impl Pipeline {
             from_cache,
             source,
             mapping_hosts,
-            pods_window,
+            live_window,
         })
     }
 

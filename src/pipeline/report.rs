@@ -91,12 +91,16 @@ impl Pipeline {
     /// The board of `plan` on the last audit; a replay that cannot run leaves the rest and says
     /// why (the waterfall's split step is then not computed).
     pub fn board(&mut self, plan: &Plan) -> Board {
-        self.board_billed(plan, &[])
+        // The demand driver's spread is the forecast's: a history too short for one leaves it
+        // assumed, and says so.
+        let forecast = self.forecast(plan, None, ForecastScope::Fleet).ok();
+        self.board_billed(plan, &[], forecast.as_ref())
     }
 
     /// The board with today's cost of each cluster in `billed` (cluster → effective USD a
-    /// month, from a FOCUS bill) in place of its capacity × price.
-    pub fn board_billed(&mut self, plan: &Plan, billed: &[(String, f64)]) -> Board {
+    /// month, from a FOCUS bill) in place of its capacity × price, the saving's demand driver
+    /// spread by `forecast`.
+    pub fn board_billed(&mut self, plan: &Plan, billed: &[(String, f64)], forecast: Option<&ForecastReport>) -> Board {
         let mut contracts = self.contracts(plan);
         if let Some(c) = contracts.as_mut()
             && !billed.is_empty()
@@ -108,15 +112,12 @@ impl Pipeline {
             Err(e) => (None, Some(e.to_string())),
         };
         let stay = contracts.as_ref().and_then(|c| self.stay(c));
-        // The demand driver's spread is the forecast's: a history too short for one leaves it
-        // assumed, and says so.
-        let forecast = self.forecast(plan, None, ForecastScope::Fleet).ok();
         let waterfall = contracts.as_ref().map(|c| {
             let why_not = match &replay_error {
                 Some(e) => format!("the logs' jobs could not be replayed: {e}"),
                 None => "no replay".to_string(),
             };
-            let inputs = board_inputs(c, plan, self.catalog(), forecast.as_ref());
+            let inputs = board_inputs(c, plan, self.catalog(), forecast);
             waterfall(c, replay.as_ref(), &why_not, stay.as_ref(), &inputs)
         });
         Board {
@@ -154,8 +155,10 @@ impl Pipeline {
                         .map(|c| (c.name.clone(), c.per_month.total.effective_usd))
                         .collect()
                 };
-                let board = self.board_billed(plan, &billed);
-                let forecast = Some(self.forecast(plan, None, ForecastScope::Fleet)?);
+                // Fitted once: the board's demand driver reads the forecast the report shows.
+                let forecast = self.forecast(plan, None, ForecastScope::Fleet)?;
+                let board = self.board_billed(plan, &billed, Some(&forecast));
+                let forecast = Some(forecast);
                 let commitments = match &board.contracts {
                     Some(contracts) => self.commitments(plan, contracts)?,
                     None => None,

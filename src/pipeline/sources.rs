@@ -37,6 +37,9 @@ impl Sources {
         if given.slurm.is_some() && !given.logs.is_empty() {
             return Err(PipelineError::SlurmWithLogs);
         }
+        if let Some((key, message)) = given.slurm.as_ref().and_then(|s| s.problems().into_iter().next()) {
+            return Err(PipelineError::SlurmSetting { key, message });
+        }
         // A plan that reads Slurm names no log to read instead.
         let from_plan = given.logs.is_empty() && given.slurm.is_none();
         let listed = plan

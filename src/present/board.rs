@@ -128,14 +128,12 @@ fn timeline_blocks(months: &[TimelineMonth], t: &Timing) -> Vec<Block> {
         ("saving", Align::Right),
         ("cumulative", Align::Right),
     ]);
-    let mut cumulative = 0.0;
     for m in months {
-        cumulative += m.saving_usd;
         table.row(vec![
             m.month.clone(),
             usd(m.cost_usd),
             usd_signed(m.saving_usd),
-            usd_signed(cumulative),
+            usd_signed(m.cumulative_saving_usd),
         ]);
     }
     let free: Vec<String> = t

@@ -86,9 +86,6 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         prometheus: None,
         slurm: args.slurm.resolve(Some(&plan)),
     };
-    if let Some((key, message)) = given.slurm.as_ref().and_then(|s| s.problems().into_iter().next()) {
-        return Err(vec![Diagnostic::file(&format!("--slurm ({key})"), message)]);
-    }
     let mut sources = crate::pipeline::sources::Sources::resolve(given, Some(&plan)).map_err(|e| e.diagnostics())?;
     if sources.logs.is_empty() && sources.slurm.is_none() {
         sources.or_sample().map_err(|e| e.diagnostics())?;

@@ -701,6 +701,7 @@ fn the_saving_arrives_as_commitments_end_and_moving_is_paid_for() {
     }
     let first_year: f64 = months.iter().map(|m| f(&m["saving_usd"])).sum();
     assert!((first_year - f(&timing["first_year_saving_usd"])).abs() < 1e-6);
+    assert!((f(&months[11]["cumulative_saving_usd"]) - first_year).abs() < 1e-6);
     // us-east-h100's 1-year plan ends 2027-03-31, us-west-h200's 2027-06-30: the first year
     // saves far less than the run rate.
     assert!(f(&timing["first_year_saving_usd"]) < 0.75 * f(&timing["run_rate_usd_per_year"]));

@@ -17,6 +17,7 @@ use self::command::{pieces, sacct_args, shown_command};
 use self::error::SlurmError;
 use self::run::run_sacct;
 use crate::data::readers::slurm::{SacctLog, read_sacct_detailed};
+use crate::model::fleet::iso_utc;
 use crate::model::plan::SlurmSource;
 
 /// The cluster a row is put in when sacct prints none (it always does with `Cluster`).
@@ -48,13 +49,6 @@ pub struct SacctPull {
     pub first_command: String,
     /// Clusters named that no row came from (sacct does not say when a name is unknown).
     pub missing_clusters: Vec<String>,
-}
-
-fn utc(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .unwrap_or_default()
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
 }
 
 /// Runs sacct over `start_ms..end_ms` in pieces and reads every piece's output into one log.
@@ -115,15 +109,20 @@ fn pull_sacct_limited(
         let (first, last) = (cut[0], cut[cut.len() - 1]);
         return Err(SlurmError::NoJobs {
             clusters,
-            window: format!("{} to {}", utc(first.start_ms), utc(last.end_ms)),
+            window: format!("{} to {}", iso_utc(first.start_ms), iso_utc(last.end_ms)),
             command: first_command,
         });
     }
-    let seen: std::collections::HashSet<&str> = log.runs.iter().map(|r| r.cluster.as_str()).collect();
+    let seen: std::collections::HashSet<&str> = log
+        .runs
+        .iter()
+        .map(|r| r.cluster.as_str())
+        .chain(log.pending.iter().map(|p| p.cluster.as_str()))
+        .collect();
     let missing: Vec<String> = source
         .clusters
         .iter()
-        .filter(|c| !seen.contains(c.as_str()) && !log.pending.iter().any(|p| &p.cluster == *c))
+        .filter(|c| !seen.contains(c.as_str()))
         .cloned()
         .collect();
     Ok(SacctPull {
@@ -134,4 +133,76 @@ fn pull_sacct_limited(
         repeated_rows,
         first_command,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RECORDING: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/slurm/replay-sacct.sh");
+
+    /// A stand-in sacct written into `dir`: a shell script with `body`.
+    fn stand_in(dir: &Path, body: &str) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("sacct");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("executable");
+        path.display().to_string()
+    }
+
+    fn source(sacct: String, timeout_seconds: u32) -> SlurmSource {
+        SlurmSource {
+            sacct,
+            timeout_seconds,
+            piece_days: 1,
+            ..SlurmSource::default()
+        }
+    }
+
+    const DAY: i64 = 86_400_000;
+
+    #[test]
+    fn two_pieces_printing_the_same_jobs_keep_each_once_and_count_the_repeats() {
+        let pull = pull_sacct(&source(RECORDING.into(), 30), 0, 2 * DAY, &mut |_| {}).expect("read");
+        assert_eq!(pull.pieces, 2);
+        assert_eq!(pull.log.runs.len(), 9);
+        // The second call's nine runs and one pending job were all read before.
+        assert_eq!(pull.repeated_rows, 10);
+        assert!(pull.missing_clusters.is_empty());
+    }
+
+    #[test]
+    fn a_call_past_its_size_or_its_time_is_stopped_and_a_failure_keeps_sacct_s_words() {
+        let too_much = pull_sacct_limited(&source(RECORDING.into(), 30), 0, DAY, 100, &mut |_| {});
+        assert!(
+            matches!(too_much, Err(SlurmError::TooLarge { max_bytes: 100, .. })),
+            "{too_much:?}"
+        );
+        let dir = tempfile::tempdir().expect("tempdir");
+        let slow = stand_in(dir.path(), "sleep 30");
+        let started = std::time::Instant::now();
+        let timed_out = pull_sacct(&source(slow, 1), 0, DAY, &mut |_| {});
+        assert!(
+            matches!(timed_out, Err(SlurmError::TimedOut { seconds: 1, .. })),
+            "{timed_out:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        let dir = tempfile::tempdir().expect("tempdir");
+        let failing = stand_in(
+            dir.path(),
+            "echo 'sacct: error: Problem talking to the database' >&2; exit 1",
+        );
+        match pull_sacct(&source(failing, 30), 0, DAY, &mut |_| {}) {
+            Err(SlurmError::Failed {
+                status,
+                stderr,
+                command,
+            }) => {
+                assert_eq!(status, Some(1));
+                assert_eq!(stderr, "sacct: error: Problem talking to the database");
+                assert!(command.contains("-a -D -P"), "{command}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

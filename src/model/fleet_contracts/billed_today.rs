@@ -6,7 +6,8 @@ use super::{ContractsReport, TodaySource};
 
 /// Puts each billed cluster's effective cost a month (`billed`: cluster → USD a month) in place
 /// of capacity × price, scaling its class split and its right-sized cost by the same factor,
-/// and sums the fleet again. A cluster billed nothing (no line in the window) is left as it is.
+/// and sums the fleet again (`ContractsReport::sum_fleet`). A cluster billed nothing (no line
+/// in the window) is left as it is.
 pub fn with_billed_today(c: &mut ContractsReport, billed: &[(String, f64)]) {
     for cluster in &mut c.fleet {
         let Some(&(_, usd)) = billed.iter().find(|(name, usd)| *name == cluster.name && *usd > 0.0) else {
@@ -23,27 +24,5 @@ pub fn with_billed_today(c: &mut ContractsReport, billed: &[(String, f64)]) {
         cluster.right_sized_usd_per_month *= factor;
         cluster.today_source = TodaySource::Bill;
     }
-    c.consolidated_usd_per_month = c
-        .fleet
-        .iter()
-        .map(|f| f.today_by_class_usd_per_month.iter().sum::<f64>())
-        .sum();
-    c.right_sized_usd_per_month = c.fleet.iter().map(|f| f.right_sized_usd_per_month).sum();
-    c.today_by_class_usd_per_month =
-        std::array::from_fn(|k| c.fleet.iter().map(|f| f.today_by_class_usd_per_month[k]).sum());
-    c.right_sized_by_class_usd_per_month = std::array::from_fn(|k| {
-        c.fleet
-            .iter()
-            .map(|f| {
-                let today: f64 = f.today_by_class_usd_per_month.iter().sum();
-                if today > 0.0 {
-                    f.right_sized_usd_per_month * f.today_by_class_usd_per_month[k] / today
-                } else {
-                    0.0
-                }
-            })
-            .sum()
-    });
-    c.saving_usd_per_month = c.consolidated_usd_per_month - c.matched_usd_per_month;
-    c.saving_usd_per_year = c.saving_usd_per_month * 12.0;
+    c.sum_fleet();
 }

@@ -135,11 +135,6 @@ pub fn weighted_class_demand(audit: &AuditReport, class: WorkloadClass, weight: 
     demand
 }
 
-/// Today as paid: each cluster's capacity at its price, per month.
-pub fn consolidated_usd_per_month(audit: &AuditReport) -> f64 {
-    audit.clusters.iter().map(|c| c.monthly_cost_usd).sum()
-}
-
 fn fleet_class_hours(audit: &AuditReport) -> [f64; 3] {
     WorkloadClass::ALL.map(|class| audit.classes.get(class).gpu_hours)
 }
@@ -159,31 +154,39 @@ fn class_shares(cluster: &ClusterAudit, fleet: [f64; 3]) -> [f64; 3] {
     }
 }
 
-/// Today's cost and the right-sized cost, per class (`WorkloadClass as usize`): each
-/// cluster's cost split by its classes' shares of its GPU-hours (a cluster that ran nothing by
-/// the fleet's shares, so no dollar is lost). What the attribution of the saving starts from.
-pub fn spend_by_class(audit: &AuditReport) -> ([f64; 3], [f64; 3]) {
-    let fleet = fleet_class_hours(audit);
-    let (mut today, mut right_sized) = ([0.0; 3], [0.0; 3]);
-    for cluster in &audit.clusters {
-        let shares = class_shares(cluster, fleet);
-        let kept = if cluster.capacity_gpus > 0.0 {
-            cluster.p95_concurrent_gpus.ceil().min(cluster.capacity_gpus) / cluster.capacity_gpus
-        } else {
-            0.0
-        };
-        for k in 0..3 {
-            today[k] += cluster.monthly_cost_usd * shares[k];
-            right_sized[k] += cluster.monthly_cost_usd * kept * shares[k];
-        }
-    }
-    (today, right_sized)
+/// What the fleet costs a month, today and right-sized, in all and per class
+/// (`WorkloadClass as usize`), summed from its clusters' rows: the board's steps 1 and 2 and
+/// what the attribution of the saving starts from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FleetTotals {
+    pub today_usd_per_month: f64,
+    pub right_sized_usd_per_month: f64,
+    pub today_by_class_usd_per_month: [f64; 3],
+    pub right_sized_by_class_usd_per_month: [f64; 3],
 }
 
-/// Each cluster cut to its 95th-percentile concurrent GPUs (whole GPUs, never above today's
-/// capacity), at the same price and term.
-pub fn right_sized_usd_per_month(audit: &AuditReport) -> f64 {
-    audit.clusters.iter().map(right_sized_cluster_usd_per_month).sum()
+/// Each cluster's cost today and right-sized (its p95 in whole GPUs, never above its
+/// capacity, same price and term), the right-sized cost split over the classes as today's is.
+pub fn fleet_totals(fleet: &[ClusterToday]) -> FleetTotals {
+    let mut totals = FleetTotals {
+        today_usd_per_month: 0.0,
+        right_sized_usd_per_month: 0.0,
+        today_by_class_usd_per_month: [0.0; 3],
+        right_sized_by_class_usd_per_month: [0.0; 3],
+    };
+    for cluster in fleet {
+        let today: f64 = cluster.today_by_class_usd_per_month.iter().sum();
+        totals.today_usd_per_month += today;
+        totals.right_sized_usd_per_month += cluster.right_sized_usd_per_month;
+        for k in 0..3 {
+            totals.today_by_class_usd_per_month[k] += cluster.today_by_class_usd_per_month[k];
+            if today > 0.0 {
+                totals.right_sized_by_class_usd_per_month[k] +=
+                    cluster.right_sized_usd_per_month * cluster.today_by_class_usd_per_month[k] / today;
+            }
+        }
+    }
+    totals
 }
 
 fn right_sized_cluster_usd_per_month(c: &ClusterAudit) -> f64 {

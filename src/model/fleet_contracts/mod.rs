@@ -15,8 +15,7 @@ pub use accelerator_choice::{
 };
 pub use billed_today::with_billed_today;
 pub use fleet_today::{
-    ClusterToday, TodaySource, cluster_class_series, clusters_today, consolidated_usd_per_month, hours_per_point,
-    right_sized_usd_per_month, spend_by_class,
+    ClusterToday, FleetTotals, TodaySource, cluster_class_series, clusters_today, fleet_totals, hours_per_point,
 };
 pub use today_prices::TodayPriceGroup;
 pub use today_prices::class_request;
@@ -101,6 +100,18 @@ pub struct ContractsReport {
 }
 
 impl ContractsReport {
+    /// The fleet's totals (today, right-sized, per class) and the saving, from its clusters'
+    /// rows: set once when matched, again when a bill puts its cost in place of a row's.
+    pub fn sum_fleet(&mut self) {
+        let totals = fleet_totals(&self.fleet);
+        self.consolidated_usd_per_month = totals.today_usd_per_month;
+        self.right_sized_usd_per_month = totals.right_sized_usd_per_month;
+        self.today_by_class_usd_per_month = totals.today_by_class_usd_per_month;
+        self.right_sized_by_class_usd_per_month = totals.right_sized_by_class_usd_per_month;
+        self.saving_usd_per_month = self.consolidated_usd_per_month - self.matched_usd_per_month;
+        self.saving_usd_per_year = self.saving_usd_per_month * 12.0;
+    }
+
     pub fn class(&self, class: WorkloadClass) -> Option<&ClassContracts> {
         self.classes.iter().find(|c| c.class == class)
     }
@@ -174,8 +185,6 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
             today_prices_usd_per_month,
         });
     }
-    let consolidated = consolidated_usd_per_month(audit);
-    let (today_by_class, right_sized_by_class) = spend_by_class(audit);
     let matched: f64 = classes.iter().map(|c| c.cost_usd_per_month).sum();
     let term_mix: f64 = classes.iter().map(|c| c.today_prices_usd_per_month).sum();
     let at_fallback = |c: &&ClusterToday| !c.in_plan && !c.list_priced;
@@ -189,24 +198,26 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         .filter(|c| c.list_priced)
         .map(|c| (c.name.clone(), c.accelerator.clone()))
         .collect();
-    Some(ContractsReport {
+    let mut report = ContractsReport {
         window_days: audit.window.days,
         window_end_ms: audit.window.end_ms,
         hours_per_month,
         classes,
         unmatched,
-        consolidated_usd_per_month: consolidated,
-        right_sized_usd_per_month: right_sized_usd_per_month(audit),
-        today_by_class_usd_per_month: today_by_class,
-        right_sized_by_class_usd_per_month: right_sized_by_class,
+        consolidated_usd_per_month: 0.0,
+        right_sized_usd_per_month: 0.0,
+        today_by_class_usd_per_month: [0.0; 3],
+        right_sized_by_class_usd_per_month: [0.0; 3],
         term_mix_usd_per_month: term_mix,
         matched_usd_per_month: matched,
-        saving_usd_per_month: consolidated - matched,
-        saving_usd_per_year: (consolidated - matched) * 12.0,
+        saving_usd_per_month: 0.0,
+        saving_usd_per_year: 0.0,
         fallback_price_clusters,
         fallback_price,
         list_priced_clusters,
         served_model: model,
         fleet,
-    })
+    };
+    report.sum_fleet();
+    Some(report)
 }
