@@ -27,6 +27,25 @@ pub fn optimal_checkpoint_interval_minutes(checkpoint_minutes: f64, mtbi_hours: 
     (2.0 * checkpoint_minutes * mtbi_hours * 60.0).sqrt()
 }
 
+/// Spot hours bought to deliver one hour of work when interruptions come every `mtbi_hours`:
+/// what each interruption costs beyond the checkpoints written anyway (the half interval
+/// redone and the restore), at most 90 % of the hours lost. None when the figures give no
+/// overhead (no MTBI or no interval).
+pub fn spot_hours_per_work_hour(
+    checkpoint_minutes: f64,
+    interval_minutes: f64,
+    mtbi_hours: f64,
+    restore_minutes: f64,
+) -> Option<f64> {
+    if !(mtbi_hours > 0.0 && interval_minutes > 0.0 && mtbi_hours.is_finite() && interval_minutes.is_finite()) {
+        return None;
+    }
+    let lost = expected_lost_frac(checkpoint_minutes, interval_minutes, mtbi_hours, restore_minutes)
+        - checkpoint_overhead_frac(checkpoint_minutes, interval_minutes);
+    let hours = 1.0 / (1.0 - lost.clamp(0.0, 0.9));
+    hours.is_finite().then_some(hours)
+}
+
 /// Expected share of wall time lost when checkpointing every `interval_minutes` against
 /// interruptions every `mtbi_hours` on average: writing (C/τ), the half interval of work
 /// redone after each interruption (τ/2M) and the restore (R/M). First-order, capped at 1.

@@ -81,6 +81,8 @@ impl Window {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ClassSummary {
     pub jobs: u64,
+    /// The most GPUs one run of the class held in the window: its largest gang.
+    pub largest_run_gpus: f64,
     pub gpu_hours: f64,
     pub gpu_hours_share: f64,
     /// GPU-hour-weighted mean utilization of the runs that report it.
@@ -500,15 +502,18 @@ pub struct JobLine {
 fn merge_classes(parts: &[&ClassBreakdown]) -> ClassBreakdown {
     let merged = |class: WorkloadClass| {
         let (mut jobs, mut gpu_hours, mut util_weight, mut util_sum) = (0u64, 0.0, 0.0, 0.0);
+        let mut largest_run_gpus = 0.0_f64;
         for part in parts {
             let s = part.get(class);
             jobs += s.jobs;
+            largest_run_gpus = largest_run_gpus.max(s.largest_run_gpus);
             gpu_hours += s.gpu_hours;
             util_weight += s.util_weight_gpu_hours;
             util_sum += s.mean_util_frac.unwrap_or(0.0) * s.util_weight_gpu_hours;
         }
         ClassSummary {
             jobs,
+            largest_run_gpus,
             gpu_hours,
             gpu_hours_share: 0.0,
             mean_util_frac: (util_weight > 0.0).then(|| util_sum / util_weight),

@@ -4,7 +4,6 @@
 
 use super::board_timeline::{MovingCosts, moving_costs};
 use super::catalog::Catalog;
-use super::checkpoint::{checkpoint_overhead_frac, expected_lost_frac};
 use super::commitment_layers::price_change;
 use super::forecast::ForecastReport;
 use super::monte_carlo::TriangularRange;
@@ -142,42 +141,36 @@ pub fn saving_drivers(
     ]
 }
 
-/// Spot hours bought to deliver an hour of work, from the plan's reliability figures: what
-/// each interruption costs beyond the checkpoints written anyway (`expected_lost_frac` less its
-/// writing share: the half interval redone and the restore) at its MTBI, and at half and twice
-/// that MTBI for the high and the low.
+/// Spot hours bought to deliver an hour of work, against the figure the matcher priced spot
+/// with (the plan's [reliability] at its MTBI): low and high at twice and half that MTBI.
 fn spot_preemption(plan: &Plan) -> Driver {
     let r = &plan.reliability;
-    let (checkpoint, restore) = (r.effective_checkpoint_minutes(), r.effective_restore_minutes());
-    let bought = |mtbi_hours: f64| {
-        let lost = expected_lost_frac(checkpoint, r.checkpoint_interval_minutes, mtbi_hours, restore)
-            - checkpoint_overhead_frac(checkpoint, r.checkpoint_interval_minutes);
-        1.0 / (1.0 - lost.clamp(0.0, 0.9))
-    };
-    let spread = TriangularRange::new(
+    let bought = |mtbi_hours: f64| r.spot_hours_per_work_hour(mtbi_hours);
+    let (Some(low), Some(priced), Some(high)) = (
         bought(r.mtbi_hours * 2.0),
         bought(r.mtbi_hours),
         bought(r.mtbi_hours / 2.0),
-    );
-    if !(spread.is_valid() && r.mtbi_hours > 0.0 && r.checkpoint_interval_minutes > 0.0) {
+    ) else {
         return Driver {
             driver: SPOT_PREEMPTION,
             spread: TriangularRange::new(1.0, 1.05, 1.15),
-            basis: "assumed (the plan's reliability figures give no overhead): 5 % of spot hours redone, 15 % at most"
+            basis: "assumed (the plan's reliability figures give no overhead, so spot was priced without one): 5 % of \
+                    spot hours redone, 15 % at most"
                 .to_string(),
         };
-    }
+    };
     Driver {
         driver: SPOT_PREEMPTION,
         basis: format!(
             "the plan's [reliability]: with a checkpoint every {:.0} minutes, half of it redone and a {:.1}-minute \
-             restore after an interruption every {:.0} h lose {:.1} % of spot hours; low and high at twice and half \
-             that MTBI",
+             restore after an interruption every {:.0} h lose {:.1} % of spot hours, priced into spot (×{:.2}); low \
+             and high at twice and half that MTBI",
             r.checkpoint_interval_minutes,
-            restore,
+            r.effective_restore_minutes(),
             r.mtbi_hours,
-            (1.0 - 1.0 / spread.mode) * 100.0
+            (1.0 - 1.0 / priced) * 100.0,
+            priced
         ),
-        spread,
+        spread: TriangularRange::new(low / priced, 1.0, high / priced),
     }
 }

@@ -38,6 +38,26 @@ pub struct PoolChoice {
     /// The shorter-term tier above the base, when the matcher put one there.
     pub overflow_label: Option<String>,
     pub overflow_usd_per_gpu_hour: Option<f64>,
+    /// The size that holds the class's largest gang, when `gpus` cannot: the replay tries
+    /// both and keeps the cheaper (`GangSizing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gang_gpus: Option<f64>,
+}
+
+/// The training pool at its term-mix base and at the size that holds its largest gang, each
+/// replayed: the split keeps the cheaper.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GangSizing {
+    pub class: WorkloadClass,
+    pub base_gpus: f64,
+    pub gang_gpus: f64,
+    pub base_usd_per_month: f64,
+    pub gang_usd_per_month: f64,
+    /// Share of the class's GPU-hours (pool and overflow) run on overflow with each size.
+    pub base_overflow_frac: f64,
+    pub gang_overflow_frac: f64,
+    /// True when the pool that holds the gang was kept.
+    pub gang_kept: bool,
 }
 
 /// A pool's committed GPUs and prices, in today's GPUs: the term-mix step's groups (one per
@@ -115,7 +135,8 @@ fn fleet_price(audit: &AuditReport) -> f64 {
 
 /// Each class's pool: the plan's size when it gives one, else the committed base of the
 /// class's term mix at today's prices (the waterfall's step before the split), so the split
-/// is weighed at today's prices; today's fleet price when nothing was matched.
+/// is weighed at today's prices; today's fleet price when nothing was matched. A training pool
+/// is never smaller than the largest gang it must run.
 pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit: &AuditReport) -> Vec<PoolChoice> {
     WorkloadClass::ALL
         .iter()
@@ -144,6 +165,11 @@ pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit
                     "the class's peak (no offer matched)".to_string(),
                 ),
             };
+            // A training pool smaller than its largest gang sends every such gang to overflow:
+            // the replay also tries a pool that holds one whole (`replay_fleets`).
+            let gang = audit.classes.get(class).largest_run_gpus.ceil();
+            let gang_gpus =
+                (class == WorkloadClass::Training && planned.is_none() && gpus > 0.0 && gpus < gang).then_some(gang);
             PoolChoice {
                 class,
                 gpus,
@@ -154,6 +180,7 @@ pub fn split_pools(plan: &ReplayPlan, contracts: Option<&ContractsReport>, audit
                 source,
                 overflow_label: terms.as_ref().and_then(|t| t.overflow_label.clone()),
                 overflow_usd_per_gpu_hour: terms.as_ref().and_then(|t| t.overflow_usd_per_gpu_hour),
+                gang_gpus,
             }
         })
         .collect()
@@ -272,6 +299,8 @@ pub struct ReplayReport {
     pub jobs_submit_is_start: u64,
     pub policy: ReplayPolicy,
     pub split_pools: Vec<PoolChoice>,
+    /// A pool too small for its class's largest gang, tried again at the gang's size.
+    pub gang_sizing: Option<GangSizing>,
     pub today: ReplayOutcome,
     pub split: ReplayOutcome,
 }
@@ -322,19 +351,72 @@ pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetu
         preempt_burst_for_inference: false,
         ..policy
     };
-    // The two fleets replay the same jobs independently: one on each core.
-    let (today, split) = rayon::join(
+    // A pool too small for its largest gang is also replayed at the gang's size.
+    let gang_pools: Option<(usize, Vec<PoolChoice>)> = pools.iter().position(|p| p.gang_gpus.is_some()).map(|index| {
+        let mut raised = pools.clone();
+        let pool = &mut raised[index];
+        pool.gpus = pool.gang_gpus.unwrap_or(pool.gpus);
+        (index, raised)
+    });
+    // The fleets replay the same jobs independently: one on each core.
+    let (today, (split, split_gang)) = rayon::join(
         || replay(jobs, &today_topology(audit), &today_policy, window),
-        || replay(jobs, &split_topology(&pools), &policy, window),
+        || {
+            rayon::join(
+                || replay(jobs, &split_topology(&pools), &policy, window),
+                || {
+                    gang_pools
+                        .as_ref()
+                        .map(|(_, raised)| replay(jobs, &split_topology(raised), &policy, window))
+                },
+            )
+        },
     );
     let today = today.map(outcome_in_gpus).map_err(|error| SplitError {
         fleet: "today's clusters",
         error,
     })?;
-    let split = split.map(outcome_in_gpus).map_err(|error| SplitError {
-        fleet: "the split",
-        error,
-    })?;
+    let in_gpus = |outcome: Result<ReplayOutcome, ReplayError>| {
+        outcome.map(outcome_in_gpus).map_err(|error| SplitError {
+            fleet: "the split",
+            error,
+        })
+    };
+    let mut split = in_gpus(split)?;
+    let mut pools = pools;
+    let mut gang_sizing = None;
+    if let (Some((index, raised)), Some(split_gang)) = (gang_pools, split_gang) {
+        let split_gang = in_gpus(split_gang)?;
+        let class = pools[index].class;
+        let overflow_frac = |outcome: &ReplayOutcome| {
+            outcome
+                .classes
+                .iter()
+                .find(|c| c.class == class)
+                .map(|c| (c.overflow_gpu_hours, c.gpu_hours_run + c.overflow_gpu_hours))
+                .filter(|&(_, all)| all > 0.0)
+                .map_or(0.0, |(overflow, all)| (overflow / all).clamp(0.0, 1.0))
+        };
+        let sizing = GangSizing {
+            class,
+            base_gpus: pools[index].gpus,
+            gang_gpus: raised[index].gpus,
+            base_usd_per_month: split.totals.total_usd_per_month,
+            gang_usd_per_month: split_gang.totals.total_usd_per_month,
+            base_overflow_frac: overflow_frac(&split),
+            gang_overflow_frac: overflow_frac(&split_gang),
+            gang_kept: split_gang.totals.total_usd_per_month < split.totals.total_usd_per_month,
+        };
+        if sizing.gang_kept {
+            split = split_gang;
+            pools = raised;
+            pools[index].source = format!(
+                "{}, raised to hold its largest gang ({:.0} GPUs: cheaper replayed)",
+                pools[index].source, sizing.gang_gpus
+            );
+        }
+        gang_sizing = Some(sizing);
+    }
     Ok(ReplayReport {
         window_start: audit.window.start.clone(),
         window_end: audit.window.end.clone(),
@@ -342,6 +424,7 @@ pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetu
         jobs_submit_is_start: jobs.iter().filter(|j| j.submit_is_start).count() as u64,
         policy,
         split_pools: pools,
+        gang_sizing,
         today,
         split,
     })

@@ -5,7 +5,9 @@
 //! 1. today as paid: every audited cluster's capacity at its price;
 //! 2. right-sized: each cluster cut to its p95 concurrent GPUs, same terms and prices;
 //! 3. term mix: each class on its best mix of terms, on today's accelerators at today's prices;
-//! 4. split pools: the replay of the jobs through one pool per class, sized by step 3's bases,
+//! 4. split pools: the replay of the jobs through one pool per class, sized by step 3's bases
+//!    (a training pool too small for its largest gang replayed at the gang's size too, the
+//!    cheaper kept),
 //!    with its overflow: what gang scheduling and queueing add or take away;
 //! 5. cheapest offers: each class on the catalog's cheapest feasible accelerator and offers,
 //!    carrying step 4's correction per class.
@@ -47,10 +49,10 @@ impl StepKind {
     pub fn label(self) -> &'static str {
         match self {
             StepKind::Today => "today as paid",
-            StepKind::RightSized => "right-sized to p95",
-            StepKind::TermMix => "best term mix",
-            StepKind::SplitPools => "split pools",
-            StepKind::CheapestOffers => "cheapest offers",
+            StepKind::RightSized => "clusters cut to p95",
+            StepKind::TermMix => "demand, best terms",
+            StepKind::SplitPools => "pools replayed",
+            StepKind::CheapestOffers => "cheapest GPU/seller",
         }
     }
 
@@ -59,9 +61,9 @@ impl StepKind {
         match self {
             StepKind::Today => "capacity × price",
             StepKind::RightSized => "each cluster to its p95",
-            StepKind::TermMix => "best terms, today's prices",
-            StepKind::SplitPools => "replayed pools + overflow",
-            StepKind::CheapestOffers => "catalog's cheapest GPUs",
+            StepKind::TermMix => "hourly demand re-bought",
+            StepKind::SplitPools => "job replay, pools + overflow",
+            StepKind::CheapestOffers => "catalog's GPUs and sellers",
         }
     }
 }
@@ -198,23 +200,35 @@ fn today_assumption(c: &ContractsReport) -> String {
 }
 
 fn term_mix_assumption(c: &ContractsReport) -> String {
-    let mut factors: Vec<String> = Vec::new();
+    // Each class's factors; classes anchored alike are named together.
+    let mut groups: Vec<(Vec<&str>, Vec<String>)> = Vec::new();
     for class in &c.classes {
-        for group in &class.today_prices {
-            let text = match (&group.reference_offer, group.price_factor) {
+        let factors: Vec<String> = class
+            .today_prices
+            .iter()
+            .map(|group| match (&group.reference_offer, group.price_factor) {
                 (Some(offer), Some(factor)) => format!("{} ×{factor:.2} of {offer}", group.accelerator),
                 _ => format!("{} unpriced", group.accelerator),
-            };
-            if !factors.contains(&text) {
-                factors.push(text);
-            }
+            })
+            .collect();
+        match groups.iter_mut().find(|(_, f)| *f == factors) {
+            Some((classes, _)) => classes.push(class.class.label()),
+            None => groups.push((vec![class.class.label()], factors)),
         }
     }
+    let anchors: Vec<String> = if groups.len() == 1 {
+        groups.into_iter().map(|(_, factors)| factors.join("; ")).collect()
+    } else {
+        groups
+            .into_iter()
+            .map(|(classes, factors)| format!("{}: {}", classes.join(" and "), factors.join(", ")))
+            .collect()
+    };
     format!(
-        "each class's hourly demand on today's accelerators, on the cheapest mix of a committed base and a \
-         shorter term; the catalog's terms scaled so its cheapest offer of each cluster's term costs today's \
-         price ({})",
-        factors.join("; ")
+        "not from step 2's clusters: each class's hourly demand re-bought on today's accelerators at today's price \
+         level, on the cheapest mix of a committed base and a shorter term; the catalog's terms scaled so the \
+         cheapest offer the class can run on, of each cluster's term, costs today's price ({})",
+        anchors.join("; ")
     )
 }
 
@@ -371,10 +385,18 @@ pub fn waterfall(
             change_usd_per_month: None,
             assumption: format!(
                 "{} jobs replayed through one pool per class, sized by the term mix's committed bases, with \
-                 the shorter term as overflow: {} jobs on overflow, {} never started",
+                 the shorter term as overflow: {} jobs on overflow, {} never started{}",
                 thousands(r.jobs as f64),
                 thousands(r.split.totals.jobs_on_overflow as f64),
-                thousands(r.split.totals.jobs_never_started as f64)
+                thousands(r.split.totals.jobs_never_started as f64),
+                r.gang_sizing.as_ref().map_or(String::new(), |g| format!(
+                    "; the {} pool also replayed at {} GPUs to hold its largest gang: {}/month against {}, {}",
+                    g.class.label(),
+                    thousands(g.gang_gpus),
+                    usd(g.gang_usd_per_month),
+                    usd(g.base_usd_per_month),
+                    if g.gang_kept { "kept" } else { "not kept" }
+                ))
             ),
             why_not: None,
         },
@@ -403,8 +425,9 @@ pub fn waterfall(
         usd_per_month: classes_matched.then_some(cheapest),
         change_usd_per_month: None,
         assumption: format!(
-            "each class on the catalog's cheapest feasible accelerator and offers, demand carried over by dense \
-             BF16 peak{}: {}",
+            "each class on the catalog's cheapest accelerator and offers it can run on (gangs joined, stated \
+             supply, lead time), demand carried over by dense BF16 peak (inference by memory bandwidth), spot \
+             priced with the work preemption makes it redo{}: {}",
             if split.is_some() {
                 ", times its split pool's cost over its term mix"
             } else {

@@ -400,6 +400,38 @@ fn pure_table(c: &ContractsReport) -> Table {
     pure
 }
 
+/// Per class: its largest gang, the offers of its accelerator left out and why, and the supply
+/// its chosen offers' sellers do not state (taken on trust).
+fn supply_notes(c: &ContractsReport) -> Vec<Block> {
+    let mut notes = Vec::new();
+    for class in &c.classes {
+        let mut parts = Vec::new();
+        if let Some(gang) = class.largest_gang_gpus {
+            parts.push(format!("largest gang {gang:.0} GPUs of {}", class.accelerator));
+        }
+        if !class.exclusions.is_empty() {
+            let out: Vec<String> = class
+                .exclusions
+                .iter()
+                .map(|e| format!("{} ({})", e.offer_id, e.reason))
+                .collect();
+            parts.push(format!("Left out: {}", out.join("; ")));
+        }
+        if !class.assumed_supply.is_empty() {
+            parts.push(format!("Taken on trust: {}", class.assumed_supply.join("; ")));
+        }
+        if !parts.is_empty() {
+            notes.push(Block::Note(format!(
+                "{} on {}: {}.",
+                class.class.label(),
+                class.accelerator,
+                parts.join(". ")
+            )));
+        }
+    }
+    notes
+}
+
 /// Accelerators a class cannot run on, and why, one note per class.
 fn ruled_out_notes(c: &ContractsReport) -> Vec<Block> {
     c.classes
@@ -430,7 +462,8 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
         Block::Note(format!(
             "Each class on the catalog's cheapest feasible accelerator. Demand: hourly concurrent GPUs over the \
              audit's {:.0}-day window, in delivered capability (VM {:.0} %, bare metal {:.0} % of the hardware) \
-             and carried between accelerators by dense BF16 peak.",
+             and carried between accelerators by dense BF16 peak (inference by memory bandwidth, which bounds \
+             decoding). Offers left out and supply taken on trust are listed under the mixes.",
             c.window_days,
             crate::model::deployment::Deployment::Vm.delivered_capability_frac() * 100.0,
             crate::model::deployment::Deployment::BareMetal.delivered_capability_frac() * 100.0
@@ -447,6 +480,7 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
     }
     blocks.extend(ruled_out_notes(c));
     blocks.push(Block::Table(mix_table(c)));
+    blocks.extend(supply_notes(c));
     blocks.push(Block::Note(
         "At today's prices (the waterfall's term-mix step): each class on the accelerators it runs on, the \
          catalog's terms scaled by the factor so its cheapest offer of the cluster's term costs today's price:"

@@ -94,6 +94,29 @@ pub fn sections(r: &ReplayReport) -> Vec<Section> {
             )
         })
         .collect();
+    if let Some(g) = &r.gang_sizing {
+        let (kept, other) = if g.gang_kept {
+            (g.gang_gpus, g.base_gpus)
+        } else {
+            (g.base_gpus, g.gang_gpus)
+        };
+        sources.push((
+            "gang sizing".to_string(),
+            format!(
+                "{} pool of {} GPUs (term-mix base): {} of its GPU-hours on overflow, {}/month; of {} GPUs (its \
+                 largest gang): {}, {}/month; kept {} GPUs, not {}",
+                g.class.label(),
+                thousands(g.base_gpus),
+                pct(g.base_overflow_frac),
+                usd(g.base_usd_per_month),
+                thousands(g.gang_gpus),
+                pct(g.gang_overflow_frac),
+                usd(g.gang_usd_per_month),
+                thousands(kept),
+                thousands(other)
+            ),
+        ));
+    }
     sources.push((
         "policy".to_string(),
         format!(

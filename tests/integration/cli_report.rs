@@ -268,19 +268,38 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
         .sum();
     assert!((f(&steps[2]["usd_per_month"]) - term_mix).abs() < 1e-6);
     // Each class: the chosen accelerator is no dearer than the runner-up, and A100 demand is
-    // carried over by dense BF16 peak, never GPU for GPU.
+    // carried over by dense BF16 peak (inference by memory bandwidth), never GPU for GPU.
+    let bf16 = |id: &str| match id {
+        "a100-80gb" => 312.0,
+        "h100-sxm" | "h200-sxm" => 989.0,
+        "b200" => 2250.0,
+        other => panic!("{other}"),
+    };
+    let bandwidth = |id: &str| match id {
+        "a100-80gb" => 2.039,
+        "h100-sxm" => 3.35,
+        "h200-sxm" => 4.8,
+        "b200" => 8.0,
+        other => panic!("{other}"),
+    };
     for class in report["contracts"]["classes"].as_array().expect("classes") {
         let cost = f(&class["cost_usd_per_month"]);
         assert!(cost <= f(&class["runner_up"]["cost_usd_per_month"]), "{class}");
-        if class["accelerator"] == "h100-sxm" {
-            let a100 = class["normalization"]
-                .as_array()
-                .expect("normalization")
-                .iter()
-                .find(|n| n["from"] == "a100-80gb")
-                .expect("A100 demand");
-            assert!((f(&a100["factor"]) - 312.0 / 989.0).abs() < 1e-9, "{a100}");
-        }
+        let to = class["accelerator"].as_str().expect("accelerator");
+        let a100 = class["normalization"]
+            .as_array()
+            .expect("normalization")
+            .iter()
+            .find(|n| n["from"] == "a100-80gb")
+            .expect("A100 demand");
+        let expected = if class["class"] == "inference" {
+            assert_eq!(a100["basis"], "memory bandwidth");
+            bandwidth("a100-80gb") / bandwidth(to)
+        } else {
+            assert_eq!(a100["basis"], "dense BF16 peak");
+            bf16("a100-80gb") / bf16(to)
+        };
+        assert!((f(&a100["factor"]) - expected).abs() < 1e-9, "{a100}");
         // Step 3 keeps each accelerator apart.
         let groups = class["today_prices"].as_array().expect("groups");
         let mut accelerators: Vec<&str> = groups.iter().map(|g| g["accelerator"].as_str().expect("id")).collect();
@@ -305,8 +324,144 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
     );
     let table = gpuplan(&["report", "--logs", sample]);
     assert!(table.stdout.contains("BOARD WATERFALL"), "{}", table.stdout);
-    assert!(table.stdout.contains("5. cheapest offers:"), "{}", table.stdout);
+    assert!(table.stdout.contains("5. cheapest GPU/seller:"), "{}", table.stdout);
     assert!(table.stdout.contains("elasticity and terms"), "{}", table.stdout);
+}
+
+#[test]
+fn offers_that_cannot_be_had_are_left_out_and_what_was_taken_on_trust_is_said() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let report = json_report(&["report", "--format", "json", "--logs", sample]);
+    let classes = report["contracts"]["classes"].as_array().expect("classes");
+    let class = |name: &str| classes.iter().find(|c| c["class"] == name).expect("class");
+    // The sample's largest training run holds 176 GPUs: carried to the chosen accelerator it
+    // still spans nodes, so every offer stating no fabric between nodes is left out, with why.
+    let training = class("training");
+    let gang = f(&training["largest_gang_gpus"]);
+    assert!(gang > 8.0, "{gang}");
+    let exclusions = training["exclusions"].as_array().expect("exclusions");
+    assert!(!exclusions.is_empty());
+    for e in exclusions {
+        let reason = e["reason"].as_str().expect("reason");
+        assert!(reason.contains(&format!("gangs of {gang:.0} GPUs")), "{e}");
+    }
+    let contracts: gpuplan::model::contracts::ContractCatalog =
+        toml::from_str(include_str!("../../catalogs/contracts.toml")).expect("catalog");
+    for row in training["best_mix"].as_array().expect("mix") {
+        let offer = contracts
+            .offers
+            .iter()
+            .find(|o| o.id == row["offer_id"])
+            .expect("offer");
+        assert!(offer.inter_node.carries_gangs(), "{}", offer.id);
+    }
+    // Every chosen offer whose seller states no maximum is said to be taken on trust.
+    for c in classes {
+        let trusted = c["assumed_supply"].as_array().expect("assumed_supply");
+        for row in c["best_mix"].as_array().expect("mix") {
+            let offer = contracts
+                .offers
+                .iter()
+                .find(|o| o.id == row["offer_id"])
+                .expect("offer");
+            if offer.max_gpus.known().is_none() {
+                assert!(
+                    trusted
+                        .iter()
+                        .any(|t| t.as_str().is_some_and(|t| t.starts_with(offer.id.as_str()))),
+                    "{}: {trusted:?}",
+                    offer.id
+                );
+            }
+        }
+    }
+    // Burst may take spot, priced with the work the plan's reliability figures say it redoes.
+    let burst = class("burst");
+    let spot = burst["best_mix"]
+        .as_array()
+        .expect("mix")
+        .iter()
+        .find(|r| r["term"] == "spot")
+        .expect("burst on spot");
+    let factor = f(&spot["preemption_factor"]);
+    assert!(factor > 1.0 && factor < 2.0, "{spot}");
+    // The replay tried the training pool at its gang's size and kept the cheaper.
+    let sizing = &report["replay"]["gang_sizing"];
+    assert_eq!(sizing["class"], "training");
+    assert_eq!(f(&sizing["gang_gpus"]), 176.0);
+    assert!(
+        f(&sizing["gang_overflow_frac"]) < f(&sizing["base_overflow_frac"]),
+        "{sizing}"
+    );
+    let kept = if sizing["gang_kept"] == true { "gang" } else { "base" };
+    let (kept_cost, other_cost) = (
+        f(&sizing[format!("{kept}_usd_per_month").as_str()]),
+        f(&sizing[if kept == "gang" {
+            "base_usd_per_month"
+        } else {
+            "gang_usd_per_month"
+        }]),
+    );
+    assert!(kept_cost <= other_cost, "{sizing}");
+    assert!((f(&report["waterfall"]["steps"][3]["usd_per_month"]) - kept_cost).abs() < 1e-6);
+}
+
+#[test]
+fn an_offer_slower_than_the_plan_needs_is_left_out() {
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    // A catalog override where the build-to-order offers state a 20-week lead time.
+    let catalogs = home.path().join("config").join("catalogs");
+    std::fs::create_dir_all(&catalogs).expect("dir");
+    let shipped = include_str!("../../catalogs/contracts.toml");
+    let mut lines: Vec<String> = Vec::new();
+    let mut in_slow = false;
+    for line in shipped.lines() {
+        if line.starts_with("id = ") {
+            in_slow = line.contains("3-year") || line.contains("36-month");
+        }
+        if in_slow && line.starts_with("lead_time_weeks") {
+            lines.push("lead_time_weeks = 20".to_string());
+        } else {
+            lines.push(line.to_string());
+        }
+    }
+    std::fs::write(catalogs.join("contracts.toml"), lines.join("\n")).expect("catalog");
+    for (needed, left_out) in [(12.0, true), (30.0, false)] {
+        std::fs::write(
+            &plan,
+            format!("{}\n[moving]\nneeded_within_weeks = {needed}\n", default_plan_text()),
+        )
+        .expect("plan");
+        let run = gpuplan_in(
+            home.path(),
+            &[
+                "report",
+                "--plan",
+                plan.to_str().expect("path"),
+                "--logs",
+                sample,
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let report: Value = serde_json::from_str(&run.stdout).expect("json");
+        let reasons: Vec<String> = report["contracts"]["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .flat_map(|c| c["exclusions"].as_array().expect("exclusions").clone())
+            .filter(|e| e["offer_id"] == "aws-3-year-savings-plan")
+            .map(|e| e["reason"].as_str().expect("reason").to_string())
+            .collect();
+        assert_eq!(
+            reasons.iter().any(|r| r.contains("20 weeks' lead time")),
+            left_out,
+            "needed within {needed}: {reasons:?}"
+        );
+    }
 }
 
 #[test]

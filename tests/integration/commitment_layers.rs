@@ -106,14 +106,15 @@ fn every_matched_class_is_laddered_and_each_layer_adds_up() {
         let year = &class["first_year"];
         assert!(number(&year["p10_path_usd"]) <= number(&year["p90_path_usd"]), "{year}");
     }
-    let h100 = commitments["price_changes"]
+    let b200 = commitments["price_changes"]
         .as_array()
         .expect("price changes")
         .iter()
-        .find(|c| c["accelerator"] == "h100-sxm")
-        .expect("the H100's");
-    assert_eq!(number(&h100["on_demand_per_year"]), -0.204, "the catalog's sourced row");
-    assert!(h100["source"].as_str().is_some_and(|s| s.contains("p5.48xlarge")));
+        .find(|c| c["accelerator"] == "b200")
+        .expect("the B200's");
+    // $5.69 on 2025-10-19 to $5.89 on 2026-07-20, a year's worth: +4.7 %.
+    assert_eq!(number(&b200["on_demand_per_year"]), 0.047, "the catalog's sourced row");
+    assert!(b200["source"].as_str().is_some_and(|s| s.contains("RunPod B200")));
 }
 
 #[test]
@@ -131,9 +132,10 @@ fn growth_buys_more_commitment_and_falling_prices_buy_less() {
     assert!(number(&tripled["first_year"]["expected_usd"]) > number(&flat["first_year"]["expected_usd"]));
 
     let steady =
-        report_with("\n[[price_change]]\naccelerator = \"h100-sxm\"\nterm = \"on-demand\"\nchange_per_year = 0.0\n");
+        report_with("\n[[price_change]]\naccelerator = \"h200-sxm\"\nterm = \"on-demand\"\nchange_per_year = 0.0\n");
+    // Inference is matched to the H200 (carried by memory bandwidth): its alias names it.
     let collapsing =
-        report_with("\n[[price_change]]\naccelerator = \"H100\"\nterm = \"on-demand\"\nchange_per_year = -0.8\n");
+        report_with("\n[[price_change]]\naccelerator = \"H200\"\nterm = \"on-demand\"\nchange_per_year = -0.8\n");
     let (steady_class, collapsing_class) = (class(&steady, "inference"), class(&collapsing, "inference"));
     assert!(
         committed_gpus(collapsing_class) < committed_gpus(steady_class),
@@ -141,7 +143,12 @@ fn growth_buys_more_commitment_and_falling_prices_buy_less() {
         committed_gpus(steady_class),
         committed_gpus(collapsing_class)
     );
-    let used = &collapsing["commitments"]["price_changes"][0];
+    let used = collapsing["commitments"]["price_changes"]
+        .as_array()
+        .expect("price changes")
+        .iter()
+        .find(|c| c["accelerator"] == "h200-sxm")
+        .expect("the H200's");
     assert_eq!(used["source"], "plan");
     assert_eq!(number(&used["on_demand_per_year"]), -0.8);
 }

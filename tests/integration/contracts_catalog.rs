@@ -32,6 +32,28 @@ fn the_catalog_parses_and_has_no_problems() {
 }
 
 #[test]
+fn every_offer_says_where_its_supply_figures_come_from() {
+    for offer in &catalog().offers {
+        assert!(
+            offer.supply_source.as_deref().is_some_and(|s| !s.trim().is_empty()),
+            "{}: no supply_source",
+            offer.id
+        );
+        assert!(
+            offer.supply_as_of.as_deref().is_some_and(|d| d.len() == 10),
+            "{}",
+            offer.id
+        );
+        // The older keys are gone from the shipped catalog.
+        assert!(
+            offer.interconnect_ok_for_training.is_none() && offer.lead_time_hours.is_none(),
+            "{}",
+            offer.id
+        );
+    }
+}
+
+#[test]
 fn every_priced_accelerator_is_in_the_accelerator_catalog() {
     let accelerators = builtin().catalog;
     for offer in &catalog().offers {
@@ -54,7 +76,7 @@ fn every_term_is_offered_for_the_seed_gpus_including_to_training() {
             let capable = catalog.offers.iter().any(|o| {
                 o.term == term
                     && o.price_for(accelerator).is_some()
-                    && CapabilityRequirement::TRAINING.is_met_by(o, memory_gb(accelerator))
+                    && CapabilityRequirement::training(8.0).is_met_by(o, memory_gb(accelerator))
             });
             assert!(capable, "{accelerator}: no training-capable {} offer", term.label());
         }
@@ -99,15 +121,28 @@ fn a_year_of_steady_h100_training_commits_on_capable_bare_metal() {
         hours_per_point: 1.0,
         accelerator_id: "h100-sxm",
         tolerates_preemption: false,
-        requirement: CapabilityRequirement::TRAINING,
+        requirement: CapabilityRequirement::training(64.0),
         hours_per_month: 730.0,
         consolidated_usd: Some(64.0 * 8_760.0 * 12.29),
+        needed_within_weeks: Some(26.0),
+        spot_hours_per_work_hour: 1.0,
     };
     let result = match_class(&request, &catalog.offers, memory_gb).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(result.best_mix.len(), 1, "{:#?}", result.best_mix);
     let row = &result.best_mix[0];
     assert!(row.term.is_committed() && row.role == MixRole::Base, "{row:?}");
-    assert_eq!((row.deployment, row.gpus), (Deployment::BareMetal, 64.0));
+    assert_eq!(row.gpus, 64.0);
+    // 64-GPU gangs span eight nodes: only an offer stating an RDMA fabric between them.
+    let chosen = catalog.offers.iter().find(|o| o.id == row.offer_id).expect("offer");
+    assert!(chosen.inter_node.carries_gangs(), "{chosen:?}");
+    assert!(
+        result
+            .exclusions
+            .iter()
+            .any(|e| e.offer_id == "qubrid-1-year-bare-metal" && e.reason.contains("no fabric")),
+        "{:#?}",
+        result.exclusions
+    );
     for single_gpu in [
         "gcp-a3-highgpu-1g-on-demand",
         "cirrascale-1-month",
@@ -133,6 +168,8 @@ fn a_weekly_h100_burst_stays_on_demand() {
         requirement: CapabilityRequirement::NONE,
         hours_per_month: 730.0,
         consolidated_usd: None,
+        needed_within_weeks: Some(26.0),
+        spot_hours_per_work_hour: 1.0,
     };
     let result = match_class(&request, &catalog.offers, memory_gb).unwrap_or_else(|e| panic!("{e}"));
     let terms: Vec<TermKind> = result.best_mix.iter().map(|r| r.term).collect();

@@ -138,11 +138,29 @@ fn percentile(values: &[f64], q: f64) -> f64 {
     sorted[rank - 1]
 }
 
+/// Per-class sums of a cluster or the fleet (`WorkloadClass as usize`).
+#[derive(Default)]
+struct ClassSums {
+    gpu_hours: [f64; 3],
+    util_gpu_hours: [f64; 3],
+    util_weight: [f64; 3],
+    jobs: [u64; 3],
+    largest_run_gpus: [f64; 3],
+}
+
 /// Each class's summary, with its share of the GPU-hours.
-fn summaries(gpu_hours: [f64; 3], util_gpu_hours: [f64; 3], util_weight: [f64; 3], jobs: [u64; 3]) -> ClassBreakdown {
+fn summaries(sums: ClassSums) -> ClassBreakdown {
+    let ClassSums {
+        gpu_hours,
+        util_gpu_hours,
+        util_weight,
+        jobs,
+        largest_run_gpus,
+    } = sums;
     let all: f64 = gpu_hours.iter().sum();
     let summary = |k: usize| ClassSummary {
         jobs: jobs[k],
+        largest_run_gpus: largest_run_gpus[k],
         gpu_hours: gpu_hours[k],
         gpu_hours_share: if all > 0.0 { gpu_hours[k] / all } else { 0.0 },
         mean_util_frac: (util_weight[k] > 0.0).then(|| util_gpu_hours[k] / util_weight[k]),
@@ -335,24 +353,32 @@ pub fn audit_input_classified(
     })?;
     accumulators.sort_by(|a, b| a.name.cmp(&b.name));
     let runs_total: u64 = accumulators.iter().map(|a| a.runs).sum();
-    let (mut all_hours, mut all_util, mut all_weight, mut all_jobs) = ([0.0; 3], [0.0; 3], [0.0; 3], [0u64; 3]);
+    let mut all = ClassSums::default();
     let window_hours = (window.end_ms - window.start_ms) as f64 / MS_PER_HOUR;
     let mut clusters = Vec::new();
     for acc in accumulators {
         for k in 0..3 {
-            all_hours[k] += acc.gpu_hours[k];
-            all_util[k] += acc.util_gpu_hours[k];
-            all_weight[k] += acc.util_weight[k];
-            all_jobs[k] += acc.jobs[k];
+            all.gpu_hours[k] += acc.gpu_hours[k];
+            all.util_gpu_hours[k] += acc.util_gpu_hours[k];
+            all.util_weight[k] += acc.util_weight[k];
+            all.jobs[k] += acc.jobs[k];
+            all.largest_run_gpus[k] = all.largest_run_gpus[k].max(acc.largest_run_gpus[k]);
         }
-        let breakdown = summaries(acc.gpu_hours, acc.util_gpu_hours, acc.util_weight, acc.jobs);
+        let breakdown = summaries(ClassSums {
+            gpu_hours: acc.gpu_hours,
+            util_gpu_hours: acc.util_gpu_hours,
+            util_weight: acc.util_weight,
+            jobs: acc.jobs,
+            largest_run_gpus: acc.largest_run_gpus,
+        });
         let pending = pending_of.remove(&acc.name).unwrap_or_default();
         let mut cluster = cluster_audit(acc, breakdown, steps, window_hours, &window, settings);
         cluster.pending = pending;
         clusters.push(cluster);
     }
-    let classes = summaries(all_hours, all_util, all_weight, all_jobs);
-    let gpu_hours_total: f64 = all_hours.iter().sum();
+    let jobs_total: u64 = all.jobs.iter().sum();
+    let gpu_hours_total: f64 = all.gpu_hours.iter().sum();
+    let classes = summaries(all);
     let mut rule_uses: Vec<RuleUse> = (0..rule_count)
         .filter(|&i| rule_jobs[i] > 0)
         .map(|i| RuleUse {
@@ -381,7 +407,7 @@ pub fn audit_input_classified(
     let unknown_labels = self::unknown_labels::named(&unknown_label_jobs, &unknown_label_gpu_hours);
     let report = AuditReport {
         window,
-        jobs_total: all_jobs.iter().sum(),
+        jobs_total,
         runs_total,
         rows_rejected: quarantine.counts.clone(),
         rows_rejected_total: quarantine.total(),

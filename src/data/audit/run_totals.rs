@@ -163,6 +163,8 @@ pub struct ClusterAccumulator {
     pub util_gpu_hours: [f64; 3],
     pub util_weight: [f64; 3],
     pub jobs: [u64; 3],
+    /// The most GPUs one run held, per class: the largest gang the class must run.
+    pub largest_run_gpus: [f64; 3],
     pub runs: u64,
     /// GPU-hours by the GPU type's number (`vocabulary::GPU_TYPES`), for logs naming types.
     pub gpu_hours_by_type: Vec<(u32, f64)>,
@@ -177,6 +179,7 @@ impl ClusterAccumulator {
             util_gpu_hours: [0.0; 3],
             util_weight: [0.0; 3],
             jobs: [0; 3],
+            largest_run_gpus: [0.0; 3],
             runs: 0,
             gpu_hours_by_type: Vec::new(),
         }
@@ -189,6 +192,7 @@ impl ClusterAccumulator {
             self.util_gpu_hours[k] += other.util_gpu_hours[k];
             self.util_weight[k] += other.util_weight[k];
             self.jobs[k] += other.jobs[k];
+            self.largest_run_gpus[k] = self.largest_run_gpus[k].max(other.largest_run_gpus[k]);
         }
         self.runs += other.runs;
         for &(code, hours) in &other.gpu_hours_by_type {
@@ -464,6 +468,9 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             acc.add_type_hours(code, gpu_hours);
         }
         acc.gpu_hours[class] += gpu_hours;
+        if gpus.is_finite() {
+            acc.largest_run_gpus[class] = acc.largest_run_gpus[class].max(gpus);
+        }
         if let Some(util) = util {
             acc.util_gpu_hours[class] += util * gpu_hours;
             acc.util_weight[class] += gpu_hours;

@@ -8,7 +8,7 @@ use super::score::{CommitmentScore, score_commitments};
 use crate::model::catalog::Catalog;
 use crate::model::contracts::match_class;
 use crate::model::fleet::AuditReport;
-use crate::model::fleet_contracts::{ContractsReport, class_demand, class_request, hours_per_point};
+use crate::model::fleet_contracts::{ContractsReport, MatchTerms, class_demand, hours_per_point};
 use crate::model::forecast::{ClassAssumptions, DemandSeries, fit_series};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
@@ -26,6 +26,7 @@ pub fn backtest_commitments(
         return Vec::new();
     };
     let hours_per_month = contracts.hours_per_month;
+    let terms = MatchTerms::of(plan, audit);
     let hours = hours_per_point(audit);
     contracts
         .classes
@@ -64,7 +65,10 @@ pub fn backtest_commitments(
                 let scaled = |gpus: &[f64]| gpus.iter().map(|g| g * factor).collect::<Vec<f64>>();
                 let history = scaled(&train.gpus);
                 let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-                let request = class_request(class.class, &history, hours, &class.accelerator, hours_per_month);
+                let gang_factor = class
+                    .largest_gang_gpus
+                    .map_or(1.0, |gang| gang / terms.largest_run_gpus[class.class as usize].max(1.0));
+                let request = terms.request(class.class, &history, hours, &class.accelerator, gang_factor);
                 let flat_mix = match_class(&request, offers, memory).map_err(|e| e.to_string())?;
                 let flat = flat_ladder(&flat_mix.best_mix, &menu, |id| {
                     offer_months(offers, id, hours_per_month)

@@ -33,7 +33,8 @@ pub struct TierOffer {
     pub usd_per_gpu_hour: f64,
     /// Months a commitment runs; 0 for a term billed by use.
     pub term_months: usize,
-    pub lead_time_hours: f64,
+    /// None when the seller states none.
+    pub lead_time_hours: Option<f64>,
 }
 
 /// The terms a class's layers are chosen from.

@@ -12,7 +12,7 @@ fn offer(term: TermKind, usd: f64, months: usize) -> TierOffer {
         deployment: Deployment::BareMetal,
         usd_per_gpu_hour: usd,
         term_months: months,
-        lead_time_hours: 0.0,
+        lead_time_hours: Some(0.0),
     }
 }
 

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::demand::DemandProfile;
 use super::offers::{CapabilityRequirement, ContractOffer, TermKind};
+use super::supply::exceeds_max;
 use crate::model::deployment::Deployment;
 
 /// Relative margin a mix must beat the incumbent by: ties keep the simpler plan found first.
@@ -27,6 +28,18 @@ pub struct MatchRequest<'a> {
     pub hours_per_month: f64,
     /// Today's consolidated cost over the same window, for the saving.
     pub consolidated_usd: Option<f64>,
+    /// Offers whose stated lead time is longer are left out; None: any lead time.
+    pub needed_within_weeks: Option<f64>,
+    /// Spot hours bought per hour of work done (>= 1): the work preemption makes redo
+    /// (`checkpoint::spot_hours_per_work_hour`); spot prices are multiplied by it.
+    pub spot_hours_per_work_hour: f64,
+}
+
+/// An offer the matcher left out, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OfferExclusion {
+    pub offer_id: String,
+    pub reason: String,
 }
 
 /// The cost of covering all demand with one term.
@@ -37,7 +50,8 @@ pub struct PureTermCost {
     pub offer_id: String,
     pub deployment: Deployment,
     pub effective_usd_per_gpu_hour: f64,
-    pub lead_time_hours: f64,
+    /// None when the seller states none.
+    pub lead_time_hours: Option<f64>,
     pub cost_usd: f64,
     /// GPU-hours paid for and not used.
     pub unused_gpu_hours: f64,
@@ -61,8 +75,13 @@ pub struct MixRow {
     pub deployment: Deployment,
     /// The base level, or the peak of the burst above it.
     pub gpus: f64,
+    /// Per delivered GPU-hour of work: list price over the delivered share, and for spot
+    /// times the hours preemption makes redo.
     pub effective_usd_per_gpu_hour: f64,
-    pub lead_time_hours: f64,
+    /// Spot hours bought per hour of work (1 for other terms).
+    pub preemption_factor: f64,
+    /// None when the seller states none.
+    pub lead_time_hours: Option<f64>,
     pub cost_usd: f64,
     pub unused_gpu_hours: f64,
 }
@@ -89,6 +108,10 @@ pub struct MatchResult {
     pub saving_usd_per_month: Option<f64>,
     /// Offers pricing the accelerator that the capability filter ruled out.
     pub excluded_offer_ids: Vec<String>,
+    /// Every offer left out (capability, lead time), with why.
+    pub exclusions: Vec<OfferExclusion>,
+    /// Supply figures of the best mix's offers the seller does not state, assumed to suffice.
+    pub assumed_supply: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,6 +124,11 @@ pub enum MatchError {
     NoCapableOffer {
         accelerator_id: String,
         excluded_offer_ids: Vec<String>,
+    },
+    /// Every capable offer states a maximum below what the demand needs.
+    NotEnoughSupply {
+        accelerator_id: String,
+        peak_gpus: f64,
     },
 }
 
@@ -124,6 +152,13 @@ impl fmt::Display for MatchError {
                     excluded_offer_ids.join(", ")
                 }
             ),
+            MatchError::NotEnoughSupply {
+                accelerator_id,
+                peak_gpus,
+            } => write!(
+                f,
+                "no mix of {accelerator_id} offers supplies {peak_gpus:.0} GPUs within the most each seller states"
+            ),
         }
     }
 }
@@ -134,12 +169,22 @@ impl std::error::Error for MatchError {}
 struct Candidate<'a> {
     offer: &'a ContractOffer,
     usd_per_gpu_hour: f64,
+    preemption_factor: f64,
     blocks: Vec<(f64, f64)>,
 }
 
 impl Candidate<'_> {
-    /// Covering all demand alone: (cost, unused GPU-hours).
+    /// Whether the offer can supply `gpus` at once by the most its seller states.
+    fn supplies(&self, gpus: f64) -> bool {
+        !exceeds_max(gpus, self.offer.max_gpus)
+    }
+
+    /// Covering all demand alone: (cost, unused GPU-hours); infinite when the offer cannot
+    /// supply the peak.
     fn pure(&self, demand: &DemandProfile) -> (f64, f64) {
+        if !self.supplies(demand.peak) {
+            return (f64::INFINITY, 0.0);
+        }
         let used = demand.total_gpu_hours();
         let paid = match self.offer.term {
             TermKind::Spot | TermKind::OnDemand => used,
@@ -180,7 +225,8 @@ impl Candidate<'_> {
             deployment: self.offer.deployment,
             gpus,
             effective_usd_per_gpu_hour: self.usd_per_gpu_hour,
-            lead_time_hours: self.offer.lead_time_hours,
+            preemption_factor: self.preemption_factor,
+            lead_time_hours: self.offer.lead_time_hours(),
             cost_usd,
             unused_gpu_hours,
         }
@@ -231,15 +277,34 @@ pub fn match_class(
             accelerator_id: accelerator_id.to_string(),
         });
     }
-    let (capable, excluded): (Vec<&ContractOffer>, Vec<&ContractOffer>) = priced
-        .into_iter()
-        .partition(|o| request.requirement.is_met_by(o, memory_gb));
-    let excluded_offer_ids: Vec<String> = excluded.iter().map(|o| o.id.clone()).collect();
+    let mut exclusions = Vec::new();
+    let mut capable = Vec::new();
+    for offer in priced {
+        let late = request
+            .needed_within_weeks
+            .zip(offer.lead_time_weeks())
+            .filter(|(needed, lead)| lead > needed)
+            .map(|(needed, lead)| format!("{lead:.0} weeks' lead time, needed within {needed:.0}"));
+        match request.requirement.unmet_by(offer, memory_gb).or(late) {
+            Some(reason) => exclusions.push(OfferExclusion {
+                offer_id: offer.id.clone(),
+                reason,
+            }),
+            None => capable.push(offer),
+        }
+    }
+    let excluded_offer_ids: Vec<String> = exclusions.iter().map(|e| e.offer_id.clone()).collect();
+    let spot_factor = if request.spot_hours_per_work_hour.is_finite() {
+        request.spot_hours_per_work_hour.max(1.0)
+    } else {
+        1.0
+    };
     let candidates: Vec<Candidate<'_>> = capable
         .into_iter()
         .filter(|o| o.term != TermKind::Spot || request.tolerates_preemption)
         .filter_map(|offer| {
-            let usd_per_gpu_hour = offer.effective_usd_per_gpu_hour(accelerator_id)?;
+            let preemption_factor = if offer.term == TermKind::Spot { spot_factor } else { 1.0 };
+            let usd_per_gpu_hour = offer.effective_usd_per_gpu_hour(accelerator_id)? * preemption_factor;
             // A monthly block is the offer's minimum length, in whole hours of demand.
             let block_hours = if offer.minimum_hours >= 1.0 {
                 offer.minimum_hours
@@ -254,6 +319,7 @@ pub fn match_class(
             Some(Candidate {
                 offer,
                 usd_per_gpu_hour,
+                preemption_factor,
                 blocks,
             })
         })
@@ -272,7 +338,7 @@ pub fn match_class(
         let cheapest = candidates
             .iter()
             .zip(&pure_costs)
-            .filter(|(c, _)| c.offer.term == kind)
+            .filter(|(c, cost)| c.offer.term == kind && cost.0.is_finite())
             .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0));
         if let Some((candidate, &(cost_usd, unused_gpu_hours))) = cheapest {
             pure_terms.push(PureTermCost {
@@ -280,7 +346,7 @@ pub fn match_class(
                 offer_id: candidate.offer.id.clone(),
                 deployment: candidate.offer.deployment,
                 effective_usd_per_gpu_hour: candidate.usd_per_gpu_hour,
-                lead_time_hours: candidate.offer.lead_time_hours,
+                lead_time_hours: candidate.offer.lead_time_hours(),
                 cost_usd,
                 unused_gpu_hours,
             });
@@ -295,7 +361,14 @@ pub fn match_class(
             best_cost = cost;
         }
     }
-    let levels = demand.base_levels();
+    let mut levels = demand.base_levels();
+    // A base held at a seller's stated maximum, when the demand peaks above it.
+    levels.extend(
+        candidates
+            .iter()
+            .filter_map(|c| c.offer.max_gpus.known())
+            .filter(|&max| max > 0.0 && max < demand.peak),
+    );
     for (base_index, base) in candidates.iter().enumerate() {
         if base.offer.term.bills_by_use() {
             continue;
@@ -305,6 +378,9 @@ pub fn match_class(
                 continue;
             }
             for &level in &levels {
+                if !base.supplies(level) || !burst.supplies(demand.peak - level) {
+                    continue;
+                }
                 let cost = base.base(&demand, level).0 + burst.burst(&demand, level).0;
                 if cost < best_cost * (1.0 - STRICTLY_CHEAPER_FRAC) {
                     best_plan = Plan::Mix {
@@ -318,6 +394,12 @@ pub fn match_class(
         }
     }
 
+    if !best_cost.is_finite() {
+        return Err(MatchError::NotEnoughSupply {
+            accelerator_id: accelerator_id.to_string(),
+            peak_gpus: demand.peak,
+        });
+    }
     let best_mix: Vec<MixRow> = match best_plan {
         Plan::Pure { candidate } => {
             let chosen = &candidates[candidate];
@@ -338,6 +420,7 @@ pub fn match_class(
         }
     };
     let cost_usd: f64 = best_mix.iter().map(|r| r.cost_usd).sum();
+    let assumed_supply = assumed_supply(&best_mix, &candidates);
     let months = demand.window_hours() / request.hours_per_month;
     let saving_usd = request.consolidated_usd.map(|consolidated| consolidated - cost_usd);
     Ok(MatchResult {
@@ -354,5 +437,38 @@ pub fn match_class(
         saving_usd,
         saving_usd_per_month: saving_usd.map(|s| s / months),
         excluded_offer_ids,
+        exclusions,
+        assumed_supply,
     })
+}
+
+/// What the best mix takes on trust: each of its offers' unstated maximum and lead time.
+fn assumed_supply(best_mix: &[MixRow], candidates: &[Candidate<'_>]) -> Vec<String> {
+    let mut assumed = Vec::new();
+    for row in best_mix {
+        let Some(candidate) = candidates.iter().find(|c| c.offer.id == row.offer_id) else {
+            continue;
+        };
+        let mut unstated = Vec::new();
+        if candidate.offer.max_gpus.known().is_none() {
+            unstated.push(format!("that it supplies {:.0} GPUs", row.gpus.ceil()));
+        }
+        if candidate.offer.lead_time_weeks().is_none() {
+            unstated.push("that it is ready in time".to_string());
+        }
+        if !unstated.is_empty() {
+            assumed.push(format!(
+                "{} states no {}: assumed {}",
+                row.offer_id,
+                match (candidate.offer.max_gpus.known(), candidate.offer.lead_time_weeks()) {
+                    (None, None) => "maximum or lead time",
+                    (None, Some(_)) => "maximum",
+                    _ => "lead time",
+                },
+                unstated.join(" and ")
+            ));
+        }
+    }
+    assumed.dedup();
+    assumed
 }

@@ -17,11 +17,13 @@
 mod demand;
 mod matching;
 mod offers;
+mod supply;
 #[cfg(test)]
 mod tests;
 
 pub use demand::MAX_BASE_LEVEL_CANDIDATES;
-pub use matching::{MatchError, MatchRequest, MatchResult, MixRole, MixRow, PureTermCost, match_class};
+pub use matching::{MatchError, MatchRequest, MatchResult, MixRole, MixRow, OfferExclusion, PureTermCost, match_class};
 pub use offers::{
     CONTRACTS_SCHEMA_VERSION, CapabilityRequirement, ContractCatalog, ContractOffer, OfferPrice, TermKind,
 };
+pub use supply::{InterNode, Stated};

@@ -3,11 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::supply::{InterNode, Stated, gang_misfit};
 use crate::model::catalog::Term;
 use crate::model::deployment::{Deployment, effective_usd_per_chip_hour};
 use crate::model::plan::HOURS_PER_YEAR;
 
 pub const CONTRACTS_SCHEMA_VERSION: u32 = 1;
+
+const HOURS_PER_WEEK: f64 = 168.0;
 
 /// Contract terms, ordered from the shortest commitment to the longest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -105,11 +108,31 @@ pub struct ContractOffer {
     /// Commitment length: 0 on-demand/spot, 730 monthly, 8,760 1-year, 26,280 a 3-year
     /// build-to-order. Monthly offers bill demand in blocks of this many hours.
     pub minimum_hours: f64,
-    /// Hours from signing to usable capacity.
-    pub lead_time_hours: f64,
+    /// Weeks from signing to usable capacity, as published; "unknown" when not.
+    #[serde(default)]
+    pub lead_time_weeks: Stated,
+    /// Catalogs before `lead_time_weeks`: the same figure in hours.
+    #[serde(default, skip_serializing)]
+    pub lead_time_hours: Option<f64>,
     pub deployment: Deployment,
-    /// NVLink within the node and/or InfiniBand-class fabric between nodes.
-    pub interconnect_ok_for_training: bool,
+    /// GPUs one node joins by NVLink/NVSwitch (or the accelerator's own scale-up fabric):
+    /// 8 for HGX nodes, 1 for single-GPU shapes. Not stated: 1.
+    #[serde(default)]
+    pub scale_up_gpus: Option<u32>,
+    /// The fabric the seller states between nodes.
+    #[serde(default)]
+    pub inter_node: InterNode,
+    /// The most GPUs the seller states one customer can get on the offer.
+    #[serde(default)]
+    pub max_gpus: Stated,
+    /// Catalogs before `scale_up_gpus` and `inter_node`: true for an NVLink node.
+    #[serde(default, skip_serializing)]
+    pub interconnect_ok_for_training: Option<bool>,
+    /// Where the supply figures come from, and when they were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supply_as_of: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     #[serde(rename = "price")]
@@ -119,6 +142,29 @@ pub struct ContractOffer {
 impl ContractOffer {
     pub fn price_for(&self, accelerator_id: &str) -> Option<&OfferPrice> {
         self.prices.iter().find(|p| p.accelerator == accelerator_id)
+    }
+
+    /// Weeks from signing to usable capacity; None when not stated.
+    pub fn lead_time_weeks(&self) -> Option<f64> {
+        self.lead_time_weeks
+            .known()
+            .or_else(|| self.lead_time_hours.map(|hours| hours / HOURS_PER_WEEK))
+    }
+
+    /// Hours from signing to usable capacity; None when not stated.
+    pub fn lead_time_hours(&self) -> Option<f64> {
+        self.lead_time_weeks().map(|weeks| weeks * HOURS_PER_WEEK)
+    }
+
+    /// GPUs one node joins; from the older `interconnect_ok_for_training` (an 8-GPU NVLink node
+    /// or not) when the catalog predates `scale_up_gpus`; 1 when nothing is stated.
+    pub fn scale_up_gpus(&self) -> u32 {
+        self.scale_up_gpus
+            .unwrap_or(match self.interconnect_ok_for_training {
+                Some(true) => 8,
+                _ => 1,
+            })
+            .max(1)
     }
 
     /// List price over delivered capability: what one GPU-hour of delivered work costs.
@@ -175,8 +221,31 @@ impl ContractCatalog {
                     offer.term.label()
                 ));
             }
-            if !(offer.lead_time_hours.is_finite() && offer.lead_time_hours >= 0.0) {
-                problems.push(format!("{at}: lead_time_hours must be a number >= 0"));
+            if let Some(hours) = offer.lead_time_hours {
+                if !(hours.is_finite() && hours >= 0.0) {
+                    problems.push(format!("{at}: lead_time_hours must be a number >= 0"));
+                }
+                if offer.lead_time_weeks != Stated::Unknown {
+                    problems.push(format!("{at}: give lead_time_weeks or lead_time_hours, not both"));
+                }
+            }
+            if offer.scale_up_gpus == Some(0) {
+                problems.push(format!("{at}: scale_up_gpus must be 1 or more"));
+            }
+            if offer.max_gpus == Stated::Known(0.0) {
+                problems.push(format!("{at}: max_gpus must be above 0 (or \"unknown\")"));
+            }
+            if offer.interconnect_ok_for_training.is_some()
+                && (offer.scale_up_gpus.is_some() || offer.inter_node != InterNode::Unknown)
+            {
+                problems.push(format!(
+                    "{at}: interconnect_ok_for_training is the older form of scale_up_gpus and inter_node: give one or the other"
+                ));
+            }
+            if let Some(date) = &offer.supply_as_of
+                && !is_iso_date(date)
+            {
+                problems.push(format!("{at}: supply_as_of '{date}' is not YYYY-MM-DD"));
             }
             if offer.prices.is_empty() {
                 problems.push(format!("{at}: no [[offer.price]] rows"));
@@ -209,25 +278,39 @@ impl ContractCatalog {
 #[serde(deny_unknown_fields)]
 pub struct CapabilityRequirement {
     pub min_memory_gb: f64,
-    pub needs_training_interconnect: bool,
+    /// The largest job that must run as one gang, in GPUs of the accelerator matched: one that
+    /// spans nodes needs an RDMA fabric between them. 0 when nothing runs as a gang.
+    pub gang_gpus: f64,
 }
 
 impl CapabilityRequirement {
     pub const NONE: CapabilityRequirement = CapabilityRequirement {
         min_memory_gb: 0.0,
-        needs_training_interconnect: false,
+        gang_gpus: 0.0,
     };
 
-    /// docs/economics.md, "Workload classes": training needs >= 80 GB per GPU and NVLink/InfiniBand.
-    pub const TRAINING: CapabilityRequirement = CapabilityRequirement {
-        min_memory_gb: 80.0,
-        needs_training_interconnect: true,
-    };
+    /// docs/economics.md, "Workload classes": training needs >= 80 GB per GPU and its gangs
+    /// joined: within an NVLink node when they fit one, over InfiniBand or its equal when not.
+    pub fn training(gang_gpus: f64) -> CapabilityRequirement {
+        CapabilityRequirement {
+            min_memory_gb: 80.0,
+            gang_gpus: gang_gpus.max(0.0),
+        }
+    }
 
-    /// An accelerator of unknown memory fails any memory requirement: capability must be shown.
+    /// Why the offer cannot carry the class, if it cannot. An accelerator of unknown memory
+    /// fails any memory requirement: capability must be shown.
+    pub fn unmet_by(&self, offer: &ContractOffer, accelerator_memory_gb: Option<f64>) -> Option<String> {
+        if self.min_memory_gb > 0.0 && !accelerator_memory_gb.is_some_and(|gb| gb >= self.min_memory_gb) {
+            return Some(format!("needs {:.0} GB a GPU", self.min_memory_gb));
+        }
+        if self.gang_gpus > 1.0 {
+            return gang_misfit(self.gang_gpus.ceil(), offer.scale_up_gpus(), offer.inter_node);
+        }
+        None
+    }
+
     pub fn is_met_by(&self, offer: &ContractOffer, accelerator_memory_gb: Option<f64>) -> bool {
-        let memory_ok = self.min_memory_gb <= 0.0 || accelerator_memory_gb.is_some_and(|gb| gb >= self.min_memory_gb);
-        let interconnect_ok = !self.needs_training_interconnect || offer.interconnect_ok_for_training;
-        memory_ok && interconnect_ok
+        self.unmet_by(offer, accelerator_memory_gb).is_none()
     }
 }

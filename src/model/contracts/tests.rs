@@ -25,9 +25,19 @@ fn offer(id: &str, term: TermKind, deployment: Deployment, interconnect: bool, u
         name: id.into(),
         term,
         minimum_hours: minimum_hours(term),
-        lead_time_hours: 0.0,
+        lead_time_weeks: Stated::Known(0.0),
+        lead_time_hours: None,
         deployment,
-        interconnect_ok_for_training: interconnect,
+        scale_up_gpus: Some(8),
+        inter_node: if interconnect {
+            InterNode::Infiniband
+        } else {
+            InterNode::Ethernet
+        },
+        max_gpus: Stated::Unknown,
+        interconnect_ok_for_training: None,
+        supply_source: None,
+        supply_as_of: None,
         note: None,
         prices: vec![OfferPrice {
             accelerator: H100.into(),
@@ -66,6 +76,8 @@ fn request(hourly_gpus: &[f64]) -> MatchRequest<'_> {
         requirement: CapabilityRequirement::NONE,
         hours_per_month: 730.0,
         consolidated_usd: None,
+        needed_within_weeks: None,
+        spot_hours_per_work_hour: 1.0,
     }
 }
 
@@ -148,7 +160,7 @@ fn steady_training_takes_build_to_order_when_cheapest_and_one_year_otherwise() {
         vm_without_infiniband,
     ];
     let training = MatchRequest {
-        requirement: CapabilityRequirement::TRAINING,
+        requirement: CapabilityRequirement::training(16.0),
         ..request(&demand)
     };
     let result = run(&training, &offers);
@@ -175,7 +187,7 @@ fn the_training_filter_excludes_a_vm_without_infiniband_and_small_memory() {
         metal("metal", TermKind::OnDemand, 5.0),
     ];
     let training = MatchRequest {
-        requirement: CapabilityRequirement::TRAINING,
+        requirement: CapabilityRequirement::training(16.0),
         ..request(&demand)
     };
     let result = run(&training, &offers);
@@ -375,8 +387,116 @@ fn offers_parse_from_toml_and_reject_unknown_keys() {
     assert_eq!(catalog.offers[0].term, TermKind::BuildToOrder);
     assert_eq!(catalog.offers[0].term.catalog_term(), Term::ThreeYear);
     assert!(catalog.problems().is_empty());
+    // The older keys read as the newer: 672 hours are four weeks, an NVLink node of 8.
+    assert_eq!(catalog.offers[0].lead_time_weeks(), Some(4.0));
+    assert_eq!(catalog.offers[0].scale_up_gpus(), 8);
+    assert_eq!(catalog.offers[0].inter_node, InterNode::Unknown);
+    let both = text.replace("lead_time_hours = 672", "lead_time_hours = 672\nlead_time_weeks = 4");
+    let both: ContractCatalog = toml::from_str(&both).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        both.problems().iter().any(|p| p.contains("not both")),
+        "{:?}",
+        both.problems()
+    );
     let unknown = text.replace("lead_time_hours", "lead_time_days");
     assert!(toml::from_str::<ContractCatalog>(&unknown).is_err());
+}
+
+#[test]
+fn a_gang_that_spans_nodes_runs_only_where_a_fabric_joins_them() {
+    // 16-GPU gangs: the cheap offer states Ethernet between its 8-GPU nodes.
+    let offers = vec![
+        offer("cheap-ethernet", TermKind::OnDemand, Deployment::BareMetal, false, 2.0),
+        offer("infiniband", TermKind::OnDemand, Deployment::BareMetal, true, 3.0),
+    ];
+    let gangs = MatchRequest {
+        requirement: CapabilityRequirement::training(16.0),
+        ..request(&[16.0; 24])
+    };
+    let result = run(&gangs, &offers);
+    assert_eq!(result.best_mix[0].offer_id, "infiniband");
+    assert_eq!(result.exclusions.len(), 1);
+    assert!(
+        result.exclusions[0].reason.contains("Ethernet"),
+        "{:?}",
+        result.exclusions
+    );
+    // Gangs of one node run on either.
+    let one_node = MatchRequest {
+        requirement: CapabilityRequirement::training(8.0),
+        ..request(&[16.0; 24])
+    };
+    assert_eq!(run(&one_node, &offers).best_mix[0].offer_id, "cheap-ethernet");
+}
+
+#[test]
+fn a_stated_maximum_caps_what_an_offer_supplies_and_an_unknown_one_is_said() {
+    // The 1-year offer supplies at most 10 GPUs; the demand holds 20 all window.
+    let mut capped = metal("year", TermKind::OneYear, 1.0);
+    capped.max_gpus = Stated::Known(10.0);
+    let offers = vec![metal("od", TermKind::OnDemand, 4.0), capped];
+    let result = run(&request(&[20.0; 100]), &offers);
+    let base = result
+        .best_mix
+        .iter()
+        .find(|r| r.role == MixRole::Base)
+        .expect("a base");
+    assert_eq!(base.offer_id, "year");
+    assert!((base.gpus - 10.0).abs() < 1e-9, "{:?}", result.best_mix);
+    assert!(
+        result
+            .assumed_supply
+            .iter()
+            .any(|a| a.starts_with("od states no maximum")),
+        "{:?}",
+        result.assumed_supply
+    );
+    // Nothing supplies 20 when every offer stops at 10.
+    let mut od = metal("od", TermKind::OnDemand, 4.0);
+    od.max_gpus = Stated::Known(10.0);
+    let mut year = metal("year", TermKind::OneYear, 1.0);
+    year.max_gpus = Stated::Known(5.0);
+    let error = match_class(&request(&[20.0; 100]), &[od, year], h100_memory).expect_err("too big");
+    assert!(matches!(error, MatchError::NotEnoughSupply { .. }), "{error}");
+}
+
+#[test]
+fn offers_slower_than_the_need_are_left_out() {
+    let mut slow = metal("bto", TermKind::BuildToOrder, 1.0);
+    slow.lead_time_weeks = Stated::Known(30.0);
+    let offers = vec![metal("od", TermKind::OnDemand, 4.0), slow];
+    let in_time = MatchRequest {
+        needed_within_weeks: Some(26.0),
+        ..request(&[5.0; 100])
+    };
+    let result = run(&in_time, &offers);
+    assert!(result.best_mix.iter().all(|r| r.offer_id == "od"));
+    assert!(
+        result.exclusions[0].reason.contains("30 weeks"),
+        "{:?}",
+        result.exclusions
+    );
+    let patient = MatchRequest {
+        needed_within_weeks: Some(52.0),
+        ..request(&[5.0; 100])
+    };
+    assert!(run(&patient, &offers).best_mix.iter().any(|r| r.offer_id == "bto"));
+}
+
+#[test]
+fn spot_pays_for_the_work_preemption_makes_it_redo() {
+    // Spot at 3 against on-demand at 4: cheaper until a third of its hours are redone.
+    let offers = vec![metal("od", TermKind::OnDemand, 4.0), metal("spot", TermKind::Spot, 3.0)];
+    let burst = |factor: f64| MatchRequest {
+        tolerates_preemption: true,
+        spot_hours_per_work_hour: factor,
+        ..request(&[4.0; 10])
+    };
+    let cheap = run(&burst(1.2), &offers);
+    assert_eq!(cheap.best_mix[0].offer_id, "spot");
+    assert!((cheap.best_mix[0].preemption_factor - 1.2).abs() < 1e-12);
+    assert!((cheap.cost_usd - 40.0 * 3.0 * 1.2 / BARE_METAL_FRAC).abs() < 1e-9);
+    assert_eq!(run(&burst(1.4), &offers).best_mix[0].offer_id, "od");
 }
 
 proptest! {

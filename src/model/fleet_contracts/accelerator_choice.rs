@@ -1,16 +1,19 @@
 //! The waterfall's last step: each class on the accelerator and offers the catalog prices
 //! cheapest for it. Every accelerator some offer prices is a candidate; demand from today's
-//! clusters is carried over in the candidate's GPUs by the ratio of dense BF16 peaks, and in
-//! delivered capability (a VM delivers less of the same GPU than bare metal).
+//! clusters is carried over in the candidate's GPUs by what bounds the class's speed (dense
+//! BF16 peak for training and burst, memory bandwidth for inference, whose decoding reads every
+//! weight for each token), and in delivered capability (a VM delivers less of the same GPU than
+//! bare metal).
 //!
-//! Training needs 80 GB and NVLink/InfiniBand (the offer's interconnect); inference needs the
-//! plan's model to fit in one node at its precision; burst takes whatever is cheapest, spot
-//! included, because it survives preemption.
+//! Training needs 80 GB and its largest gang joined (in one NVLink node, or over a fabric
+//! between nodes the offer states); inference needs the plan's model to fit in one node at its
+//! precision; burst takes whatever is cheapest, spot included (priced with the work preemption
+//! makes it redo), because it survives preemption.
 
 use serde::Serialize;
 
 use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
-use super::today_prices::class_request;
+use super::match_terms::MatchTerms;
 use crate::model::catalog::{Accelerator, Catalog};
 use crate::model::contracts::{ContractOffer, MatchResult, match_class};
 use crate::model::fleet::AuditReport;
@@ -21,10 +24,12 @@ use crate::model::workload::WorkloadClass;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Normalization {
     pub from: String,
-    /// peak(from) / peak(to), dense BF16; 1 when either peak is unknown.
+    /// figure(from) / figure(to) by `basis`; 1 when either figure is unknown.
     pub factor: f64,
-    /// False when the catalog gives no peak for one side and the factor is taken as 1.
+    /// False when the catalog gives no figure for one side and the factor is taken as 1.
     pub known: bool,
+    /// The figure carried by: "dense BF16 peak" or "memory bandwidth".
+    pub basis: &'static str,
 }
 
 /// One accelerator considered for a class.
@@ -36,6 +41,8 @@ pub struct AcceleratorOption {
     pub cost_usd_per_month: Option<f64>,
     /// Why the class cannot run on it.
     pub why_not: Option<String>,
+    /// The class's largest gang in this accelerator's GPUs (1 for classes without gangs).
+    pub gang_gpus: f64,
     #[serde(skip)]
     pub result: Option<MatchResult>,
 }
@@ -98,7 +105,7 @@ pub struct MatchContext<'a> {
     pub audit: &'a AuditReport,
     pub catalog: &'a Catalog,
     pub offers: &'a [ContractOffer],
-    pub hours_per_month: f64,
+    pub terms: MatchTerms,
 }
 
 pub fn accelerator_options(
@@ -111,7 +118,7 @@ pub fn accelerator_options(
         audit,
         catalog,
         offers,
-        hours_per_month,
+        terms,
     } = *context;
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
     let mut options: Vec<AcceleratorOption> = catalog
@@ -121,8 +128,21 @@ pub fn accelerator_options(
         .map(|candidate| {
             let factors: Vec<(f64, bool)> = fleet
                 .iter()
-                .map(|c| peak_ratio(catalog, &c.accelerator, &candidate.id))
+                .map(|c| carry_ratio(catalog, class, &c.accelerator, &candidate.id))
                 .collect();
+            // The gang shrinks on faster GPUs by the ratio of the clusters it may have run on.
+            let gang_factor = fleet
+                .iter()
+                .zip(&factors)
+                .filter(|(c, _)| audit_has_class(audit, &c.name, class))
+                .map(|(_, &(factor, _))| factor)
+                .fold(0.0, f64::max);
+            let gang_factor = if gang_factor > 0.0 { gang_factor } else { 1.0 };
+            let gang_gpus = if class == WorkloadClass::Training {
+                (terms.largest_run_gpus[class as usize] * gang_factor).ceil().max(1.0)
+            } else {
+                1.0
+            };
             let mut normalization: Vec<Normalization> = fleet
                 .iter()
                 .zip(&factors)
@@ -131,6 +151,7 @@ pub fn accelerator_options(
                     from: c.accelerator.clone(),
                     factor,
                     known,
+                    basis: carry_basis(class),
                 })
                 .collect();
             normalization.sort_by(|a, b| a.from.cmp(&b.from));
@@ -141,19 +162,21 @@ pub fn accelerator_options(
                     normalization,
                     cost_usd_per_month: None,
                     why_not: Some(why),
+                    gang_gpus,
                     result: None,
                 };
             }
             let demand = weighted_class_demand(audit, class, |i| {
                 fleet[i].deployment.delivered_capability_frac() * factors[i].0
             });
-            let request = class_request(class, &demand, hours_per_point(audit), &candidate.id, hours_per_month);
+            let request = terms.request(class, &demand, hours_per_point(audit), &candidate.id, gang_factor);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
                     accelerator: candidate.id.clone(),
                     normalization,
                     cost_usd_per_month: Some(result.cost_usd_per_month),
                     why_not: None,
+                    gang_gpus,
                     result: Some(result),
                 },
                 Err(e) => AcceleratorOption {
@@ -161,6 +184,7 @@ pub fn accelerator_options(
                     normalization,
                     cost_usd_per_month: None,
                     why_not: Some(e.to_string()),
+                    gang_gpus,
                     result: None,
                 },
             }
@@ -199,7 +223,7 @@ pub fn with_pending(
         audit,
         catalog,
         offers,
-        hours_per_month,
+        terms,
     } = *context;
     let jobs: u64 = audit.clusters.iter().map(|c| c.pending.get(class).jobs).sum();
     let requested: f64 = audit
@@ -210,9 +234,12 @@ pub fn with_pending(
     if jobs == 0 || requested <= 0.0 {
         return None;
     }
-    let weight = |i: usize| {
-        fleet[i].deployment.delivered_capability_frac() * peak_ratio(catalog, &fleet[i].accelerator, accelerator).0
-    };
+    let factor = |i: usize| carry_ratio(catalog, class, &fleet[i].accelerator, accelerator).0;
+    let weight = |i: usize| fleet[i].deployment.delivered_capability_frac() * factor(i);
+    let gang_factor = (0..fleet.len())
+        .filter(|&i| audit_has_class(audit, &fleet[i].name, class))
+        .map(factor)
+        .fold(0.0, f64::max);
     let mut demand = weighted_class_demand(audit, class, weight);
     let hours = demand.len().max(1) as f64;
     let extra: f64 = audit
@@ -225,7 +252,13 @@ pub fn with_pending(
         *slot += extra;
     }
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-    let request = class_request(class, &demand, hours_per_point(audit), accelerator, hours_per_month);
+    let request = terms.request(
+        class,
+        &demand,
+        hours_per_point(audit),
+        accelerator,
+        if gang_factor > 0.0 { gang_factor } else { 1.0 },
+    );
     let result = match_class(&request, offers, memory).ok()?;
     Some(PendingOffer {
         jobs,
@@ -235,16 +268,32 @@ pub fn with_pending(
     })
 }
 
-/// How many GPUs of `to` one GPU of `from` is worth, by dense BF16 peak; 1 and `false` when the
-/// catalog lacks either peak.
-fn peak_ratio(catalog: &Catalog, from: &str, to: &str) -> (f64, bool) {
-    let peak = |id: &str| {
+/// What a class's speed is carried between accelerators by: inference decodes a token by
+/// reading every weight, so memory bandwidth bounds it; training and burst by dense BF16 peak.
+fn carry_basis(class: WorkloadClass) -> &'static str {
+    if class == WorkloadClass::Inference {
+        "memory bandwidth"
+    } else {
+        "dense BF16 peak"
+    }
+}
+
+/// How many GPUs of `to` one GPU of `from` is worth for the class (`carry_basis`); 1 and
+/// `false` when the catalog lacks either figure.
+fn carry_ratio(catalog: &Catalog, class: WorkloadClass, from: &str, to: &str) -> (f64, bool) {
+    let figure = |id: &str| {
         catalog
             .accelerator(id)
-            .map(|a| a.bf16_dense_tflops)
-            .filter(|p| *p > 0.0)
+            .map(|a| {
+                if class == WorkloadClass::Inference {
+                    a.memory_bandwidth_tbps
+                } else {
+                    a.bf16_dense_tflops
+                }
+            })
+            .filter(|p| p.is_finite() && *p > 0.0)
     };
-    match (peak(from), peak(to)) {
+    match (figure(from), figure(to)) {
         (Some(from), Some(to)) => (from / to, true),
         _ => (1.0, false),
     }

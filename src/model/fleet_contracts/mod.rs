@@ -6,6 +6,7 @@
 mod accelerator_choice;
 mod billed_today;
 mod fleet_today;
+mod match_terms;
 mod today_prices;
 
 use serde::Serialize;
@@ -17,11 +18,11 @@ pub use billed_today::with_billed_today;
 pub use fleet_today::{
     ClusterToday, FleetTotals, TodaySource, cluster_class_series, clusters_today, fleet_totals, hours_per_point,
 };
+pub use match_terms::MatchTerms;
 pub use today_prices::TodayPriceGroup;
-pub use today_prices::class_request;
 
 use super::catalog::Catalog;
-use super::contracts::{MixRow, PureTermCost};
+use super::contracts::{MixRow, OfferExclusion, PureTermCost};
 use super::fleet::AuditReport;
 use super::plan::Plan;
 use super::workload::WorkloadClass;
@@ -48,8 +49,14 @@ pub struct ClassContracts {
     pub cost_usd_per_month: f64,
     pub unused_committed_gpu_hours: f64,
     pub pure_terms: Vec<PureTermCost>,
-    /// Offers left out because the class cannot run on them (memory, interconnect).
+    /// Offers left out because the class cannot run on them (memory, interconnect, lead time).
     pub excluded_offers: Vec<String>,
+    /// The same offers with why each was left out.
+    pub exclusions: Vec<OfferExclusion>,
+    /// Supply figures the chosen offers' sellers do not state, assumed to suffice.
+    pub assumed_supply: Vec<String>,
+    /// The largest gang the class must run, in GPUs of the chosen accelerator (training).
+    pub largest_gang_gpus: Option<f64>,
     /// Every accelerator considered: its cost, or why the class cannot run on it.
     pub options: Vec<AcceleratorOption>,
     /// Per generated million tokens, for inference when the plan gives a monthly volume.
@@ -129,21 +136,21 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
     let offers = &catalog.contracts.as_ref()?.offers;
     let fleet = clusters_today(plan, catalog, audit);
     let model = served_model(&plan.inference);
-    let hours_per_month = plan.hours_per_month;
+    let terms = MatchTerms::of(plan, audit);
     let mut classes = Vec::new();
     let mut unmatched = Vec::new();
     for class in WorkloadClass::ALL {
         if class_demand(audit, class).iter().all(|&g| g <= 0.0) {
             continue;
         }
-        let today_prices = today_prices::today_price_groups(class, &fleet, audit, catalog, offers, hours_per_month);
+        let today_prices = today_prices::today_price_groups(class, &fleet, audit, catalog, offers, &terms);
         let today_prices_usd_per_month = today_prices.iter().map(|g| g.cost_usd_per_month).sum();
         let context = accelerator_choice::MatchContext {
             fleet: &fleet,
             audit,
             catalog,
             offers,
-            hours_per_month,
+            terms,
         };
         let options = accelerator_choice::accelerator_options(class, &context, model.as_ref());
         let mut feasible = options.iter().filter(|o| o.result.is_some());
@@ -179,6 +186,9 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
             unused_committed_gpu_hours: result.unused_committed_gpu_hours,
             pure_terms: result.pure_terms,
             excluded_offers: result.excluded_offer_ids,
+            exclusions: result.exclusions,
+            assumed_supply: result.assumed_supply,
+            largest_gang_gpus: (class == WorkloadClass::Training).then_some(chosen.gang_gpus),
             options,
             usd_per_million_tokens,
             today_prices,
@@ -201,7 +211,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
     let mut report = ContractsReport {
         window_days: audit.window.days,
         window_end_ms: audit.window.end_ms,
-        hours_per_month,
+        hours_per_month: terms.hours_per_month,
         classes,
         unmatched,
         consolidated_usd_per_month: 0.0,

@@ -11,8 +11,9 @@
 use serde::Serialize;
 
 use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
+use super::match_terms::MatchTerms;
 use crate::model::catalog::Catalog;
-use crate::model::contracts::{CapabilityRequirement, ContractOffer, MatchRequest, MixRow, TermKind, match_class};
+use crate::model::contracts::{ContractOffer, MixRow, TermKind, match_class};
 use crate::model::fleet::AuditReport;
 use crate::model::workload::WorkloadClass;
 
@@ -47,8 +48,9 @@ pub fn today_price_groups(
     audit: &AuditReport,
     catalog: &Catalog,
     offers: &[ContractOffer],
-    hours_per_month: f64,
+    terms: &MatchTerms,
 ) -> Vec<TodayPriceGroup> {
+    let hours_per_month = terms.hours_per_month;
     let mut accelerators: Vec<&str> = fleet.iter().map(|c| c.accelerator.as_str()).collect();
     accelerators.sort_unstable();
     accelerators.dedup();
@@ -96,7 +98,15 @@ pub fn today_price_groups(
             .filter(|&&i| audit.clusters[i].classes.get(class).jobs > 0)
             .map(|&i| fleet[i].name.clone())
             .collect();
-        let reference = reference_offer(offers, accelerator, today_term);
+        // Today's price anchors the offers the class can run on: an offer its gangs cannot use
+        // says nothing of what its capacity costs.
+        let request = terms.request(class, &demand, hours_per_point(audit), accelerator, 1.0);
+        let usable: Vec<ContractOffer> = offers
+            .iter()
+            .filter(|o| request.requirement.is_met_by(o, memory(accelerator)))
+            .cloned()
+            .collect();
+        let reference = reference_offer(&usable, accelerator, today_term);
         let unpriced = |note: String| TodayPriceGroup {
             accelerator: accelerator.to_string(),
             clusters: Vec::new(),
@@ -119,8 +129,7 @@ pub fn today_price_groups(
             continue;
         };
         let factor = today_effective / reference_effective;
-        let scaled = scaled_offers(offers, accelerator, factor);
-        let request = class_request(class, &demand, hours_per_point(audit), accelerator, hours_per_month);
+        let scaled = scaled_offers(&usable, accelerator, factor);
         match match_class(&request, &scaled, memory) {
             Ok(result) => groups.push(TodayPriceGroup {
                 accelerator: accelerator.to_string(),
@@ -143,35 +152,6 @@ pub fn today_price_groups(
         }
     }
     groups
-}
-
-/// The matcher's request for a class's hourly demand on one accelerator: burst alone may
-/// take spot, training alone needs its capability.
-pub fn class_request<'a>(
-    class: WorkloadClass,
-    hourly_gpus: &'a [f64],
-    hours_per_point: f64,
-    accelerator_id: &'a str,
-    hours_per_month: f64,
-) -> MatchRequest<'a> {
-    MatchRequest {
-        hourly_gpus,
-        hours_per_point,
-        accelerator_id,
-        tolerates_preemption: class == WorkloadClass::Burst,
-        requirement: requirement(class),
-        hours_per_month,
-        consolidated_usd: None,
-    }
-}
-
-/// What the class needs from the hardware (docs/economics.md, "Workload classes").
-fn requirement(class: WorkloadClass) -> CapabilityRequirement {
-    if class == WorkloadClass::Training {
-        CapabilityRequirement::TRAINING
-    } else {
-        CapabilityRequirement::NONE
-    }
 }
 
 /// The cheapest offer per delivered GPU-hour of `term` for the accelerator; of any term when
@@ -220,9 +200,15 @@ mod tests {
                 TermKind::Monthly => 730.0,
                 _ => 0.0,
             },
-            lead_time_hours: 0.0,
+            lead_time_weeks: Default::default(),
+            lead_time_hours: None,
             deployment: Deployment::Vm,
-            interconnect_ok_for_training: true,
+            scale_up_gpus: Some(8),
+            inter_node: Default::default(),
+            max_gpus: Default::default(),
+            interconnect_ok_for_training: None,
+            supply_source: None,
+            supply_as_of: None,
             note: None,
             prices: vec![OfferPrice {
                 accelerator: "h100-sxm".into(),

@@ -23,7 +23,7 @@ pub use forecast::{
 };
 pub use moving::{
     DEFAULT_DATA_MOVED_TB, DEFAULT_DUAL_RUNNING_MONTHS, DEFAULT_EGRESS_USD_PER_TB, DEFAULT_ENGINEERING_HOURS,
-    DEFAULT_ENGINEERING_USD_PER_HOUR, MovingPlan,
+    DEFAULT_ENGINEERING_USD_PER_HOUR, DEFAULT_NEEDED_WITHIN_WEEKS, MovingPlan,
 };
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
@@ -417,6 +417,17 @@ pub struct ReliabilityPlan {
 }
 
 impl ReliabilityPlan {
+    /// Spot hours bought per hour of work at interruptions every `mtbi_hours`, from the
+    /// checkpoint figures (`checkpoint::spot_hours_per_work_hour`).
+    pub fn spot_hours_per_work_hour(&self, mtbi_hours: f64) -> Option<f64> {
+        super::checkpoint::spot_hours_per_work_hour(
+            self.effective_checkpoint_minutes(),
+            self.checkpoint_interval_minutes,
+            mtbi_hours,
+            self.effective_restore_minutes(),
+        )
+    }
+
     pub fn effective_checkpoint_minutes(&self) -> f64 {
         self.checkpoint_minutes.unwrap_or_else(|| {
             super::checkpoint::checkpoint_write_seconds(self.checkpoint_size_gb, self.checkpoint_write_gb_per_s) / 60.0

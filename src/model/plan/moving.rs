@@ -15,6 +15,10 @@ pub const DEFAULT_EGRESS_USD_PER_TB: f64 = 90.0;
 /// Months each cluster runs beside its replacement.
 pub const DEFAULT_DUAL_RUNNING_MONTHS: u32 = 1;
 
+/// Weeks from adopting the plan to needing the new capacity: offers whose seller states a
+/// longer lead time are left out.
+pub const DEFAULT_NEEDED_WITHIN_WEEKS: f64 = 26.0;
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MovingPlan {
@@ -28,6 +32,10 @@ pub struct MovingPlan {
     pub egress_usd_per_tb: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dual_running_months: Option<u32>,
+    /// Weeks until the new capacity is needed; offers with a longer stated lead time are left
+    /// out of the match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needed_within_weeks: Option<f64>,
 }
 
 impl MovingPlan {
@@ -39,6 +47,7 @@ impl MovingPlan {
             ("engineering_usd_per_hour", self.engineering_usd_per_hour, 10_000.0),
             ("data_moved_tb", self.data_moved_tb, 1e6),
             ("egress_usd_per_tb", self.egress_usd_per_tb, 10_000.0),
+            ("needed_within_weeks", self.needed_within_weeks, 520.0),
         ];
         for (key, value, most) in amounts {
             if let Some(v) = value

@@ -87,7 +87,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             lines.push(fields_line(
                 vec![
                     (format!(" {role:<5} "), theme.muted),
-                    (label(row.term.label(), 14), theme.base),
+                    (label(row.term.label(), 15), theme.base),
                     (label(row.deployment.label(), 10), theme.muted),
                     (right(&thousands(row.gpus), 6), theme.base),
                     (

@@ -155,6 +155,7 @@ pub(super) fn full_plan(catalog: &Catalog) -> Plan {
         data_moved_tb: Some(50.0),
         egress_usd_per_tb: Some(20.0),
         dual_running_months: Some(2),
+        needed_within_weeks: Some(12.0),
     });
     plan.slurm = Some(crate::model::plan::SlurmSource {
         clusters: vec!["alpha".into()],
