@@ -14,6 +14,7 @@ mod cli_replay;
 mod cli_report;
 mod commitment_layers;
 mod contracts_catalog;
+mod doc_examples;
 mod doc_links;
 mod doc_pictures;
 mod export_parity;

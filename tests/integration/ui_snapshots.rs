@@ -553,3 +553,67 @@ fn wide_panes_give_their_labels_the_room_they_have() {
         assert!(!shown.contains("(today's v…"), "{shown}");
     }
 }
+
+/// The workbench on the sample with the plan at `path` (a shipped plan), as `gpuplan --plan path`
+/// opens it: the audit, the forecast fit and the replay run here, as the worker would run them.
+fn app_with_plan(path: &str) -> App {
+    use gpuplan::app::{Effect, LogInputs, PlanFile};
+    use gpuplan::runtime::worker::{fleet_of, sources_of};
+    let catalog = gpuplan::config::catalog::builtin().catalog;
+    let text = std::fs::read_to_string(path).expect("shipped plan");
+    let plan = gpuplan::config::plan_file::read_plan_text(path, &text, &catalog).expect("plan");
+    let logs = LogInputs {
+        paths: vec![gpuplan::config::sample_log::sample_log_path().expect("sample")],
+        ..LogInputs::default()
+    };
+    let file = PlanFile {
+        path: Some(std::path::PathBuf::from(path)),
+        text: Some(text),
+    };
+    let mut app = App::new(catalog.clone(), plan, file, logs);
+    let mut pipeline = gpuplan::pipeline::Pipeline::new(catalog);
+    for effect in app.start() {
+        let Effect::LoadFleet {
+            generation,
+            logs,
+            settings,
+        } = effect
+        else {
+            continue;
+        };
+        let audited = pipeline
+            .audit(&sources_of(&logs), &settings, &mut gpuplan::pipeline::observer::Quiet)
+            .expect("the sample audits");
+        let fleet = Box::new(fleet_of(audited));
+        let effects = update(&mut app, Action::FleetLoaded { generation, fleet });
+        crate::common::settle(&mut app, &mut pipeline, effects);
+    }
+    app
+}
+
+/// docs/workbench.md's captures: `2` and four presses of → (the H100 slider from 45 % to 47 %),
+/// at 200×60 and at 80×24.
+#[test]
+fn four_mfu_steps_for_the_guide() {
+    let mut app = app();
+    press(&mut app, &[Key::char('2')]);
+    press(&mut app, &[Key::plain(KeyCode::Right); 4]);
+    let wide = screen(&app, 200, 60);
+    assert!(wide.contains("47.0 %"), "{wide}");
+    snapshot!("mfu_four_steps_200x60", wide);
+    snapshot!("mfu_four_steps_80x24", screen(&app, 80, 24));
+}
+
+/// docs/forecast.md's captures: `6`, `j` `j` (the inference growth row) and five presses of → on
+/// the built-in plan at 80×24; two presses on sample-data/plans/growth.toml at 200×60.
+#[test]
+fn forecast_growth_steps_for_the_guide() {
+    let mut app = app();
+    press(&mut app, &[Key::char('6'), Key::char('j'), Key::char('j')]);
+    press(&mut app, &[Key::plain(KeyCode::Right); 5]);
+    snapshot!("forecast_growth_steps_80x24", screen(&app, 80, 24));
+    let mut app = app_with_plan(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans/growth.toml"));
+    press(&mut app, &[Key::char('6'), Key::char('j'), Key::char('j')]);
+    press(&mut app, &[Key::plain(KeyCode::Right); 2]);
+    snapshot!("forecast_growth_plan_200x60", screen(&app, 200, 60));
+}
