@@ -122,6 +122,11 @@ pub struct HourlySeries {
     pub training_gpus: Vec<f64>,
     pub inference_gpus: Vec<f64>,
     pub burst_gpus: Vec<f64>,
+    /// Each class's running jobs counted one whole GPU each (a share for a job on part of
+    /// one): what the class holds at least on any accelerator, however fast.
+    pub training_gpu_floor: Vec<f64>,
+    pub inference_gpu_floor: Vec<f64>,
+    pub burst_gpu_floor: Vec<f64>,
     /// Minutes of each point when no training ran: the weights of measured utilization.
     pub non_training_minutes: Vec<u32>,
 }

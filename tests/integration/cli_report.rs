@@ -375,16 +375,42 @@ fn offers_that_cannot_be_had_are_left_out_and_what_was_taken_on_trust_is_said() 
             }
         }
     }
+    // Every running job holds a whole GPU at least: the audit's floor never exceeds the GPUs.
+    let audit = json_report(&["audit", sample, "--format", "json"]);
+    for cluster in audit["clusters"].as_array().expect("clusters") {
+        for class in ["training", "inference", "burst"] {
+            let busy = cluster["hourly"][format!("{class}_gpus").as_str()]
+                .as_array()
+                .expect("busy");
+            let floor = cluster["hourly"][format!("{class}_gpu_floor").as_str()]
+                .as_array()
+                .expect("floor");
+            assert_eq!(busy.len(), floor.len());
+            assert!(busy.iter().zip(floor).all(|(b, w)| f(w) <= f(b) + 1e-9 && f(w) >= 0.0));
+        }
+    }
     // Burst may take spot, priced with the work the plan's reliability figures say it redoes.
     let burst = class("burst");
-    let spot = burst["best_mix"]
+    let spot = burst["pure_terms"]
         .as_array()
-        .expect("mix")
+        .expect("pure terms")
         .iter()
         .find(|r| r["term"] == "spot")
-        .expect("burst on spot");
+        .expect("burst priced on spot");
     let factor = f(&spot["preemption_factor"]);
     assert!(factor > 1.0 && factor < 2.0, "{spot}");
+    let offer = contracts
+        .offers
+        .iter()
+        .find(|o| o.id == spot["offer_id"])
+        .expect("offer");
+    let list = offer
+        .effective_usd_per_gpu_hour(burst["accelerator"].as_str().expect("accelerator"))
+        .expect("priced");
+    assert!(
+        (f(&spot["effective_usd_per_gpu_hour"]) - list * factor).abs() < 1e-9,
+        "{spot}"
+    );
     // The replay tried the training pool at its gang's size and kept the cheaper.
     let sizing = &report["replay"]["gang_sizing"];
     assert_eq!(sizing["class"], "training");

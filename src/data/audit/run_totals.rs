@@ -29,11 +29,17 @@ const RANK_UNITS_PER_GPU_HOUR: f64 = 100.0;
 
 /// The occupancy of one cluster, step by step of the window's resolution, built from
 /// difference arrays: a run adds its GPUs to every step it touches, in proportion to the share
-/// of the step it covers. A step's four changes (busy GPUs per class, utilized GPUs) sit
-/// together, so a run touches a few cache lines rather than eight.
+/// of the step it covers. A step's seven changes (busy GPUs per class, utilized GPUs, each
+/// class's floor of one whole GPU per running job) sit together, so a run touches one or two
+/// cache lines rather than fourteen.
 pub struct Occupancy {
-    changes: Vec<[f64; 4]>,
+    changes: Vec<[f64; CHANNELS]>,
 }
+
+/// Busy GPUs of the three classes, utilized GPUs, the three classes' whole-GPU floors.
+const CHANNELS: usize = 7;
+const UTILIZED: usize = 3;
+const FLOOR: usize = 4;
 
 /// GPUs below which a step's level is rounding left by runs that ended, not a run.
 const RESIDUE_GPUS: f64 = 1e-6;
@@ -46,6 +52,9 @@ struct RunSpan {
     gpus: f64,
     /// GPUs busy times their utilization (the GPUs when the log gives none).
     utilized_gpus: f64,
+    /// The whole GPUs the run needs at least, on any accelerator: one, or its share of one for
+    /// a run on part of a GPU (a MIG slice, a shared GPU).
+    gpu_floor: f64,
 }
 
 /// Milliseconds of step `step` inside a window of `window_ms` cut into `steps` steps of
@@ -65,12 +74,14 @@ pub struct StepSeries {
     pub busy_by_class: [Vec<f64>; 3],
     /// GPUs busy times their utilization (busy when the log has none).
     pub utilized: Vec<f64>,
+    /// Each class's running jobs, one whole GPU each (a share for a job on part of one).
+    pub floor_by_class: [Vec<f64>; 3],
 }
 
 impl Occupancy {
     fn new(steps: usize) -> Occupancy {
         Occupancy {
-            changes: vec![[0.0; 4]; steps + 1],
+            changes: vec![[0.0; CHANNELS]; steps + 1],
         }
     }
 
@@ -87,6 +98,7 @@ impl Occupancy {
             class,
             gpus,
             utilized_gpus,
+            gpu_floor,
         } = span;
         let steps = self.changes.len() - 1;
         let step_ms = resolution.step_ms();
@@ -97,29 +109,32 @@ impl Occupancy {
         }
         let length_of = |step: usize| step_length_ms(step, steps, step_ms, window_ms) as f64;
         let share = |step: usize, from: i64, to: i64| ((to - from).max(0) as f64 / length_of(step)).min(1.0);
+        let amounts = |part: f64| [gpus * part, utilized_gpus * part, gpu_floor * part];
         if end <= first + 1 {
-            let part = share(first, from_ms, to_ms);
-            self.add(first, first + 1, class, gpus * part, utilized_gpus * part);
+            self.add(first, first + 1, class, amounts(share(first, from_ms, to_ms)));
             return;
         }
         let first_step_end = (first as i64 + 1) * step_ms;
         let last_step_start = (end as i64 - 1) * step_ms;
         let head = share(first, from_ms, first_step_end);
         let tail = share(end - 1, last_step_start, to_ms);
-        self.add(first, first + 1, class, gpus * head, utilized_gpus * head);
+        self.add(first, first + 1, class, amounts(head));
         if end - 1 > first + 1 {
-            self.add(first + 1, end - 1, class, gpus, utilized_gpus);
+            self.add(first + 1, end - 1, class, amounts(1.0));
         }
-        self.add(end - 1, end, class, gpus * tail, utilized_gpus * tail);
+        self.add(end - 1, end, class, amounts(tail));
     }
 
-    fn add(&mut self, first_step: usize, end_step: usize, class: usize, gpus: f64, utilized_gpus: f64) {
+    /// Adds `[busy, utilized, floor]` GPUs of `class` over the steps `first_step..end_step`.
+    fn add(&mut self, first_step: usize, end_step: usize, class: usize, [gpus, utilized_gpus, floor]: [f64; 3]) {
         let first = &mut self.changes[first_step];
         first[class] += gpus;
-        first[3] += utilized_gpus;
+        first[UTILIZED] += utilized_gpus;
+        first[FLOOR + class] += floor;
         let end = &mut self.changes[end_step];
         end[class] -= gpus;
-        end[3] -= utilized_gpus;
+        end[UTILIZED] -= utilized_gpus;
+        end[FLOOR + class] -= floor;
     }
 
     fn merge(&mut self, other: &Occupancy) {
@@ -133,10 +148,10 @@ impl Occupancy {
     /// Sums the changes into GPUs per step.
     pub fn integrate(self) -> StepSeries {
         let steps = self.changes.len() - 1;
-        let mut series: [Vec<f64>; 4] = std::array::from_fn(|_| Vec::with_capacity(steps));
-        let mut level = [0.0; 4];
+        let mut series: [Vec<f64>; CHANNELS] = std::array::from_fn(|_| Vec::with_capacity(steps));
+        let mut level = [0.0; CHANNELS];
         for change in &self.changes[..steps] {
-            for k in 0..4 {
+            for k in 0..CHANNELS {
                 level[k] += change[k];
                 // Shares of steps leave rounding dust where runs end: a level within a
                 // millionth of a GPU of nothing is nothing (so a step is never "training" on dust).
@@ -147,10 +162,19 @@ impl Occupancy {
                 series[k].push((level[k] * 1e9).round() / 1e9);
             }
         }
-        let [training, inference, burst, utilized] = series;
+        let [
+            training,
+            inference,
+            burst,
+            utilized,
+            training_floor,
+            inference_floor,
+            burst_floor,
+        ] = series;
         StepSeries {
             busy_by_class: [training, inference, burst],
             utilized,
+            floor_by_class: [training_floor, inference_floor, burst_floor],
         }
     }
 }
@@ -482,6 +506,7 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
                 class,
                 gpus,
                 utilized_gpus: gpus * util.unwrap_or(1.0),
+                gpu_floor: gpus.clamp(0.0, 1.0),
             },
             window.resolution,
             window.end_ms - window.start_ms,
@@ -505,6 +530,30 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_running_job_holds_one_whole_gpu_at_least_and_a_shared_one_its_share() {
+        use crate::model::resolution::Resolution;
+        let minute = 60_000;
+        let mut occupancy = Occupancy::new(3);
+        let span = |gpus: f64, class: usize| RunSpan {
+            from_ms: 0,
+            to_ms: 2 * minute,
+            class,
+            gpus,
+            utilized_gpus: gpus,
+            gpu_floor: gpus.clamp(0.0, 1.0),
+        };
+        // An eight-GPU burst job, a half-GPU one, and an inference job of one GPU.
+        occupancy.add_span(span(8.0, 2), Resolution::FINEST, 3 * minute);
+        occupancy.add_span(span(0.5, 2), Resolution::FINEST, 3 * minute);
+        occupancy.add_span(span(1.0, 1), Resolution::FINEST, 3 * minute);
+        let series = occupancy.integrate();
+        assert_eq!(series.busy_by_class[2], [8.5, 8.5, 0.0]);
+        assert_eq!(series.floor_by_class[2], [1.5, 1.5, 0.0]);
+        assert_eq!(series.floor_by_class[1], [1.0, 1.0, 0.0]);
+        assert_eq!(series.floor_by_class[0], [0.0, 0.0, 0.0]);
+    }
     use crate::model::workload::WorkloadClass;
 
     /// `n` one-GPU-hour runs, two per job (run `i` of job `i / 2`), the jobs in two clusters.

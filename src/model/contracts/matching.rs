@@ -50,6 +50,8 @@ pub struct PureTermCost {
     pub offer_id: String,
     pub deployment: Deployment,
     pub effective_usd_per_gpu_hour: f64,
+    /// Spot hours bought per hour of work (1 for other terms).
+    pub preemption_factor: f64,
     /// None when the seller states none.
     pub lead_time_hours: Option<f64>,
     pub cost_usd: f64,
@@ -346,6 +348,7 @@ pub fn match_class(
                 offer_id: candidate.offer.id.clone(),
                 deployment: candidate.offer.deployment,
                 effective_usd_per_gpu_hour: candidate.usd_per_gpu_hour,
+                preemption_factor: candidate.preemption_factor,
                 lead_time_hours: candidate.offer.lead_time_hours(),
                 cost_usd,
                 unused_gpu_hours,

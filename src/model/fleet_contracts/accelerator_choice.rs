@@ -2,8 +2,8 @@
 //! cheapest for it. Every accelerator some offer prices is a candidate; demand from today's
 //! clusters is carried over in the candidate's GPUs by what bounds the class's speed (dense
 //! BF16 peak for training and burst, memory bandwidth for inference, whose decoding reads every
-//! weight for each token), and in delivered capability (a VM delivers less of the same GPU than
-//! bare metal).
+//! weight for each token), never below one whole GPU per running job, and in delivered
+//! capability (a VM delivers less of the same GPU than bare metal).
 //!
 //! Training needs 80 GB and its largest gang joined (in one NVLink node, or over a fabric
 //! between nodes the offer states); inference needs the plan's model to fit in one node at its
@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
+use super::fleet_today::{ClusterToday, carried_class_demand, hours_per_point};
 use super::match_terms::MatchTerms;
 use crate::model::catalog::{Accelerator, Catalog};
 use crate::model::contracts::{ContractOffer, MatchResult, match_class};
@@ -166,9 +166,12 @@ pub fn accelerator_options(
                     result: None,
                 };
             }
-            let demand = weighted_class_demand(audit, class, |i| {
-                fleet[i].deployment.delivered_capability_frac() * factors[i].0
-            });
+            let demand = carried_class_demand(
+                audit,
+                class,
+                |i| fleet[i].deployment.delivered_capability_frac(),
+                |i| factors[i].0,
+            );
             let request = terms.request(class, &demand, hours_per_point(audit), &candidate.id, gang_factor);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
@@ -240,7 +243,12 @@ pub fn with_pending(
         .filter(|&i| audit_has_class(audit, &fleet[i].name, class))
         .map(factor)
         .fold(0.0, f64::max);
-    let mut demand = weighted_class_demand(audit, class, weight);
+    let mut demand = carried_class_demand(
+        audit,
+        class,
+        |i| fleet[i].deployment.delivered_capability_frac(),
+        factor,
+    );
     let hours = demand.len().max(1) as f64;
     let extra: f64 = audit
         .clusters

@@ -104,6 +104,40 @@ pub fn cluster_class_series(cluster: &ClusterAudit, class: WorkloadClass) -> &[f
     }
 }
 
+/// The class's running jobs on one cluster, one whole GPU each, in each hour of the window.
+pub fn cluster_class_floor(cluster: &ClusterAudit, class: WorkloadClass) -> &[f64] {
+    match class {
+        WorkloadClass::Training => &cluster.hourly.training_gpu_floor,
+        WorkloadClass::Inference => &cluster.hourly.inference_gpu_floor,
+        WorkloadClass::Burst => &cluster.hourly.burst_gpu_floor,
+    }
+}
+
+/// The class's demand carried to another accelerator: Σ over clusters of delivered share ×
+/// the larger of the GPUs × `factor` and the jobs' whole-GPU floor, so a one-GPU job moved to
+/// a GPU twice as fast still holds a whole GPU (the sum of floors bounds the sum of each job's
+/// need from below).
+pub fn carried_class_demand(
+    audit: &AuditReport,
+    class: WorkloadClass,
+    delivered: impl Fn(usize) -> f64,
+    factor: impl Fn(usize) -> f64,
+) -> Vec<f64> {
+    let mut demand = vec![0.0; window_points(audit)];
+    for (index, cluster) in audit.clusters.iter().enumerate() {
+        let (d, f) = (delivered(index), factor(index));
+        if d == 0.0 {
+            continue;
+        }
+        let floor = cluster_class_floor(cluster, class);
+        for (k, (slot, gpus)) in demand.iter_mut().zip(cluster_class_series(cluster, class)).enumerate() {
+            let whole = floor.get(k).copied().unwrap_or(0.0);
+            *slot += d * (gpus * f).max(whole);
+        }
+    }
+    demand
+}
+
 /// Hours each point of the audit's series stands for (1 but for very long windows).
 pub fn hours_per_point(audit: &AuditReport) -> f64 {
     f64::from(audit.window.resolution.hours_per_point)
