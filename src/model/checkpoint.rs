@@ -31,17 +31,13 @@ pub fn optimal_checkpoint_interval_minutes(checkpoint_minutes: f64, mtbi_hours: 
 /// what each interruption costs beyond the checkpoints written anyway (the half interval
 /// redone and the restore), at most 90 % of the hours lost. None when the figures give no
 /// overhead (no MTBI or no interval).
-pub fn spot_hours_per_work_hour(
-    checkpoint_minutes: f64,
-    interval_minutes: f64,
-    mtbi_hours: f64,
-    restore_minutes: f64,
-) -> Option<f64> {
+pub fn spot_hours_per_work_hour(interval_minutes: f64, mtbi_hours: f64, restore_minutes: f64) -> Option<f64> {
     if !(mtbi_hours > 0.0 && interval_minutes > 0.0 && mtbi_hours.is_finite() && interval_minutes.is_finite()) {
         return None;
     }
-    let lost = expected_lost_frac(checkpoint_minutes, interval_minutes, mtbi_hours, restore_minutes)
-        - checkpoint_overhead_frac(checkpoint_minutes, interval_minutes);
+    // The half interval redone and the restore, per interruption: the writing is paid anyway.
+    let mtbi_minutes = mtbi_hours * 60.0;
+    let lost = interval_minutes / (2.0 * mtbi_minutes) + restore_minutes.max(0.0) / mtbi_minutes;
     let hours = 1.0 / (1.0 - lost.clamp(0.0, 0.9));
     hours.is_finite().then_some(hours)
 }
@@ -65,6 +61,20 @@ pub fn expected_lost_frac(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spot_buys_back_the_work_its_interruptions_cost() {
+        // A checkpoint an hour, a 15-minute restore, an interruption every 4 h: 30 + 15 minutes
+        // lost in every 240, 18.75 %, so 1/(1 − 0.1875) spot hours per hour of work.
+        let hours = spot_hours_per_work_hour(60.0, 4.0, 15.0).expect("figures");
+        assert!((hours - 1.0 / 0.8125).abs() < 1e-12, "{hours}");
+        // Losses past 90 % are held there, so the factor keeps rising to its bound.
+        assert_eq!(spot_hours_per_work_hour(600.0, 2.0, 60.0), Some(1.0 / (1.0 - 0.9)));
+        let at = |mtbi: f64| spot_hours_per_work_hour(60.0, mtbi, 15.0).expect("figures");
+        assert!(at(8.0) < at(4.0) && at(4.0) < at(2.0));
+        assert_eq!(spot_hours_per_work_hour(60.0, 0.0, 15.0), None);
+        assert_eq!(spot_hours_per_work_hour(0.0, 4.0, 15.0), None);
+    }
 
     #[test]
     fn ten_minutes_every_hour_loses_16_7_percent() {

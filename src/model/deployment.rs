@@ -16,7 +16,7 @@ impl Deployment {
 
     /// Share of the hardware's capability a workload gets: VMs deliver 65–85 %, bare
     /// metal 90–97 % (seeds 003, 004); we take the middle of each range.
-    pub fn delivered_capability_frac(self) -> f64 {
+    pub const fn delivered_capability_frac(self) -> f64 {
         match self {
             Deployment::Vm => 0.75,
             Deployment::BareMetal => 0.935,

@@ -120,8 +120,8 @@ pub fn saving_drivers(
         Driver {
             driver: CARRY_OVER,
             spread: TriangularRange::new(0.85, 1.0, 1.25),
-            basis: "assumed: demand moved to another accelerator by dense BF16 peak costs 15 % less to 25 % more \
-                    than measured speed-ups would say"
+            basis: "assumed: demand moved to another accelerator by dense BF16 peak (inference by memory bandwidth) \
+                    costs 15 % less to 25 % more than measured speed-ups would say"
                 .to_string(),
         },
         Driver {

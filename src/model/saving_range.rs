@@ -9,10 +9,12 @@
 //! - offer prices: the catalog's prices a year on, between the largest yearly fall and the
 //!   largest rise its dated price changes show for the accelerators chosen;
 //! - carry-over: a class moved to another accelerator than it runs on today gets its demand
-//!   carried by dense BF16 peak, which real speed-ups miss in both directions;
+//!   carried by dense BF16 peak (inference by memory bandwidth), which real speed-ups miss in
+//!   both directions;
 //! - separation: the replay's correction of the term mix (split pools over the mix), from none
 //!   of it to half again as much;
-//! - spot preemption: burst work on spot redoes what a preemption loses since its checkpoint;
+//! - spot preemption: burst work on spot redoes what a preemption loses since its checkpoint
+//!   (priced into spot at the plan's MTBI; the driver swings it between twice and half that);
 //! - delivered share: the share of a VM's GPU a job gets against bare metal (training and
 //!   burst; for inference the hypervisor's cost is close to nil and it does not move).
 

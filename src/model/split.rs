@@ -45,7 +45,7 @@ pub struct PoolChoice {
 }
 
 /// The training pool at its term-mix base and at the size that holds its largest gang, each
-/// replayed: the split keeps the cheaper.
+/// replayed: the split keeps the one that leaves fewer jobs unstarted, then the cheaper.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GangSizing {
     pub class: WorkloadClass,
@@ -405,7 +405,11 @@ pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetu
             gang_usd_per_month: split_gang.totals.total_usd_per_month,
             base_overflow_frac: overflow_frac(&split),
             gang_overflow_frac: overflow_frac(&split_gang),
-            gang_kept: split_gang.totals.total_usd_per_month < split.totals.total_usd_per_month,
+            // Fewer jobs left unstarted wins first: a pool that starts less looks cheaper for it.
+            gang_kept: (
+                split_gang.totals.jobs_never_started,
+                split_gang.totals.total_usd_per_month,
+            ) < (split.totals.jobs_never_started, split.totals.total_usd_per_month),
         };
         if sizing.gang_kept {
             split = split_gang;

@@ -433,6 +433,80 @@ fn offers_that_cannot_be_had_are_left_out_and_what_was_taken_on_trust_is_said() 
 }
 
 #[test]
+fn measured_tokens_per_second_carry_inference_instead_of_bandwidth() {
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let measured = [
+        ("a100-80gb", 1_000.0),
+        ("H100", 2_400.0),
+        ("h200-sxm", 3_000.0),
+        ("b200", 5_000.0),
+    ];
+    let table: String = measured
+        .iter()
+        .map(|(name, tps)| format!("\"{name}\" = {tps}\n"))
+        .collect();
+    std::fs::write(
+        &plan,
+        format!(
+            "{}\n[inference.measured_tokens_per_second]\n{table}",
+            default_plan_text()
+        ),
+    )
+    .expect("plan");
+    let run = gpuplan_in(
+        home.path(),
+        &[
+            "report",
+            "--plan",
+            plan.to_str().expect("path"),
+            "--logs",
+            sample,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("json");
+    let inference = report["contracts"]["classes"]
+        .as_array()
+        .expect("classes")
+        .iter()
+        .find(|c| c["class"] == "inference")
+        .expect("inference");
+    let tps = |id: &str| match id {
+        "a100-80gb" => 1_000.0,
+        "h100-sxm" => 2_400.0,
+        "h200-sxm" => 3_000.0,
+        "b200" => 5_000.0,
+        other => panic!("{other}"),
+    };
+    let to = inference["accelerator"].as_str().expect("accelerator");
+    for n in inference["normalization"].as_array().expect("normalization") {
+        assert_eq!(n["basis"], "measured tokens per second", "{n}");
+        let from = n["from"].as_str().expect("from");
+        assert!((f(&n["factor"]) - tps(from) / tps(to)).abs() < 1e-12, "{n}");
+    }
+    // A measurement that cannot be true is refused at its key.
+    std::fs::write(
+        &plan,
+        format!(
+            "{}\n[inference.measured_tokens_per_second]\nh100-sxm = -5\n",
+            default_plan_text()
+        ),
+    )
+    .expect("plan");
+    let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("path")]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("inference.measured_tokens_per_second.h100-sxm"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
 fn an_offer_slower_than_the_plan_needs_is_left_out() {
     let home = tempfile::tempdir().expect("home");
     let plan = home.path().join("plan.toml");

@@ -167,8 +167,9 @@ fn workbench_captures_are_their_snapshots() {
 
 /// Every block trycmd skips is one a reader would not take for output to check: no ```` ``` ````
 /// block without an info string (trycmd runs those too), no indented `console` block (trycmd
-/// does not see it), and no `$ gpuplan` outside `console` except in a block tagged `recorded`
-/// (```` ```text,recorded ````: output of inputs not in the repository, said so in the prose).
+/// does not see it), no `$ gpuplan` outside `console` except in a block tagged `recorded`
+/// (```` ```text,recorded ````: output of inputs not in the repository, said so in the prose),
+/// and no column padded after the clone's own path (it would not line up in another folder).
 #[test]
 fn examples_that_show_output_are_console_blocks() {
     let mut wrong = Vec::new();
@@ -195,6 +196,18 @@ fn examples_that_show_output_are_console_blocks() {
                     }
                     Some(_) => info = None,
                 }
+            } else if info == Some("console")
+                && line
+                    .split_once("[CWD]")
+                    .is_some_and(|(_, rest)| rest.trim_end().contains("  "))
+            {
+                // A table's columns are padded to the real path, which differs from one clone
+                // to another: a column after the redacted path fails in another folder.
+                wrong.push(format!(
+                    "{}:{}: the clone's path inside a table (run the example on a relative path)",
+                    document.display(),
+                    i + 1
+                ));
             } else if let Some(tag) = info
                 && tag != "console"
                 && !tag.split(',').any(|t| t == "recorded")

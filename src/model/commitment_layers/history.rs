@@ -65,10 +65,8 @@ pub fn backtest_commitments(
                 let scaled = |gpus: &[f64]| gpus.iter().map(|g| g * factor).collect::<Vec<f64>>();
                 let history = scaled(&train.gpus);
                 let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-                let gang_factor = class
-                    .largest_gang_gpus
-                    .map_or(1.0, |gang| gang / terms.largest_run_gpus[class.class as usize].max(1.0));
-                let request = terms.request(class.class, &history, hours, &class.accelerator, gang_factor);
+                let gang_gpus = class.largest_gang_gpus.unwrap_or(1.0);
+                let request = terms.request(class.class, &history, hours, &class.accelerator, gang_gpus);
                 let flat_mix = match_class(&request, offers, memory).map_err(|e| e.to_string())?;
                 let flat = flat_ladder(&flat_mix.best_mix, &menu, |id| {
                     offer_months(offers, id, hours_per_month)

@@ -286,7 +286,7 @@ pub fn match_class(
             .needed_within_weeks
             .zip(offer.lead_time_weeks())
             .filter(|(needed, lead)| lead > needed)
-            .map(|(needed, lead)| format!("{lead:.0} weeks' lead time, needed within {needed:.0}"));
+            .map(|(needed, lead)| format!("{} weeks' lead time, needed within {}", weeks(lead), weeks(needed)));
         match request.requirement.unmet_by(offer, memory_gb).or(late) {
             Some(reason) => exclusions.push(OfferExclusion {
                 offer_id: offer.id.clone(),
@@ -365,13 +365,14 @@ pub fn match_class(
         }
     }
     let mut levels = demand.base_levels();
-    // A base held at a seller's stated maximum, when the demand peaks above it.
-    levels.extend(
-        candidates
-            .iter()
-            .filter_map(|c| c.offer.max_gpus.known())
-            .filter(|&max| max > 0.0 && max < demand.peak),
-    );
+    // A base held at a seller's stated maximum, or as low as a capped burst above it allows,
+    // when the demand peaks above the cap.
+    for max in candidates.iter().filter_map(|c| c.offer.max_gpus.known()) {
+        if max > 0.0 && max < demand.peak {
+            levels.push(max);
+            levels.push(demand.peak - max);
+        }
+    }
     for (base_index, base) in candidates.iter().enumerate() {
         if base.offer.term.bills_by_use() {
             continue;
@@ -443,6 +444,15 @@ pub fn match_class(
         exclusions,
         assumed_supply,
     })
+}
+
+/// Weeks as a person writes them: 4, 0.5, 1.3.
+fn weeks(value: f64) -> String {
+    if (value - value.round()).abs() < 1e-9 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
 }
 
 /// What the best mix takes on trust: each of its offers' unstated maximum and lead time.

@@ -232,8 +232,8 @@ impl ContractCatalog {
             if offer.scale_up_gpus == Some(0) {
                 problems.push(format!("{at}: scale_up_gpus must be 1 or more"));
             }
-            if offer.max_gpus == Stated::Known(0.0) {
-                problems.push(format!("{at}: max_gpus must be above 0 (or \"unknown\")"));
+            if offer.max_gpus.known().is_some_and(|max| max < 1.0) {
+                problems.push(format!("{at}: max_gpus must be 1 or more (or \"unknown\")"));
             }
             if offer.interconnect_ok_for_training.is_some()
                 && (offer.scale_up_gpus.is_some() || offer.inter_node != InterNode::Unknown)
@@ -305,7 +305,14 @@ impl CapabilityRequirement {
             return Some(format!("needs {:.0} GB a GPU", self.min_memory_gb));
         }
         if self.gang_gpus > 1.0 {
-            return gang_misfit(self.gang_gpus.ceil(), offer.scale_up_gpus(), offer.inter_node);
+            let why = gang_misfit(self.gang_gpus.ceil(), offer.scale_up_gpus(), offer.inter_node);
+            // The older key said NVLink "and/or" a fabric: which one, it does not say.
+            return why.map(|why| match offer.interconnect_ok_for_training {
+                Some(true) => {
+                    format!("{why} (interconnect_ok_for_training does not say which fabric: give inter_node)")
+                }
+                _ => why,
+            });
         }
         None
     }

@@ -10,6 +10,8 @@
 //! precision; burst takes whatever is cheapest, spot included (priced with the work preemption
 //! makes it redo), because it survives preemption.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::fleet_today::{ClusterToday, carried_class_demand, hours_per_point};
@@ -106,6 +108,8 @@ pub struct MatchContext<'a> {
     pub catalog: &'a Catalog,
     pub offers: &'a [ContractOffer],
     pub terms: MatchTerms,
+    /// The plan's measured tokens per second per GPU, by accelerator name.
+    pub measured_tokens_per_second: &'a BTreeMap<String, f64>,
 }
 
 pub fn accelerator_options(
@@ -119,6 +123,7 @@ pub fn accelerator_options(
         catalog,
         offers,
         terms,
+        measured_tokens_per_second,
     } = *context;
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
     let mut options: Vec<AcceleratorOption> = catalog
@@ -128,7 +133,15 @@ pub fn accelerator_options(
         .map(|candidate| {
             let factors: Vec<(f64, bool)> = fleet
                 .iter()
-                .map(|c| carry_ratio(catalog, class, &c.accelerator, &candidate.id))
+                .map(|c| {
+                    carry_ratio(
+                        catalog,
+                        class,
+                        measured_tokens_per_second,
+                        &c.accelerator,
+                        &candidate.id,
+                    )
+                })
                 .collect();
             // The gang shrinks on faster GPUs by the ratio of the clusters it may have run on.
             let gang_factor = fleet
@@ -137,12 +150,7 @@ pub fn accelerator_options(
                 .filter(|(c, _)| audit_has_class(audit, &c.name, class))
                 .map(|(_, &(factor, _))| factor)
                 .fold(0.0, f64::max);
-            let gang_factor = if gang_factor > 0.0 { gang_factor } else { 1.0 };
-            let gang_gpus = if class == WorkloadClass::Training {
-                (terms.largest_run_gpus[class as usize] * gang_factor).ceil().max(1.0)
-            } else {
-                1.0
-            };
+            let gang_gpus = terms.gang_gpus(class, gang_factor);
             let mut normalization: Vec<Normalization> = fleet
                 .iter()
                 .zip(&factors)
@@ -151,7 +159,13 @@ pub fn accelerator_options(
                     from: c.accelerator.clone(),
                     factor,
                     known,
-                    basis: carry_basis(class),
+                    basis: carry_basis(
+                        catalog,
+                        class,
+                        measured_tokens_per_second,
+                        &c.accelerator,
+                        &candidate.id,
+                    ),
                 })
                 .collect();
             normalization.sort_by(|a, b| a.from.cmp(&b.from));
@@ -172,7 +186,7 @@ pub fn accelerator_options(
                 |i| fleet[i].deployment.delivered_capability_frac(),
                 |i| factors[i].0,
             );
-            let request = terms.request(class, &demand, hours_per_point(audit), &candidate.id, gang_factor);
+            let request = terms.request(class, &demand, hours_per_point(audit), &candidate.id, gang_gpus);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
                     accelerator: candidate.id.clone(),
@@ -227,6 +241,7 @@ pub fn with_pending(
         catalog,
         offers,
         terms,
+        measured_tokens_per_second,
     } = *context;
     let jobs: u64 = audit.clusters.iter().map(|c| c.pending.get(class).jobs).sum();
     let requested: f64 = audit
@@ -237,7 +252,16 @@ pub fn with_pending(
     if jobs == 0 || requested <= 0.0 {
         return None;
     }
-    let factor = |i: usize| carry_ratio(catalog, class, &fleet[i].accelerator, accelerator).0;
+    let factor = |i: usize| {
+        carry_ratio(
+            catalog,
+            class,
+            measured_tokens_per_second,
+            &fleet[i].accelerator,
+            accelerator,
+        )
+        .0
+    };
     let weight = |i: usize| fleet[i].deployment.delivered_capability_frac() * factor(i);
     let gang_factor = (0..fleet.len())
         .filter(|&i| audit_has_class(audit, &fleet[i].name, class))
@@ -265,7 +289,7 @@ pub fn with_pending(
         &demand,
         hours_per_point(audit),
         accelerator,
-        if gang_factor > 0.0 { gang_factor } else { 1.0 },
+        terms.gang_gpus(class, gang_factor),
     );
     let result = match_class(&request, offers, memory).ok()?;
     Some(PendingOffer {
@@ -276,19 +300,53 @@ pub fn with_pending(
     })
 }
 
-/// What a class's speed is carried between accelerators by: inference decodes a token by
-/// reading every weight, so memory bandwidth bounds it; training and burst by dense BF16 peak.
-fn carry_basis(class: WorkloadClass) -> &'static str {
-    if class == WorkloadClass::Inference {
-        "memory bandwidth"
-    } else {
-        "dense BF16 peak"
+/// The plan's measured tokens per second of an accelerator, by any name the catalog knows it by.
+fn measured(catalog: &Catalog, measured: &BTreeMap<String, f64>, id: &str) -> Option<f64> {
+    measured
+        .iter()
+        .find(|(name, _)| catalog.accelerator(name).is_some_and(|a| a.id == id))
+        .map(|(_, &tps)| tps)
+        .filter(|tps| tps.is_finite() && *tps > 0.0)
+}
+
+/// What a class's speed is carried between accelerators by: inference by the plan's measured
+/// tokens per second when both sides have one, else by memory bandwidth, since decoding a token
+/// reads every weight; training and burst by dense BF16 peak.
+fn carry_basis(
+    catalog: &Catalog,
+    class: WorkloadClass,
+    measured_tps: &BTreeMap<String, f64>,
+    from: &str,
+    to: &str,
+) -> &'static str {
+    match class {
+        WorkloadClass::Inference
+            if measured(catalog, measured_tps, from).is_some() && measured(catalog, measured_tps, to).is_some() =>
+        {
+            "measured tokens per second"
+        }
+        WorkloadClass::Inference => "memory bandwidth",
+        _ => "dense BF16 peak",
     }
 }
 
 /// How many GPUs of `to` one GPU of `from` is worth for the class (`carry_basis`); 1 and
 /// `false` when the catalog lacks either figure.
-fn carry_ratio(catalog: &Catalog, class: WorkloadClass, from: &str, to: &str) -> (f64, bool) {
+fn carry_ratio(
+    catalog: &Catalog,
+    class: WorkloadClass,
+    measured_tps: &BTreeMap<String, f64>,
+    from: &str,
+    to: &str,
+) -> (f64, bool) {
+    if class == WorkloadClass::Inference
+        && let (Some(from), Some(to)) = (
+            measured(catalog, measured_tps, from),
+            measured(catalog, measured_tps, to),
+        )
+    {
+        return (from / to, true);
+    }
     let figure = |id: &str| {
         catalog
             .accelerator(id)
@@ -347,6 +405,34 @@ mod tests {
             source: String::new(),
             as_of: String::new(),
         }
+    }
+
+    #[test]
+    fn inference_moves_by_bandwidth_unless_both_sides_were_measured() {
+        let catalog = crate::config::catalog::builtin().catalog;
+        let none = BTreeMap::new();
+        let (h100_in_h200, known) = carry_ratio(&catalog, WorkloadClass::Inference, &none, "h100-sxm", "h200-sxm");
+        assert!(known && (h100_in_h200 - 3.35 / 4.8).abs() < 1e-12);
+        assert_eq!(
+            carry_basis(&catalog, WorkloadClass::Inference, &none, "h100-sxm", "h200-sxm"),
+            "memory bandwidth"
+        );
+        // Training keeps the BF16 peaks: the two are the same silicon.
+        assert_eq!(
+            carry_ratio(&catalog, WorkloadClass::Training, &none, "h100-sxm", "h200-sxm").0,
+            1.0
+        );
+        // Measured on both, by names the catalog knows them by: their ratio.
+        let measured = BTreeMap::from([("H100".to_string(), 2_400.0), ("h200-sxm".to_string(), 3_000.0)]);
+        let (ratio, _) = carry_ratio(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "h200-sxm");
+        assert!((ratio - 0.8).abs() < 1e-12);
+        assert_eq!(
+            carry_basis(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "h200-sxm"),
+            "measured tokens per second"
+        );
+        // One side measured is not a ratio: bandwidth again.
+        let (ratio, _) = carry_ratio(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "b200");
+        assert!((ratio - 3.35 / 8.0).abs() < 1e-12);
     }
 
     #[test]

@@ -113,10 +113,17 @@ pub fn cluster_class_floor(cluster: &ClusterAudit, class: WorkloadClass) -> &[f6
     }
 }
 
-/// The class's demand carried to another accelerator: Σ over clusters of delivered share ×
-/// the larger of the GPUs × `factor` and the jobs' whole-GPU floor, so a one-GPU job moved to
-/// a GPU twice as fast still holds a whole GPU (the sum of floors bounds the sum of each job's
-/// need from below).
+/// One whole GPU in delivered capability, at bare metal's share.
+const WHOLE_GPU_DELIVERED: f64 = crate::model::deployment::Deployment::BareMetal.delivered_capability_frac();
+
+/// The class's demand carried to another accelerator, in delivered capability: Σ over clusters
+/// of delivered share × GPUs × `factor`. A batch job of fixed work finishes sooner on a faster
+/// GPU, so its GPU-hours shrink with the speed-up; an inference server holds its GPUs for as
+/// long as it serves, so for inference each hour keeps at least the running jobs' whole-GPU
+/// floor: a one-GPU server moved to a GPU twice as fast still holds a whole GPU (the sum of
+/// floors bounds the sum of each job's need from below). A whole GPU is counted at bare
+/// metal's delivered share: exactly one GPU on a bare-metal offer, a quarter more on a VM's,
+/// never less than one on either.
 pub fn carried_class_demand(
     audit: &AuditReport,
     class: WorkloadClass,
@@ -129,10 +136,14 @@ pub fn carried_class_demand(
         if d == 0.0 {
             continue;
         }
-        let floor = cluster_class_floor(cluster, class);
+        let floor: &[f64] = if class == WorkloadClass::Inference {
+            cluster_class_floor(cluster, class)
+        } else {
+            &[]
+        };
         for (k, (slot, gpus)) in demand.iter_mut().zip(cluster_class_series(cluster, class)).enumerate() {
             let whole = floor.get(k).copied().unwrap_or(0.0);
-            *slot += d * (gpus * f).max(whole);
+            *slot += (d * gpus * f).max(whole * WHOLE_GPU_DELIVERED);
         }
     }
     demand

@@ -34,21 +34,33 @@ impl MatchTerms {
         }
     }
 
+    /// The class's largest gang in GPUs of an accelerator `factor` times as fast as today's
+    /// (1 for a class that runs no gangs): whole GPUs, a hair of float error never rounding up.
+    pub fn gang_gpus(&self, class: WorkloadClass, factor: f64) -> f64 {
+        if class != WorkloadClass::Training {
+            return 1.0;
+        }
+        let factor = if factor.is_finite() && factor > 0.0 {
+            factor
+        } else {
+            1.0
+        };
+        (self.largest_run_gpus[class as usize] * factor - 1e-9).ceil().max(1.0)
+    }
+
     /// The matcher's request for a class's demand on one accelerator: burst alone may take
     /// spot (priced with its preemption), training alone needs 80 GB and its largest gang
-    /// joined, carried into the accelerator's GPUs by `gang_factor`.
+    /// (`gang_gpus`, in the accelerator's GPUs) joined.
     pub fn request<'a>(
         &self,
         class: WorkloadClass,
         hourly_gpus: &'a [f64],
         hours_per_point: f64,
         accelerator_id: &'a str,
-        gang_factor: f64,
+        gang_gpus: f64,
     ) -> MatchRequest<'a> {
         let requirement = if class == WorkloadClass::Training {
-            // A gang carried to faster GPUs needs fewer of them, never less than one.
-            let gang = (self.largest_run_gpus[class as usize] * gang_factor).ceil();
-            CapabilityRequirement::training(gang.max(1.0))
+            CapabilityRequirement::training(gang_gpus.max(1.0))
         } else {
             CapabilityRequirement::NONE
         };

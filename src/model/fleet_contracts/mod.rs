@@ -39,7 +39,8 @@ pub struct ClassContracts {
     pub class: WorkloadClass,
     /// The catalog's cheapest feasible accelerator for the class.
     pub accelerator: String,
-    /// GPUs of today's accelerators carried into `accelerator`'s by dense BF16 peak.
+    /// GPUs of today's accelerators carried into `accelerator`'s: by dense BF16 peak, for
+    /// inference by memory bandwidth (or the plan's measured tokens per second).
     pub normalization: Vec<Normalization>,
     pub runner_up: Option<RunnerUp>,
     /// Peak concurrent GPUs of `accelerator`, in delivered capability.
@@ -151,6 +152,7 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
             catalog,
             offers,
             terms,
+            measured_tokens_per_second: &plan.inference.measured_tokens_per_second,
         };
         let options = accelerator_choice::accelerator_options(class, &context, model.as_ref());
         let mut feasible = options.iter().filter(|o| o.result.is_some());

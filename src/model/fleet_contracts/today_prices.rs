@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::fleet_today::{ClusterToday, hours_per_point, weighted_class_demand};
 use super::match_terms::MatchTerms;
 use crate::model::catalog::Catalog;
-use crate::model::contracts::{ContractOffer, MixRow, TermKind, match_class};
+use crate::model::contracts::{ContractOffer, MatchRequest, MixRow, TermKind, match_class};
 use crate::model::fleet::AuditReport;
 use crate::model::workload::WorkloadClass;
 
@@ -100,7 +100,17 @@ pub fn today_price_groups(
             .collect();
         // Today's price anchors the offers the class can run on: an offer its gangs cannot use
         // says nothing of what its capacity costs.
-        let request = terms.request(class, &demand, hours_per_point(audit), accelerator, 1.0);
+        // Capacity that runs today is re-termed, not ordered: no lead time applies.
+        let request = MatchRequest {
+            needed_within_weeks: None,
+            ..terms.request(
+                class,
+                &demand,
+                hours_per_point(audit),
+                accelerator,
+                terms.gang_gpus(class, 1.0),
+            )
+        };
         let usable: Vec<ContractOffer> = offers
             .iter()
             .filter(|o| request.requirement.is_met_by(o, memory(accelerator)))
@@ -121,9 +131,12 @@ pub fn today_price_groups(
             note: Some(note),
         };
         let Some((reference_id, reference_effective)) = reference else {
-            let mut group = unpriced(format!(
-                "no catalog offer prices {accelerator}: its peak is kept at today's price on today's term"
-            ));
+            let why = if offers.iter().any(|o| o.price_for(accelerator).is_some()) {
+                format!("no catalog offer of {accelerator} can carry the class")
+            } else {
+                format!("no catalog offer prices {accelerator}")
+            };
+            let mut group = unpriced(format!("{why}: its peak is kept at today's price on today's term"));
             group.clusters = clusters;
             groups.push(group);
             continue;

@@ -354,6 +354,11 @@ pub struct InferencePlan {
     /// The rows read from `users_csv` when the plan was loaded; never saved into the plan.
     #[serde(skip)]
     pub users_measured: Vec<UserLatency>,
+    /// Measured decode throughput of the plan's model, tokens per second per GPU, by
+    /// accelerator (a catalog id or a name it answers to): inference moves between two measured
+    /// accelerators by their ratio instead of by memory bandwidth.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub measured_tokens_per_second: std::collections::BTreeMap<String, f64>,
 }
 
 impl InferencePlan {
@@ -421,7 +426,6 @@ impl ReliabilityPlan {
     /// checkpoint figures (`checkpoint::spot_hours_per_work_hour`).
     pub fn spot_hours_per_work_hour(&self, mtbi_hours: f64) -> Option<f64> {
         super::checkpoint::spot_hours_per_work_hour(
-            self.effective_checkpoint_minutes(),
             self.checkpoint_interval_minutes,
             mtbi_hours,
             self.effective_restore_minutes(),

@@ -251,6 +251,15 @@ impl Plan {
             "inference.requests_per_s".into(),
             non_negative,
         );
+        for (name, tokens_per_second) in &inf.measured_tokens_per_second {
+            let key = format!("inference.measured_tokens_per_second.{name}");
+            check(
+                catalog.accelerator(name).is_some(),
+                key.clone(),
+                "expected an accelerator of the catalog",
+            );
+            check(tokens_per_second.is_finite() && *tokens_per_second > 0.0, key, positive);
+        }
 
         let rel = &self.reliability;
         check(
