@@ -116,6 +116,28 @@ fn each_pane_at_80x24() {
     }
 }
 
+/// The selected class's supply in the Contracts pane: its gang, what was left out and why, what
+/// was taken on trust; nothing cut at 80 columns.
+#[test]
+fn the_contracts_pane_says_what_cannot_be_had_and_what_is_on_trust() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Contracts));
+    let shown = screen(&app, 80, 60);
+    for wanted in [
+        "largest gang 78 GPUs of b200",
+        "left out: verda-1-month, qubrid-1-year-bare-metal, civo-36-month",
+        "states no fabric",
+        "on trust: aws-3-year-savings-plan states no maximum",
+    ] {
+        assert!(shown.contains(wanted), "{wanted}:\n{shown}");
+    }
+    let supply_rows = pane_rows(&shown)
+        .into_iter()
+        .filter(|row| row.contains("left out") || row.contains("on trust") || row.contains("gang"));
+    assert!(!supply_rows.into_iter().any(|row| row.contains('…')), "{shown}");
+    snapshot!("pane_contracts_80x60", shown);
+}
+
 #[test]
 fn the_workbench_at_200x60() {
     let app = app();
@@ -516,7 +538,7 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
     );
     assert_eq!(app.replay.result.as_ref(), Some(&report));
     // Tall enough that the whole Contracts pane shows beneath the grid's top row.
-    let shown = screen(&app, 200, 120);
+    let shown = screen(&app, 200, 160);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
     // An edit elsewhere does not replay: the MFU is not a replay input.

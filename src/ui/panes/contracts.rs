@@ -127,12 +127,13 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
                 lines.push(fields_line(
                     vec![
                         ("  all on ".to_string(), theme.muted),
-                        (label(pure.term.label(), 14), style),
+                        (label(pure.term.label(), 15), style),
                         (right(&usd_compact(pure.cost_usd), 9), style),
                     ],
                     width,
                 ));
             }
+            lines.extend(super::supply_lines::supply_lines(class, theme, width));
         }
     }
     for problem in &report.unmatched {

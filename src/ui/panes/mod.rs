@@ -8,6 +8,7 @@ mod layer_lines;
 pub mod mfu;
 mod replay_lines;
 mod risk;
+mod supply_lines;
 mod workloads;
 
 use ratatui::Frame;
