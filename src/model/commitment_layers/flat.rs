@@ -27,6 +27,7 @@ pub fn flat_ladder(best_mix: &[MixRow], menu: &TierMenu, term_months: impl Fn(&s
                     term_months(&row.offer_id).max(1)
                 },
                 lead_time_hours: row.lead_time_hours,
+                max_gpus: None,
             };
             if row.term.bills_by_use() {
                 by_use = offer;

@@ -106,6 +106,7 @@ pub fn tier_menu(
             months_of(&p.offer_id)
         },
         lead_time_hours: p.lead_time_hours,
+        max_gpus: p.max_gpus,
     };
     let mut committed: Vec<TierOffer> = class
         .pure_terms

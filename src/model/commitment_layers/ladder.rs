@@ -35,6 +35,8 @@ pub struct TierOffer {
     pub term_months: usize,
     /// None when the seller states none.
     pub lead_time_hours: Option<f64>,
+    /// The most GPUs the seller states it supplies: a layer on this term is never wider.
+    pub max_gpus: Option<f64>,
 }
 
 /// The terms a class's layers are chosen from.
@@ -136,7 +138,11 @@ pub fn size_ladder(menu: &TierMenu, months: &[MonthDemand]) -> Ladder {
                 let level = highest_level(busiest, |x| {
                     price <= alternative_usd_per_hour(menu, months, tier, range, x)
                 });
-                level.max(floor)
+                // A layer is never wider than its seller supplies.
+                let capped = menu.committed[tier]
+                    .max_gpus
+                    .map_or(level, |max| level.min(floor + max));
+                capped.max(floor)
             })
             .collect();
         tops.push(tier_tops);

@@ -101,6 +101,7 @@ fn tier(term: TermKind, offer_id: String, usd: f64, months: usize, cluster: &Clu
         usd_per_gpu_hour: usd,
         term_months: months,
         lead_time_hours: Some(0.0),
+        max_gpus: None,
     }
 }
 

@@ -13,6 +13,7 @@ fn offer(term: TermKind, usd: f64, months: usize) -> TierOffer {
         usd_per_gpu_hour: usd,
         term_months: months,
         lead_time_hours: Some(0.0),
+        max_gpus: None,
     }
 }
 
@@ -43,6 +44,31 @@ fn one_layer_against_on_demand_is_the_critical_fractile() {
     let menu = menu(vec![offer(TermKind::OneYear, 3.05, 1)], 10.0, 0.0);
     let ladder = size_ladder(&menu, &months);
     assert!((ladder.tops[0][0] - 70.0).abs() < 1e-6, "{:?}", ladder.tops);
+}
+
+#[test]
+fn a_layer_is_never_wider_than_its_seller_supplies() {
+    // The same demand and price as the critical fractile (70 GPUs), from a seller of 40 at most;
+    // a longer term of 25 at most below it leaves the 1-year layer 25..65.
+    let values: Vec<f64> = (1..=100).map(f64::from).collect();
+    let months = known_months(&[values], 1.0);
+    let capped = |term, usd, max| TierOffer {
+        max_gpus: Some(max),
+        ..offer(term, usd, 1)
+    };
+    let ladder = size_ladder(&menu(vec![capped(TermKind::OneYear, 3.05, 40.0)], 10.0, 0.0), &months);
+    assert!((ladder.tops[0][0] - 40.0).abs() < 1e-6, "{:?}", ladder.tops);
+    let two = menu(
+        vec![
+            capped(TermKind::BuildToOrder, 2.0, 25.0),
+            capped(TermKind::OneYear, 3.05, 40.0),
+        ],
+        10.0,
+        0.0,
+    );
+    let ladder = size_ladder(&two, &months);
+    assert!((ladder.tops[0][0] - 25.0).abs() < 1e-6, "{:?}", ladder.tops);
+    assert!((ladder.tops[1][0] - 65.0).abs() < 1e-6, "{:?}", ladder.tops);
 }
 
 #[test]

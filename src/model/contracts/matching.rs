@@ -54,6 +54,8 @@ pub struct PureTermCost {
     pub preemption_factor: f64,
     /// None when the seller states none.
     pub lead_time_hours: Option<f64>,
+    /// The most GPUs the seller states it supplies; None when it states none.
+    pub max_gpus: Option<f64>,
     pub cost_usd: f64,
     /// GPU-hours paid for and not used.
     pub unused_gpu_hours: f64,
@@ -350,6 +352,7 @@ pub fn match_class(
                 effective_usd_per_gpu_hour: candidate.usd_per_gpu_hour,
                 preemption_factor: candidate.preemption_factor,
                 lead_time_hours: candidate.offer.lead_time_hours(),
+                max_gpus: candidate.offer.max_gpus.known(),
                 cost_usd,
                 unused_gpu_hours,
             });
