@@ -415,7 +415,7 @@ pub fn replay_fleets(jobs: &[ReplayJob], audit: &AuditReport, setup: &ReplaySetu
             split = split_gang;
             pools = raised;
             pools[index].source = format!(
-                "{}, raised to hold its largest gang ({:.0} GPUs: cheaper replayed)",
+                "{}, raised to hold its largest gang ({:.0} GPUs: it starts more jobs or costs less, replayed)",
                 pools[index].source, sizing.gang_gpus
             );
         }

@@ -93,6 +93,7 @@ pub(super) fn read_slurm(
     Ok((FleetSource::from_loaded(loaded), fixed))
 }
 
+/// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
 pub(super) fn read_pods(
     prometheus: &PrometheusSource,
     rules: &ClassificationRules,

@@ -644,9 +644,6 @@ fn kept_or_fitted<'a>(
     &kept.insert(entry).1
 }
 
-/// A Kubernetes fleet from Prometheus alone: kube-state-metrics' pods over the window as runs.
-/// The window is fixed here (the pull needs it before any job is known): `since`/`until`, else
-/// the last `days` (90) to now.
 /// Each cluster's hourly DCGM utilization over the audit window, with progress.
 fn pull_utilization(
     prometheus: &PrometheusSource,

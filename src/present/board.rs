@@ -409,13 +409,13 @@ fn supply_notes(c: &ContractsReport) -> Vec<Block> {
         if let Some(gang) = class.largest_gang_gpus {
             parts.push(format!("largest gang {gang:.0} GPUs of {}", class.accelerator));
         }
-        if !class.exclusions.is_empty() {
-            let out: Vec<String> = class
-                .exclusions
-                .iter()
-                .map(|e| format!("{} ({})", e.offer_id, e.reason))
-                .collect();
-            parts.push(format!("Left out: {}", out.join("; ")));
+        let left_out: Vec<String> = class
+            .exclusions_by_reason()
+            .into_iter()
+            .map(|(reason, offers)| format!("{} ({reason})", offers.join(", ")))
+            .collect();
+        if !left_out.is_empty() {
+            parts.push(format!("Left out: {}", left_out.join("; ")));
         }
         if !class.assumed_supply.is_empty() {
             parts.push(format!("Taken on trust: {}", class.assumed_supply.join("; ")));
@@ -463,10 +463,17 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
             "Each class on the catalog's cheapest feasible accelerator. Demand: hourly concurrent GPUs over the \
              audit's {:.0}-day window, in delivered capability (VM {:.0} %, bare metal {:.0} % of the hardware) \
              and carried between accelerators by dense BF16 peak (inference by memory bandwidth, which bounds \
-             decoding). Offers left out and supply taken on trust are listed under the mixes.",
+             decoding). Offers left out (a gang its nodes cannot join; a stated lead time over {} weeks, {}) \
+             and supply taken on trust are listed under the mixes.",
             c.window_days,
             crate::model::deployment::Deployment::Vm.delivered_capability_frac() * 100.0,
-            crate::model::deployment::Deployment::BareMetal.delivered_capability_frac() * 100.0
+            crate::model::deployment::Deployment::BareMetal.delivered_capability_frac() * 100.0,
+            thousands(c.needed_within_weeks),
+            if c.needed_within_weeks_assumed {
+                "assumed: the plan's [moving] gives no needed_within_weeks"
+            } else {
+                "the plan's [moving] needed_within_weeks"
+            }
         )),
         Block::Table(accelerator_table(c)),
     ];

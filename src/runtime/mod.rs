@@ -196,6 +196,21 @@ pub fn known_plans() -> Vec<PathBuf> {
 pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::RuntimeError> {
     let catalog = crate::config::catalog::builtin().catalog;
     let plan = default_plan(&catalog).map_err(error::RuntimeError::InvalidPlan)?;
+    let file = PlanFile {
+        path: None,
+        text: Some(DEFAULT_PLAN_TOML.to_string()),
+    };
+    loaded_workbench(catalog, plan, file, log)
+}
+
+/// `sample_workbench` with another plan, read from `file` (a shipped plan, as `gpuplan --plan`
+/// opens it).
+pub fn loaded_workbench(
+    catalog: crate::model::catalog::Catalog,
+    plan: crate::model::plan::Plan,
+    file: PlanFile,
+    log: Option<&std::path::Path>,
+) -> Result<App, error::RuntimeError> {
     let logs = LogInputs {
         paths: vec![match log {
             Some(log) => log.to_path_buf(),
@@ -203,15 +218,7 @@ pub fn sample_workbench(log: Option<&std::path::Path>) -> Result<App, error::Run
         }],
         ..LogInputs::default()
     };
-    let mut app = App::new(
-        catalog.clone(),
-        plan,
-        PlanFile {
-            path: None,
-            text: Some(DEFAULT_PLAN_TOML.to_string()),
-        },
-        logs,
-    );
+    let mut app = App::new(catalog.clone(), plan, file, logs);
     let mut pipeline = crate::pipeline::Pipeline::new(catalog);
     let observer = &mut crate::pipeline::observer::Quiet;
     for effect in app.start() {

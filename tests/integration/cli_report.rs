@@ -199,7 +199,7 @@ fn the_monte_carlo_is_reproducible_by_seed_and_ordered() {
 
 #[test]
 fn the_report_matches_contract_terms_to_the_logs_demand() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let contracts = &report["contracts"];
     let classes = contracts["classes"].as_array().expect("contracts.classes");
@@ -224,7 +224,7 @@ fn f(v: &Value) -> f64 {
 
 #[test]
 fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let audit = json_report(&["audit", sample, "--format", "json"]);
     let w = &report["waterfall"];
@@ -330,10 +330,13 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
 
 #[test]
 fn offers_that_cannot_be_had_are_left_out_and_what_was_taken_on_trust_is_said() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let classes = report["contracts"]["classes"].as_array().expect("classes");
     let class = |name: &str| classes.iter().find(|c| c["class"] == name).expect("class");
+    // With no [moving] needed_within_weeks, its default stands and is said to be assumed.
+    assert_eq!(report["contracts"]["needed_within_weeks"], 26.0);
+    assert_eq!(report["contracts"]["needed_within_weeks_assumed"], true);
     // The sample's largest training run holds 176 GPUs: carried to the chosen accelerator it
     // still spans nodes, so every offer stating no fabric between nodes is left out, with why.
     let training = class("training");
@@ -436,7 +439,6 @@ fn offers_that_cannot_be_had_are_left_out_and_what_was_taken_on_trust_is_said() 
 fn measured_tokens_per_second_carry_inference_instead_of_bandwidth() {
     let home = tempfile::tempdir().expect("home");
     let plan = home.path().join("plan.toml");
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
     let measured = [
         ("a100-80gb", 1_000.0),
         ("H100", 2_400.0),
@@ -447,28 +449,10 @@ fn measured_tokens_per_second_carry_inference_instead_of_bandwidth() {
         .iter()
         .map(|(name, tps)| format!("\"{name}\" = {tps}\n"))
         .collect();
-    std::fs::write(
-        &plan,
-        format!(
-            "{}\n[inference.measured_tokens_per_second]\n{table}",
-            default_plan_text()
-        ),
-    )
-    .expect("plan");
-    let run = gpuplan_in(
+    let report = common::sample_report_in(
         home.path(),
-        &[
-            "report",
-            "--plan",
-            plan.to_str().expect("path"),
-            "--logs",
-            sample,
-            "--format",
-            "json",
-        ],
+        &format!("\n[inference.measured_tokens_per_second]\n{table}"),
     );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let report: Value = serde_json::from_str(&run.stdout).expect("json");
     let inference = report["contracts"]["classes"]
         .as_array()
         .expect("classes")
@@ -509,8 +493,6 @@ fn measured_tokens_per_second_carry_inference_instead_of_bandwidth() {
 #[test]
 fn an_offer_slower_than_the_plan_needs_is_left_out() {
     let home = tempfile::tempdir().expect("home");
-    let plan = home.path().join("plan.toml");
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
     // A catalog override where the build-to-order offers state a 20-week lead time.
     let catalogs = home.path().join("config").join("catalogs");
     std::fs::create_dir_all(&catalogs).expect("dir");
@@ -529,25 +511,8 @@ fn an_offer_slower_than_the_plan_needs_is_left_out() {
     }
     std::fs::write(catalogs.join("contracts.toml"), lines.join("\n")).expect("catalog");
     for (needed, left_out) in [(12.0, true), (30.0, false)] {
-        std::fs::write(
-            &plan,
-            format!("{}\n[moving]\nneeded_within_weeks = {needed}\n", default_plan_text()),
-        )
-        .expect("plan");
-        let run = gpuplan_in(
-            home.path(),
-            &[
-                "report",
-                "--plan",
-                plan.to_str().expect("path"),
-                "--logs",
-                sample,
-                "--format",
-                "json",
-            ],
-        );
-        assert_eq!(run.code, 0, "{}", run.stderr);
-        let report: Value = serde_json::from_str(&run.stdout).expect("json");
+        let report = common::sample_report_in(home.path(), &format!("\n[moving]\nneeded_within_weeks = {needed}\n"));
+        assert_eq!(report["contracts"]["needed_within_weeks_assumed"], false);
         let reasons: Vec<String> = report["contracts"]["classes"]
             .as_array()
             .expect("classes")
@@ -566,7 +531,7 @@ fn an_offer_slower_than_the_plan_needs_is_left_out() {
 
 #[test]
 fn clusters_the_plan_does_not_list_are_named_wherever_the_fallback_price_is_used() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let dir = tempfile::tempdir().expect("temp dir");
     let plan = dir.path().join("plan.toml");
     // The built-in plan with its [[clusters]] left out.
@@ -814,7 +779,7 @@ fn a_cluster_that_cannot_serve_its_stated_volume_fails_a_check() {
 
 #[test]
 fn with_logs_the_mfu_gain_is_on_the_audited_spend_beside_the_plans_example() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let with_logs = json_report(&["report", "--logs", sample, "--format", "json"]);
     let board = &with_logs["board"];
     let today = f(&with_logs["contracts"]["consolidated_usd_per_month"]);
@@ -832,7 +797,7 @@ fn with_logs_the_mfu_gain_is_on_the_audited_spend_beside_the_plans_example() {
 
 #[test]
 fn every_shipped_plan_prices_the_shipped_samples_clusters_itself() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let plans = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans")).expect("plans");
     let mut seen = 0;
     for entry in plans {
@@ -857,7 +822,7 @@ fn every_shipped_plan_prices_the_shipped_samples_clusters_itself() {
 
 #[test]
 fn the_board_sees_staying_with_todays_providers_beside_switching() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let w = &report["waterfall"];
     let today = f(&w["today_usd_per_month"]);
@@ -900,7 +865,7 @@ fn the_board_sees_staying_with_todays_providers_beside_switching() {
 
 #[test]
 fn the_board_gets_a_range_and_a_tornado_of_stated_drivers() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let w = &report["waterfall"];
     let point = f(&w["saving_usd_per_year"]);
@@ -941,7 +906,7 @@ fn the_board_gets_a_range_and_a_tornado_of_stated_drivers() {
 
 #[test]
 fn the_saving_arrives_as_commitments_end_and_moving_is_paid_for() {
-    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+    let sample = common::SAMPLE_LOG;
     let report = json_report(&["report", "--format", "json", "--logs", sample]);
     let w = &report["waterfall"];
     let months = w["timeline"].as_array().expect("timeline");

@@ -15,7 +15,7 @@ use gpuplan::model::workload::WorkloadClass;
 use gpuplan::runtime::sample_workbench;
 use serde_json::Value;
 
-const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+const SAMPLE: &str = common::SAMPLE_LOG;
 
 fn json(run: common::Run) -> Value {
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
@@ -28,13 +28,7 @@ fn number(v: &Value) -> f64 {
 
 fn report_with(plan_tail: &str) -> Value {
     let home = tempfile::tempdir().expect("home");
-    let plan = home.path().join("plan.toml");
-    std::fs::write(&plan, default_plan_text() + plan_tail).expect("plan");
-    let plan = plan.to_str().expect("path");
-    json(gpuplan_in(
-        home.path(),
-        &["report", "--plan", plan, "--logs", SAMPLE, "--format", "json"],
-    ))
+    common::sample_report_in(home.path(), plan_tail)
 }
 
 fn class<'a>(report: &'a Value, name: &str) -> &'a Value {

@@ -579,38 +579,14 @@ fn wide_panes_give_their_labels_the_room_they_have() {
 /// The workbench on the sample with the plan at `path` (a shipped plan), as `gpuplan --plan path`
 /// opens it: the audit, the forecast fit and the replay run here, as the worker would run them.
 fn app_with_plan(path: &str) -> App {
-    use gpuplan::app::{Effect, LogInputs, PlanFile};
-    use gpuplan::runtime::worker::{fleet_of, sources_of};
     let catalog = gpuplan::config::catalog::builtin().catalog;
     let text = std::fs::read_to_string(path).expect("shipped plan");
     let plan = gpuplan::config::plan_file::read_plan_text(path, &text, &catalog).expect("plan");
-    let logs = LogInputs {
-        paths: vec![gpuplan::config::sample_log::sample_log_path().expect("sample")],
-        ..LogInputs::default()
-    };
-    let file = PlanFile {
+    let file = gpuplan::app::PlanFile {
         path: Some(std::path::PathBuf::from(path)),
         text: Some(text),
     };
-    let mut app = App::new(catalog.clone(), plan, file, logs);
-    let mut pipeline = gpuplan::pipeline::Pipeline::new(catalog);
-    for effect in app.start() {
-        let Effect::LoadFleet {
-            generation,
-            logs,
-            settings,
-        } = effect
-        else {
-            continue;
-        };
-        let audited = pipeline
-            .audit(&sources_of(&logs), &settings, &mut gpuplan::pipeline::observer::Quiet)
-            .expect("the sample audits");
-        let fleet = Box::new(fleet_of(audited));
-        let effects = update(&mut app, Action::FleetLoaded { generation, fleet });
-        crate::common::settle(&mut app, &mut pipeline, effects);
-    }
-    app
+    gpuplan::runtime::loaded_workbench(catalog, plan, file, None).expect("the sample loads")
 }
 
 /// docs/workbench.md's captures: `2` and four presses of → (the H100 slider from 45 % to 47 %),

@@ -465,25 +465,23 @@ fn assumed_supply(best_mix: &[MixRow], candidates: &[Candidate<'_>]) -> Vec<Stri
         let Some(candidate) = candidates.iter().find(|c| c.offer.id == row.offer_id) else {
             continue;
         };
-        let mut unstated = Vec::new();
-        if candidate.offer.max_gpus.known().is_none() {
-            unstated.push(format!("that it supplies {:.0} GPUs", row.gpus.ceil()));
-        }
-        if candidate.offer.lead_time_weeks().is_none() {
-            unstated.push("that it is ready in time".to_string());
-        }
-        if !unstated.is_empty() {
-            assumed.push(format!(
-                "{} states no {}: assumed {}",
-                row.offer_id,
-                match (candidate.offer.max_gpus.known(), candidate.offer.lead_time_weeks()) {
-                    (None, None) => "maximum or lead time",
-                    (None, Some(_)) => "maximum",
-                    _ => "lead time",
-                },
-                unstated.join(" and ")
-            ));
-        }
+        let (no_max, no_lead) = (
+            candidate.offer.max_gpus.known().is_none(),
+            candidate.offer.lead_time_weeks().is_none(),
+        );
+        let (missing, assumption) = match (no_max, no_lead) {
+            (true, true) => (
+                "maximum or lead time",
+                format!(
+                    "that it supplies {:.0} GPUs and that it is ready in time",
+                    row.gpus.ceil()
+                ),
+            ),
+            (true, false) => ("maximum", format!("that it supplies {:.0} GPUs", row.gpus.ceil())),
+            (false, true) => ("lead time", "that it is ready in time".to_string()),
+            (false, false) => continue,
+        };
+        assumed.push(format!("{} states no {missing}: assumed {assumption}", row.offer_id));
     }
     assumed.dedup();
     assumed

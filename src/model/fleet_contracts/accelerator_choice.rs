@@ -123,7 +123,7 @@ pub fn accelerator_options(
         catalog,
         offers,
         terms,
-        measured_tokens_per_second,
+        ..
     } = *context;
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
     let mut options: Vec<AcceleratorOption> = catalog
@@ -131,41 +131,20 @@ pub fn accelerator_options(
         .iter()
         .filter(|a| offers.iter().any(|o| o.price_for(&a.id).is_some()))
         .map(|candidate| {
-            let factors: Vec<(f64, bool)> = fleet
-                .iter()
-                .map(|c| {
-                    carry_ratio(
-                        catalog,
-                        class,
-                        measured_tokens_per_second,
-                        &c.accelerator,
-                        &candidate.id,
-                    )
-                })
-                .collect();
-            // The gang shrinks on faster GPUs by the ratio of the clusters it may have run on.
-            let gang_factor = fleet
-                .iter()
-                .zip(&factors)
-                .filter(|(c, _)| audit_has_class(audit, &c.name, class))
-                .map(|(_, &(factor, _))| factor)
-                .fold(0.0, f64::max);
-            let gang_gpus = terms.gang_gpus(class, gang_factor);
+            let Carried {
+                carries,
+                gang_gpus,
+                demand,
+            } = carried_into(class, &candidate.id, context);
             let mut normalization: Vec<Normalization> = fleet
                 .iter()
-                .zip(&factors)
+                .zip(&carries)
                 .filter(|(c, _)| audit_has_class(audit, &c.name, class))
-                .map(|(c, &(factor, known))| Normalization {
+                .map(|(c, carry)| Normalization {
                     from: c.accelerator.clone(),
-                    factor,
-                    known,
-                    basis: carry_basis(
-                        catalog,
-                        class,
-                        measured_tokens_per_second,
-                        &c.accelerator,
-                        &candidate.id,
-                    ),
+                    factor: carry.factor,
+                    known: carry.known,
+                    basis: carry.basis,
                 })
                 .collect();
             normalization.sort_by(|a, b| a.from.cmp(&b.from));
@@ -180,12 +159,6 @@ pub fn accelerator_options(
                     result: None,
                 };
             }
-            let demand = carried_class_demand(
-                audit,
-                class,
-                |i| fleet[i].deployment.delivered_capability_frac(),
-                |i| factors[i].0,
-            );
             let request = terms.request(class, &demand, hours_per_point(audit), &candidate.id, gang_gpus);
             match match_class(&request, offers, memory) {
                 Ok(result) => AcceleratorOption {
@@ -241,7 +214,7 @@ pub fn with_pending(
         catalog,
         offers,
         terms,
-        measured_tokens_per_second,
+        ..
     } = *context;
     let jobs: u64 = audit.clusters.iter().map(|c| c.pending.get(class).jobs).sum();
     let requested: f64 = audit
@@ -252,27 +225,12 @@ pub fn with_pending(
     if jobs == 0 || requested <= 0.0 {
         return None;
     }
-    let factor = |i: usize| {
-        carry_ratio(
-            catalog,
-            class,
-            measured_tokens_per_second,
-            &fleet[i].accelerator,
-            accelerator,
-        )
-        .0
-    };
-    let weight = |i: usize| fleet[i].deployment.delivered_capability_frac() * factor(i);
-    let gang_factor = (0..fleet.len())
-        .filter(|&i| audit_has_class(audit, &fleet[i].name, class))
-        .map(factor)
-        .fold(0.0, f64::max);
-    let mut demand = carried_class_demand(
-        audit,
-        class,
-        |i| fleet[i].deployment.delivered_capability_frac(),
-        factor,
-    );
+    let Carried {
+        carries,
+        gang_gpus,
+        mut demand,
+    } = carried_into(class, accelerator, context);
+    let weight = |i: usize| fleet[i].deployment.delivered_capability_frac() * carries[i].factor;
     let hours = demand.len().max(1) as f64;
     let extra: f64 = audit
         .clusters
@@ -284,13 +242,7 @@ pub fn with_pending(
         *slot += extra;
     }
     let memory = |id: &str| catalog.accelerator(id).map(|a| a.memory_gb);
-    let request = terms.request(
-        class,
-        &demand,
-        hours_per_point(audit),
-        accelerator,
-        terms.gang_gpus(class, gang_factor),
-    );
+    let request = terms.request(class, &demand, hours_per_point(audit), accelerator, gang_gpus);
     let result = match_class(&request, offers, memory).ok()?;
     Some(PendingOffer {
         jobs,
@@ -309,49 +261,36 @@ fn measured(catalog: &Catalog, measured: &BTreeMap<String, f64>, id: &str) -> Op
         .filter(|tps| tps.is_finite() && *tps > 0.0)
 }
 
-/// What a class's speed is carried between accelerators by: inference by the plan's measured
-/// tokens per second when both sides have one, else by memory bandwidth, since decoding a token
-/// reads every weight; training and burst by dense BF16 peak.
-fn carry_basis(
-    catalog: &Catalog,
-    class: WorkloadClass,
-    measured_tps: &BTreeMap<String, f64>,
-    from: &str,
-    to: &str,
-) -> &'static str {
-    match class {
-        WorkloadClass::Inference
-            if measured(catalog, measured_tps, from).is_some() && measured(catalog, measured_tps, to).is_some() =>
-        {
-            "measured tokens per second"
-        }
-        WorkloadClass::Inference => "memory bandwidth",
-        _ => "dense BF16 peak",
-    }
+/// How much of `to` one GPU of `from` is worth for a class, and by what figure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Carry {
+    factor: f64,
+    /// False when the catalog lacks a figure for one side and the factor is taken as 1.
+    known: bool,
+    basis: &'static str,
 }
 
-/// How many GPUs of `to` one GPU of `from` is worth for the class (`carry_basis`); 1 and
-/// `false` when the catalog lacks either figure.
-fn carry_ratio(
-    catalog: &Catalog,
-    class: WorkloadClass,
-    measured_tps: &BTreeMap<String, f64>,
-    from: &str,
-    to: &str,
-) -> (f64, bool) {
+/// Inference by the plan's measured tokens per second when both sides have one, else by memory
+/// bandwidth, since decoding a token reads every weight; training and burst by dense BF16 peak.
+fn carry(catalog: &Catalog, class: WorkloadClass, measured_tps: &BTreeMap<String, f64>, from: &str, to: &str) -> Carry {
     if class == WorkloadClass::Inference
         && let (Some(from), Some(to)) = (
             measured(catalog, measured_tps, from),
             measured(catalog, measured_tps, to),
         )
     {
-        return (from / to, true);
+        return Carry {
+            factor: from / to,
+            known: true,
+            basis: "measured tokens per second",
+        };
     }
+    let inference = class == WorkloadClass::Inference;
     let figure = |id: &str| {
         catalog
             .accelerator(id)
             .map(|a| {
-                if class == WorkloadClass::Inference {
+                if inference {
                     a.memory_bandwidth_tbps
                 } else {
                     a.bf16_dense_tflops
@@ -359,9 +298,58 @@ fn carry_ratio(
             })
             .filter(|p| p.is_finite() && *p > 0.0)
     };
-    match (figure(from), figure(to)) {
+    let (factor, known) = match (figure(from), figure(to)) {
         (Some(from), Some(to)) => (from / to, true),
         _ => (1.0, false),
+    };
+    Carry {
+        factor,
+        known,
+        basis: if inference {
+            "memory bandwidth"
+        } else {
+            "dense BF16 peak"
+        },
+    }
+}
+
+/// Today's clusters carried into `to`: each cluster's carry, the class's largest gang in `to`'s
+/// GPUs (shrunk by the largest factor of the clusters it may have run on) and its demand.
+struct Carried {
+    carries: Vec<Carry>,
+    gang_gpus: f64,
+    demand: Vec<f64>,
+}
+
+fn carried_into(class: WorkloadClass, to: &str, context: &MatchContext<'_>) -> Carried {
+    let MatchContext {
+        fleet,
+        audit,
+        catalog,
+        terms,
+        measured_tokens_per_second,
+        ..
+    } = *context;
+    let carries: Vec<Carry> = fleet
+        .iter()
+        .map(|c| carry(catalog, class, measured_tokens_per_second, &c.accelerator, to))
+        .collect();
+    let gang_factor = fleet
+        .iter()
+        .zip(&carries)
+        .filter(|(c, _)| audit_has_class(audit, &c.name, class))
+        .map(|(_, carry)| carry.factor)
+        .fold(0.0, f64::max);
+    let demand = carried_class_demand(
+        audit,
+        class,
+        |i| fleet[i].deployment.delivered_capability_frac(),
+        |i| carries[i].factor,
+    );
+    Carried {
+        gang_gpus: terms.gang_gpus(class, gang_factor),
+        carries,
+        demand,
     }
 }
 
@@ -411,28 +399,21 @@ mod tests {
     fn inference_moves_by_bandwidth_unless_both_sides_were_measured() {
         let catalog = crate::config::catalog::builtin().catalog;
         let none = BTreeMap::new();
-        let (h100_in_h200, known) = carry_ratio(&catalog, WorkloadClass::Inference, &none, "h100-sxm", "h200-sxm");
-        assert!(known && (h100_in_h200 - 3.35 / 4.8).abs() < 1e-12);
-        assert_eq!(
-            carry_basis(&catalog, WorkloadClass::Inference, &none, "h100-sxm", "h200-sxm"),
-            "memory bandwidth"
-        );
+        let h100_in_h200 = carry(&catalog, WorkloadClass::Inference, &none, "h100-sxm", "h200-sxm");
+        assert!(h100_in_h200.known && (h100_in_h200.factor - 3.35 / 4.8).abs() < 1e-12);
+        assert_eq!(h100_in_h200.basis, "memory bandwidth");
         // Training keeps the BF16 peaks: the two are the same silicon.
-        assert_eq!(
-            carry_ratio(&catalog, WorkloadClass::Training, &none, "h100-sxm", "h200-sxm").0,
-            1.0
-        );
+        let training = carry(&catalog, WorkloadClass::Training, &none, "h100-sxm", "h200-sxm");
+        assert_eq!((training.factor, training.basis), (1.0, "dense BF16 peak"));
         // Measured on both, by names the catalog knows them by: their ratio.
         let measured = BTreeMap::from([("H100".to_string(), 2_400.0), ("h200-sxm".to_string(), 3_000.0)]);
-        let (ratio, _) = carry_ratio(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "h200-sxm");
-        assert!((ratio - 0.8).abs() < 1e-12);
-        assert_eq!(
-            carry_basis(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "h200-sxm"),
-            "measured tokens per second"
-        );
+        let both = carry(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "h200-sxm");
+        assert!((both.factor - 0.8).abs() < 1e-12);
+        assert_eq!(both.basis, "measured tokens per second");
         // One side measured is not a ratio: bandwidth again.
-        let (ratio, _) = carry_ratio(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "b200");
-        assert!((ratio - 3.35 / 8.0).abs() < 1e-12);
+        let one = carry(&catalog, WorkloadClass::Inference, &measured, "h100-sxm", "b200");
+        assert!((one.factor - 3.35 / 8.0).abs() < 1e-12);
+        assert_eq!(one.basis, "memory bandwidth");
     }
 
     #[test]

@@ -130,20 +130,24 @@ pub fn carried_class_demand(
     delivered: impl Fn(usize) -> f64,
     factor: impl Fn(usize) -> f64,
 ) -> Vec<f64> {
+    let floored = class == WorkloadClass::Inference;
+    sum_class_series(audit, class, |index, gpus, whole| {
+        let carried = delivered(index) * gpus * factor(index);
+        if floored {
+            carried.max(whole * WHOLE_GPU_DELIVERED)
+        } else {
+            carried
+        }
+    })
+}
+
+/// Σ over clusters, hour by hour, of `hour(cluster index, the class's GPUs, its whole-GPU floor)`.
+fn sum_class_series(audit: &AuditReport, class: WorkloadClass, hour: impl Fn(usize, f64, f64) -> f64) -> Vec<f64> {
     let mut demand = vec![0.0; window_points(audit)];
     for (index, cluster) in audit.clusters.iter().enumerate() {
-        let (d, f) = (delivered(index), factor(index));
-        if d == 0.0 {
-            continue;
-        }
-        let floor: &[f64] = if class == WorkloadClass::Inference {
-            cluster_class_floor(cluster, class)
-        } else {
-            &[]
-        };
-        for (k, (slot, gpus)) in demand.iter_mut().zip(cluster_class_series(cluster, class)).enumerate() {
-            let whole = floor.get(k).copied().unwrap_or(0.0);
-            *slot += (d * gpus * f).max(whole * WHOLE_GPU_DELIVERED);
+        let floor = cluster_class_floor(cluster, class);
+        for (k, (slot, &gpus)) in demand.iter_mut().zip(cluster_class_series(cluster, class)).enumerate() {
+            *slot += hour(index, gpus, floor.get(k).copied().unwrap_or(0.0));
         }
     }
     demand
@@ -167,17 +171,7 @@ pub fn window_points(audit: &AuditReport) -> usize {
 /// Σ over clusters of the class's hourly GPUs, each weighted by `weight(cluster index)`:
 /// delivered capability, or capability in another accelerator's GPUs.
 pub fn weighted_class_demand(audit: &AuditReport, class: WorkloadClass, weight: impl Fn(usize) -> f64) -> Vec<f64> {
-    let mut demand = vec![0.0; window_points(audit)];
-    for (index, cluster) in audit.clusters.iter().enumerate() {
-        let w = weight(index);
-        if w == 0.0 {
-            continue;
-        }
-        for (slot, gpus) in demand.iter_mut().zip(cluster_class_series(cluster, class)) {
-            *slot += gpus * w;
-        }
-    }
-    demand
+    sum_class_series(audit, class, |index, gpus, _| gpus * weight(index))
 }
 
 fn fleet_class_hours(audit: &AuditReport) -> [f64; 3] {

@@ -105,6 +105,24 @@ pub struct ContractsReport {
     pub list_priced_clusters: Vec<(String, String)>,
     /// The plan's served model, for the inference fit.
     pub served_model: Option<ServedModel>,
+    /// Offers whose stated lead time is longer were left out; true when the plan gives no
+    /// `[moving] needed_within_weeks` and the default stands.
+    pub needed_within_weeks: f64,
+    pub needed_within_weeks_assumed: bool,
+}
+
+impl ClassContracts {
+    /// The offers left out, one entry per reason, in the order first met.
+    pub fn exclusions_by_reason(&self) -> Vec<(&str, Vec<&str>)> {
+        let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
+        for e in &self.exclusions {
+            match by_reason.iter_mut().find(|(reason, _)| *reason == e.reason) {
+                Some((_, offers)) => offers.push(&e.offer_id),
+                None => by_reason.push((&e.reason, vec![&e.offer_id])),
+            }
+        }
+        by_reason
+    }
 }
 
 impl ContractsReport {
@@ -228,6 +246,8 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         fallback_price,
         list_priced_clusters,
         served_model: model,
+        needed_within_weeks: terms.needed_within_weeks,
+        needed_within_weeks_assumed: plan.moving.as_ref().and_then(|m| m.needed_within_weeks).is_none(),
         fleet,
     };
     report.sum_fleet();

@@ -384,21 +384,18 @@ impl Plan {
                 }
             }
         }
-        if let Some(prometheus) = &self.prometheus {
-            for (key, message) in prometheus.problems() {
-                problems.push(PlanProblem {
-                    key_path: format!("prometheus.{key}"),
-                    message,
-                });
-            }
-        }
-        if let Some(moving) = &self.moving {
-            for (key, message) in moving.problems() {
-                problems.push(PlanProblem {
-                    key_path: format!("moving.{key}"),
-                    message,
-                });
-            }
+        // The optional tables that check themselves, their keys under the table's name.
+        let tables = [
+            ("prometheus", self.prometheus.as_ref().map(|t| t.problems())),
+            ("moving", self.moving.as_ref().map(|t| t.problems())),
+            ("slurm", self.slurm.as_ref().map(|t| t.problems())),
+            ("forecast", self.forecast.as_ref().map(|t| t.problems())),
+        ];
+        for (table, found) in tables {
+            problems.extend(found.into_iter().flatten().map(|(key, message)| PlanProblem {
+                key_path: format!("{table}.{key}"),
+                message,
+            }));
         }
         for (i, cluster) in self.clusters.iter().enumerate() {
             if let Some(day) = &cluster.commitment_ends
@@ -407,22 +404,6 @@ impl Plan {
                 problems.push(PlanProblem {
                     key_path: format!("clusters[{i}].commitment_ends"),
                     message: format!("'{day}' is not a date: expected YYYY-MM-DD"),
-                });
-            }
-        }
-        if let Some(slurm) = &self.slurm {
-            for (key, message) in slurm.problems() {
-                problems.push(PlanProblem {
-                    key_path: format!("slurm.{key}"),
-                    message,
-                });
-            }
-        }
-        if let Some(forecast) = &self.forecast {
-            for (key, message) in forecast.problems() {
-                problems.push(PlanProblem {
-                    key_path: format!("forecast.{key}"),
-                    message,
                 });
             }
         }

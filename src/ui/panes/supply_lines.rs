@@ -24,14 +24,7 @@ pub fn supply_lines(class: &ClassContracts, theme: &Theme, width: u16) -> Vec<Li
             theme.muted,
         );
     }
-    let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
-    for e in &class.exclusions {
-        match by_reason.iter_mut().find(|(reason, _)| *reason == e.reason) {
-            Some((_, offers)) => offers.push(&e.offer_id),
-            None => by_reason.push((&e.reason, vec![&e.offer_id])),
-        }
-    }
-    for (reason, offers) in by_reason {
+    for (reason, offers) in class.exclusions_by_reason() {
         push(format!("left out: {} ({reason})", offers.join(", ")), theme.muted);
     }
     for trusted in &class.assumed_supply {

@@ -49,6 +49,24 @@ pub fn default_plan_text() -> String {
     gpuplan::config::plan_file::DEFAULT_PLAN_TOML.to_string()
 }
 
+/// The shipped 90-day sample log.
+pub const SAMPLE_LOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
+
+/// `gpuplan report --format json` of the shipped sample under the default plan with
+/// `plan_tail` appended (written to `home/plan.toml`), config and catalogs from `home`; the
+/// run must succeed.
+pub fn sample_report_in(home: &Path, plan_tail: &str) -> serde_json::Value {
+    let plan = home.join("plan.toml");
+    std::fs::write(&plan, default_plan_text() + plan_tail).expect("plan");
+    let plan = plan.to_str().expect("path");
+    let run = gpuplan_in(
+        home,
+        &["report", "--plan", plan, "--logs", SAMPLE_LOG, "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("report is JSON")
+}
+
 /// Runs here what the workbench's worker would run for these effects, until nothing is left:
 /// an audit again, then the forecast fit and the replay its result asks for.
 pub fn settle(
