@@ -142,14 +142,23 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
-    /// Fit the forecast on the logs without their last N days, forecast those days and score it
-    /// against what happened (MASE against seasonal naive, interval coverage).
+    /// Fit the forecast at several cut-offs without the N days after each, forecast those days and
+    /// score it against what happened (MAE beside seasonal naive's and every single method's,
+    /// MASE, interval coverage), averaged over the origins.
     Backtest {
         #[command(flatten)]
         logs: LogFlags,
-        /// Days held out at the end of the window.
+        /// Days held out after each origin.
         #[arg(long, value_name = "N", default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=1096))]
         holdout_days: u32,
+        /// Origins (cut-offs) to score at, each N held-out days long; the last holds out the
+        /// window's end, the others step back up to a week each (default: as many as fit, at most 8).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+        origins: Option<u16>,
+        /// Also write the fleet's hourly demand per class, the series the backtest scored (CSV:
+        /// time, training, inference, burst), to compare with another forecasting tool.
+        #[arg(long, value_name = "FILE")]
+        series_csv: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -408,8 +417,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Backtest {
             logs,
             holdout_days,
+            origins,
+            series_csv,
             format,
-        }) => forecast::run_backtest(&load_catalog(), logs.into_args(cli.plan, format), holdout_days),
+        }) => forecast::run_backtest(
+            &load_catalog(),
+            logs.into_args(cli.plan, format),
+            forecast::BacktestArgs {
+                holdout_days,
+                origins: origins.map(usize::from),
+                series_csv,
+            },
+        ),
         Some(Command::Mapping(MappingCommand::Init {
             log,
             output,

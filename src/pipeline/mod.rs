@@ -51,8 +51,8 @@ use crate::model::commitment_layers::{
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::fleet_contracts::{ContractsReport, clusters_today, contracts_report};
 use crate::model::forecast::{
-    BacktestReport, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, backtest_fleet, fit_fleet,
-    forecast_for_plan,
+    BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, backtest_fleet, fit_fleet,
+    fleet_demand, forecast_for_plan,
 };
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
@@ -559,15 +559,26 @@ impl Pipeline {
         ))
     }
 
+    /// The last audit's fleet-wide demand per class (training, inference, burst).
+    pub fn fleet_demand(&self) -> Result<[DemandSeries; 3], PipelineError> {
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        Ok(fleet_demand(&audit.audited.report))
+    }
+
     /// The last audit's series scored on their last `holdout_days` days, and the fleet's
     /// classes' commitment layers sized at that cut-off and priced on what happened.
-    pub fn backtest(&mut self, plan: &Plan, holdout_days: u32) -> Result<BacktestReport, PipelineError> {
+    pub fn backtest(
+        &mut self,
+        plan: &Plan,
+        holdout_days: u32,
+        origins: usize,
+    ) -> Result<BacktestReport, PipelineError> {
         let contracts = self.contracts(plan);
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         let report = &audit.audited.report;
         let mut backtest = self
             .timings
-            .record("backtest", || backtest_fleet(report, holdout_days))
+            .record("backtest", || backtest_fleet(report, holdout_days, origins))
             .map_err(|e| PipelineError::Backtest(e.to_string()))?;
         let Some(contracts) = contracts else {
             return Ok(backtest);

@@ -87,13 +87,42 @@ fn the_forecast_names_each_class_its_method_and_its_days() {
             "{group} against {summed}"
         );
     }
-    // The sample's inference is smooth and seasonal; its clusters' gangs are lumpy.
-    assert_eq!(classes[1]["method"], "mstl-weekly");
+    // Every series names its method, chosen by cross-validation on its own history, with its
+    // error beside seasonal naive's; the sample's fleet inference is smooth and seasonal.
+    let known = [
+        "no-demand",
+        "level",
+        "seasonal-naive-day",
+        "seasonal-naive-week",
+        "drift",
+        "mstl-ets",
+        "mstl-ets-damped",
+        "mstl-ets-trend",
+        "mstl-theta",
+        "mstl-theta-optimized",
+        "combination",
+    ];
+    let every_class = classes
+        .iter()
+        .chain(clusters.iter().flat_map(|c| c["classes"].as_array().expect("classes")));
+    for class in every_class {
+        let method = class["method"].as_str().expect("method");
+        assert!(known.contains(&method), "{method}");
+    }
+    let inference = &classes[1]["cross_validation"];
+    assert_eq!(inference["seasons"], "daily, weekly");
     assert!(
-        clusters
-            .iter()
-            .flat_map(|c| c["classes"].as_array().expect("classes"))
-            .any(|c| c["method"] == "lumpy")
+        inference["origins"].as_u64().is_some_and(|o| (2..=4).contains(&o)),
+        "{inference}"
+    );
+    let (mae, naive) = (
+        number(&inference["mae_gpus"]),
+        number(&inference["seasonal_naive_mae_gpus"]),
+    );
+    // Chosen as the best, or the mean of those within a tenth of the best.
+    assert!(
+        mae > 0.0 && mae <= 1.1 * naive,
+        "{mae} against seasonal naive's {naive}"
     );
 }
 

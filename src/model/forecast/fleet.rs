@@ -66,6 +66,11 @@ fn class_series(cluster: &ClusterAudit, class: WorkloadClass) -> DemandSeries {
     }
 }
 
+/// Each class's series summed over the clusters: training, inference, burst.
+pub fn fleet_demand(audit: &AuditReport) -> [DemandSeries; 3] {
+    series_of(audit).0
+}
+
 /// Each class's series: fleet-wide (the clusters' sum) and per cluster.
 fn series_of(audit: &AuditReport) -> ([DemandSeries; 3], Vec<(String, [DemandSeries; 3])>) {
     let clusters: Vec<(String, [DemandSeries; 3])> = audit
@@ -312,14 +317,17 @@ pub struct ClusterBacktest {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BacktestReport {
     pub holdout_days: u32,
+    /// Origins asked for (the default: as many as fit, at most 8); each series says how many fit.
+    pub origins_asked: usize,
     pub history_days: f64,
     /// The fleet's classes; a class with no demand is left out (nothing to score).
     pub classes: Vec<ClassBacktest>,
     pub clusters: Vec<ClusterBacktest>,
 }
 
-/// Scores the fleet's and each cluster's classes on their last `holdout_days`.
-pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<BacktestReport, BacktestError> {
+/// Scores the fleet's and each cluster's classes on `holdout_days` after each of up to
+/// `origins` cut-offs.
+pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32, origins: usize) -> Result<BacktestReport, BacktestError> {
     let (fleet, clusters) = series_of(audit);
     let score = |three: &[DemandSeries; 3]| -> Result<Vec<ClassBacktest>, BacktestError> {
         let scored: Vec<_> = WorkloadClass::ALL
@@ -327,7 +335,7 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<Backtest
             .zip(three.par_iter())
             .filter(|(_, s)| s.gpus.iter().any(|&g| g > 0.0))
             .map(|(class, s)| {
-                backtest_series(s, holdout_days).map(|score| ClassBacktest {
+                backtest_series(s, holdout_days, origins).map(|score| ClassBacktest {
                     class,
                     score,
                     commitment: None,
@@ -352,6 +360,7 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32) -> Result<Backtest
         .collect::<Result<_, BacktestError>>()?;
     Ok(BacktestReport {
         holdout_days,
+        origins_asked: origins,
         history_days: audit.window.days,
         classes,
         clusters,

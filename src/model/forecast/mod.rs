@@ -10,20 +10,27 @@
 //! day says which (`basis`).
 
 mod backtest;
+mod cross_validation;
 mod fit;
 mod fleet;
+mod intervals;
+pub mod methods;
 mod planned;
 #[cfg(test)]
 mod tests;
 
 use serde::Serialize;
 
-pub use self::backtest::{BacktestError, BacktestScore, CommitmentScore, backtest_series};
-pub use self::fit::{FittedFan, ForecastMethod, fit_fan};
+pub use self::backtest::{
+    BacktestError, BacktestScore, CommitmentScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
+    backtest_cutoffs, backtest_series,
+};
+pub use self::cross_validation::CandidateScore;
+pub use self::fit::{FittedFan, ForecastMethod, Selection, fit_fan};
 pub use self::fleet::{
     AcceleratorFits, AcceleratorForecast, BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest,
     ClusterForecast, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, PlannedShown, backtest_fleet,
-    fit_fleet, forecast_for_plan, shape_fleet,
+    fit_fleet, fleet_demand, forecast_for_plan, shape_fleet,
 };
 pub use self::planned::{PlannedRun, planned_runs};
 use crate::model::plan::day_text;
@@ -125,6 +132,8 @@ impl FanPoint {
 pub struct SeriesFit {
     pub method: ForecastMethod,
     pub note: Option<String>,
+    /// How the method was chosen, when the history allowed a cross-validation.
+    pub selection: Option<Selection>,
     /// The first instant after the history: the horizon's start.
     pub horizon_start_ms: i64,
     pub hours_per_point: u32,
@@ -146,6 +155,7 @@ pub fn fit_series(series: &DemandSeries, horizon_days: u32) -> SeriesFit {
     SeriesFit {
         method: fitted.method,
         note: fitted.note,
+        selection: fitted.selection,
         horizon_start_ms: series.end_ms(),
         hours_per_point: series.hours_per_point.max(1),
         points_per_day,
@@ -194,6 +204,9 @@ pub struct SeriesForecast {
     pub method: ForecastMethod,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The method's cross-validated error beside seasonal naive's, and every candidate's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cross_validation: Option<Selection>,
     pub history_mean_gpus: f64,
     pub history_daily_gpus: Vec<f64>,
     /// Days ahead the history carries the forecast; later days are the plan's.
@@ -305,6 +318,7 @@ pub fn shape_forecast(fit: &SeriesFit, class: WorkloadClass, assumptions: ClassA
     SeriesForecast {
         method: fit.method,
         note: fit.note.clone(),
+        cross_validation: fit.selection.clone(),
         history_mean_gpus: fit.history_mean_gpus,
         history_daily_gpus: fit.history_daily_gpus.clone(),
         data_days: (supported / ppd) as u32,

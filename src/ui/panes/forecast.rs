@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::forecast_fan::{fan_lines, fan_title};
+use super::forecast_fan::{fan_lines, fan_title, selection_line};
 use crate::app::App;
 use crate::app::field::{Field, ForecastField};
 use crate::model::forecast::{ClassForecast, ForecastReport};
@@ -171,7 +171,7 @@ fn growth_line(
     };
     let method = shown
         .and_then(|r| r.classes.iter().find(|c| c.class == class))
-        .map_or(String::new(), |c| c.forecast.method.code().to_string());
+        .map_or(String::new(), |c| c.forecast.method.short().to_string());
     let track_width = usize::from(track_width(width).unwrap_or(0));
     let is_selected = selected == Some(field);
     let style = if is_selected {
@@ -288,13 +288,20 @@ fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
     order
 }
 
+/// A chart with room for this many rows also says how its method was chosen.
+const ROWS_FOR_SELECTION: u16 = 8;
+
 fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
     let style = theme.class_style(series.class);
     let mut lines = vec![fan_title(series, area.width, style, theme)];
+    if area.height >= ROWS_FOR_SELECTION {
+        lines.push(selection_line(series, area.width, theme));
+    }
+    let used = lines.len() as u16;
     lines.extend(fan_lines(
         series,
         area.width,
-        area.height.saturating_sub(1),
+        area.height.saturating_sub(used),
         style,
         theme,
     ));

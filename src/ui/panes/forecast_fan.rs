@@ -47,6 +47,39 @@ pub fn fan_title(series: &ClassForecast, width: u16, style: Style, theme: &Theme
     fields_line(fields, width)
 }
 
+/// How the method was chosen: its name, and its cross-validated error beside seasonal naive's
+/// ("mean of ets trend, theta · MAE 2.8 vs naive 3.6"), or why the level stands in.
+pub fn selection_line(series: &ClassForecast, width: u16, theme: &Theme) -> Line<'static> {
+    let forecast = &series.forecast;
+    let method = match (&forecast.cross_validation, forecast.method) {
+        (Some(s), crate::model::forecast::ForecastMethod::Combination) => format!(
+            "mean of {}",
+            s.combined.iter().map(|m| m.short()).collect::<Vec<_>>().join(", ")
+        ),
+        (_, method) => method.short().to_string(),
+    };
+    let mut fields = vec![(method, theme.base)];
+    match (&forecast.cross_validation, &forecast.note) {
+        (Some(s), _) => {
+            let naive = s
+                .seasonal_naive_mae_gpus
+                .map_or(String::new(), |n| format!(" vs naive {}", gpus_text(n)));
+            fields.push((format!(" · MAE {}{naive}", gpus_text(s.mae_gpus)), theme.muted));
+        }
+        (None, Some(note)) => fields.push((format!(" · {note}"), theme.muted)),
+        (None, None) => {}
+    }
+    fields_line(fields, width)
+}
+
+fn gpus_text(value: f64) -> String {
+    if value < 10.0 {
+        format!("{value:.1}")
+    } else {
+        thousands(value)
+    }
+}
+
 /// The days of column `column` of `columns` over `days` days: at least one.
 fn days_of(column: usize, columns: usize, days: usize) -> (usize, usize) {
     let from = column * days / columns;

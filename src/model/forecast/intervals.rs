@@ -1,0 +1,349 @@
+//! Prediction intervals from the cross-validation's own errors (normalized conformal prediction,
+//! Lei et al. 2018, by horizon step): how far off the chosen method was at each lead on the
+//! series' own history is what its intervals say about the horizon. A model's own variance
+//! leaves out the error of the seasons and trend it estimated, and grows too slowly at long
+//! leads; its errors on the series itself do not.
+//!
+//! Errors are taken relative to a scale that follows the forecast, one for each side: below the
+//! forecast, the forecast itself (an hour with no demand is always 100 % below any forecast, so
+//! a lumpy series' idle hours land at the bottom of its interval whatever level it is forecast
+//! at; a forecast under a tenth of the history's mean counts as that tenth); above it, the
+//! forecast or the history's mean, whichever is larger (a gang that starts while the forecast
+//! says idle is as large as the gangs were, not as large as the forecast).
+//! Two parts, each estimated from what it has enough of:
+//! - the scale at each lead: the relative errors' mean absolute size on each day of lead,
+//!   smoothed as a line fitted over the scored days (growing no less than not at all; a trend's
+//!   error grows in proportion to the lead), which also carries it past them;
+//! - the shape: every relative error divided by its lead's scale, pooled over all leads and
+//!   origins with its mirror; its quantiles (split-conformal ranks) are the bounds in units of
+//!   scale (the side scales keep the skew of demand that jumps up further than it can fall);
+//! - the errors that persist from one day of lead to the next (a level or trend misjudged) are
+//!   one per origin: where they are the larger share, the bounds are Student's t's with as many
+//!   degrees of freedom as origins rather than the normal's, as a prediction from a small sample
+//!   is.
+
+/// Quantiles of the errors (actual − forecast) at one lead: the 95 % and 80 % bounds' offsets.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ErrorBounds {
+    pub lo95: f64,
+    pub lo80: f64,
+    pub hi80: f64,
+    pub hi95: f64,
+}
+
+/// Below the forecast, a forecast under this share of the history's mean counts as that much.
+const LOWER_FLOOR_FRAC_OF_MEAN: f64 = 0.1;
+
+/// The scales an error is taken relative to, below and above a forecast.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct SideScales {
+    below_floor_gpus: f64,
+    above_floor_gpus: f64,
+}
+
+impl SideScales {
+    fn of(history_mean_gpus: f64) -> SideScales {
+        let mean = history_mean_gpus.max(1e-9);
+        SideScales {
+            below_floor_gpus: LOWER_FLOOR_FRAC_OF_MEAN * mean,
+            above_floor_gpus: mean,
+        }
+    }
+
+    fn below(self, forecast_gpus: f64) -> f64 {
+        forecast_gpus.max(self.below_floor_gpus)
+    }
+
+    fn above(self, forecast_gpus: f64) -> f64 {
+        forecast_gpus.max(self.above_floor_gpus)
+    }
+
+    /// An error in units of its side's scale.
+    fn relative(self, forecast_gpus: f64, error_gpus: f64) -> f64 {
+        if error_gpus < 0.0 {
+            error_gpus / self.below(forecast_gpus)
+        } else {
+            error_gpus / self.above(forecast_gpus)
+        }
+    }
+}
+
+/// How the errors' scale grows with the day of lead.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum LeadScale {
+    /// `first_day + per_day × d`: fitted over three or more scored days. A trend's error grows in
+    /// proportion to the lead; noise adds the same at every lead.
+    Linear { first_day: f64, per_day: f64 },
+    /// `first_day × √(d + 1)`, a random walk's growth, when too few days were scored to fit one.
+    SquareRoot { first_day: f64 },
+}
+
+impl LeadScale {
+    /// Least squares over the scored days' mean absolute errors: the growth per day no less than
+    /// none, the first day's scale no less than a quarter of their mean.
+    fn fit(day_mae: &[f64]) -> LeadScale {
+        let points: Vec<(f64, f64)> = day_mae
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.is_finite())
+            .map(|(d, m)| (d as f64, *m))
+            .collect();
+        if points.is_empty() {
+            return LeadScale::SquareRoot { first_day: 0.0 };
+        }
+        let n = points.len() as f64;
+        let (mx, my) = (
+            points.iter().map(|p| p.0).sum::<f64>() / n,
+            points.iter().map(|p| p.1).sum::<f64>() / n,
+        );
+        if points.len() < 3 {
+            return LeadScale::SquareRoot { first_day: my };
+        }
+        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let per_day = (sxy / sxx).max(0.0);
+        let first_day = my - per_day * mx;
+        let floor = 0.25 * my;
+        if first_day >= floor {
+            return LeadScale::Linear { first_day, per_day };
+        }
+        // Through the floor: the slope that fits best from there.
+        let sdd: f64 = points.iter().map(|p| p.0 * p.0).sum();
+        let per_day = (points.iter().map(|p| p.0 * (p.1 - floor)).sum::<f64>() / sdd.max(1e-12)).max(0.0);
+        LeadScale::Linear {
+            first_day: floor,
+            per_day,
+        }
+    }
+
+    /// The scale on day of lead `d` (0: the first day).
+    fn at(self, d: usize) -> f64 {
+        match self {
+            LeadScale::Linear { first_day, per_day } => first_day + per_day * d as f64,
+            LeadScale::SquareRoot { first_day } => first_day * ((d + 1) as f64).sqrt(),
+        }
+    }
+}
+
+/// Error bounds for every lead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeadErrors {
+    points_per_day: usize,
+    sides: SideScales,
+    scale: LeadScale,
+    /// How much of the errors' square at each day of lead is an origin's whole day off (a level
+    /// or trend misjudged), fitted as a line over the scored days and held within 0..1. Those
+    /// errors are one per origin, not one per point: their spread, estimated from a few origins,
+    /// widens the bounds as a prediction from a small sample is (√(1 + 1/origins)).
+    origin_share: (f64, f64),
+    origins: usize,
+    /// The bounds in units of scale.
+    shape: ErrorBounds,
+}
+
+impl LeadErrors {
+    /// From the forecasts and errors (actual − forecast) per origin per lead (each origin as
+    /// long as the scored window), for a history whose mean is `history_mean_gpus`.
+    pub fn from_residuals(
+        forecasts: &[Vec<f64>],
+        errors: &[Vec<f64>],
+        history_mean_gpus: f64,
+        points_per_day: usize,
+    ) -> LeadErrors {
+        let day = points_per_day.max(1);
+        let sides = SideScales::of(history_mean_gpus);
+        let relative: Vec<Vec<f64>> = forecasts
+            .iter()
+            .zip(errors)
+            .map(|(f, e)| f.iter().zip(e).map(|(f, e)| sides.relative(*f, *e)).collect())
+            .collect();
+        let residuals = relative.as_slice();
+        let window = residuals.iter().map(Vec::len).min().unwrap_or(0);
+        let days = window.div_ceil(day);
+        let day_mae: Vec<f64> = (0..days)
+            .map(|d| {
+                let errors: Vec<f64> = residuals
+                    .iter()
+                    .flat_map(|r| r[d * day..((d + 1) * day).min(window)].iter())
+                    .filter(|e| e.is_finite())
+                    .map(|e| e.abs())
+                    .collect();
+                errors.iter().sum::<f64>() / errors.len().max(1) as f64
+            })
+            .collect();
+        // A day's own errors are a few origins' worth: the scale is a line fitted over them all.
+        let scale = LeadScale::fit(&day_mae);
+        let standardized: Vec<f64> = residuals
+            .iter()
+            .flat_map(|r| {
+                r[..window]
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.is_finite())
+                    .map(|(t, e)| {
+                        let s = scale.at(t / day);
+                        if s > 1e-12 { e / s } else { 0.0 }
+                    })
+            })
+            .collect();
+        let independent = independent_errors(residuals, window);
+        // Per origin, the mean error on each day of lead; what persists from one day to the
+        // next (their product) is a level or trend misjudged, one per origin; what does not is
+        // the day's own disturbance.
+        let day_means: Vec<Vec<f64>> = residuals
+            .iter()
+            .map(|r| {
+                (0..days)
+                    .map(|d| {
+                        let finite: Vec<f64> = r[d * day..((d + 1) * day).min(window)]
+                            .iter()
+                            .copied()
+                            .filter(|e| e.is_finite())
+                            .collect();
+                        finite.iter().sum::<f64>() / finite.len().max(1) as f64
+                    })
+                    .collect()
+            })
+            .collect();
+        let origin_share: Vec<f64> = (0..days)
+            .map(|d| {
+                let next = if d + 1 < days { d + 1 } else { d.saturating_sub(1) };
+                let persistent: f64 = day_means.iter().map(|m| m[d] * m[next]).sum::<f64>();
+                let total: f64 = residuals
+                    .iter()
+                    .map(|r| {
+                        let v = &r[d * day..((d + 1) * day).min(window)];
+                        let finite = v.iter().filter(|e| e.is_finite());
+                        finite.clone().map(|e| e * e).sum::<f64>() / finite.count().max(1) as f64
+                    })
+                    .sum();
+                if total > 0.0 && days > 1 {
+                    (persistent / total).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        LeadErrors {
+            points_per_day: day,
+            sides,
+            scale,
+            origin_share: line_fit(&origin_share).unwrap_or((0.0, 0.0)),
+            origins: residuals.len().max(1),
+            // Errors an hour apart move together (a level off is off for a while): the pool holds
+            // fewer independent errors than points, and its ranks are corrected for that many.
+            // Its sides are pooled (each error and its mirror): a few origins whose levels all
+            // ran high say nothing about which way the next one will be off.
+            shape: bounds_of(standardized.iter().flat_map(|e| [*e, -*e]).collect(), 2 * independent),
+        }
+    }
+
+    /// The bounds, in GPUs, around a forecast of `forecast_gpus` at `lead` points ahead (0:
+    /// the first point).
+    pub fn at(&self, lead: usize, forecast_gpus: f64) -> ErrorBounds {
+        let d = lead / self.points_per_day;
+        let (first, per_day) = self.origin_share;
+        let origin_share = (first + per_day * d as f64).clamp(0.0, 1.0);
+        let lead_scale = self.scale.at(d);
+        // The share of the error that is one per origin is known from a few draws: its bounds
+        // are Student's t's with that many degrees of freedom rather than the normal's.
+        let widen = |t_over_z: f64| ((1.0 - origin_share) + origin_share * t_over_z * t_over_z).sqrt();
+        let (widen80, widen95) = (
+            widen(t_over_normal(self.origins, false)),
+            widen(t_over_normal(self.origins, true)),
+        );
+        // Each bound on the side it falls (a skewed pool can put both 80 % bounds above).
+        let gpus = |u: f64, widen: f64| {
+            let side = if u < 0.0 {
+                self.sides.below(forecast_gpus)
+            } else {
+                self.sides.above(forecast_gpus)
+            };
+            u * lead_scale * widen * side
+        };
+        ErrorBounds {
+            lo95: gpus(self.shape.lo95, widen95),
+            lo80: gpus(self.shape.lo80, widen80),
+            hi80: gpus(self.shape.hi80, widen80),
+            hi95: gpus(self.shape.hi95, widen95),
+        }
+    }
+}
+
+/// Student's t quantile over the normal's with `df` degrees of freedom, at 90 % (`wide`:
+/// 97.5 %), the two-sided 80 % and 95 % bounds (the t table's values; the normal's past eight).
+fn t_over_normal(df: usize, wide: bool) -> f64 {
+    const T90: [f64; 8] = [3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397];
+    const T975: [f64; 8] = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306];
+    let (table, z) = if wide { (&T975, 1.960) } else { (&T90, 1.2816) };
+    match df {
+        0 => 1.0,
+        1..=8 => table[df - 1] / z,
+        _ => 1.0 + (table[7] / z - 1.0) * 8.0 / df as f64,
+    }
+}
+/// About how many independent errors the origins' `window` points hold: Bartlett's effective
+/// count for errors that follow each other with lag-one correlation rho, n (1 − rho) / (1 + rho),
+/// and at least one per origin.
+fn independent_errors(residuals: &[Vec<f64>], window: usize) -> usize {
+    let n: usize = residuals.len() * window;
+    let mean = residuals.iter().flat_map(|r| r[..window].iter()).sum::<f64>() / n.max(1) as f64;
+    let (mut lagged, mut squared) = (0.0, 0.0);
+    for r in residuals {
+        for t in 0..window {
+            let e = r[t] - mean;
+            squared += e * e;
+            if t + 1 < window {
+                lagged += e * (r[t + 1] - mean);
+            }
+        }
+    }
+    let rho = if squared > 0.0 {
+        (lagged / squared).clamp(0.0, 0.999)
+    } else {
+        0.0
+    };
+    let effective = n as f64 * (1.0 - rho) / (1.0 + rho);
+    (effective.round() as usize).clamp(residuals.len().max(1), n.max(1))
+}
+
+/// The split-conformal bounds of a pool of errors holding about `independent` independent ones:
+/// the share p of the pool moved to ⌈(k + 1) p⌉ / k for the upper bounds and ⌊(k + 1) p⌋ / k
+/// for the lower (k = independent), the pool's extremes past its ends.
+fn bounds_of(mut pool: Vec<f64>, independent: usize) -> ErrorBounds {
+    if pool.is_empty() {
+        return ErrorBounds::default();
+    }
+    pool.sort_by(f64::total_cmp);
+    let m = pool.len();
+    let k = independent.clamp(1, m) as f64;
+    let at_share = |share: f64| pool[((share * m as f64).ceil() as usize).clamp(1, m) - 1];
+    let upper = |p: f64| at_share((((k + 1.0) * p).ceil() / k).min(1.0));
+    let lower = |p: f64| at_share((((k + 1.0) * p).floor() / k).max(0.0));
+    ErrorBounds {
+        lo95: lower(0.025),
+        lo80: lower(0.10),
+        hi80: upper(0.90),
+        hi95: upper(0.975),
+    }
+}
+
+/// The least-squares line `(value at 0, growth per step)` through values at steps 0, 1, 2, …;
+/// none under two finite values.
+fn line_fit(values: &[f64]) -> Option<(f64, f64)> {
+    let points: Vec<(f64, f64)> = values
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.is_finite())
+        .map(|(d, v)| (d as f64, *v))
+        .collect();
+    let n = points.len() as f64;
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if points.len() < 2 || sxx <= 0.0 {
+        return points.first().map(|_| (my, 0.0));
+    }
+    let slope = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx;
+    Some((my - slope * mx, slope))
+}
