@@ -122,6 +122,36 @@ pub enum DataError {
         "cannot tell which DCGM metric this wide export holds: name the file after it (DCGM_FI_DEV_GPU_UTIL.csv) or give the metric"
     )]
     UnknownDcgmMetric,
+    /// An nvidia-smi recording whose host neither its lines, its file's name nor its folder's
+    /// name gives.
+    #[error(
+        "cannot tell which host {file_name} was recorded on: name the file after the host (node17.csv, \
+         node17.dmon.txt) or keep it in a folder named after it (node17/dmon.txt)"
+    )]
+    RecordingNamesNoHost { file_name: String },
+    /// An nvidia-smi recording without a field the audit needs: what, the columns it has, and
+    /// the command that records it.
+    #[error("no {what} among its columns ({columns}): record with `{record}`")]
+    RecordingWithout {
+        what: &'static str,
+        columns: String,
+        record: &'static str,
+    },
+    /// `nvidia-smi --query-gpu ... --format=csv,noheader` with no field list beside it.
+    #[error(
+        "an nvidia-smi --query-gpu recording without its header (--format=csv,noheader): write the fields it was \
+         recorded with, as given to --query-gpu, on one line of {} (e.g. timestamp,index,utilization.gpu), or \
+         record without noheader",
+        .header_file.display()
+    )]
+    HeaderlessQuery { header_file: PathBuf },
+    /// `nvidia-smi dmon` recorded without dates (`-o T`) or times (no `-o`).
+    #[error(
+        "nvidia-smi dmon recorded {}: its samples cannot be placed in the audit's window; record with -o DT \
+         (nvidia-smi dmon -o DT ...), which writes the date and time on every line",
+        if *.time_of_day_only { "with -o T, the time of day without its date" } else { "without -o DT, with no time on its lines" }
+    )]
+    DmonWithoutTime { time_of_day_only: bool },
     /// A format read by its own reader reached the tabular one.
     #[error("the {format} reader is not tabular")]
     NotTabular { format: &'static str },

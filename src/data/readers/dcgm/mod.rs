@@ -51,6 +51,7 @@ use polars::prelude::*;
 
 use self::long::LongColumns;
 pub use self::long::{read_dcgm_long, read_dcgm_long_detailed};
+pub(crate) use self::text::RANGE_SLACK_FRAC;
 use self::text::{TIME_NAMES, header_names};
 use self::wide::metric_in_file_name;
 pub use self::wide::{read_dcgm_wide, read_dcgm_wide_detailed};
