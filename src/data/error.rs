@@ -13,7 +13,7 @@ use crate::data::places::{MappingPlace, ROW};
 use crate::data::readers::hostlist::HostlistError;
 
 /// The format names `readers::detect::parse_format_name` reads.
-pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide";
+pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide, nvidia-smi, dmon";
 
 #[derive(Debug, Clone, Error)]
 pub enum DataError {
@@ -232,8 +232,9 @@ pub enum DataError {
     #[error("no partitions")]
     NoPartitions,
     #[error(
-        "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log (scheduler export, \
-         sacct -P, Philly JSON...); give the samples beside it and the audit reports the utilization they measured"
+        "these are GPU utilization samples (DCGM exporter, nvidia-smi), not jobs: the audit needs a job log \
+         (scheduler export, sacct -P, Philly JSON...); give the samples beside it and the audit reports the \
+         utilization they measured"
     )]
     UtilizationOnly,
     #[error(
