@@ -152,6 +152,9 @@ pub enum DataError {
         if *.time_of_day_only { "with -o T, the time of day without its date" } else { "without -o DT, with no time on its lines" }
     )]
     DmonWithoutTime { time_of_day_only: bool },
+    /// A recording naming more GPUs than any fleet's one file of recordings would.
+    #[error("more than {max} GPUs (host and GPU pairs) in one recording: not nvidia-smi's recording of nodes")]
+    TooManyRecordedGpus { max: usize },
     /// A format read by its own reader reached the tabular one.
     #[error("the {format} reader is not tabular")]
     NotTabular { format: &'static str },

@@ -23,6 +23,11 @@ use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow};
 /// offset from UTC, always a whole number of minutes, moves whole rows.
 pub const FOLD_MS: i64 = 60_000;
 
+/// The most GPUs one recording may hold: a node has a few, a fleet's recordings gathered into
+/// one file (with a host column) some thousands; beyond this the file is refused rather than
+/// held.
+pub const MAX_SERIES: usize = 100_000;
+
 /// One minute of one measure of one GPU.
 #[derive(Debug, Clone, Copy)]
 struct Minute {
@@ -98,8 +103,10 @@ pub struct Folded {
 pub struct Fold {
     file: String,
     series: Vec<Series>,
-    index: HashMap<(String, String), usize>,
+    /// Host → GPU → its place in `series`.
+    index: HashMap<String, HashMap<String, usize>>,
     last: Option<usize>,
+    too_many: bool,
 }
 
 impl Fold {
@@ -109,40 +116,52 @@ impl Fold {
             series: Vec::new(),
             index: HashMap::new(),
             last: None,
+            too_many: false,
         }
     }
 
-    fn series_of(&mut self, host: &str, gpu: &str) -> usize {
+    /// The series of `host`'s `gpu`; `None` past `MAX_SERIES`.
+    fn series_of(&mut self, host: &str, gpu: &str) -> Option<usize> {
         // Lines of one GPU often follow each other; a recording of several alternates among few.
         if let Some(i) = self.last
             && let Some(s) = self.series.get(i)
             && s.gpu == gpu
             && s.host == host
         {
-            return i;
+            return Some(i);
         }
-        let key = (host.to_string(), gpu.to_string());
-        let i = match self.index.get(&key) {
+        let i = match self.index.get(host).and_then(|gpus| gpus.get(gpu)) {
             Some(&i) => i,
+            None if self.series.len() >= MAX_SERIES => {
+                self.too_many = true;
+                return None;
+            }
             None => {
                 self.series.push(Series {
-                    host: key.0.clone(),
-                    gpu: key.1.clone(),
+                    host: host.to_string(),
+                    gpu: gpu.to_string(),
                     best: None,
                     folds: Vec::new(),
                     superseded: 0,
                 });
-                self.index.insert(key, self.series.len() - 1);
-                self.series.len() - 1
+                let i = self.series.len() - 1;
+                self.index
+                    .entry(host.to_string())
+                    .or_default()
+                    .insert(gpu.to_string(), i);
+                i
             }
         };
         self.last = Some(i);
-        i
+        Some(i)
     }
 
     /// The frame (see `dcgm`'s module notes for its columns), the values set aside and which
     /// measure each GPU was read by.
     pub fn finish(self) -> Result<Folded, DataError> {
+        if self.too_many {
+            return Err(DataError::TooManyRecordedGpus { max: MAX_SERIES }.in_file(&self.file));
+        }
         let rows: usize = self
             .series
             .iter()
@@ -203,7 +222,9 @@ impl Fold {
 
 impl Readings for Fold {
     fn line(&mut self, reading: &LineReading<'_>) {
-        let i = self.series_of(reading.host, reading.gpu);
+        let Some(i) = self.series_of(reading.host, reading.gpu) else {
+            return;
+        };
         let file = &self.file;
         let Some(series) = self.series.get_mut(i) else {
             return;

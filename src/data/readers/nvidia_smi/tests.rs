@@ -359,3 +359,19 @@ Failed to read GPM metrics
     assert_eq!(util, vec![0.65, 0.4, 0.4]);
     assert_eq!(recording.quarantine.counts.get(&RejectReason::MalformedRow), Some(&2));
 }
+
+/// A file given a host column may gather a fleet; one naming more GPUs than any fleet is
+/// refused rather than held.
+#[test]
+fn a_recording_of_too_many_gpus_is_refused() {
+    let mut text = String::from("timestamp, host, index, utilization.gpu [%]\n");
+    for host in 0..=fold::MAX_SERIES {
+        text.push_str(&format!("2026/11/26 20:37:19.985, n{host}, 0, 45 %\n"));
+    }
+    let refused = read_text("fleet.csv", &text, RecordingLayout::Query).expect_err("too many");
+    assert!(refused.contains("more than 100000 GPUs"), "{refused}");
+    let fits: String = text.lines().take(1_001).map(|l| format!("{l}\n")).collect();
+    let read = read_text("fleet.csv", &fits, RecordingLayout::Query).expect("a thousand GPUs");
+    assert_eq!(read.folded.series.len(), 1_000);
+    assert_eq!(read.host, None, "the lines name their hosts");
+}
