@@ -39,6 +39,24 @@ fn role_of(name: &str) -> Role {
     }
 }
 
+/// A line's whitespace-separated tokens. dmon pads its columns with runs of spaces, which
+/// `split_ascii_whitespace` walks as empty pieces one space at a time; this skips each run.
+fn tokens(line: &str) -> impl Iterator<Item = &str> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while bytes.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        let start = at;
+        while bytes.get(at).is_some_and(|b| !b.is_ascii_whitespace()) {
+            at += 1;
+        }
+        // Both ends sit next to ASCII whitespace or at the line's ends: char boundaries.
+        (at > start).then(|| line.get(start..at)).flatten()
+    })
+}
+
 /// The names of a `#` line when it is dmon's header of names (it names the `gpu` column).
 fn header_names(line: &str) -> Option<Vec<&str>> {
     let names: Vec<&str> = line.strip_prefix('#')?.split_ascii_whitespace().collect();
@@ -144,10 +162,7 @@ pub fn read_dmon<R: BufRead, S: Readings>(
             let (mut date, mut time, mut gpu) = ("", "", "");
             let mut raw: [(Measure, &str); 8] = [(Measure::DmonSm, ""); 8];
             let (mut count, mut measures) = (0usize, 0usize);
-            for (token, role) in line
-                .split_ascii_whitespace()
-                .zip(layout.roles.iter().chain(std::iter::repeat(&Role::Other)))
-            {
+            for (token, role) in tokens(line).zip(layout.roles.iter().chain(std::iter::repeat(&Role::Other))) {
                 count += 1;
                 match role {
                     Role::Date => date = token,
@@ -228,4 +243,20 @@ pub fn read_dmon<R: BufRead, S: Readings>(
         .in_file(&file));
     }
     Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_skip_runs_of_spaces_and_keep_text_whole() {
+        let line = " 20261126    20:37:19       0   -  é9 \t 483953272 ";
+        assert_eq!(
+            tokens(line).collect::<Vec<_>>(),
+            line.split_ascii_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(tokens("   ").count(), 0);
+        assert_eq!(tokens("").count(), 0);
+    }
 }

@@ -195,6 +195,13 @@ pub(super) fn percent(raw: &str) -> Result<Option<f64>, String> {
         return Ok(None);
     }
     let number = text.strip_suffix('%').map_or(text, str::trim_end);
+    // Most values are whole percentages: read them without the float parser.
+    if !number.is_empty() && number.len() <= 3 && number.bytes().all(|b| b.is_ascii_digit()) {
+        let whole = number.bytes().fold(0u32, |n, b| n * 10 + u32::from(b - b'0'));
+        if whole <= 100 {
+            return Ok(Some(f64::from(whole)));
+        }
+    }
     let value: f64 = number
         .parse()
         .map_err(|_| format!("\"{}\" is not a percentage", crate::data::error::shown(text)))?;
