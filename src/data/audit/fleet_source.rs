@@ -78,11 +78,11 @@ fn samples_origin(files: &[FileSummary]) -> String {
     }
 }
 
-/// Each nvidia-smi recording's reading (its host, the measure of each GPU, what was left out).
+/// What reading each file established (an nvidia-smi recording's host, the measure of each GPU,
+/// what was left out), after its path.
 fn recording_notes(files: &[FileSummary]) -> impl Iterator<Item = String> + '_ {
     files
         .iter()
-        .filter(|f| matches!(f.format, "nvidia-smi" | "dmon"))
         .flat_map(|f| f.notes.iter().map(move |note| format!("{}: {note}", f.path)))
 }
 

@@ -144,7 +144,12 @@ pub struct NodeRecording {
     pub data_lines: u64,
     /// The host from the recording's place, when its lines did not name one.
     pub host: Option<(String, HostOrigin)>,
-    pub folded: Folded,
+    /// Each GPU (host, gpu) and the measure it was read by; `None` when it recorded no value.
+    pub series: Vec<(String, String, Option<Measure>)>,
+    /// Samples in the frame.
+    pub samples: u64,
+    /// Samples of a measure passed over for a better one of the same GPU.
+    pub superseded_samples: u64,
 }
 
 impl NodeRecording {
@@ -157,7 +162,7 @@ impl NodeRecording {
         }
         let mut by_measure: Vec<(Measure, u64)> = Vec::new();
         let mut silent = 0u64;
-        for (_, _, measure) in &self.folded.series {
+        for (_, _, measure) in &self.series {
             match measure {
                 Some(m) => match by_measure.iter_mut().find(|(x, _)| x == m) {
                     Some((_, n)) => *n += 1,
@@ -172,7 +177,7 @@ impl NodeRecording {
         if silent > 0 {
             parts.push(format!("{} with no value", count_of(silent, "GPU", "GPUs")));
         }
-        parts.push(format!("{} samples", thousands(self.folded.samples as f64)));
+        parts.push(format!("{} samples", thousands(self.samples as f64)));
         let left_out = self.quarantine.total();
         if left_out > 0 {
             parts.push(format!(
@@ -225,17 +230,25 @@ fn read_from<R: std::io::BufRead>(
         RecordingLayout::Query => read_query(path, reader, host_name, header_beside, &mut fold)?,
         RecordingLayout::Dmon => read_dmon(path, reader, host_name, &mut fold)?,
     };
-    let folded = fold.finish()?;
+    let Folded {
+        frame,
+        quarantine: values_left_out,
+        series,
+        samples,
+        superseded_samples,
+    } = fold.finish()?;
     let mut quarantine = parsed.quarantine;
-    quarantine.merge(folded.quarantine.clone());
+    quarantine.merge(values_left_out);
     let from_place = host
         .ok()
-        .filter(|(h, _)| folded.series.iter().any(|(series_host, _, _)| series_host == h));
+        .filter(|(h, _)| series.iter().any(|(series_host, _, _)| series_host == h));
     Ok(NodeRecording {
-        frame: folded.frame.clone(),
+        frame,
         quarantine,
         data_lines: parsed.data_lines,
         host: from_place,
-        folded,
+        series,
+        samples,
+        superseded_samples,
     })
 }

@@ -286,7 +286,7 @@ fn a_query_without_header_needs_its_field_list() {
         Some("timestamp,index,utilization.gpu\n"),
     )
     .expect("with its header file");
-    assert_eq!(read.folded.samples, 2);
+    assert_eq!(read.samples, 2);
     let no_util = read_text(
         "node17.csv",
         "timestamp, index, power.draw [W]\n",
@@ -333,12 +333,7 @@ fn dmon_per_gpu_measures_and_repeated_headers() {
 Failed to read GPM metrics
 ";
     let recording = read_text("node17.dmon.txt", text, RecordingLayout::Dmon).expect("read");
-    let series: Vec<(String, Option<Measure>)> = recording
-        .folded
-        .series
-        .iter()
-        .map(|(_, g, m)| (g.clone(), *m))
-        .collect();
+    let series: Vec<(String, Option<Measure>)> = recording.series.iter().map(|(_, g, m)| (g.clone(), *m)).collect();
     assert_eq!(
         series,
         vec![
@@ -372,6 +367,6 @@ fn a_recording_of_too_many_gpus_is_refused() {
     assert!(refused.contains("more than 100000 GPUs"), "{refused}");
     let fits: String = text.lines().take(1_001).map(|l| format!("{l}\n")).collect();
     let read = read_text("fleet.csv", &fits, RecordingLayout::Query).expect("a thousand GPUs");
-    assert_eq!(read.folded.series.len(), 1_000);
+    assert_eq!(read.series.len(), 1_000);
     assert_eq!(read.host, None, "the lines name their hosts");
 }
