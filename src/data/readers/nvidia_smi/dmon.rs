@@ -10,7 +10,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::text::{LineProblem, compact_date_ms, for_each_line, percent, time_of_day_ms};
+use super::text::{compact_date_ms, for_each_line, percent, time_of_day_ms};
 use super::{LineReading, Measure, MeasureValue, Parsed, Readings};
 use crate::data::error::DataError;
 use crate::data::readers::reject::{RejectReason, RejectedRow};
@@ -129,112 +129,100 @@ pub fn read_dmon<R: BufRead, S: Readings>(
     let mut values: Vec<(Measure, MeasureValue)> = Vec::with_capacity(8);
     // Dates repeat for a day of lines: the last one read, and its midnight.
     let mut last_date: (String, i64) = (String::new(), 0);
-    for_each_line(
-        reader,
-        |number, line| {
-            let line = match line {
-                Ok(line) => line,
-                Err(problem @ (LineProblem::TooLong | LineProblem::NotUtf8)) => {
-                    parsed
-                        .quarantine
-                        .add(reject(number, RejectReason::MalformedRow, problem.detail()));
+    let set_aside = for_each_line(path, reader, |number, line| {
+        if line.starts_with('#') {
+            if let Some(names) = header_names(line) {
+                layout = Some(Layout::of(&names, number).map_err(|e| e.in_file_at(&file, number))?);
+            }
+            // The units line under the names, and any other comment.
+            return Ok(());
+        }
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        let Some(layout) = &layout else {
+            parsed.quarantine.add(reject(
+                number,
+                RejectReason::MalformedRow,
+                "a line before dmon's # header that names its columns".to_string(),
+            ));
+            return Ok(());
+        };
+        let (mut date, mut time, mut gpu) = ("", "", "");
+        let mut raw: [(Measure, &str); 8] = [(Measure::DmonSm, ""); 8];
+        let (mut count, mut measures) = (0usize, 0usize);
+        for (token, role) in tokens(line).zip(layout.roles.iter().chain(std::iter::repeat(&Role::Other))) {
+            count += 1;
+            match role {
+                Role::Date => date = token,
+                Role::Time => time = token,
+                Role::Gpu => gpu = token,
+                Role::Measure(m) => {
+                    if let Some(slot) = raw.get_mut(measures) {
+                        *slot = (*m, token);
+                    }
+                    measures += 1;
+                }
+                Role::Other => {}
+            }
+        }
+        if count != layout.roles.len() || measures != layout.measures {
+            parsed.quarantine.add(reject(
+                number,
+                RejectReason::MalformedRow,
+                format!(
+                    "expected {} columns as the header at line {} names, found {count}",
+                    layout.roles.len(),
+                    layout.header_line
+                ),
+            ));
+            return Ok(());
+        }
+        if date != last_date.0 {
+            match compact_date_ms(date) {
+                Some(ms) => last_date = (date.to_string(), ms),
+                None => {
+                    parsed.quarantine.add(reject(
+                        number,
+                        RejectReason::UnparseableTime,
+                        format!(
+                            "column Date: \"{}\" (expected YYYYMMDD)",
+                            crate::data::error::shown(date)
+                        ),
+                    ));
                     return Ok(());
                 }
-            };
-            if line.starts_with('#') {
-                if let Some(names) = header_names(line) {
-                    layout = Some(Layout::of(&names, number).map_err(|e| e.in_file_at(&file, number))?);
-                }
-                // The units line under the names, and any other comment.
-                return Ok(());
             }
-            if line.trim().is_empty() {
-                return Ok(());
-            }
-            let Some(layout) = &layout else {
-                parsed.quarantine.add(reject(
-                    number,
-                    RejectReason::MalformedRow,
-                    "a line before dmon's # header that names its columns".to_string(),
-                ));
-                return Ok(());
-            };
-            let (mut date, mut time, mut gpu) = ("", "", "");
-            let mut raw: [(Measure, &str); 8] = [(Measure::DmonSm, ""); 8];
-            let (mut count, mut measures) = (0usize, 0usize);
-            for (token, role) in tokens(line).zip(layout.roles.iter().chain(std::iter::repeat(&Role::Other))) {
-                count += 1;
-                match role {
-                    Role::Date => date = token,
-                    Role::Time => time = token,
-                    Role::Gpu => gpu = token,
-                    Role::Measure(m) => {
-                        if let Some(slot) = raw.get_mut(measures) {
-                            *slot = (*m, token);
-                        }
-                        measures += 1;
-                    }
-                    Role::Other => {}
-                }
-            }
-            if count != layout.roles.len() || measures != layout.measures {
-                parsed.quarantine.add(reject(
-                    number,
-                    RejectReason::MalformedRow,
-                    format!(
-                        "expected {} columns as the header at line {} names, found {count}",
-                        layout.roles.len(),
-                        layout.header_line
-                    ),
-                ));
-                return Ok(());
-            }
-            if date != last_date.0 {
-                match compact_date_ms(date) {
-                    Some(ms) => last_date = (date.to_string(), ms),
-                    None => {
-                        parsed.quarantine.add(reject(
-                            number,
-                            RejectReason::UnparseableTime,
-                            format!(
-                                "column Date: \"{}\" (expected YYYYMMDD)",
-                                crate::data::error::shown(date)
-                            ),
-                        ));
-                        return Ok(());
-                    }
-                }
-            }
-            let Some(time_ms) = time_of_day_ms(time) else {
-                parsed.quarantine.add(reject(
-                    number,
-                    RejectReason::UnparseableTime,
-                    format!(
-                        "column Time: \"{}\" (expected HH:MM:SS)",
-                        crate::data::error::shown(time)
-                    ),
-                ));
-                return Ok(());
-            };
-            values.clear();
-            values.extend(
-                raw.iter()
-                    .take(measures.min(raw.len()))
-                    .map(|(m, token)| (*m, percent(token))),
-            );
-            parsed.data_lines += 1;
-            sink.line(&LineReading {
-                line: number,
-                time_ms: last_date.1 + time_ms,
-                utc: false,
-                host: host.map_err(|e| e.clone())?,
-                gpu,
-                values: &values,
-            });
-            Ok(())
-        },
-        |e| DataError::cannot_read(path, e),
-    )?;
+        }
+        let Some(time_ms) = time_of_day_ms(time) else {
+            parsed.quarantine.add(reject(
+                number,
+                RejectReason::UnparseableTime,
+                format!(
+                    "column Time: \"{}\" (expected HH:MM:SS)",
+                    crate::data::error::shown(time)
+                ),
+            ));
+            return Ok(());
+        };
+        values.clear();
+        values.extend(
+            raw.iter()
+                .take(measures.min(raw.len()))
+                .map(|(m, token)| (*m, percent(token))),
+        );
+        parsed.data_lines += 1;
+        sink.line(&LineReading {
+            line: number,
+            time_ms: last_date.1 + time_ms,
+            utc: false,
+            host: host.map_err(|e| e.clone())?,
+            gpu,
+            values: &values,
+        });
+        Ok(())
+    })?;
+    parsed.quarantine.merge(set_aside);
     if layout.is_none() {
         return Err(DataError::UnexpectedHeader {
             expected: "nvidia-smi dmon's # header (#Date Time gpu ... with -o DT)",

@@ -4,7 +4,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::text::{LineProblem, for_each_line, percent, timestamp_ms};
+use super::text::{for_each_line, percent, timestamp_ms};
 use super::{LineReading, Measure, MeasureValue, Parsed, Readings};
 use crate::data::error::DataError;
 use crate::data::readers::dcgm::ALL_GPUS;
@@ -137,99 +137,87 @@ pub fn read_query<R: BufRead, S: Readings>(
         detail,
     };
     let mut values: Vec<(Measure, MeasureValue)> = Vec::with_capacity(1);
-    for_each_line(
-        reader,
-        |number, line| {
-            let line = match line {
-                Ok(line) => line,
-                Err(problem @ (LineProblem::TooLong | LineProblem::NotUtf8)) => {
-                    parsed
-                        .quarantine
-                        .add(reject(number, RejectReason::MalformedRow, problem.detail()));
-                    return Ok(());
-                }
-            };
-            if line.trim().is_empty() || columns.as_ref().is_some_and(|(header, _)| header == line) {
-                return Ok(());
+    let set_aside = for_each_line(path, reader, |number, line| {
+        if line.trim().is_empty() || columns.as_ref().is_some_and(|(header, _)| header == line) {
+            return Ok(());
+        }
+        if line.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && looks_like_query_header(line) {
+            // A header, first or again where another recording was appended.
+            let found = QueryColumns::find(line).map_err(|e| e.in_file_at(&file, number))?;
+            columns = Some((line.to_string(), found));
+            return Ok(());
+        }
+        let Some((_, layout)) = &columns else {
+            return Err(match super::text::starts_like_timestamp(line) {
+                true => DataError::HeaderlessQuery {
+                    header_file: header_file_of(path),
+                },
+                false => DataError::UnexpectedHeader {
+                    expected: "nvidia-smi --query-gpu's CSV header (timestamp, index, utilization.gpu [%], ...)",
+                    found: crate::data::error::shown(line),
+                },
             }
-            if line.as_bytes().first().is_some_and(u8::is_ascii_lowercase) && looks_like_query_header(line) {
-                // A header, first or again where another recording was appended.
-                let found = QueryColumns::find(line).map_err(|e| e.in_file_at(&file, number))?;
-                columns = Some((line.to_string(), found));
-                return Ok(());
+            .in_file_at(&file, number));
+        };
+        let (mut time, mut gpu, mut line_host, mut utilization) = (None, None, None, None);
+        let mut count = 0;
+        for (i, field) in line.split(',').enumerate() {
+            count += 1;
+            if i == layout.timestamp {
+                time = Some(field);
             }
-            let Some((_, layout)) = &columns else {
-                return Err(match super::text::starts_like_timestamp(line) {
-                    true => DataError::HeaderlessQuery {
-                        header_file: header_file_of(path),
-                    },
-                    false => DataError::UnexpectedHeader {
-                        expected: "nvidia-smi --query-gpu's CSV header (timestamp, index, utilization.gpu [%], ...)",
-                        found: crate::data::error::shown(line),
-                    },
-                }
-                .in_file_at(&file, number));
-            };
-            let (mut time, mut gpu, mut line_host, mut utilization) = (None, None, None, None);
-            let mut count = 0;
-            for (i, field) in line.split(',').enumerate() {
-                count += 1;
-                if i == layout.timestamp {
-                    time = Some(field);
-                }
-                if Some(i) == layout.gpu {
-                    gpu = Some(field.trim());
-                }
-                if Some(i) == layout.host {
-                    line_host = Some(field.trim());
-                }
-                if i == layout.utilization {
-                    utilization = Some(field);
-                }
+            if Some(i) == layout.gpu {
+                gpu = Some(field.trim());
             }
-            if count != layout.count {
-                parsed.quarantine.add(reject(
-                    number,
-                    RejectReason::MalformedRow,
-                    format!(
-                        "expected {} comma-separated fields as the header names, found {count}",
-                        layout.count
-                    ),
-                ));
-                return Ok(());
+            if Some(i) == layout.host {
+                line_host = Some(field.trim());
             }
-            let raw_time = time.unwrap_or("");
-            let Some((time_ms, utc)) = timestamp_ms(raw_time) else {
-                parsed.quarantine.add(reject(
-                    number,
-                    RejectReason::UnparseableTime,
-                    format!(
-                        "column timestamp: \"{}\" (expected YYYY/MM/DD HH:MM:SS.mmm)",
-                        crate::data::error::shown(raw_time.trim())
-                    ),
-                ));
-                return Ok(());
-            };
-            let host = match line_host.filter(|h| !h.is_empty()) {
-                Some(h) => h,
-                None => host.map_err(|e| e.clone())?,
-            };
-            let gpu = gpu.filter(|g| !g.is_empty() && !g.starts_with('[')).unwrap_or(ALL_GPUS);
-            values.clear();
-            values.push((Measure::UtilizationGpu, percent(utilization.unwrap_or(""))));
-            parsed.data_lines += 1;
-            sink.line(&LineReading {
-                line: number,
-                time_ms,
-                utc,
-                host,
-                gpu,
-                values: &values,
-            });
-            Ok(())
-        },
-        |e| DataError::cannot_read(path, e),
-    )?;
+            if i == layout.utilization {
+                utilization = Some(field);
+            }
+        }
+        if count != layout.count {
+            parsed.quarantine.add(reject(
+                number,
+                RejectReason::MalformedRow,
+                format!(
+                    "expected {} comma-separated fields as the header names, found {count}",
+                    layout.count
+                ),
+            ));
+            return Ok(());
+        }
+        let raw_time = time.unwrap_or("");
+        let Some((time_ms, utc)) = timestamp_ms(raw_time) else {
+            parsed.quarantine.add(reject(
+                number,
+                RejectReason::UnparseableTime,
+                format!(
+                    "column timestamp: \"{}\" (expected YYYY/MM/DD HH:MM:SS.mmm)",
+                    crate::data::error::shown(raw_time.trim())
+                ),
+            ));
+            return Ok(());
+        };
+        let host = match line_host.filter(|h| !h.is_empty()) {
+            Some(h) => h,
+            None => host.map_err(|e| e.clone())?,
+        };
+        let gpu = gpu.filter(|g| !g.is_empty() && !g.starts_with('[')).unwrap_or(ALL_GPUS);
+        values.clear();
+        values.push((Measure::UtilizationGpu, percent(utilization.unwrap_or(""))));
+        parsed.data_lines += 1;
+        sink.line(&LineReading {
+            line: number,
+            time_ms,
+            utc,
+            host,
+            gpu,
+            values: &values,
+        });
+        Ok(())
+    })?;
+    parsed.quarantine.merge(set_aside);
     if columns.is_none() {
         return Err(DataError::Empty.in_file(&file));
     }

@@ -2,9 +2,12 @@
 //! times without an offset), and percentages with their units and missing-value markers.
 
 use std::io::{BufRead, Read};
+use std::path::Path;
 
 use crate::data::error::DataError;
 use crate::data::readers::dcgm::RANGE_SLACK_FRAC;
+use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow};
+use crate::data::readers::time::parse::days_of_date;
 
 /// The longest line read; nvidia-smi writes a few hundred bytes at most, so anything longer is
 /// not its output and is set aside without being held whole.
@@ -15,13 +18,13 @@ const MS_PER_DAY: i64 = 86_400 * MS_PER_SECOND;
 
 /// Why a line could not be read as text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum LineProblem {
+enum LineProblem {
     TooLong,
     NotUtf8,
 }
 
 impl LineProblem {
-    pub(super) fn detail(self) -> String {
+    fn detail(self) -> String {
         match self {
             LineProblem::TooLong => format!("longer than {MAX_LINE_BYTES} bytes: not nvidia-smi output"),
             LineProblem::NotUtf8 => "not UTF-8 text".to_string(),
@@ -29,28 +32,39 @@ impl LineProblem {
     }
 }
 
-/// Calls `each` with every line (1-based number, text without its line ending, or why it is
-/// not text), reading at most `MAX_LINE_BYTES` of any line. Stops at the first error `each`
+/// Calls `each` with every line that is text (1-based number, text without its line ending),
+/// reading at most `MAX_LINE_BYTES` of any line; a line too long or not UTF-8 is set aside in
+/// the quarantine returned, as a malformed row of `path`. Stops at the first error `each`
 /// returns.
 pub(super) fn for_each_line<R: BufRead>(
+    path: &Path,
     mut reader: R,
-    mut each: impl FnMut(u64, Result<&str, LineProblem>) -> Result<(), DataError>,
-    io_error: impl Fn(std::io::Error) -> DataError,
-) -> Result<(), DataError> {
+    mut each: impl FnMut(u64, &str) -> Result<(), DataError>,
+) -> Result<Quarantine, DataError> {
+    let io_error = |e| DataError::cannot_read(path, e);
+    let mut set_aside = Quarantine::default();
+    let mut problem = |line: u64, problem: LineProblem| {
+        set_aside.add(RejectedRow {
+            file: path.display().to_string(),
+            line,
+            reason: RejectReason::MalformedRow,
+            detail: problem.detail(),
+        });
+    };
     let mut buffer: Vec<u8> = Vec::with_capacity(512);
     let mut number = 0u64;
     loop {
         buffer.clear();
         let read = Read::take(&mut reader, MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buffer)
-            .map_err(&io_error)?;
+            .map_err(io_error)?;
         if read == 0 {
-            return Ok(());
+            return Ok(set_aside);
         }
         number += 1;
         if buffer.len() > MAX_LINE_BYTES && buffer.last() != Some(&b'\n') {
-            reader.skip_until(b'\n').map_err(&io_error)?;
-            each(number, Err(LineProblem::TooLong))?;
+            reader.skip_until(b'\n').map_err(io_error)?;
+            problem(number, LineProblem::TooLong);
             continue;
         }
         let mut line: &[u8] = &buffer;
@@ -66,33 +80,9 @@ pub(super) fn for_each_line<R: BufRead>(
             line = rest;
         }
         match std::str::from_utf8(line) {
-            Ok(text) => each(number, Ok(text))?,
-            Err(_) => each(number, Err(LineProblem::NotUtf8))?,
+            Ok(text) => each(number, text)?,
+            Err(_) => problem(number, LineProblem::NotUtf8),
         }
-    }
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let month = i64::from(month);
-    let day_of_year = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
-fn is_leap(year: i64) -> bool {
-    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-}
-
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        2 if is_leap(year) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
     }
 }
 
@@ -107,9 +97,7 @@ fn digits(bytes: &[u8]) -> Option<u32> {
 
 /// Milliseconds from the epoch to midnight of a date, `None` when it is no date.
 fn midnight_ms(year: u32, month: u32, day: u32) -> Option<i64> {
-    let year = i64::from(year);
-    ((1..=12).contains(&month) && (1..=days_in_month(year, month)).contains(&day))
-        .then(|| days_from_civil(year, month, day) * MS_PER_DAY)
+    days_of_date(i32::try_from(year).ok()?, month, day).map(|days| days * MS_PER_DAY)
 }
 
 /// `20261126` (dmon's `-o D`).
@@ -283,22 +271,18 @@ mod tests {
         bytes.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES + 10));
         bytes.extend_from_slice(b"\nb\n\xff\n");
         let mut seen = Vec::new();
-        for_each_line(
-            bytes.as_slice(),
-            |n, line| {
-                seen.push((n, line.map(str::to_string)));
-                Ok(())
-            },
-            |e| DataError::cannot_read("t", e),
-        )
+        let set_aside = for_each_line(Path::new("t.txt"), bytes.as_slice(), |n, line| {
+            seen.push((n, line.to_string()));
+            Ok(())
+        })
         .expect("read");
+        assert_eq!(seen, vec![(1, "a".to_string()), (3, "b".to_string())]);
+        let lines: Vec<(u64, &str)> = set_aside.samples.iter().map(|r| (r.line, r.detail.as_str())).collect();
         assert_eq!(
-            seen,
+            lines,
             vec![
-                (1, Ok("a".to_string())),
-                (2, Err(LineProblem::TooLong)),
-                (3, Ok("b".to_string())),
-                (4, Err(LineProblem::NotUtf8)),
+                (2, "longer than 65536 bytes: not nvidia-smi output"),
+                (4, "not UTF-8 text")
             ]
         );
     }
