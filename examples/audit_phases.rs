@@ -74,6 +74,8 @@ fn main() {
         list_prices: Vec::new(),
         min_utilization_frac: 0.4,
         host_patterns: Default::default(),
+        host_utc_offsets_min: Default::default(),
+        input_utc_offset_min: None,
     };
     let t = Instant::now();
     match audit_loaded(&logs, &rules, &settings) {

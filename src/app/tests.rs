@@ -577,7 +577,7 @@ fn new_host_patterns_audit_again() {
     let mut with_hosts = app.plan.clone();
     with_hosts
         .hosts
-        .insert("h100-train-a".to_string(), vec!["gpu[001-004]".to_string()]);
+        .insert("h100-train-a".to_string(), vec!["gpu[001-004]".to_string()].into());
     let effects = update(
         &mut app,
         Action::PlanChangedOnDisk {

@@ -192,13 +192,15 @@ enum CacheCommand {
 /// The logs an audit reads and the window it looks at (audit, replay).
 #[derive(Debug, Clone, clap::Args)]
 struct LogFlags {
-    /// Job logs: CSV/TSV, Parquet (file, folder or glob), NDJSON/JSON, Slurm sacct -P, Philly JSON, DCGM.
+    /// Job logs: CSV/TSV, Parquet (file, folder or glob), NDJSON/JSON, Slurm sacct -P, Philly JSON; and
+    /// utilization beside them: DCGM exports, nvidia-smi --query-gpu CSV and dmon recordings.
     #[arg(value_name = "LOGS")]
     logs: Vec<PathBuf>,
     /// Column mapping (TOML); see `gpuplan mapping init`.
     #[arg(long, value_name = "FILE")]
     mapping: Option<PathBuf>,
-    /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide.
+    /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long,
+    /// dcgm-wide, nvidia-smi, dmon.
     #[arg(long, value_name = "LAYOUT")]
     input_format: Option<String>,
     /// Audit the last N days of the data (default 90).
@@ -216,6 +218,10 @@ struct LogFlags {
     /// Price of a GPU-hour for clusters the plan does not list (default: the seed's $12.29 H100 rate).
     #[arg(long, value_name = "USD")]
     cost_per_gpu_hour: Option<f64>,
+    /// The offset from UTC of the clock nvidia-smi recordings were written on (+01:00, -05:30),
+    /// where the plan's [hosts] entry for their cluster gives none (default UTC).
+    #[arg(long, value_name = "OFFSET", allow_hyphen_values = true)]
+    input_tz: Option<String>,
     #[command(flatten)]
     prometheus: prometheus_args::PrometheusArgs,
     #[command(flatten)]
@@ -235,6 +241,7 @@ impl LogFlags {
             since: self.since,
             until: self.until,
             cost_per_gpu_hour: self.cost_per_gpu_hour,
+            input_tz: self.input_tz,
             prometheus: self.prometheus,
             slurm: self.slurm,
             bill: Vec::new(),

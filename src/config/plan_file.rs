@@ -41,8 +41,9 @@ pub fn read_plan_text(file: &str, text: &str, catalog: &Catalog) -> Result<Plan,
     let plan = parse_plan(file, text).map_err(|d| vec![d])?;
     let mut problems = plan.problems(catalog);
     problems.extend(
-        crate::data::audit::host_map::host_table_problems(&plan.hosts)
+        crate::data::audit::host_map::host_table_problems(&crate::model::plan::host_patterns(&plan.hosts))
             .into_iter()
+            .chain(crate::model::plan::utc_offset_problems(&plan.hosts))
             .map(|(key_path, message)| crate::model::plan::PlanProblem { key_path, message }),
     );
     if problems.is_empty() {

@@ -13,7 +13,7 @@ use crate::data::places::{MappingPlace, ROW};
 use crate::data::readers::hostlist::HostlistError;
 
 /// The format names `readers::detect::parse_format_name` reads.
-pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide";
+pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide, nvidia-smi, dmon";
 
 #[derive(Debug, Clone, Error)]
 pub enum DataError {
@@ -122,6 +122,39 @@ pub enum DataError {
         "cannot tell which DCGM metric this wide export holds: name the file after it (DCGM_FI_DEV_GPU_UTIL.csv) or give the metric"
     )]
     UnknownDcgmMetric,
+    /// An nvidia-smi recording whose host neither its lines, its file's name nor its folder's
+    /// name gives.
+    #[error(
+        "cannot tell which host {file_name} was recorded on: name the file after the host (node17.csv, \
+         node17.dmon.txt) or keep it in a folder named after it (node17/dmon.txt)"
+    )]
+    RecordingNamesNoHost { file_name: String },
+    /// An nvidia-smi recording without a field the audit needs: what, the columns it has, and
+    /// the command that records it.
+    #[error("no {what} among its columns ({columns}): record with `{record}`")]
+    RecordingWithout {
+        what: &'static str,
+        columns: String,
+        record: &'static str,
+    },
+    /// `nvidia-smi --query-gpu ... --format=csv,noheader` with no field list beside it.
+    #[error(
+        "an nvidia-smi --query-gpu recording without its header (--format=csv,noheader): write the fields it was \
+         recorded with, as given to --query-gpu, on one line of {} (e.g. timestamp,index,utilization.gpu), or \
+         record without noheader",
+        .header_file.display()
+    )]
+    HeaderlessQuery { header_file: PathBuf },
+    /// `nvidia-smi dmon` recorded without dates (`-o T`) or times (no `-o`).
+    #[error(
+        "nvidia-smi dmon recorded {}: its samples cannot be placed in the audit's window; record with -o DT \
+         (nvidia-smi dmon -o DT ...), which writes the date and time on every line",
+        if *.time_of_day_only { "with -o T, the time of day without its date" } else { "without -o DT, with no time on its lines" }
+    )]
+    DmonWithoutTime { time_of_day_only: bool },
+    /// A recording naming more GPUs than any fleet's one file of recordings would.
+    #[error("more than {max} GPUs (host and GPU pairs) in one recording: not nvidia-smi's recording of nodes")]
+    TooManyRecordedGpus { max: usize },
     /// A format read by its own reader reached the tabular one.
     #[error("the {format} reader is not tabular")]
     NotTabular { format: &'static str },
@@ -202,8 +235,9 @@ pub enum DataError {
     #[error("no partitions")]
     NoPartitions,
     #[error(
-        "these are GPU utilization samples (DCGM exporter), not jobs: the audit needs a job log (scheduler export, \
-         sacct -P, Philly JSON...); give the samples beside it and the audit reports the utilization they measured"
+        "these are GPU utilization samples (DCGM exporter, nvidia-smi), not jobs: the audit needs a job log \
+         (scheduler export, sacct -P, Philly JSON...); give the samples beside it and the audit reports the \
+         utilization they measured"
     )]
     UtilizationOnly,
     #[error(

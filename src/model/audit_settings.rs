@@ -4,7 +4,7 @@
 //! question of the same value).
 
 use crate::model::catalog::{Accelerator, Catalog, SEED_H100_USD_PER_GPU_HOUR, Term, accelerator_for_gpu_type};
-use crate::model::plan::Plan;
+use crate::model::plan::{Plan, host_patterns, host_utc_offsets_min};
 
 /// Which span of the log the audit looks at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,6 +71,11 @@ pub struct AuditSettings {
     pub min_utilization_frac: f64,
     /// Cluster → host patterns (the plan's and the mapping's `[hosts]`), for DCGM samples.
     pub host_patterns: std::collections::BTreeMap<String, Vec<String>>,
+    /// Cluster → the offset from UTC, in minutes, of the clock its nodes' nvidia-smi recordings
+    /// were written on (the plan's `[hosts]` entries that give one).
+    pub host_utc_offsets_min: std::collections::BTreeMap<String, i32>,
+    /// The offset of recordings whose cluster's entry gives none (`--input-tz`); UTC without.
+    pub input_utc_offset_min: Option<i32>,
 }
 
 /// Every catalog accelerator with an on-demand market price, at its list price.
@@ -168,7 +173,9 @@ impl AuditSettings {
                 None => list_prices(catalog),
             },
             min_utilization_frac: thresholds.permanent_allocation_min_utilization_frac,
-            host_patterns: plan.map(|p| p.hosts.clone()).unwrap_or_default(),
+            host_patterns: plan.map(|p| host_patterns(&p.hosts)).unwrap_or_default(),
+            host_utc_offsets_min: plan.map(|p| host_utc_offsets_min(&p.hosts)).unwrap_or_default(),
+            input_utc_offset_min: None,
         }
     }
 }

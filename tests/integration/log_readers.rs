@@ -38,6 +38,8 @@ fn settings() -> AuditSettings {
         list_prices: Vec::new(),
         min_utilization_frac: 0.40,
         host_patterns: Default::default(),
+        host_utc_offsets_min: Default::default(),
+        input_utc_offset_min: None,
     }
 }
 

@@ -22,6 +22,7 @@ mod hostile_files;
 mod kubernetes_fleets;
 mod log_readers;
 mod model_properties;
+mod node_recordings;
 mod partitioned_audit;
 mod plan_diff;
 mod plan_edit;

@@ -81,7 +81,7 @@ fn prometheus_and_hosts_tables_are_checked_and_located() {
         (prometheus.cluster_label.as_str(), prometheus.step_seconds),
         ("cluster_id", 3600)
     );
-    assert_eq!(plan.hosts["east"].len(), 2);
+    assert_eq!(plan.hosts["east"].patterns.len(), 2);
     let bad = default_plan_text()
         + "\n[prometheus]\nurl = \"prometheus:9090\"\nstep_seconds = 7\ncluster_label = \"bad-label\"\n\n[hosts]\neast = [\"gpu[001-\"]\n";
     let errors = read_plan_text("p.toml", &bad, &catalog()).expect_err("invalid values");
@@ -108,6 +108,25 @@ fn prometheus_and_hosts_tables_are_checked_and_located() {
         .find(|d| d.key.as_deref() == Some("hosts.east[0]"))
         .expect("located");
     assert!(hosts.message.contains("unclosed '['"), "{}", hosts.message);
+    // A clock offset in a [hosts] entry (for nvidia-smi recordings) is read, and a bad one located.
+    let lab = default_plan_text() + "\n[hosts]\nlab = { patterns = [\"h200-a\"], utc_offset = \"+05:30\" }\n";
+    let plan = read_plan_text("p.toml", &lab, &catalog()).expect("valid");
+    assert_eq!(plan.hosts["lab"].utc_offset.as_deref(), Some("+05:30"));
+    let zone_name = lab.replace("+05:30", "CET");
+    let offset_errors = read_plan_text("p.toml", &zone_name, &catalog()).expect_err("a zone name, not an offset");
+    let offset = offset_errors
+        .iter()
+        .find(|d| d.key.as_deref() == Some("hosts.lab.utc_offset"))
+        .expect("located");
+    assert!(
+        offset.message.contains("'CET' is not an offset from UTC"),
+        "{}",
+        offset.message
+    );
+    assert_eq!(
+        zone_name.lines().nth(offset.line.expect("has a line") - 1),
+        Some("lab = { patterns = [\"h200-a\"], utc_offset = \"CET\" }")
+    );
     assert_eq!(
         bad.lines().nth(hosts.line.expect("has a line") - 1),
         Some("east = [\"gpu[001-\"]")

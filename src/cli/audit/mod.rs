@@ -33,6 +33,8 @@ pub struct AuditArgs {
     pub since: Option<String>,
     pub until: Option<String>,
     pub cost_per_gpu_hour: Option<f64>,
+    /// `--input-tz`: the clock offset of nvidia-smi recordings the plan's `[hosts]` leaves out.
+    pub input_tz: Option<String>,
     pub prometheus: super::prometheus_args::PrometheusArgs,
     /// `--slurm` and its settings: the jobs read from Slurm's accounting through sacct.
     pub slurm: super::slurm_args::SlurmArgs,
@@ -90,7 +92,13 @@ fn settings(
         since_ms: args.since.as_deref().map(|s| parse_instant("--since", s)).transpose()?,
         until_ms: args.until.as_deref().map(|s| parse_instant("--until", s)).transpose()?,
     };
-    Ok(AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour))
+    let mut settings = AuditSettings::for_plan(catalog, plan, window, args.cost_per_gpu_hour);
+    settings.input_utc_offset_min = args
+        .input_tz
+        .as_deref()
+        .map(|text| crate::model::plan::parse_utc_offset_min(text).map_err(|e| Diagnostic::file("--input-tz", e)))
+        .transpose()?;
+    Ok(settings)
 }
 
 /// The logs an audit reads: the flags, else the plan's `[[logs]]`; empty when neither names a

@@ -13,6 +13,7 @@ use super::classify::features::with_run_features;
 use super::host_map::{HostMap, unmapped_note};
 use super::job_details::RunOrigins;
 use super::measured::{measured_by_cluster, measured_utilization};
+use super::node_clock::in_utc;
 use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::{AuditInput, AuditSettings, audit_input_classified};
 use crate::data::canonical::{JobRun, frame_from_runs};
@@ -58,13 +59,31 @@ pub fn attach_measurements(report: &mut AuditReport, measured: &[ClusterMeasurem
     }
 }
 
-fn joined_dcgm(files: &[FileSummary]) -> String {
-    let dcgm: Vec<&str> = files
+/// Where measured clusters' samples came from: "DCGM samples in a.csv", "nvidia-smi recordings
+/// in node17.csv, node18.dmon.txt", or both.
+fn samples_origin(files: &[FileSummary]) -> String {
+    let of = |formats: &[&str]| -> String {
+        files
+            .iter()
+            .filter(|f| formats.contains(&f.format))
+            .map(|f| f.path.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (dcgm, node) = (of(&["dcgm-long", "dcgm-wide"]), of(&["nvidia-smi", "dmon"]));
+    match (dcgm.is_empty(), node.is_empty()) {
+        (false, true) => format!("DCGM samples in {dcgm}"),
+        (true, false) => format!("nvidia-smi recordings in {node}"),
+        _ => format!("DCGM samples in {dcgm} and nvidia-smi recordings in {node}"),
+    }
+}
+
+/// What reading each file established (an nvidia-smi recording's host, the measure of each GPU,
+/// what was left out), after its path.
+fn recording_notes(files: &[FileSummary]) -> impl Iterator<Item = String> + '_ {
+    files
         .iter()
-        .filter(|f| f.format.starts_with("dcgm"))
-        .map(|f| f.path.as_str())
-        .collect();
-    dcgm.join(", ")
+        .flat_map(|f| f.notes.iter().map(move |note| format!("{}: {note}", f.path)))
 }
 
 fn joined(files: &[FileSummary]) -> String {
@@ -134,6 +153,7 @@ impl FleetSource {
                 rows: runs.len(),
                 rejected: 0,
                 warnings: Vec::new(),
+                notes: Vec::new(),
             }],
             utilization: None,
             hosts: BTreeMap::new(),
@@ -210,13 +230,17 @@ impl FleetSource {
                 };
                 let (mut report, classes) = audit_input_classified(input, rules, settings).map_err(fail)?;
                 if let Some(samples) = utilization {
-                    report.measured_utilization =
-                        measured_utilization(samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
                     let hosts = self.host_map(settings).map_err(fail)?;
+                    let (samples, clock_note) = in_utc(samples, &hosts, settings).map_err(fail)?;
+                    report
+                        .measurement_notes
+                        .extend(recording_notes(files).chain(clock_note));
+                    report.measured_utilization =
+                        measured_utilization(&samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
                     if !hosts.is_empty() {
-                        let origin = format!("DCGM samples in {}", joined_dcgm(files));
+                        let origin = samples_origin(files);
                         let (measured, unmapped) =
-                            measured_by_cluster(samples, &report.window, &hosts, &origin).map_err(fail)?;
+                            measured_by_cluster(&samples, &report.window, &hosts, &origin).map_err(fail)?;
                         if !unmapped.is_empty() {
                             report.measurement_notes.push(unmapped_note(&unmapped));
                         }

@@ -1,14 +1,16 @@
 //! DCGM utilization samples summed over the audit's window (`model::fleet::MeasuredUtilization`):
 //! each series' mean (a GPU, or a host exported whole), their mean, each host's, and the mean
 //! of each hour's samples. Samples carry hosts, not clusters, so the figures are the fleet's
-//! and its hosts', beside the job log's per-cluster figures.
+//! and its hosts', beside the job log's per-cluster figures. A row may stand for several
+//! samples (nvidia-smi recordings are folded a minute a row): every mean weighs a row by its
+//! `samples`, so a folded row counts as the samples it holds.
 
 use polars::prelude::*;
 
 use super::host_map::HostMap;
 use crate::data::canonical::MS_PER_MINUTE;
 use crate::data::error::DataError;
-use crate::data::readers::dcgm::{GPU, HOST, TIME, UTIL_FRAC};
+use crate::data::readers::dcgm::{GPU, HOST, METRIC, SAMPLES, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 use crate::model::utilization::ClusterMeasurement;
 
@@ -16,17 +18,27 @@ use crate::model::utilization::ClusterMeasurement;
 const HOUR_MS: i64 = 60 * MS_PER_MINUTE;
 const SERIES_MEAN: &str = "series_mean";
 const HOUR: &str = "hour";
+const WEIGHT: &str = "__samples";
+
+/// The mean of `util_frac` over the rows, each weighed by the samples it stands for.
+fn weighted_mean() -> Expr {
+    (col(UTIL_FRAC) * col(WEIGHT)).sum() / col(WEIGHT).sum()
+}
 
 fn err(e: PolarsError) -> DataError {
     crate::data::error::dcgm_samples(e)
 }
 
-/// The samples with a value inside `window`, times as integer milliseconds.
+/// The samples with a value inside `window`, times as integer milliseconds, each row's weight
+/// as `WEIGHT`.
 fn in_window(samples: &DataFrame, window: &Window) -> LazyFrame {
     samples
         .clone()
         .lazy()
-        .with_column(col(TIME).cast(DataType::Int64).alias(TIME))
+        .with_columns([
+            col(TIME).cast(DataType::Int64).alias(TIME),
+            col(SAMPLES).cast(DataType::Float64).alias(WEIGHT),
+        ])
         .filter(
             col(TIME)
                 .gt_eq(lit(window.start_ms))
@@ -60,18 +72,23 @@ pub fn measured_utilization(
     threshold_frac: f64,
 ) -> Result<Option<MeasuredUtilization>, DataError> {
     let in_window = in_window(samples, window)
-        .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC)])
+        .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC), col(WEIGHT)])
         .collect()
         .map_err(err)?;
-    let samples = in_window.height() as u64;
-    if samples == 0 {
+    if in_window.height() == 0 {
         return Ok(None);
     }
+    let samples = in_window
+        .column(WEIGHT)
+        .map_err(err)?
+        .as_materialized_series()
+        .sum::<f64>()
+        .map_err(err)? as u64;
     let series = in_window
         .clone()
         .lazy()
         .group_by([col(HOST), col(GPU)])
-        .agg([col(UTIL_FRAC).mean().alias(SERIES_MEAN)])
+        .agg([weighted_mean().alias(SERIES_MEAN)])
         .collect()
         .map_err(err)?;
     let hosts = series
@@ -90,7 +107,7 @@ pub fn measured_utilization(
         .lazy()
         .with_column(hour)
         .group_by([col(HOUR)])
-        .agg([col(UTIL_FRAC).mean()])
+        .agg([weighted_mean().alias(UTIL_FRAC)])
         .collect()
         .map_err(err)?;
 
@@ -174,7 +191,7 @@ pub fn measured_by_cluster(
         )
         .with_column(hour)
         .group_by([col(CLUSTER), col(HOST), col(GPU), col(HOUR)])
-        .agg([col(UTIL_FRAC).mean()])
+        .agg([weighted_mean().alias(UTIL_FRAC), col(METRIC).first()])
         .collect()
         .map_err(err)?;
     // Rows are series × hours: small beside the samples; summed here in plain Rust.
@@ -183,11 +200,13 @@ pub fn measured_by_cluster(
     let gpu_col = per_series_hour.column(GPU).map_err(err)?.str().map_err(err)?;
     let hour_col = per_series_hour.column(HOUR).map_err(err)?.i64().map_err(err)?;
     let mean_col = per_series_hour.column(UTIL_FRAC).map_err(err)?.f64().map_err(err)?;
+    let metric_col = per_series_hour.column(METRIC).map_err(err)?.str().map_err(err)?;
     struct Acc {
         sum: Vec<f64>,
         count: Vec<u32>,
         series: std::collections::BTreeSet<(String, String)>,
         hosts: std::collections::BTreeSet<String>,
+        metrics: std::collections::BTreeMap<String, std::collections::BTreeSet<(String, String)>>,
     }
     let mut by_cluster: std::collections::BTreeMap<String, Acc> = std::collections::BTreeMap::new();
     for row in 0..per_series_hour.height() {
@@ -208,17 +227,22 @@ pub fn measured_by_cluster(
             count: vec![0; hours],
             series: Default::default(),
             hosts: Default::default(),
+            metrics: Default::default(),
         });
         acc.sum[hour] += mean;
         acc.count[hour] += 1;
         acc.series.insert((host.to_string(), gpu.to_string()));
         acc.hosts.insert(host.to_string());
+        acc.metrics
+            .entry(metric_col.get(row).unwrap_or("utilization").to_string())
+            .or_default()
+            .insert((host.to_string(), gpu.to_string()));
     }
     let measurements = by_cluster
         .into_iter()
         .map(|(cluster, acc)| ClusterMeasurement {
             cluster,
-            metric: "DCGM utilization field (per GPU, the best it exports)".to_string(),
+            metric: metrics_text(&acc.metrics),
             origin: origin.to_string(),
             gpu_series: acc.series.len() as u64,
             hosts: acc.hosts.len() as u64,
@@ -233,6 +257,28 @@ pub fn measured_by_cluster(
     Ok((measurements, unmapped))
 }
 
+/// The measure a cluster's series were read by: its name when there is one, else each with its
+/// count of GPU series (`DCGM_FI_PROF_GR_ENGINE_ACTIVE on 6 GPU series, DCGM_FI_DEV_GPU_UTIL on 2`).
+fn metrics_text(metrics: &std::collections::BTreeMap<String, std::collections::BTreeSet<(String, String)>>) -> String {
+    match metrics.len() {
+        1 => metrics.keys().next().cloned().unwrap_or_default(),
+        _ => {
+            let mut by_count: Vec<(&String, usize)> = metrics.iter().map(|(m, s)| (m, s.len())).collect();
+            by_count.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            by_count
+                .into_iter()
+                .map(|(metric, series)| {
+                    format!(
+                        "{metric} on {}",
+                        crate::shared::format::count_of(series as u64, "GPU series", "GPU series")
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,6 +289,8 @@ mod tests {
             HOST => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
             GPU => rows.iter().map(|_| "0").collect::<Vec<_>>(),
             UTIL_FRAC => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+            SAMPLES => rows.iter().map(|_| 1u32).collect::<Vec<_>>(),
+            METRIC => rows.iter().map(|_| "DCGM_FI_DEV_GPU_UTIL").collect::<Vec<_>>(),
         ]
         .expect("frame");
         frame

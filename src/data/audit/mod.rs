@@ -10,6 +10,7 @@
 //! - `top_jobs` and `job_details`: the largest jobs, and their text read back from the logs;
 //! - `unknown_labels`: label values `[labels]` does not know, with their jobs and GPU-hours;
 //! - `measured` and `host_map`: DCGM utilization samples and the clusters their hosts belong to;
+//!   `node_clock`: nvidia-smi recordings' local times moved to UTC first;
 //! - `replay_jobs`: the audit's jobs as replay input;
 //! - `fleet_source` and `partitioned`: logs kept ready to audit again, and datasets too large to
 //!   hold, audited one cluster at a time.
@@ -19,6 +20,7 @@ pub mod fleet_source;
 pub mod host_map;
 pub mod job_details;
 pub mod measured;
+pub mod node_clock;
 pub mod partitioned;
 pub mod replay_jobs;
 pub mod run_totals;

@@ -40,6 +40,8 @@ struct CachedFile {
     rows: usize,
     rejected: u64,
     warnings: Vec<String>,
+    #[serde(default)]
+    notes: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -117,6 +119,7 @@ pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), St
                 rows: f.rows,
                 rejected: f.rejected,
                 warnings: f.warnings.clone(),
+                notes: f.notes.clone(),
             })
             .collect(),
         quarantine: quarantine.clone(),
@@ -226,6 +229,7 @@ pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, String> {
                 rows: f.rows,
                 rejected: f.rejected,
                 warnings: f.warnings,
+                notes: f.notes,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;

@@ -14,8 +14,9 @@ const WHOLE_FILE_BYTES: u64 = 64 << 20;
 const SAMPLES: u64 = 256;
 const SAMPLE_BYTES: usize = 64 << 10;
 
-/// The layout of a cache entry; a change of it reads every log again.
-pub const ENTRY_FORMAT: u32 = 1;
+/// The layout of a cache entry; a change of it reads every log again. 2: the utilization frame
+/// gained `samples`, `metric` and `utc_offset_min`.
+pub const ENTRY_FORMAT: u32 = 2;
 
 /// A stable 64-bit hash: SipHash with zero keys (std's `DefaultHasher::new`), the same in
 /// every run of one build; a different build that hashes differently only misses.

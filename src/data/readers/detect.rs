@@ -3,12 +3,15 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::nvidia_smi;
 use crate::data::error::DataError;
 
 /// Every log layout gpuplan reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum LogFormat {
-    Csv { delimiter: u8 },
+    Csv {
+        delimiter: u8,
+    },
     Parquet,
     Ndjson,
     JsonArray,
@@ -16,6 +19,10 @@ pub enum LogFormat {
     Philly,
     DcgmLong,
     DcgmWide,
+    /// `nvidia-smi --query-gpu=... --format=csv`.
+    NvidiaSmi,
+    /// `nvidia-smi dmon`.
+    Dmon,
 }
 
 impl LogFormat {
@@ -30,12 +37,17 @@ impl LogFormat {
             LogFormat::Philly => "philly",
             LogFormat::DcgmLong => "dcgm-long",
             LogFormat::DcgmWide => "dcgm-wide",
+            LogFormat::NvidiaSmi => "nvidia-smi",
+            LogFormat::Dmon => "dmon",
         }
     }
 
-    /// Job logs give jobs; DCGM exports give utilization samples.
+    /// Job logs give jobs; DCGM exports and nvidia-smi recordings give utilization samples.
     pub fn is_utilization_samples(self) -> bool {
-        matches!(self, LogFormat::DcgmLong | LogFormat::DcgmWide)
+        matches!(
+            self,
+            LogFormat::DcgmLong | LogFormat::DcgmWide | LogFormat::NvidiaSmi | LogFormat::Dmon
+        )
     }
 }
 
@@ -56,6 +68,8 @@ pub fn parse_format_name(name: &str, delimiter: Option<u8>) -> Result<LogFormat,
         "philly" => LogFormat::Philly,
         "dcgm-long" | "dcgm" => LogFormat::DcgmLong,
         "dcgm-wide" => LogFormat::DcgmWide,
+        "nvidia-smi" | "nvidia-smi-query" | "query-gpu" => LogFormat::NvidiaSmi,
+        "dmon" | "nvidia-smi-dmon" => LogFormat::Dmon,
         other => {
             return Err(DataError::UnknownFormat {
                 name: other.to_string(),
@@ -155,7 +169,13 @@ pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, DataError> {
     if trimmed.starts_with('{') || extension == "ndjson" || extension == "jsonl" {
         return Ok(LogFormat::Ndjson);
     }
+    if nvidia_smi::looks_like_dmon(&text) {
+        return Ok(LogFormat::Dmon);
+    }
     let header_line = first_line(&text);
+    if nvidia_smi::looks_like_query_header(header_line) || nvidia_smi::looks_like_query_data_line(header_line) {
+        return Ok(LogFormat::NvidiaSmi);
+    }
     let delimiter = if extension == "tsv" {
         b'\t'
     } else {
@@ -225,6 +245,28 @@ mod tests {
             Ok(LogFormat::DcgmWide)
         );
         assert_eq!(detect("x.bin", "PAR1...."), Ok(LogFormat::Parquet));
+        assert_eq!(
+            detect(
+                "node17.csv",
+                "timestamp, index, utilization.gpu [%], power.draw [W]\n2026/11/26 20:37:19.985, 0, 45 %, 99.94 W\n"
+            ),
+            Ok(LogFormat::NvidiaSmi)
+        );
+        assert_eq!(
+            detect("node17.csv", "2026/11/26 20:37:19.985, 0, 45\n"),
+            Ok(LogFormat::NvidiaSmi)
+        );
+        assert_eq!(
+            detect(
+                "node17.dmon.txt",
+                "#Date       Time        gpu     sm\n#YYYYMMDD   HH:MM:SS    Idx      %\n 20261126   20:37:19      0     45\n"
+            ),
+            Ok(LogFormat::Dmon)
+        );
+        assert_eq!(
+            detect("node17.txt", "# gpu    sm\n# Idx     %\n    0     45\n"),
+            Ok(LogFormat::Dmon)
+        );
     }
 
     #[test]

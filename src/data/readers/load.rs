@@ -10,7 +10,7 @@ use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
 use super::tabular::{Detail, audit_columns};
-use super::{dcgm, philly, slurm, tabular};
+use super::{dcgm, nvidia_smi, philly, slurm, tabular};
 use crate::data::audit::classify::features::{
     FEATURE_COLUMNS, GPU_TYPE_CODE, JOB_KEY, gpu_type_code_expr, with_run_features,
 };
@@ -57,12 +57,16 @@ pub struct FileSummary {
     pub rows: usize,
     pub rejected: u64,
     pub warnings: Vec<String>,
+    /// What reading it established that the audit reports (an nvidia-smi recording's host and
+    /// measures), not a problem.
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct LoadedLogs {
     pub jobs: DataFrame,
-    /// DCGM utilization samples: time, host, gpu, util_frac, source_line.
+    /// Utilization samples (DCGM exports, nvidia-smi recordings folded a minute a row): the
+    /// columns of `dcgm::utilization_schema`.
     pub utilization: Option<DataFrame>,
     pub quarantine: Quarantine,
     pub files: Vec<FileSummary>,
@@ -170,6 +174,7 @@ pub fn load_logs(
             rows: 0..0,
             pieces: Vec::new(),
         };
+        let mut notes = Vec::new();
         let (rows, file_quarantine, warnings) = match format {
             LogFormat::Sacct => {
                 let text = read_text(&path).map_err(fail)?;
@@ -204,6 +209,17 @@ pub fn load_logs(
                 utilization.push(samples);
                 (rows, q, Vec::new())
             }
+            LogFormat::NvidiaSmi | LogFormat::Dmon => {
+                let layout = if format == LogFormat::Dmon {
+                    nvidia_smi::RecordingLayout::Dmon
+                } else {
+                    nvidia_smi::RecordingLayout::Query
+                };
+                let recording = nvidia_smi::read_recording(&path, layout).map_err(fail)?;
+                notes.push(recording.summary());
+                utilization.push(recording.frame);
+                (recording.data_lines as usize, recording.quarantine, Vec::new())
+            }
             tabular_format => {
                 let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
                     .map_err(|error| match tabular_format {
@@ -232,6 +248,7 @@ pub fn load_logs(
             rows,
             rejected: file_quarantine.total(),
             warnings,
+            notes,
         });
         quarantine.merge(file_quarantine);
     }
@@ -345,6 +362,7 @@ pub fn load_sacct_log(
         rows: log.runs.len(),
         rejected: log.quarantine.total(),
         warnings: log.host_problems,
+        notes: Vec::new(),
     }];
     assemble(
         Pieces {

@@ -13,6 +13,7 @@ use super::thresholds::ThresholdOverrides;
 use super::transit::UserLatency;
 
 mod forecast;
+mod hosts;
 mod moving;
 mod slurm;
 mod validate;
@@ -20,6 +21,9 @@ mod validate;
 pub use forecast::{
     DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS,
     MAX_PLANNED_GPUS, PlannedDemand, day_text, parse_day_ms,
+};
+pub use hosts::{
+    HostEntry, host_patterns, host_utc_offsets_min, parse_utc_offset_min, utc_offset_problems, utc_offset_text,
 };
 pub use moving::{
     DEFAULT_DATA_MOVED_TB, DEFAULT_DUAL_RUNNING_MONTHS, DEFAULT_EGRESS_USD_PER_TB, DEFAULT_ENGINEERING_HOURS,
@@ -68,9 +72,10 @@ pub struct Plan {
     /// Slurm's accounting, read through `sacct` when the plan names no log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmSource>,
-    /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose.
+    /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose;
+    /// and the clock offset of nvidia-smi recordings made on them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub hosts: BTreeMap<String, Vec<String>>,
+    pub hosts: BTreeMap<String, HostEntry>,
     /// The proposed split the replay tests: pool sizes and scheduling.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayPlan>,

@@ -83,6 +83,7 @@ pub fn read_dcgm_long_detailed(path: &Path, text: &str) -> Result<DcgmSamples, D
             gpu: gpu.to_string(),
             util_frac: None,
             line: line_no,
+            metric,
         };
         parsed.push(LongRow { sample, metric, value });
     }

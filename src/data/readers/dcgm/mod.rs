@@ -1,6 +1,9 @@
 //! NVIDIA DCGM exporter utilization samples into a utilization frame:
 //! `time` (Datetime ms, UTC), `host` (String), `gpu` (String), `util_frac` (Float64, 0–1,
-//! null for a sample the exporter left empty), `source_line` (UInt64), in file order.
+//! null for a sample the exporter left empty), `source_line` (UInt64), `samples` (UInt32, the
+//! samples a row stands for: 1 here, more where a reader folds them, see `nvidia_smi`),
+//! `metric` (String, the measure read) and `utc_offset_min` (Int32, 0 here: null where the
+//! recording's clock stated no offset), in file order.
 //!
 //! Two layouts:
 //! - **long**: `time,host,gpu,metric,value` with any column order, header names
@@ -48,6 +51,7 @@ use polars::prelude::*;
 
 use self::long::LongColumns;
 pub use self::long::{read_dcgm_long, read_dcgm_long_detailed};
+pub(crate) use self::text::RANGE_SLACK_FRAC;
 use self::text::{TIME_NAMES, header_names};
 use self::wide::metric_in_file_name;
 pub use self::wide::{read_dcgm_wide, read_dcgm_wide_detailed};
@@ -58,6 +62,13 @@ pub const TIME: &str = "time";
 pub const HOST: &str = "host";
 pub const GPU: &str = "gpu";
 pub const UTIL_FRAC: &str = "util_frac";
+/// How many samples a row stands for (its `util_frac` is their mean).
+pub const SAMPLES: &str = "samples";
+/// The measure a row's value is of (`DCGM_FI_PROF_GR_ENGINE_ACTIVE`, `gract (...)`).
+pub const METRIC: &str = "metric";
+/// The offset from UTC of the clock that wrote `time`, in minutes; null when the recording did
+/// not say (nvidia-smi's local time): the audit then takes it from the plan or `--input-tz`.
+pub const UTC_OFFSET_MIN: &str = "utc_offset_min";
 /// The `gpu` of a sample that covers the whole host.
 pub const ALL_GPUS: &str = "all";
 
@@ -69,6 +80,9 @@ pub fn utilization_schema() -> Schema {
         Field::new(GPU.into(), DataType::String),
         Field::new(UTIL_FRAC.into(), DataType::Float64),
         Field::new(SOURCE_LINE.into(), DataType::UInt64),
+        Field::new(SAMPLES.into(), DataType::UInt32),
+        Field::new(METRIC.into(), DataType::String),
+        Field::new(UTC_OFFSET_MIN.into(), DataType::Int32),
     ])
 }
 
@@ -157,6 +171,7 @@ struct Sample {
     gpu: String,
     util_frac: Option<f64>,
     line: u64,
+    metric: UtilMetric,
 }
 
 fn utilization_frame(samples: &[Sample]) -> PolarsResult<DataFrame> {
@@ -179,6 +194,12 @@ fn utilization_frame(samples: &[Sample]) -> PolarsResult<DataFrame> {
                 samples.iter().map(|s| s.util_frac).collect::<Vec<Option<f64>>>(),
             ),
             Column::new(SOURCE_LINE.into(), samples.iter().map(|s| s.line).collect::<Vec<u64>>()),
+            Column::new(SAMPLES.into(), vec![1u32; samples.len()]),
+            Column::new(
+                METRIC.into(),
+                samples.iter().map(|s| s.metric.dcgm_name()).collect::<Vec<&str>>(),
+            ),
+            Column::new(UTC_OFFSET_MIN.into(), vec![0i32; samples.len()]),
         ],
     )
 }

@@ -8,7 +8,7 @@ use chrono::{DateTime, NaiveDateTime};
 use super::UtilMetric;
 
 /// How far above the top of its range a value may be before it is rejected (then clamped).
-const RANGE_SLACK_FRAC: f64 = 0.01;
+pub(crate) const RANGE_SLACK_FRAC: f64 = 0.01;
 
 pub(super) const TIME_NAMES: &[&str] = &["time", "timestamp", "ts", "datetime", "date", "_time"];
 pub(super) const HOST_NAMES: &[&str] = &["host", "hostname", "instance", "node", "nodename", "node_name"];

@@ -94,6 +94,7 @@ pub fn read_dcgm_wide_detailed(path: &Path, text: &str, metric: Option<&str>) ->
                     gpu: gpu.clone(),
                     util_frac,
                     line: line_no,
+                    metric,
                 }),
                 Err(detail) => out.quarantine.add(reject(
                     line_no,

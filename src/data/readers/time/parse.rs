@@ -204,6 +204,12 @@ fn days_in_month(year: i32, month: u32) -> u32 {
     }
 }
 
+/// Days since 1970-01-01 of a date, `None` when it is none (month 13, 30 February).
+pub(crate) fn days_of_date(year: i32, month: u32, day: u32) -> Option<i64> {
+    ((1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month))
+        .then(|| days_from_civil(year, month, day))
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
 fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
     let year = i64::from(year) - i64::from(month <= 2);
