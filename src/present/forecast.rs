@@ -338,7 +338,7 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
                      in GPUs, averaged over the origins, and its range; naive MAE: that of repeating the history's last season \
                      ({season}). MASE under 1 beats the seasonal-naive forecast's in-sample error. In 80 % / 95 %: the share of held-out \
                      points inside each interval (nominal: 80 % and 95 %), over every lead and in the first and the last held-out week.",
-                    report.history_days
+                    (report.history_days - f64::from(report.holdout_days)).max(0.0)
                 )),
             ],
         },

@@ -76,8 +76,15 @@ impl MonthDemand {
         excess.max(0.0) / n as f64 * self.hours
     }
 
-    pub fn new(hours: f64, mut gpus: Vec<f64>) -> MonthDemand {
-        gpus.sort_unstable_by(f64::total_cmp);
+    pub fn new(hours: f64, gpus: Vec<f64>) -> MonthDemand {
+        // Demand is never below zero (and a NaN counts as none): a non-negative float's bits
+        // sort as its value does, and integers sort several times faster than a float compare.
+        let mut bits: Vec<u64> = gpus
+            .into_iter()
+            .map(|g| if g > 0.0 { g.to_bits() } else { 0 })
+            .collect();
+        bits.sort_unstable();
+        let gpus: Vec<f64> = bits.into_iter().map(f64::from_bits).collect();
         let mut above = vec![0.0; gpus.len() + 1];
         for i in (0..gpus.len()).rev() {
             above[i] = above[i + 1] + gpus[i];

@@ -3,9 +3,9 @@
 //! - no demand (every point zero): zero, with zero-width intervals;
 //! - a constant series: that constant;
 //! - otherwise every candidate (`methods::CANDIDATES`: the level, seasonal naive by day and by
-//!   week, drift, and MSTL with four trend models) is scored by rolling-origin
-//!   cross-validation on the series itself, beside the mean of the best three; the lowest mean
-//!   absolute error wins, is fitted again on the whole history and runs over the horizon. Its
+//!   week, drift, and MSTL with five trend models) is scored by rolling-origin
+//!   cross-validation on the series itself; the lowest mean absolute error wins, or the mean of
+//!   every candidate within a tenth of it, is fitted again on the whole history and runs over the horizon. Its
 //!   intervals are its own cross-validation errors at each lead (`intervals`).
 //! - a history too short to score any method on: the level, with the history's own quantiles
 //!   as its intervals, and a note that says so.

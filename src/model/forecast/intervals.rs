@@ -13,7 +13,9 @@
 //! Two parts, each estimated from what it has enough of:
 //! - the scale at each lead: the relative errors' mean absolute size on each day of lead,
 //!   smoothed as a line fitted over the scored days (growing no less than not at all; a trend's
-//!   error grows in proportion to the lead), which also carries it past them;
+//!   error grows in proportion to the lead), which also carries it past them, though never more
+//!   slowly there than a random walk's error (as the square root of the lead) from the last
+//!   scored day: no origin saw those leads;
 //! - the shape: every relative error divided by its lead's scale, pooled over all leads and
 //!   origins with its mirror; its quantiles (split-conformal ranks) are the bounds in units of
 //!   scale (the side scales keep the skew of demand that jumps up further than it can fall);
@@ -131,6 +133,8 @@ pub struct LeadErrors {
     points_per_day: usize,
     sides: SideScales,
     scale: LeadScale,
+    /// Days of lead the cross-validation scored.
+    scored_days: usize,
     /// How much of the errors' square at each day of lead is an origin's whole day off (a level
     /// or trend misjudged), fitted as a line over the scored days and held within 0..1. Those
     /// errors are one per origin, not one per point: their spread, estimated from a few origins,
@@ -228,6 +232,7 @@ impl LeadErrors {
             points_per_day: day,
             sides,
             scale,
+            scored_days: days,
             origin_share: line_fit(&origin_share).unwrap_or((0.0, 0.0)),
             origins: residuals.len().max(1),
             // Errors an hour apart move together (a level off is off for a while): the pool holds
@@ -244,7 +249,15 @@ impl LeadErrors {
         let d = lead / self.points_per_day;
         let (first, per_day) = self.origin_share;
         let origin_share = (first + per_day * d as f64).clamp(0.0, 1.0);
-        let lead_scale = self.scale.at(d);
+        // Past the scored days nothing says how the errors grow: at least as a random walk's,
+        // from the last scored day's.
+        let lead_scale = match self.scored_days {
+            scored if d >= scored && scored > 0 => {
+                let last = self.scale.at(scored - 1);
+                self.scale.at(d).max(last * ((d + 1) as f64 / scored as f64).sqrt())
+            }
+            _ => self.scale.at(d),
+        };
         // The share of the error that is one per origin is known from a few draws: its bounds
         // are Student's t's with that many degrees of freedom rather than the normal's.
         let widen = |t_over_z: f64| ((1.0 - origin_share) + origin_share * t_over_z * t_over_z).sqrt();
