@@ -1,11 +1,11 @@
 //! The demand forecast the Forecast pane shows. The fits (the slow part) come from the worker,
 //! once per audit and horizon; every plan edit reshapes them here, on the UI thread, with the
 //! pipeline's own `forecast_for_plan`, so a growth slider never waits for a refit; the
-//! commitment layers are sized on the shaped forecast the same way (`commitment_report`).
+//! commitment layers are sized on the shaped forecast the same way (`commitment_report`, keeping the layers of classes a step did not move).
 
 use super::forecast_field::{ForecastField, day_after};
 use super::{App, Effect};
-use crate::model::commitment_layers::{CommitmentReport, commitment_report};
+use crate::model::commitment_layers::{ClassLayers, CommitmentReport, commitment_report_keeping};
 use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
 use crate::model::plan::{GROWTH_RANGE, PlanPriceChange};
@@ -95,7 +95,25 @@ impl App {
         if self.forecast.committed_for.as_ref() == Some(&key) {
             return;
         }
-        self.forecast.commitments = commitment_report(fits, assumptions, contracts, &self.plan, &self.catalog);
+        // A growth step moves one class: the other classes' layers read nothing that changed.
+        let kept: Vec<ClassLayers> = match (&self.forecast.committed_for, &self.forecast.commitments) {
+            (Some(old), Some(report))
+                if old.generation == key.generation
+                    && old.contracts == key.contracts
+                    && old.price_changes == key.price_changes
+                    && old.assumptions.planned == key.assumptions.planned =>
+            {
+                report
+                    .classes
+                    .iter()
+                    .filter(|l| old.assumptions.growth.get(l.class) == key.assumptions.growth.get(l.class))
+                    .cloned()
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        self.forecast.commitments =
+            commitment_report_keeping(fits, assumptions, contracts, &self.plan, &self.catalog, &kept);
         self.forecast.committed_for = Some(key);
     }
 

@@ -232,6 +232,16 @@ fn a_growth_step_moves_the_contracts_panes_layers_in_the_same_update() {
     }
     let after = layers(&app);
     assert!(after > before, "two more times a year on: {before} then {after}");
+    // The steps kept the other classes' layers: every class is what sizing them all afresh gives.
+    let fits = app.forecast.fits.as_ref().expect("fits");
+    let afresh = gpuplan::model::commitment_layers::commitment_report(
+        fits,
+        &gpuplan::model::forecast::PlanAssumptions::of(&app.plan, &app.catalog, fits),
+        app.derived.contracts.as_ref().expect("contracts"),
+        &app.plan,
+        &app.catalog,
+    );
+    assert_eq!(app.forecast.commitments, afresh);
     // What the report computes for the plan on screen.
     let (plan, _) = gpuplan::config::plan_file::render_for_save(None, &app.plan).expect("plan text");
     let home = tempfile::tempdir().expect("home");

@@ -203,6 +203,20 @@ pub fn commitment_report(
     plan: &Plan,
     catalog: &Catalog,
 ) -> Option<CommitmentReport> {
+    commitment_report_keeping(fits, assumptions, contracts, plan, catalog, &[])
+}
+
+/// As `commitment_report`, with the layers of the classes in `kept` taken as they are: the
+/// caller knows nothing they read changed (a growth slider moves one class; the others'
+/// layers stand). Only their price change and months are looked up again.
+pub fn commitment_report_keeping(
+    fits: &FleetFits,
+    assumptions: &PlanAssumptions,
+    contracts: &ContractsReport,
+    plan: &Plan,
+    catalog: &Catalog,
+    kept: &[ClassLayers],
+) -> Option<CommitmentReport> {
     let offers = &catalog.contracts.as_ref()?.offers;
     let hours_per_month = contracts.hours_per_month;
     // The classes on both cores: a growth step redraws within a frame.
@@ -219,6 +233,12 @@ pub fn commitment_report(
             let change = price_change(plan, catalog, &class.accelerator);
             let menu = tier_menu(class, offers, hours_per_month, &change).map_err(|why| format!("{label}: {why}"))?;
             let months = horizon_months_of(&menu);
+            if let Some(layers) = kept
+                .iter()
+                .find(|k| k.class == class.class && k.accelerator == class.accelerator)
+            {
+                return Ok((layers.clone(), change, months));
+            }
             let growth = assumptions.growth.get(class.class);
             let class_assumptions = ClassAssumptions {
                 growth_per_year: growth,

@@ -28,7 +28,10 @@ mod tests;
 use serde::Serialize;
 
 pub use self::flat::flat_ladder;
-pub use self::fleet::{ClassLayers, CommitmentReport, PriceChangeUsed, commitment_report, price_change, tier_menu};
+pub use self::fleet::{
+    ClassLayers, CommitmentReport, PriceChangeUsed, commitment_report, commitment_report_keeping, price_change,
+    tier_menu,
+};
 pub use self::history::backtest_commitments;
 pub use self::ladder::{Ladder, LadderCost, TierMenu, TierOffer, ladder_cost, size_ladder};
 pub use self::paths::{DemandPaths, MonthDemand, PATH_LEVELS, quantile};
