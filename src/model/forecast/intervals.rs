@@ -84,27 +84,21 @@ impl LeadScale {
     /// Least squares over the scored days' mean absolute errors: the growth per day no less than
     /// none, the first day's scale no less than a quarter of their mean.
     fn fit(day_mae: &[f64]) -> LeadScale {
+        let finite: Vec<f64> = day_mae.iter().copied().filter(|m| m.is_finite()).collect();
+        let my = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+        if finite.len() < 3 {
+            return LeadScale::SquareRoot { first_day: my };
+        }
+        let (first_day, per_day) = line_fit(day_mae).unwrap_or((my, 0.0));
+        let per_day = per_day.max(0.0);
+        // A growth clamped to none leaves the mean as the level.
+        let first_day = if per_day == 0.0 { my } else { first_day };
         let points: Vec<(f64, f64)> = day_mae
             .iter()
             .enumerate()
             .filter(|(_, m)| m.is_finite())
             .map(|(d, m)| (d as f64, *m))
             .collect();
-        if points.is_empty() {
-            return LeadScale::SquareRoot { first_day: 0.0 };
-        }
-        let n = points.len() as f64;
-        let (mx, my) = (
-            points.iter().map(|p| p.0).sum::<f64>() / n,
-            points.iter().map(|p| p.1).sum::<f64>() / n,
-        );
-        if points.len() < 3 {
-            return LeadScale::SquareRoot { first_day: my };
-        }
-        let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-        let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-        let per_day = (sxy / sxx).max(0.0);
-        let first_day = my - per_day * mx;
         let floor = 0.25 * my;
         if first_day >= floor {
             return LeadScale::Linear { first_day, per_day };
