@@ -8,7 +8,7 @@ use super::{App, Effect};
 use crate::model::commitment_layers::{ClassLayers, CommitmentReport, commitment_report_keeping};
 use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
-use crate::model::plan::{GROWTH_RANGE, PlanPriceChange};
+use crate::model::plan::{CommitmentsPlan, GROWTH_RANGE, PlanPriceChange};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ForecastState {
@@ -37,6 +37,7 @@ pub struct LayersKey {
     assumptions: PlanAssumptions,
     contracts: ContractsReport,
     price_changes: Vec<PlanPriceChange>,
+    price_trust: Option<CommitmentsPlan>,
 }
 
 impl App {
@@ -91,6 +92,7 @@ impl App {
             assumptions: assumptions.clone(),
             contracts: contracts.clone(),
             price_changes: self.plan.price_changes.clone(),
+            price_trust: self.plan.commitments,
         };
         if self.forecast.committed_for.as_ref() == Some(&key) {
             return;
@@ -101,6 +103,7 @@ impl App {
                 if old.generation == key.generation
                     && old.contracts == key.contracts
                     && old.price_changes == key.price_changes
+                    && old.price_trust == key.price_trust
                     && old.assumptions.planned == key.assumptions.planned =>
             {
                 report

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::contracts::ContractCatalog;
 use super::deployment::Deployment;
 use super::magnitude::{positive_input, within_input_range};
+use super::price_trend::{DatedPrice, fitted_trend, stated_spread};
 use super::references::SensitivityReference;
 use super::thresholds::Thresholds;
 use super::workload::ClassificationRules;
@@ -147,7 +148,10 @@ impl Price {
 }
 
 /// How an accelerator's rental price on a term moves a year on (-0.2: a fifth cheaper), from
-/// two dated prices of the same offer; a long commitment is weighed against it.
+/// dated prices of the same offer; a long commitment is weighed against it. The change is a
+/// bet, not a fact: its spread is fitted from `observed` where it holds more than two dated
+/// prices, else stated (`spread_per_year`), else taken as the change's own size
+/// (`price_trend::stated_spread`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriceChange {
@@ -159,6 +163,13 @@ pub struct PriceChange {
     pub as_of: String,
     #[serde(default)]
     pub note: Option<String>,
+    /// One standard deviation of the yearly change, as the source states it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_per_year: Option<f64>,
+    /// Dated prices of the offer the change was read from: with more than two, the spread is
+    /// fitted from them; the backtest prices the bet on them where they bracket its days.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<DatedPrice>,
 }
 
 /// The steepest yearly change a catalog or plan may give: a price cannot fall below zero,
@@ -174,11 +185,44 @@ impl PriceChange {
             ));
         }
         let (low, high) = PRICE_CHANGE_RANGE;
-        (!(self.change_per_year.is_finite() && (low..=high).contains(&self.change_per_year))).then_some((
-            "change_per_year",
-            "expected a yearly change from -0.9 to 9 (-0.2: a fifth cheaper a year on)",
-        ))
+        if !(self.change_per_year.is_finite() && (low..=high).contains(&self.change_per_year)) {
+            return Some((
+                "change_per_year",
+                "expected a yearly change from -0.9 to 9 (-0.2: a fifth cheaper a year on)",
+            ));
+        }
+        if let Some(problem) = spread_problem(self.spread_per_year) {
+            return Some(problem);
+        }
+        self.observed
+            .iter()
+            .find_map(DatedPrice::problem)
+            .map(|(_, why)| ("observed", why))
     }
+
+    /// The trend's spread: fitted from the dated prices, else stated, else its own size; with
+    /// where it comes from.
+    pub fn spread(&self) -> (f64, &'static str) {
+        if let Some(fitted) = fitted_trend(&self.observed) {
+            return (fitted.spread_per_year, "fitted to the dated prices");
+        }
+        match self.spread_per_year {
+            Some(spread) => (spread, "stated by the catalog"),
+            None => (
+                stated_spread(self.change_per_year),
+                "none measured: taken as the change's own size",
+            ),
+        }
+    }
+}
+
+/// A spread, where given, is a yearly change's standard deviation: 0 to 9.
+pub fn spread_problem(spread: Option<f64>) -> Option<(&'static str, &'static str)> {
+    let bad = spread.is_some_and(|s| !(s.is_finite() && (0.0..=PRICE_CHANGE_RANGE.1).contains(&s)));
+    bad.then_some((
+        "spread_per_year",
+        "expected one standard deviation of the yearly change, from 0 to 9",
+    ))
 }
 
 /// Where a threshold's value comes from, for reports and the help screen.

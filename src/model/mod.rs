@@ -21,6 +21,7 @@ pub mod magnitude;
 pub mod migration;
 pub mod monte_carlo;
 pub mod plan;
+pub mod price_trend;
 pub mod recommend;
 pub mod references;
 pub mod replay;

@@ -585,7 +585,7 @@ impl Pipeline {
         };
         let catalog = &self.catalog;
         let scores = self.timings.record("commitment backtest", || {
-            backtest_commitments(report, &contracts, plan, catalog, holdout_days)
+            backtest_commitments(report, &contracts, plan, catalog, holdout_days, origins)
         });
         for class in &mut backtest.classes {
             match scores.iter().find(|(c, _)| *c == class.class) {

@@ -1,9 +1,9 @@
 //! The commitment layers as `gpuplan report` prints them: per class, each layer with what it
 //! locks in, the first year against today's matcher held flat, and the price changes used.
 
-use crate::model::commitment_layers::{CommitmentReport, Layer, SHOWN_FROM_GPUS};
+use crate::model::commitment_layers::{ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS};
 use crate::present::document::{Align, Block, Section, Table};
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{pct, thousands, usd_compact, usd_compact_signed};
 
 fn layer_row(class: &str, accelerator: &str, layer: &Layer) -> Vec<String> {
     let paid = layer.expected_used_gpu_hours + layer.expected_idle_gpu_hours;
@@ -55,15 +55,25 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         ("P10 path", Align::Right),
         ("P90 path", Align::Right),
     ]);
-    let mut years = Table::new(&[
+    let mut costs = Table::new(&[
         ("class", Align::Left),
-        ("first year", Align::Right),
+        ("over", Align::Left),
+        ("layers", Align::Right),
         ("P10 path", Align::Right),
         ("P90 path", Align::Right),
         ("held flat", Align::Right),
         ("flat P10", Align::Right),
         ("flat P90", Align::Right),
     ]);
+    let mut stress = Table::new(&[
+        ("class", Align::Left),
+        ("prices", Align::Left),
+        ("a year", Align::Right),
+        ("layers", Align::Right),
+        ("held flat", Align::Right),
+        ("layers − flat", Align::Right),
+    ]);
+    let mut bets = Vec::new();
     for class in &report.classes {
         for layer in class
             .layers
@@ -72,16 +82,37 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         {
             layers.row(layer_row(class.class.label(), &class.accelerator, layer));
         }
-        let (year, flat) = (&class.first_year, &class.flat_first_year);
-        years.row(vec![
-            class.class.label().to_string(),
-            usd_compact(year.expected_usd),
-            usd_compact(year.p10_path_usd),
-            usd_compact(year.p90_path_usd),
-            usd_compact(flat.expected_usd),
-            usd_compact(flat.p10_path_usd),
-            usd_compact(flat.p90_path_usd),
-        ]);
+        let spans = [
+            ("first year".to_string(), &class.first_year, &class.flat_first_year),
+            (
+                format!("{} months", report.horizon_months),
+                &class.horizon,
+                &class.flat_horizon,
+            ),
+        ];
+        for (span, layered, flat) in spans {
+            costs.row(vec![
+                class.class.label().to_string(),
+                span,
+                usd_compact(layered.expected_usd),
+                usd_compact(layered.p10_path_usd),
+                usd_compact(layered.p90_path_usd),
+                usd_compact(flat.expected_usd),
+                usd_compact(flat.p10_path_usd),
+                usd_compact(flat.p90_path_usd),
+            ]);
+        }
+        for case in &class.price_stress {
+            stress.row(vec![
+                class.class.label().to_string(),
+                case.case.label().to_string(),
+                format!("{:+.1} %", case.change_per_year * 100.0),
+                usd_compact(case.layers_usd),
+                usd_compact(case.flat_usd),
+                usd_compact_signed(case.layers_usd - case.flat_usd),
+            ]);
+        }
+        bets.push(bet_sentence(class));
     }
     let changes: Vec<(String, String)> = report
         .price_changes
@@ -90,12 +121,18 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
             (
                 format!("{} prices a year on", c.accelerator),
                 format!(
-                    "on-demand {:+.1} %, spot {:+.1} % ({}{})",
+                    "on-demand {:+.1} %, spot {:+.1} %, ± {:.1} % ({}{}){}",
                     c.on_demand_per_year * 100.0,
                     c.spot_per_year * 100.0,
+                    c.spread_per_year * 100.0,
                     // The first clause; the JSON carries the whole source.
                     c.source.split(" (").next().unwrap_or_default(),
-                    c.as_of.as_deref().map(|d| format!(", {d}")).unwrap_or_default()
+                    c.as_of.as_deref().map(|d| format!(", {d}")).unwrap_or_default(),
+                    if c.price_trend_trust < 1.0 {
+                        format!("; sized on {} of it", pct(c.price_trend_trust))
+                    } else {
+                        String::new()
+                    }
                 ),
             )
         })
@@ -110,12 +147,20 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
              follows the forecast's 10th or 90th percentile all along. Layers under half a GPU are left out; each price change's full source is in the JSON.",
             report.horizon_start, report.horizon_months
         )),
-        Block::Table(years),
-        Block::Note(
-            "The layers' cost over the first twelve months, expected and on the P10 and P90 paths, against today's \
-             matcher's mix (sized on the history, held flat) priced on the same forecast."
-                .into(),
-        ),
+        Block::Table(costs),
+        Block::Note(format!(
+            "The layers' cost over the first twelve months and over the {} months they were sized for, expected and on \
+             the P10 and P90 paths, against today's matcher's mix (sized on the history, held flat) priced on the same \
+             forecast and the same expected prices.",
+            report.horizon_months
+        )),
+        Block::Table(stress),
+        Block::Note(format!(
+            "The same layers and mix over the {} months if prices hold, move as stated, or move twice as fast, taken as \
+             certain: what the price bet is worth. {}",
+            report.horizon_months,
+            bets.join(" ")
+        )),
         Block::Facts(changes),
     ];
     if !report.not_layered.is_empty() {
@@ -125,4 +170,55 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         title: "Commitment layers on the forecast".into(),
         blocks,
     }]
+}
+
+/// Which bet a class's layers make, in one sentence: the price change they are sized on and
+/// what it does to the longest term.
+pub fn bet_sentence(class: &ClassLayers) -> String {
+    let bet = &class.price_bet;
+    let moving = if bet.change_per_year == 0.0 {
+        "prices held".to_string()
+    } else {
+        format!("prices moving {:+.1} % a year", bet.change_per_year * 100.0)
+    };
+    let doubt = if bet.spread_per_year > 0.0 {
+        format!(" (± {:.1} %)", bet.spread_per_year * 100.0)
+    } else {
+        String::new()
+    };
+    let Some(longest) = &class.longest_term else {
+        return format!(
+            "{}: sized on {moving}{doubt}; no committed term is offered.",
+            capitalized(class.class.label())
+        );
+    };
+    let holds = if longest.gpus >= SHOWN_FROM_GPUS {
+        format!("holds {} GPUs", thousands(longest.gpus))
+    } else {
+        "is left empty".to_string()
+    };
+    let tips = match class.break_even_change_per_year {
+        Some(change) if longest.gpus >= SHOWN_FROM_GPUS => {
+            format!(
+                "; it stops paying if prices fall faster than {:+.1} % a year",
+                change * 100.0
+            )
+        }
+        Some(change) => format!("; it would pay if prices moved above {:+.1} % a year", change * 100.0),
+        None if longest.gpus >= SHOWN_FROM_GPUS => "; it pays whatever prices do".to_string(),
+        None => "; it does not pay at any change from -90 % to +900 % a year".to_string(),
+    };
+    format!(
+        "{} bets on {moving}{doubt}: the {}-month {} {holds}{tips}.",
+        capitalized(class.class.label()),
+        longest.months,
+        longest.term.label(),
+    )
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or(String::new(), |first| first.to_uppercase().chain(chars).collect())
 }

@@ -7,7 +7,7 @@ use crate::model::forecast::{
 };
 use crate::present::document::{Align, Block, Document, Section, Table};
 use crate::present::text_chart::forecast_chart;
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{pct, thousands};
 
 /// Days in a row of the month-by-month table.
 const DAYS_PER_ROW: usize = 30;
@@ -294,31 +294,6 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
             ]);
         }
     }
-    let mut commitments = Table::new(&[
-        ("class", Align::Left),
-        ("accelerator", Align::Left),
-        ("layers", Align::Right),
-        ("hindsight", Align::Right),
-        ("held flat", Align::Right),
-        ("regret", Align::Right),
-        ("flat regret", Align::Right),
-    ]);
-    let mut not_scored = Vec::new();
-    for c in &report.classes {
-        match (&c.commitment, &c.commitment_not_scored) {
-            (Some(s), _) => commitments.row(vec![
-                c.class.label().into(),
-                s.accelerator.clone(),
-                usd_compact(s.chosen_cost_usd),
-                usd_compact(s.hindsight_cost_usd),
-                usd_compact(s.flat_cost_usd),
-                pct(s.regret_frac),
-                pct(s.flat_regret_frac),
-            ]),
-            (None, Some(why)) => not_scored.push(format!("{}: {why}", c.class.label())),
-            (None, None) => {}
-        }
-    }
     let season = report
         .classes
         .first()
@@ -345,24 +320,7 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
         methods_section(report),
         origins_section(report),
     ];
-    if !commitments.rows.is_empty() || !not_scored.is_empty() {
-        let mut blocks = vec![Block::Table(commitments)];
-        blocks.push(Block::Note(format!(
-            "What each class's commitments cost over the held-out days as they happened (commitments prorated to them).              Layers: sized at the cut-off on the forecast; hindsight: the cheapest layering knowing those days; held flat:              today's matcher on the history alone. Regret = (cost − hindsight) / hindsight.{}",
-            if not_scored.is_empty() {
-                String::new()
-            } else {
-                format!(" Not scored: {}.", not_scored.join("; "))
-            }
-        )));
-        sections.push(Section {
-            title: format!(
-                "Commitments sized at the cut-off, priced on the last {} days",
-                report.holdout_days
-            ),
-            blocks,
-        });
-    }
+    sections.extend(super::commitment_backtest::commitment_sections(report));
     Document {
         title: "gpuplan backtest".into(),
         sections,

@@ -6,6 +6,7 @@
 pub mod board;
 pub mod chart;
 pub mod charts;
+pub mod commitment_backtest;
 pub mod commitments;
 pub mod document;
 pub mod forecast;

@@ -176,24 +176,42 @@ fn the_backtest_scores_each_classs_commitments_against_hindsight_and_flat() {
     assert_eq!(classes.len(), 3);
     for class in classes {
         let c = &class["commitment"];
-        let [chosen, hindsight, flat, regret, flat_regret] = [
-            "chosen_cost_usd",
-            "hindsight_cost_usd",
-            "flat_cost_usd",
-            "regret_frac",
-            "flat_regret_frac",
-        ]
-        .map(|k| number(&c[k]));
-        assert!(
-            hindsight > 0.0 && hindsight <= chosen + 1e-6 && hindsight <= flat + 1e-6,
-            "{c}"
-        );
-        assert!((regret - (chosen - hindsight) / hindsight).abs() < 1e-9, "{c}");
-        assert!((flat_regret - (flat - hindsight) / hindsight).abs() < 1e-9, "{c}");
+        let origins = c["per_origin"].as_array().expect("per_origin");
+        assert_eq!(origins.len() as f64, number(&c["origins"]), "{c}");
+        assert!(origins.len() > 1, "rolling origins: {c}");
+        for o in origins {
+            let [hindsight, layers, flat, naive, regret, flat_regret] = [
+                "hindsight_usd",
+                "layers_usd",
+                "flat_usd",
+                "naive_layers_usd",
+                "layers_regret_frac",
+                "flat_regret_frac",
+            ]
+            .map(|k| number(&o[k]));
+            assert!(
+                hindsight > 0.0 && hindsight <= layers + 1e-6 && hindsight <= flat + 1e-6 && hindsight <= naive + 1e-6,
+                "{o}"
+            );
+            assert!((regret - (layers - hindsight) / hindsight).abs() < 1e-9, "{o}");
+            assert!((flat_regret - (flat - hindsight) / hindsight).abs() < 1e-9, "{o}");
+            assert!(number(&o["layers_committed_after_usd"]) >= 0.0, "{o}");
+        }
+        let mut regrets: Vec<f64> = origins.iter().map(|o| number(&o["layers_regret_frac"])).collect();
+        regrets.sort_by(f64::total_cmp);
+        let n = regrets.len();
+        let median = if n % 2 == 1 {
+            regrets[n / 2]
+        } else {
+            0.5 * (regrets[n / 2 - 1] + regrets[n / 2])
+        };
+        assert!((number(&c["layers_regret"]["median"]) - median).abs() < 1e-12, "{c}");
+        // The shipped catalog dates no prices over the sample's days: the bet is said unscored.
+        assert_eq!(c["price_bet"]["status"], "unscored", "{c}");
     }
     let text = gpuplan(&["backtest", SAMPLE, "--holdout-days", "30"]);
     assert!(
-        text.stdout.contains("COMMITMENTS SIZED AT THE CUT-OFF"),
+        text.stdout.contains("COMMITMENTS SIZED AT EACH CUT-OFF"),
         "{}",
         text.stdout
     );

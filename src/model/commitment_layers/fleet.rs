@@ -8,25 +8,44 @@ use serde::Serialize;
 use super::flat::flat_ladder;
 use super::ladder::{TierMenu, TierOffer};
 use super::paths::DemandPaths;
+use super::price_stress::{PriceStress, break_even_change_per_year, price_stress};
 use super::risk::Layer;
-use super::{FIRST_YEAR_MONTHS, YearCost, size_class, year_cost};
+use super::{FIRST_YEAR_MONTHS, SpanCost, horizon_cost, size_class, year_cost};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
 use crate::model::forecast::{ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points};
 use crate::model::plan::Plan;
+use crate::model::price_trend::PriceBet;
 use crate::model::workload::WorkloadClass;
 
 /// The yearly price changes a class's layers were weighed with, and where they come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PriceChangeUsed {
     pub accelerator: String,
+    /// As stated (the plan's row, else the catalog's), before the plan's trust.
     pub on_demand_per_year: f64,
     pub spot_per_year: f64,
     /// "plan", the catalog row's source, or "none known: prices held".
     pub source: String,
     pub as_of: Option<String>,
+    /// One standard deviation of the yearly change, and where it comes from.
+    pub spread_per_year: f64,
+    pub spread_source: String,
+    /// The share of the stated change the layers are sized on (`[commitments]
+    /// price_trend_trust`; 1 without it).
+    pub price_trend_trust: f64,
+}
+
+impl PriceChangeUsed {
+    /// The bet the layers are sized on for a term moving by `stated_per_year`.
+    pub fn bet(&self, stated_per_year: f64) -> PriceBet {
+        PriceBet {
+            change_per_year: self.price_trend_trust * stated_per_year,
+            spread_per_year: self.spread_per_year,
+        }
+    }
 }
 
 /// One class's layers on its accelerator.
@@ -42,9 +61,30 @@ pub struct ClassLayers {
     pub growth_per_year: Option<f64>,
     /// Longest term first; the term billed by use last.
     pub layers: Vec<Layer>,
-    pub first_year: YearCost,
+    pub first_year: SpanCost,
     /// Today's matcher's mix, the history held flat, on the same forecast.
-    pub flat_first_year: YearCost,
+    pub flat_first_year: SpanCost,
+    /// The same two over every month of the horizon the layers were sized for.
+    pub horizon: SpanCost,
+    pub flat_horizon: SpanCost,
+    /// The bet on the market's price the layers were sized on (renewals and on-demand).
+    pub price_bet: PriceBet,
+    /// Both over the horizon as prices hold, move as stated, or twice as fast.
+    pub price_stress: Vec<PriceStress>,
+    /// The yearly change above which the longest committed term pays against the shorter
+    /// ones; None when none from -90 % to +900 % tips it.
+    pub break_even_change_per_year: Option<f64>,
+    /// The longest committed term offered, and the GPUs the layers put on it today.
+    pub longest_term: Option<LongestTerm>,
+}
+
+/// The longest term of a class's menu and what the layers buy on it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LongestTerm {
+    pub term: TermKind,
+    pub offer_id: String,
+    pub months: usize,
+    pub gpus: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -67,8 +107,22 @@ pub fn price_change(plan: &Plan, catalog: &Catalog, accelerator: &str) -> PriceC
             .find(|c| c.term == term && catalog.accelerator(&c.accelerator).is_some_and(|a| a.id == accelerator))
             .map(|c| c.change_per_year)
     };
+    let plan_spread = plan
+        .price_changes
+        .iter()
+        .find(|c| c.term == Term::OnDemand && catalog.accelerator(&c.accelerator).is_some_and(|a| a.id == accelerator))
+        .map(|c| c.spread_per_year);
     let catalog_row = catalog.price_change(accelerator, Term::OnDemand);
     let on_demand = plan_rate(Term::OnDemand).or(catalog_row.map(|c| c.change_per_year));
+    let (spread_per_year, spread_source) = match (plan_spread, catalog_row) {
+        (Some(Some(spread)), _) => (spread, "plan".to_string()),
+        (Some(None), _) => (0.0, "plan: the change taken as stated".to_string()),
+        (None, Some(row)) => {
+            let (spread, source) = row.spread();
+            (spread, source.to_string())
+        }
+        (None, None) => (0.0, "none known: prices held".to_string()),
+    };
     let spot = plan_rate(Term::Spot)
         .or(catalog.price_change(accelerator, Term::Spot).map(|c| c.change_per_year))
         .or(on_demand);
@@ -83,6 +137,9 @@ pub fn price_change(plan: &Plan, catalog: &Catalog, accelerator: &str) -> PriceC
             (false, None) => "none known: prices held".to_string(),
         },
         as_of: catalog_row.filter(|_| !from_plan).map(|row| row.as_of.clone()),
+        spread_per_year,
+        spread_source,
+        price_trend_trust: plan.commitments.unwrap_or_default().price_trend_trust,
     }
 }
 
@@ -114,7 +171,7 @@ pub fn tier_menu(
         .filter(|p| !p.term.bills_by_use())
         .map(tier)
         .collect();
-    committed.sort_by(|a, b| b.term_months.cmp(&a.term_months).then(b.term.cmp(&a.term)));
+    sort_longest_first(&mut committed);
     let by_use = class
         .pure_terms
         .iter()
@@ -122,18 +179,50 @@ pub fn tier_menu(
         .min_by(|a, b| a.effective_usd_per_gpu_hour.total_cmp(&b.effective_usd_per_gpu_hour))
         .map(tier)
         .ok_or_else(|| format!("no on-demand or spot offer prices {}", class.accelerator))?;
-    let by_use_change_per_year = if by_use.term == TermKind::Spot {
+    let by_use_bet = change.bet(if by_use.term == TermKind::Spot {
         change.spot_per_year
     } else {
         change.on_demand_per_year
-    };
+    });
     Ok(TierMenu {
         committed,
         by_use,
-        by_use_change_per_year,
-        renewal_change_per_year: change.on_demand_per_year,
+        by_use_bet,
+        renewal_bet: change.bet(change.on_demand_per_year),
         hours_per_month,
     })
+}
+
+/// Committed tiers longest first; of one length, the cheaper lower.
+fn sort_longest_first(committed: &mut [TierOffer]) {
+    committed.sort_by(|a, b| {
+        b.term_months
+            .cmp(&a.term_months)
+            .then(b.term.cmp(&a.term))
+            .then(a.usd_per_gpu_hour.total_cmp(&b.usd_per_gpu_hour))
+    });
+}
+
+/// `menu` with every committed offer today's matcher (`flat`) uses, so the layers can always
+/// buy what flat buys: flat is then one of the layerings the sizing weighs.
+pub(super) fn holding_flat_offers(menu: &TierMenu, flat: &TierMenu) -> TierMenu {
+    let mut committed = menu.committed.clone();
+    for offer in &flat.committed {
+        if !committed.iter().any(|o| o.offer_id == offer.offer_id) {
+            committed.push(offer.clone());
+        }
+    }
+    sort_longest_first(&mut committed);
+    let by_use = if flat.by_use.usd_per_gpu_hour < menu.by_use.usd_per_gpu_hour {
+        flat.by_use.clone()
+    } else {
+        menu.by_use.clone()
+    };
+    TierMenu {
+        committed,
+        by_use,
+        ..menu.clone()
+    }
 }
 
 /// An offer's commitment in whole months (at least one).
@@ -246,17 +335,30 @@ pub fn commitment_report_keeping(
             };
             let paths = class_paths(fit, class.class, class_assumptions, factor, hours_per_month, months);
             let demands = paths.month_demands();
+            let flat = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
+            let menu = holding_flat_offers(&menu, &flat.0);
             let sized = size_class(&menu, &paths, &demands);
-            let (flat_menu, flat) = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
-            let flat_first_year = year_cost(&flat_menu, &flat, &paths, &demands);
+            let (flat_menu, flat_tops) = &flat;
+            let longest_term = menu.committed.first().map(|offer| LongestTerm {
+                term: offer.term,
+                offer_id: offer.offer_id.clone(),
+                months: offer.term_months,
+                gpus: (sized.ladder.top_at(&menu, 0, 0)).max(0.0),
+            });
             let layers = ClassLayers {
                 class: class.class,
                 accelerator: class.accelerator.clone(),
                 gpus_per_fleet_gpu: factor,
                 growth_per_year: growth,
-                layers: sized.layers,
                 first_year: sized.first_year,
-                flat_first_year,
+                flat_first_year: year_cost(flat_menu, flat_tops, &paths, &demands),
+                horizon: horizon_cost(&menu, &sized.ladder, &paths, &demands),
+                flat_horizon: horizon_cost(flat_menu, flat_tops, &paths, &demands),
+                price_bet: menu.renewal_bet,
+                price_stress: price_stress(&menu, &sized.ladder, &flat, &demands, change.on_demand_per_year),
+                break_even_change_per_year: break_even_change_per_year(&menu, &demands),
+                longest_term,
+                layers: sized.layers,
             };
             Ok((layers, change, months))
         })

@@ -19,6 +19,7 @@ use super::paths::MonthDemand;
 use crate::model::contracts::TermKind;
 use crate::model::deployment::Deployment;
 use crate::model::plan::HOURS_PER_YEAR;
+use crate::model::price_trend::PriceBet;
 
 /// Bisection steps for a level: 2^-60 of the busiest hour, well under a thousandth of a GPU.
 const LEVEL_STEPS: usize = 60;
@@ -47,29 +48,39 @@ pub struct TierMenu {
     /// The term billed by use above them (on-demand, or spot for a class that survives
     /// preemption).
     pub by_use: TierOffer,
-    /// Yearly change of the by-use term's price (-0.2: a fifth cheaper a year on).
-    pub by_use_change_per_year: f64,
-    /// Yearly change of a commitment renewed later: the on-demand market's.
-    pub renewal_change_per_year: f64,
+    /// How the by-use term's price moves a year on (-0.2: a fifth cheaper), with its spread.
+    pub by_use_bet: PriceBet,
+    /// How the price of a commitment renewed later moves: the on-demand market's.
+    pub renewal_bet: PriceBet,
     pub hours_per_month: f64,
 }
 
 impl TierMenu {
-    /// What a price today is worth `month` months on, moving by `change_per_year`.
-    pub fn price_factor(&self, change_per_year: f64, month: usize) -> f64 {
-        let years = month as f64 * self.hours_per_month / HOURS_PER_YEAR;
-        let factor = (1.0 + change_per_year).max(0.0).powf(years);
-        if factor.is_finite() { factor } else { 1.0 }
+    /// What a price today is expected to be worth `month` months on, moving by `bet`.
+    pub fn price_factor(&self, bet: PriceBet, month: usize) -> f64 {
+        if month == 0 {
+            return 1.0;
+        }
+        bet.expected_factor(month as f64 * self.hours_per_month / HOURS_PER_YEAR)
+    }
+
+    /// The same menu with every price not locked in today moving by `bet`.
+    pub fn with_bet(&self, bet: PriceBet) -> TierMenu {
+        TierMenu {
+            by_use_bet: bet,
+            renewal_bet: bet,
+            ..self.clone()
+        }
     }
 
     /// A committed tier's price for the period starting at `start_month`: today's for the
     /// first, the market's then for a renewal.
     pub fn committed_price(&self, tier: usize, start_month: usize) -> f64 {
-        self.committed[tier].usd_per_gpu_hour * self.price_factor(self.renewal_change_per_year, start_month)
+        self.committed[tier].usd_per_gpu_hour * self.price_factor(self.renewal_bet, start_month)
     }
 
     pub fn by_use_price(&self, month: usize) -> f64 {
-        self.by_use.usd_per_gpu_hour * self.price_factor(self.by_use_change_per_year, month)
+        self.by_use.usd_per_gpu_hour * self.price_factor(self.by_use_bet, month)
     }
 
     /// The months of each period of committed tier `tier` over `months` months.
@@ -130,24 +141,31 @@ pub fn size_ladder(menu: &TierMenu, months: &[MonthDemand]) -> Ladder {
                         tops[tier - 1][range.start / longer]
                     }
                 };
-                let price = menu.committed_price(tier, range.start);
-                let busiest = months[range.clone()]
-                    .iter()
-                    .map(MonthDemand::highest_gpus)
-                    .fold(0.0, f64::max);
-                let level = highest_level(busiest, |x| {
-                    price <= alternative_usd_per_hour(menu, months, tier, range, x)
-                });
-                // A layer is never wider than its seller supplies.
-                let capped = menu.committed[tier]
-                    .max_gpus
-                    .map_or(level, |max| level.min(floor + max));
-                capped.max(floor)
+                tier_top(menu, months, tier, range, floor)
             })
             .collect();
         tops.push(tier_tops);
     }
     Ladder { tops }
+}
+
+/// The top of committed tier `tier` over the period `range` of `months`, stacked on `floor`
+/// (the longer tier's top there): as high as its price beats the shorter terms, no wider than
+/// its seller supplies.
+pub fn tier_top(menu: &TierMenu, months: &[MonthDemand], tier: usize, range: &Range<usize>, floor: f64) -> f64 {
+    let price = menu.committed_price(tier, range.start);
+    let busiest = months[range.clone()]
+        .iter()
+        .map(MonthDemand::highest_gpus)
+        .fold(0.0, f64::max);
+    let level = highest_level(busiest, |x| {
+        price <= alternative_usd_per_hour(menu, months, tier, range, x)
+    });
+    // A layer is never wider than its seller supplies.
+    let capped = menu.committed[tier]
+        .max_gpus
+        .map_or(level, |max| level.min(floor + max));
+    capped.max(floor)
 }
 
 /// The highest x in [0, busiest] where `worth(x)` holds, `worth` holding on a range from zero.
@@ -196,7 +214,14 @@ pub fn alternative_usd_per_hour(
             }
             let h: f64 = months[overlap.clone()].iter().map(|m| m.hours).sum();
             let shorter = alternative_usd_per_hour(menu, months, next, &overlap, x);
-            cost += menu.committed_price(next, period.start).min(shorter) * h;
+            let mut marginal = menu.committed_price(next, period.start).min(shorter);
+            // A capped tier sits on the longer one's top: left to it, the GPU at x moves the
+            // tier's band down by one, and when the band is full its top GPU (x + cap) falls
+            // to what is shorter still.
+            if let Some(cap) = menu.committed[next].max_gpus {
+                marginal = marginal.max(alternative_usd_per_hour(menu, months, next, &overlap, x + cap.max(0.0)));
+            }
+            cost += marginal * h;
             hours += h;
         }
     }

@@ -7,10 +7,13 @@
 //! - `paths`: the forecast's fan read as demand paths and month-by-month distributions;
 //! - `ladder`: the sizing (a critical fractile per layer) and a ladder's cost;
 //! - `risk`: each of today's layers, its committed dollars and idle risk;
+//! - `price_stress`: the layers and flat priced as prices move (held, the bet, twice it), and
+//!   the yearly change at which the longest term stops paying;
 //! - `flat`: today's matcher's mix (a flat history held for the term) as a ladder, to compare;
-//! - `score`: the backtest of the decision on held-out days against hindsight and flat;
+//! - `score`: one origin of the backtest: the decision on held-out days against hindsight,
+//!   flat and seasonal naive's layers, the demand bet and the price bet apart;
 //! - `fleet`: every class of the audited fleet, from the contract matching and the forecast;
-//! - `history`: the fleet's classes backtested on the audit's own last days;
+//! - `history`: the fleet's classes backtested at rolling origins of the audit's own history;
 //! - `stay`: every cluster kept with its provider on its provider's own terms (the board's
 //!   other end state).
 
@@ -19,6 +22,7 @@ mod fleet;
 mod history;
 mod ladder;
 mod paths;
+mod price_stress;
 mod risk;
 mod score;
 mod stay;
@@ -29,14 +33,15 @@ use serde::Serialize;
 
 pub use self::flat::flat_ladder;
 pub use self::fleet::{
-    ClassLayers, CommitmentReport, PriceChangeUsed, commitment_report, commitment_report_keeping, price_change,
-    tier_menu,
+    ClassLayers, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report, commitment_report_keeping,
+    price_change, tier_menu,
 };
 pub use self::history::backtest_commitments;
 pub use self::ladder::{Ladder, LadderCost, TierMenu, TierOffer, ladder_cost, size_ladder};
 pub use self::paths::{DemandPaths, MonthDemand, PATH_LEVELS, quantile};
+pub use self::price_stress::{PriceStress, StressCase, break_even_change_per_year, price_stress};
 pub use self::risk::{Layer, PathCost};
-pub use self::score::{CommitmentScore, score_commitments};
+pub use self::score::{OriginInputs, score_origin};
 pub use self::stay::{StayCluster, StayPlan, stay_with_providers};
 
 /// A committed layer under half a GPU is not worth showing as a purchase.
@@ -45,9 +50,10 @@ pub const SHOWN_FROM_GPUS: f64 = 0.5;
 /// Months of the first year, over which a ladder is summed up.
 pub const FIRST_YEAR_MONTHS: usize = 12;
 
-/// A ladder's cost over the first year: expected, and on the P10 and P90 paths.
+/// A ladder's cost over a span of months (the first year, or the whole horizon): expected, and
+/// on the P10 and P90 paths.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct YearCost {
+pub struct SpanCost {
     pub expected_usd: f64,
     pub p10_path_usd: f64,
     pub p90_path_usd: f64,
@@ -60,7 +66,7 @@ pub struct YearCost {
 pub struct SizedLadder {
     pub ladder: Ladder,
     pub layers: Vec<Layer>,
-    pub first_year: YearCost,
+    pub first_year: SpanCost,
 }
 
 /// Sizes the ladder on `paths` (`months`: their month-by-month demand) and reads today's
@@ -77,8 +83,24 @@ pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand]) 
 }
 
 /// What `ladder` costs over the first year of `paths`.
-pub fn year_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> YearCost {
-    let year = 0..FIRST_YEAR_MONTHS.min(months.len());
+pub fn year_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> SpanCost {
+    span_cost(menu, ladder, paths, months, FIRST_YEAR_MONTHS)
+}
+
+/// What `ladder` costs over every month of `paths`: the horizon it was sized for.
+pub fn horizon_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> SpanCost {
+    span_cost(menu, ladder, paths, months, months.len())
+}
+
+/// What `ladder` costs over the first `span_months` months of `paths`.
+fn span_cost(
+    menu: &TierMenu,
+    ladder: &Ladder,
+    paths: &DemandPaths,
+    months: &[MonthDemand],
+    span_months: usize,
+) -> SpanCost {
+    let year = 0..span_months.min(months.len());
     let expected = ladder_cost(menu, ladder, months, year.clone());
     let on_path = |u: f64| {
         let end = year.end.checked_sub(1).map_or(0, |last| paths.month_points(last).end);
@@ -86,7 +108,7 @@ pub fn year_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: 
         let known = DemandPaths::known(&path, paths.hours_per_point, paths.points_per_month);
         ladder_cost(menu, ladder, &known.month_demands(), year.clone()).total_usd()
     };
-    YearCost {
+    SpanCost {
         expected_usd: expected.total_usd(),
         p10_path_usd: on_path(paths::P10),
         p90_path_usd: on_path(paths::P90),

@@ -17,6 +17,7 @@ use crate::model::catalog::{Catalog, Price, Term};
 use crate::model::contracts::TermKind;
 use crate::model::fleet::AuditReport;
 use crate::model::fleet_contracts::{ClusterToday, cluster_class_series, hours_per_point};
+use crate::model::price_trend::PriceBet;
 use crate::model::workload::WorkloadClass;
 
 /// How close a catalog row's price must be to the cluster's to name its provider.
@@ -162,8 +163,8 @@ fn stay_cluster(
     let menu = TierMenu {
         committed,
         by_use: tier(TermKind::OnDemand, format!("{provider} on-demand"), hourly, 0, cluster),
-        by_use_change_per_year: 0.0,
-        renewal_change_per_year: 0.0,
+        by_use_bet: PriceBet::HELD,
+        renewal_bet: PriceBet::HELD,
         hours_per_month,
     };
     let points_per_month = ((hours_per_month / hours_per_point).round() as usize).max(1);

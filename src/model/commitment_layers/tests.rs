@@ -4,6 +4,7 @@ use super::*;
 use crate::model::contracts::TermKind;
 use crate::model::deployment::Deployment;
 use crate::model::forecast::FanPoint;
+use crate::model::price_trend::PriceBet;
 
 fn offer(term: TermKind, usd: f64, months: usize) -> TierOffer {
     TierOffer {
@@ -21,8 +22,8 @@ fn menu(committed: Vec<TierOffer>, on_demand: f64, change: f64) -> TierMenu {
     TierMenu {
         committed,
         by_use: offer(TermKind::OnDemand, on_demand, 0),
-        by_use_change_per_year: change,
-        renewal_change_per_year: change,
+        by_use_bet: PriceBet::certain(change),
+        renewal_bet: PriceBet::certain(change),
         hours_per_month: 730.0,
     }
 }
@@ -258,26 +259,242 @@ fn hindsight_is_never_dearer_than_the_forecasts_choice_or_flat() {
     let menu = menu(
         vec![offer(TermKind::OneYear, 4.0, 12), offer(TermKind::Monthly, 6.0, 1)],
         10.0,
-        0.0,
+        -0.3,
     );
-    // The forecast expects 50 GPUs; 80 came.
+    // The forecast expects 50 GPUs; 80 came. Seasonal naive repeats 80.
     let forecast = DemandPaths {
         points: vec![fan(50.0, 5.0); 12 * 30],
         hours_per_point: 730.0 / 30.0,
         points_per_month: 30,
     };
+    let naive = DemandPaths::known(&[80.0; 12 * 30], 730.0 / 30.0, 30);
     let actual = vec![80.0; 30];
-    let flat_menu = menu.clone();
     let flat = (
-        flat_menu,
+        menu.clone(),
         Ladder {
             tops: vec![vec![30.0], vec![30.0]],
         },
     );
-    let score = score_commitments("h100-sxm", &menu, &forecast, &actual, &flat);
-    assert!(score.hindsight_cost_usd <= score.chosen_cost_usd + 1e-6);
-    assert!(score.hindsight_cost_usd <= score.flat_cost_usd + 1e-6);
-    assert!(score.regret_frac >= 0.0 && score.flat_regret_frac > score.regret_frac);
-    // Hindsight commits all 80 on the cheapest term for the held-out month.
-    assert!((score.hindsight_cost_usd - 80.0 * 730.0 * 4.0).abs() < 1e-6);
+    let inputs = OriginInputs {
+        menu: &menu,
+        forecast: &forecast,
+        naive: &naive,
+        actual: &actual,
+        flat: &flat,
+        dated_change_per_year: None,
+    };
+    let origin = score_origin("2025-01-01T00:00:00Z".into(), &inputs, |_| None);
+    assert!(origin.hindsight_usd <= origin.layers_usd + 1e-6);
+    assert!(origin.hindsight_usd <= origin.flat_usd + 1e-6);
+    assert!(origin.layers_regret_frac >= 0.0 && origin.flat_regret_frac > origin.layers_regret_frac);
+    assert!(
+        origin.naive_layers_regret_frac.abs() < 1e-9,
+        "naive saw the 80 GPUs coming"
+    );
+    // Hindsight commits all 80 on the cheapest term for the held-out month, prices held.
+    assert!((origin.hindsight_usd - 80.0 * 730.0 * 4.0).abs() < 1e-6);
+    assert_eq!(origin.hindsight_gpus[0].gpus, 80.0);
+    // The 1-year layer is charged for one month and owes eleven more.
+    let one_year = origin.layers_gpus[0].gpus;
+    assert!((origin.layers_committed_after_usd - one_year * 4.0 * 11.0 * 730.0).abs() < 1e-3);
+    assert_eq!(origin.price_bet_regret_frac, None);
+    assert_eq!(origin.renewals, 0, "one held-out month: nothing renews inside it");
+}
+
+#[test]
+fn the_monthly_layer_re_decided_at_its_renewal_follows_the_demand_seen() {
+    // The forecast expects 50 GPUs; 80 came for two months. Re-sized at the second month on a
+    // refit that saw the first, the monthly layer covers 80 and costs less than open loop.
+    let menu = menu(vec![offer(TermKind::Monthly, 6.0, 1)], 10.0, 0.0);
+    let forecast = DemandPaths {
+        points: vec![fan(50.0, 1.0); 12 * 30],
+        hours_per_point: 730.0 / 30.0,
+        points_per_month: 30,
+    };
+    let actual = vec![80.0; 60];
+    let flat = (menu.clone(), Ladder { tops: vec![vec![50.0]] });
+    let inputs = OriginInputs {
+        menu: &menu,
+        forecast: &forecast,
+        naive: &forecast,
+        actual: &actual,
+        flat: &flat,
+        dated_change_per_year: Some(-0.5),
+    };
+    let refit = |month: usize| {
+        assert_eq!(month, 1);
+        Some(DemandPaths::known(&[80.0; 12 * 30], 730.0 / 30.0, 30))
+    };
+    let origin = score_origin("2025-01-01T00:00:00Z".into(), &inputs, refit);
+    assert_eq!(origin.renewals, 1);
+    assert!(origin.redecided_usd < origin.layers_usd - 1.0, "{origin:?}");
+    assert!(origin.redecided_regret_frac < origin.layers_regret_frac);
+    // Prices held in the menu: the bet and held sizings agree, so the bet costs nothing.
+    assert_eq!(origin.price_bet_regret_frac, Some(0.0));
+}
+
+/// A ladder holding each tier's top at one level every period: `levels[t]` the cumulative top
+/// of tier `t` (never under the longer tier's).
+fn held_ladder(levels: &[f64]) -> Ladder {
+    let mut top = 0.0_f64;
+    Ladder {
+        tops: levels
+            .iter()
+            .map(|&level| {
+                top = top.max(level);
+                vec![top]
+            })
+            .collect(),
+    }
+}
+
+/// Demand paths of `months` months, four points a month, each point's fan from its mean and
+/// spread.
+fn random_paths(points: &[(f64, f64)]) -> DemandPaths {
+    DemandPaths {
+        points: points.iter().map(|&(mean, spread)| fan(mean, spread)).collect(),
+        hours_per_point: 365.0,
+        points_per_month: 4,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    /// Over the horizon they were sized for, the layers never cost more than today's matcher's
+    /// mix (a base on one term, a burst on a shorter one, held flat) nor than any single term
+    /// held at any level, priced on the same forecast and the same price bet. The menu holds
+    /// every term, seller and cap those use: flat and the single terms are layerings too.
+    #[test]
+    fn the_layers_horizon_beats_flat_and_every_single_term(
+        points in prop::collection::vec((0.0f64..40.0, 0.0f64..12.0), 24),
+        prices in prop::collection::vec(1.0f64..10.0, 3),
+        caps in prop::collection::vec(prop::option::of(2.0f64..30.0), 3),
+        on_demand in 2.0f64..12.0,
+        change in -0.6f64..0.6,
+        spread in 0.0f64..0.3,
+        flat_tiers in (0usize..3, 0usize..3),
+        flat_levels in (0.0f64..40.0, 0.0f64..20.0),
+    ) {
+        let paths = random_paths(&points);
+        let months = paths.month_demands();
+        let terms = [(TermKind::BuildToOrder, 6), (TermKind::OneYear, 3), (TermKind::Monthly, 1)];
+        let committed: Vec<TierOffer> = terms
+            .iter()
+            .zip(prices.iter().zip(&caps))
+            .map(|(&(term, months), (&usd, &cap))| TierOffer {
+                max_gpus: cap,
+                ..offer(term, usd, months)
+            })
+            .collect();
+        let bet = PriceBet { change_per_year: change, spread_per_year: spread };
+        let menu = TierMenu {
+            hours_per_month: 1460.0, // a "year" of six months: renewals and by-use prices move
+            ..menu(committed, on_demand, 0.0)
+        }
+        .with_bet(bet);
+        let sized = size_class(&menu, &paths, &months);
+        let layered = horizon_cost(&menu, &sized.ladder, &paths, &months).expected_usd;
+        let cost_of = |ladder: &Ladder| horizon_cost(&menu, ladder, &paths, &months).expected_usd;
+        let within = |other: f64| layered <= other + 1e-6 * other.max(1.0);
+        // Flat: a base on one tier, a burst on a shorter (or the same) one, within their caps.
+        let (base_tier, burst_tier) = (flat_tiers.0.min(flat_tiers.1), flat_tiers.0.max(flat_tiers.1));
+        let cap = |t: usize| caps[t].unwrap_or(f64::INFINITY);
+        let base = flat_levels.0.min(cap(base_tier));
+        let burst = if burst_tier == base_tier { 0.0 } else { flat_levels.1.min(cap(burst_tier)) };
+        let levels: Vec<f64> = (0..3)
+            .map(|t| if t < base_tier { 0.0 } else if t < burst_tier { base } else { base + burst })
+            .collect();
+        let flat = cost_of(&held_ladder(&levels));
+        prop_assert!(within(flat), "layers {layered} > flat {flat}: {:?} against {levels:?}", sized.ladder.tops);
+        for tier in 0..3 {
+            for step in 0..=8 {
+                let level = (f64::from(step) * 5.0).min(cap(tier));
+                let levels: Vec<f64> = (0..3).map(|t| if t < tier { 0.0 } else { level }).collect();
+                let single = cost_of(&held_ladder(&levels));
+                prop_assert!(within(single), "layers {layered} > tier {tier} at {level}: {single}: {:?}", sized.ladder.tops);
+            }
+        }
+    }
+}
+
+#[test]
+fn only_a_three_year_term_beats_on_demand_so_it_takes_the_steady_demand() {
+    // Steady 20 GPUs: the 3-year term at $4 beats on-demand at $10; the 1-year at $11 and the
+    // monthly at $12 are dearer than on-demand itself, so nothing sits on them.
+    let months: Vec<Vec<f64>> = (0..36).map(|_| vec![20.0; 30]).collect();
+    let demand = known_months(&months, 730.0 / 30.0);
+    let menu = menu(
+        vec![
+            offer(TermKind::BuildToOrder, 4.0, 36),
+            offer(TermKind::OneYear, 11.0, 12),
+            offer(TermKind::Monthly, 12.0, 1),
+        ],
+        10.0,
+        0.0,
+    );
+    let ladder = size_ladder(&menu, &demand);
+    assert!((ladder.tops[0][0] - 20.0).abs() < 1e-6, "{:?}", ladder.tops);
+    assert!(
+        ladder.tops[1]
+            .iter()
+            .chain(&ladder.tops[2])
+            .all(|&t| (t - 20.0).abs() < 1e-6)
+    );
+    let cost = ladder_cost(&menu, &ladder, &demand, 0..36);
+    assert_eq!(cost.by_use_gpu_hours, 0.0);
+    assert!((cost.committed_usd - 20.0 * 36.0 * 730.0 * 4.0).abs() < 1e-3);
+}
+
+#[test]
+fn where_spot_is_cheapest_the_demand_rides_it_uncommitted() {
+    // Spot at $2 undercuts every committed term: nothing is committed, all demand is billed by use.
+    let months: Vec<Vec<f64>> = (0..12).map(|_| vec![20.0; 30]).collect();
+    let demand = known_months(&months, 730.0 / 30.0);
+    let menu = TierMenu {
+        by_use: offer(TermKind::Spot, 2.0, 0),
+        ..menu(
+            vec![offer(TermKind::OneYear, 3.0, 12), offer(TermKind::Monthly, 4.0, 1)],
+            10.0,
+            0.0,
+        )
+    };
+    let ladder = size_ladder(&menu, &demand);
+    assert!(ladder.tops.iter().flatten().all(|&t| t == 0.0), "{:?}", ladder.tops);
+    let cost = ladder_cost(&menu, &ladder, &demand, 0..12);
+    assert!((cost.by_use_usd - 20.0 * 12.0 * 730.0 * 2.0).abs() < 1e-3);
+}
+
+#[test]
+fn a_falling_price_empties_the_three_year_layer_and_its_break_even_says_where() {
+    // Steady 20 GPUs, a 3-year term at $6 against a 1-year at $7 and on-demand at $10: held
+    // prices fill the 3-year layer; a 30 % fall a year makes renewing the 1-year cheaper.
+    let months: Vec<Vec<f64>> = (0..36).map(|_| vec![20.0; 30]).collect();
+    let demand = known_months(&months, 730.0 / 30.0);
+    let held = menu(
+        vec![
+            offer(TermKind::BuildToOrder, 6.0, 36),
+            offer(TermKind::OneYear, 7.0, 12),
+        ],
+        10.0,
+        0.0,
+    );
+    assert!((size_ladder(&held, &demand).tops[0][0] - 20.0).abs() < 1e-6);
+    let falling = held.with_bet(PriceBet::certain(-0.3));
+    let ladder = size_ladder(&falling, &demand);
+    assert_eq!(ladder.tops[0][0], 0.0, "{:?}", ladder.tops);
+    assert!(
+        (ladder.tops[1][0] - 20.0).abs() < 1e-6,
+        "the 1-year takes it: {:?}",
+        ladder.tops
+    );
+    // Break-even: $6 × 3 years = $7 (1 + (1 + c) + (1 + c)²) → (1 + c)² + (1 + c) − 11/7 = 0.
+    let growth = (-1.0 + (1.0_f64 + 4.0 * 11.0 / 7.0).sqrt()) / 2.0;
+    let change = break_even_change_per_year(&held, &demand).unwrap();
+    assert!(
+        (change - (growth - 1.0)).abs() < 1e-6,
+        "{change} against {}",
+        growth - 1.0
+    );
+    assert!(change > -0.3 && change < 0.0);
 }

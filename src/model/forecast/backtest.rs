@@ -111,23 +111,6 @@ pub struct BacktestScore {
     pub per_origin: Vec<OriginScore>,
 }
 
-/// A class's commitment layers sized at the cut-off and priced on the held-out days, beside
-/// the cheapest layering knowing those days (hindsight) and today's matcher on the history
-/// alone (flat): what `model::commitment_layers::score_commitments` gives. Kept here, with the
-/// backtest it joins, so the forecast needs nothing of the commitments.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CommitmentScore {
-    /// The accelerator the class's layers were bought on.
-    pub accelerator: String,
-    pub chosen_cost_usd: f64,
-    pub hindsight_cost_usd: f64,
-    pub flat_cost_usd: f64,
-    /// (chosen − hindsight) / hindsight.
-    pub regret_frac: f64,
-    /// (flat − hindsight) / hindsight.
-    pub flat_regret_frac: f64,
-}
-
 /// Why a series cannot be backtested.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BacktestError {
@@ -334,7 +317,7 @@ pub fn backtest_series(
 }
 
 /// The season seasonal naive repeats: a week where the fitted history holds two, else a day.
-fn naive_season(fitted_points: usize, ppd: usize) -> usize {
+pub fn naive_season(fitted_points: usize, ppd: usize) -> usize {
     let season = if fitted_points >= 14 * ppd { 7 * ppd } else { ppd.max(1) };
     season.min(fitted_points).max(1)
 }

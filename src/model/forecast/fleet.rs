@@ -5,7 +5,8 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::backtest::{CommitmentScore, check_holdout};
+use super::backtest::check_holdout;
+use super::commitment_backtest::CommitmentBacktest;
 use super::{
     BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
     backtest_series, fit_series, shape_forecast,
@@ -299,10 +300,10 @@ pub struct ClassBacktest {
     pub class: WorkloadClass,
     #[serde(flatten)]
     pub score: BacktestScore,
-    /// The commitment layers sized at the cut-off, priced on the held-out days (fleet classes
+    /// The commitment layers sized at each cut-off, priced on the held-out days (fleet classes
     /// with a contract match only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub commitment: Option<CommitmentScore>,
+    pub commitment: Option<CommitmentBacktest>,
     /// Why a fleet class's commitments were not scored.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub commitment_not_scored: Option<String>,

@@ -10,6 +10,7 @@
 //! day says which (`basis`).
 
 mod backtest;
+mod commitment_backtest;
 mod cross_validation;
 mod fit;
 mod fleet;
@@ -22,9 +23,10 @@ mod tests;
 use serde::Serialize;
 
 pub use self::backtest::{
-    BacktestError, BacktestScore, CommitmentScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
-    backtest_cutoffs, backtest_series,
+    BacktestError, BacktestScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
+    backtest_cutoffs, backtest_series, naive_season,
 };
+pub use self::commitment_backtest::{CommitmentBacktest, CommitmentOrigin, PriceBetScore, RegretSpread, TermGpus};
 pub use self::cross_validation::CandidateScore;
 pub use self::fit::{FittedFan, ForecastMethod, Selection, fit_fan};
 pub use self::fleet::{

@@ -12,12 +12,14 @@ use super::risk::RiskScenario;
 use super::thresholds::ThresholdOverrides;
 use super::transit::UserLatency;
 
+mod commitments;
 mod forecast;
 mod hosts;
 mod moving;
 mod slurm;
 mod validate;
 
+pub use commitments::CommitmentsPlan;
 pub use forecast::{
     DEFAULT_HORIZON_MONTHS, ForecastPlan, GROWTH_RANGE, GrowthPlan, MAX_HORIZON_MONTHS, MAX_PLANNED_DAYS,
     MAX_PLANNED_GPUS, PlannedDemand, day_text, parse_day_ms,
@@ -88,6 +90,9 @@ pub struct Plan {
     /// Yearly rental price changes overriding the catalog's (`[[price_change]]`).
     #[serde(default, rename = "price_change", skip_serializing_if = "Vec::is_empty")]
     pub price_changes: Vec<PlanPriceChange>,
+    /// How far the commitment layers trust the price changes (`[commitments]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitments: Option<CommitmentsPlan>,
 }
 
 /// A planner's own view of how a rental price moves a year on.
@@ -104,6 +109,9 @@ pub struct PlanPriceChange {
     pub accelerator: String,
     pub term: crate::model::catalog::Term,
     pub change_per_year: f64,
+    /// One standard deviation of the change, if the planner doubts it (none: taken as stated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_per_year: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

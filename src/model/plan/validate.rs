@@ -390,6 +390,7 @@ impl Plan {
             ("moving", self.moving.as_ref().map(|t| t.problems())),
             ("slurm", self.slurm.as_ref().map(|t| t.problems())),
             ("forecast", self.forecast.as_ref().map(|t| t.problems())),
+            ("commitments", self.commitments.as_ref().map(|t| t.problems())),
         ];
         for (table, found) in tables {
             problems.extend(found.into_iter().flatten().map(|(key, message)| PlanProblem {
@@ -415,6 +416,8 @@ impl Plan {
                 source: String::new(),
                 as_of: String::new(),
                 note: None,
+                spread_per_year: change.spread_per_year,
+                observed: Vec::new(),
             };
             let problem = if catalog.accelerator(&change.accelerator).is_none() {
                 Some(("accelerator", "not an accelerator of the catalog"))

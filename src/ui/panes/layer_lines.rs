@@ -1,13 +1,13 @@
 //! The commitment layers in the Contracts pane: under each class, the terms its forecast
 //! demand is laddered on (longest first, the term billed by use last), what each locks in,
-//! and the first year against today's matcher held flat.
+//! the first year and the horizon against today's matcher held flat, and the price bet.
 
 use ratatui::text::Line;
 
 use crate::app::App;
-use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS};
+use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, StressCase};
 use crate::model::workload::WorkloadClass;
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{pct, thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right};
 
@@ -85,29 +85,77 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
             .filter(|l| l.committed_usd.is_none() || l.gpus >= SHOWN_FROM_GPUS)
             .map(|l| layer_line(l, theme, width)),
     );
-    let year = &layers.first_year;
-    let flat = &layers.flat_first_year;
-    let style = if year.expected_usd <= flat.expected_usd {
-        theme.good
-    } else {
-        theme.bad
-    };
-    lines.push(fields_line(
-        vec![
-            ("  first year ".to_string(), theme.muted),
-            (usd_compact(year.expected_usd), style),
-            (
-                format!(
-                    " (P10 {}, P90 {}) · held flat {} (P10 {})",
-                    usd_compact(year.p10_path_usd),
-                    usd_compact(year.p90_path_usd),
-                    usd_compact(flat.expected_usd),
-                    usd_compact(flat.p10_path_usd)
-                ),
-                theme.muted,
+    let spans = [
+        ("first year".to_string(), &layers.first_year, &layers.flat_first_year),
+        (
+            format!(
+                "{} mo",
+                app.forecast.commitments.as_ref().map_or(0, |r| r.horizon_months)
             ),
-        ],
-        width,
-    ));
+            &layers.horizon,
+            &layers.flat_horizon,
+        ),
+    ];
+    for (span, layered, flat) in spans {
+        let style = if layered.expected_usd <= flat.expected_usd {
+            theme.good
+        } else {
+            theme.bad
+        };
+        lines.push(fields_line(
+            vec![
+                (format!("  {span} "), theme.muted),
+                (usd_compact(layered.expected_usd), style),
+                (
+                    format!(
+                        " (P10 {}, P90 {}) · held flat {} (P10 {})",
+                        usd_compact(layered.p10_path_usd),
+                        usd_compact(layered.p90_path_usd),
+                        usd_compact(flat.expected_usd),
+                        usd_compact(flat.p10_path_usd)
+                    ),
+                    theme.muted,
+                ),
+            ],
+            width,
+        ));
+    }
+    lines.push(fields_line(bet_fields(layers, theme), width));
     lines
+}
+
+/// The price bet in a line, most telling first: the change sized on, the longest term's GPUs
+/// and where it tips, what holding prices would cost against flat.
+fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::style::Style)> {
+    let bet = &layers.price_bet;
+    let mut fields = vec![
+        ("  bet ".to_string(), theme.muted),
+        (
+            format!(
+                "prices {:+.1} %/yr ± {:.1}",
+                bet.change_per_year * 100.0,
+                bet.spread_per_year * 100.0
+            ),
+            theme.base,
+        ),
+    ];
+    if let Some(longest) = &layers.longest_term {
+        fields.push((
+            format!(" · {}-mo {} GPUs", longest.months, thousands(longest.gpus)),
+            theme.muted,
+        ));
+        if let Some(change) = layers.break_even_change_per_year {
+            fields.push((format!(", pays above {:+.1} %/yr", change * 100.0), theme.muted));
+        }
+    }
+    if let Some(held) = layers.price_stress.iter().find(|s| s.case == StressCase::Held) {
+        fields.push((
+            format!(
+                " · prices held: vs flat {}",
+                usd_compact_signed(held.layers_usd - held.flat_usd)
+            ),
+            theme.muted,
+        ));
+    }
+    fields
 }
