@@ -280,3 +280,106 @@ fn a_growth_step_moves_the_contracts_panes_layers_in_the_same_update() {
     let reported = committed_gpus(class(&report, "inference"));
     assert!((reported - after).abs() < 1e-6, "report {reported}, workbench {after}");
 }
+
+/// A catalog override whose B200 and H200 on-demand rows list dated prices around the
+/// sample's days.
+fn dated_prices_home() -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("home");
+    let catalogs = home.path().join("config").join("catalogs");
+    std::fs::create_dir_all(&catalogs).expect("catalogs");
+    let row = |accelerator: &str, usd: [f64; 3]| {
+        format!(
+            "[[price_change]]\naccelerator = \"{accelerator}\"\nterm = \"on-demand\"\nchange_per_year = -0.2\n\
+             source = \"test\"\nas_of = \"2026-12-01\"\nobserved = [\n  {{ date = \"2026-05-01\", usd_per_gpu_hour = {} }},\n  \
+             {{ date = \"2026-08-01\", usd_per_gpu_hour = {} }},\n  {{ date = \"2026-12-01\", usd_per_gpu_hour = {} }},\n]\n",
+            usd[0], usd[1], usd[2]
+        )
+    };
+    std::fs::write(
+        catalogs.join("accelerators.toml"),
+        format!(
+            "schema_version = 1\n\n{}\n{}",
+            row("b200", [6.0, 5.6, 5.0]),
+            row("h200-sxm", [4.0, 3.9, 3.3])
+        ),
+    )
+    .expect("override");
+    home
+}
+
+#[test]
+fn dated_prices_give_the_bet_a_fitted_spread_and_a_score_apart_from_demand() {
+    let home = dated_prices_home();
+    let report = json(gpuplan_in(
+        home.path(),
+        &["report", "--logs", SAMPLE, "--format", "json"],
+    ));
+    let b200 = report["commitments"]["price_changes"]
+        .as_array()
+        .expect("price changes")
+        .iter()
+        .find(|c| c["accelerator"] == "b200")
+        .expect("the B200's");
+    assert_eq!(b200["spread_source"], "fitted to the dated prices", "{b200}");
+    assert!(number(&b200["spread_per_year"]) > 0.0, "{b200}");
+    let training = class(&report, "training");
+    let stress = training["price_stress"].as_array().expect("price_stress");
+    let cases: Vec<&str> = stress.iter().map(|s| s["case"].as_str().expect("case")).collect();
+    assert_eq!(cases, ["held", "catalog", "twice"]);
+    assert_eq!(number(&stress[1]["change_per_year"]), -0.2);
+    assert_eq!(number(&stress[2]["change_per_year"]), -0.4);
+    for key in ["horizon", "flat_horizon"] {
+        // Thirty-six months of costs are never below the first twelve.
+        let first = if key == "horizon" {
+            "first_year"
+        } else {
+            "flat_first_year"
+        };
+        assert!(
+            number(&training[key]["expected_usd"]) >= number(&training[first]["expected_usd"]),
+            "{training}"
+        );
+        assert!(
+            number(&training[key]["p10_path_usd"]) <= number(&training[key]["p90_path_usd"]) + 1e-6,
+            "{training}"
+        );
+    }
+    assert!(
+        number(&training["horizon"]["expected_usd"])
+            <= number(&training["flat_horizon"]["expected_usd"]) * (1.0 + 1e-9),
+        "{training}"
+    );
+
+    let backtest = json(gpuplan_in(
+        home.path(),
+        &["backtest", SAMPLE, "--holdout-days", "30", "--format", "json"],
+    ));
+    for class in backtest["classes"].as_array().expect("classes") {
+        let bet = &class["commitment"]["price_bet"];
+        assert_eq!(bet["status"], "scored", "{bet}");
+        // The dated prices fall about 25 % a year over the sample's held-out days.
+        let dated = number(&bet["dated_change_per_year"]);
+        assert!((-0.6..-0.05).contains(&dated), "{bet}");
+        assert!(number(&bet["regret"]["min"]) <= number(&bet["regret"]["max"]), "{bet}");
+    }
+}
+
+#[test]
+fn a_plan_that_does_not_trust_the_price_trend_sizes_on_held_prices() {
+    let report = report_with("\n[commitments]\nprice_trend_trust = 0.0\n");
+    for class in report["commitments"]["classes"].as_array().expect("classes") {
+        assert_eq!(number(&class["price_bet"]["change_per_year"]), 0.0, "{class}");
+    }
+    let used = &report["commitments"]["price_changes"][0];
+    assert_eq!(number(&used["price_trend_trust"]), 0.0);
+    let home = tempfile::tempdir().expect("home");
+    let plan = home.path().join("plan.toml");
+    std::fs::write(
+        &plan,
+        default_plan_text() + "\n[commitments]\nprice_trend_trust = 2.0\n",
+    )
+    .expect("plan");
+    let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("path")]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("commitments.price_trend_trust"), "{}", run.stderr);
+}

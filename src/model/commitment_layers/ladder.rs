@@ -15,6 +15,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
+use super::additions;
 use super::paths::MonthDemand;
 use crate::model::contracts::TermKind;
 use crate::model::deployment::Deployment;
@@ -83,13 +84,34 @@ impl TierMenu {
         self.by_use.usd_per_gpu_hour * self.price_factor(self.by_use_bet, month)
     }
 
-    /// The months of each period of committed tier `tier` over `months` months.
+    /// The months of each period of committed tier `tier` over `months` months: its terms,
+    /// or for the longest term, when it may add capacity later, its steps.
     pub fn periods(&self, tier: usize, months: usize) -> Vec<Range<usize>> {
-        let term = self.committed[tier].term_months.max(1);
-        (0..months.div_ceil(term))
-            .map(|p| p * term..((p + 1) * term).min(months))
+        let step = self.step_months(tier);
+        (0..months.div_ceil(step))
+            .map(|p| p * step..((p + 1) * step).min(months))
             .collect()
     }
+
+    /// Months between the points where tier `tier`'s level may change: its term, except for
+    /// the longest, which may add contracts at the start of each period of the next shorter
+    /// term (their greatest common divisor, so both line up).
+    pub fn step_months(&self, tier: usize) -> usize {
+        let term = self.committed[tier].term_months.max(1);
+        match self.committed.get(1) {
+            Some(next) if tier == 0 => gcd(term, next.term_months.max(1)),
+            _ => term,
+        }
+    }
+
+    /// Whether the longest term's level may rise within its term (contracts added later).
+    pub fn adds_later(&self) -> bool {
+        !self.committed.is_empty() && self.step_months(0) < self.committed[0].term_months.max(1)
+    }
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a.max(1) } else { gcd(b, a % b) }
 }
 
 /// The committed stack, period by period: `tops[tier][period]` is the highest GPU level the
@@ -101,11 +123,10 @@ pub struct Ladder {
 }
 
 impl Ladder {
-    /// The top of committed tier `tier` in month `month`.
+    /// The top of committed tier `tier` in month `month`. The longest term's contracts run
+    /// their whole term, so its level never falls within it.
     pub fn top_at(&self, menu: &TierMenu, tier: usize, month: usize) -> f64 {
-        let term = menu.committed[tier].term_months.max(1);
-        let tops = &self.tops[tier];
-        tops.get(month / term).or(tops.last()).copied().unwrap_or(0.0)
+        tier_top_at(menu, &self.tops[tier], tier, month)
     }
 
     /// Where tier `tier` starts in `month`: the longer tier's top, or zero for the longest.
@@ -126,20 +147,32 @@ impl Ladder {
     }
 }
 
+/// The top in `month` of tier `tier` whose tops by period are `tops`.
+fn tier_top_at(menu: &TierMenu, tops: &[f64], tier: usize, month: usize) -> f64 {
+    let step = menu.step_months(tier);
+    let index = (month / step).min(tops.len().saturating_sub(1));
+    if tier == 0 && menu.adds_later() {
+        tops[..tops.len().min(index + 1)].iter().copied().fold(0.0, f64::max)
+    } else {
+        tops.get(index).copied().unwrap_or(0.0)
+    }
+}
+
 /// The cheapest expected ladder for these months' demand.
 pub fn size_ladder(menu: &TierMenu, months: &[MonthDemand]) -> Ladder {
     let mut tops: Vec<Vec<f64>> = Vec::with_capacity(menu.committed.len());
     for tier in 0..menu.committed.len() {
+        if tier == 0 && menu.adds_later() {
+            tops.push(additions::longest_tops(menu, months));
+            continue;
+        }
         let periods = menu.periods(tier, months.len());
         let tier_tops = periods
             .iter()
             .map(|range| {
                 let floor = match tier {
                     0 => 0.0,
-                    _ => {
-                        let longer = menu.committed[tier - 1].term_months.max(1);
-                        tops[tier - 1][range.start / longer]
-                    }
+                    _ => tier_top_at(menu, &tops[tier - 1], tier - 1, range.start),
                 };
                 tier_top(menu, months, tier, range, floor)
             })
@@ -169,7 +202,7 @@ pub fn tier_top(menu: &TierMenu, months: &[MonthDemand], tier: usize, range: &Ra
 }
 
 /// The highest x in [0, busiest] where `worth(x)` holds, `worth` holding on a range from zero.
-fn highest_level(busiest: f64, worth: impl Fn(f64) -> bool) -> f64 {
+pub(super) fn highest_level(busiest: f64, worth: impl Fn(f64) -> bool) -> f64 {
     if !worth(0.0) {
         return 0.0;
     }
@@ -229,7 +262,8 @@ pub fn alternative_usd_per_hour(
 }
 
 /// What a ladder costs over `range` of these months: each committed layer's GPUs for every
-/// hour, and the demand above the stack billed by use.
+/// hour (the longest term's added GPUs at the price of the step they were signed in), and the
+/// demand above the stack billed by use.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct LadderCost {
     pub committed_usd: f64,
@@ -248,14 +282,19 @@ impl LadderCost {
 /// The ladder's expected cost over `range` of `months`.
 pub fn ladder_cost(menu: &TierMenu, ladder: &Ladder, months: &[MonthDemand], range: Range<usize>) -> LadderCost {
     let mut cost = LadderCost::default();
+    let adds_later = menu.adds_later();
     for month in range {
         let demand = &months[month];
         for tier in 0..menu.committed.len() {
             let (bottom, top) = (ladder.bottom_at(menu, tier, month), ladder.top_at(menu, tier, month));
             let band = (top - bottom).max(0.0);
-            let term = menu.committed[tier].term_months.max(1);
-            let price = menu.committed_price(tier, month / term * term);
-            cost.committed_usd += band * demand.hours * price;
+            cost.committed_usd += demand.hours
+                * if tier == 0 && adds_later {
+                    vintage_usd_per_hour(menu, ladder, month)
+                } else {
+                    let term = menu.committed[tier].term_months.max(1);
+                    band * menu.committed_price(tier, month / term * term)
+                };
             let used = demand.excess_gpu_hours(bottom) - demand.excess_gpu_hours(top);
             cost.idle_committed_gpu_hours += (band * demand.hours - used).max(0.0);
         }
@@ -264,4 +303,18 @@ pub fn ladder_cost(menu: &TierMenu, ladder: &Ladder, months: &[MonthDemand], ran
         cost.by_use_usd += above * menu.by_use_price(month);
     }
     cost
+}
+
+/// The longest term's hourly cost in `month` when it adds contracts later: each step's added
+/// GPUs at the price of the step it was signed in.
+fn vintage_usd_per_hour(menu: &TierMenu, ladder: &Ladder, month: usize) -> f64 {
+    let step = menu.step_months(0);
+    let mut below = 0.0_f64;
+    let mut usd = 0.0;
+    for k in 0..=month / step {
+        let top = ladder.top_at(menu, 0, k * step);
+        usd += (top - below).max(0.0) * menu.committed_price(0, k * step);
+        below = below.max(top);
+    }
+    usd
 }

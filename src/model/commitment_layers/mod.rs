@@ -6,6 +6,7 @@
 //!
 //! - `paths`: the forecast's fan read as demand paths and month-by-month distributions;
 //! - `ladder`: the sizing (a critical fractile per layer) and a ladder's cost;
+//! - `additions`: the longest term's contracts added later, as demand arrives;
 //! - `risk`: each of today's layers, its committed dollars and idle risk;
 //! - `price_stress`: the layers and flat priced as prices move (held, the bet, twice it), and
 //!   the yearly change at which the longest term stops paying;
@@ -17,6 +18,7 @@
 //! - `stay`: every cluster kept with its provider on its provider's own terms (the board's
 //!   other end state).
 
+mod additions;
 mod flat;
 mod fleet;
 mod history;

@@ -87,8 +87,11 @@ pub fn price_stress(
 /// fall is cheaper. None when the menu commits to nothing, or when no change from -90 % to
 /// +900 % a year tips it (it pays, or fails to, whatever prices do).
 pub fn break_even_change_per_year(menu: &TierMenu, months: &[MonthDemand]) -> Option<f64> {
-    let first_period = menu.periods(0, months.len()).into_iter().next()?;
     let price = menu.committed.first()?.usd_per_gpu_hour;
+    let first_period = 0..menu.committed[0].term_months.max(1).min(months.len());
+    if first_period.is_empty() {
+        return None;
+    }
     let pays = |change: f64| {
         let at = menu.with_bet(PriceBet::certain(change));
         price <= alternative_usd_per_hour(&at, months, 0, &first_period, 0.0)

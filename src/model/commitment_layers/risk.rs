@@ -79,7 +79,12 @@ fn committed_layer(
     tier: usize,
 ) -> Option<Layer> {
     let periods = menu.periods(tier, months.len());
-    let first = periods.first()?.clone();
+    // Today's contracts run their whole term, also where the longest term adds more later.
+    let term = menu.committed[tier].term_months.max(1);
+    let first = 0..term.min(months.len());
+    if first.is_empty() {
+        return None;
+    }
     let (bottom, top) = (ladder.bottom_at(menu, tier, 0), ladder.top_at(menu, tier, 0));
     let band = (top - bottom).max(0.0);
     let hours: f64 = months[first.clone()].iter().map(|m| m.hours).sum();
@@ -139,7 +144,12 @@ fn committed_layer(
         renewal_gpus: (1..periods.len())
             .map(|p| {
                 let start = periods[p].start;
-                (ladder.top_at(menu, tier, start) - ladder.bottom_at(menu, tier, start)).max(0.0)
+                if tier == 0 && menu.adds_later() {
+                    // The GPUs added at this step.
+                    (ladder.top_at(menu, 0, start) - ladder.top_at(menu, 0, start - 1)).max(0.0)
+                } else {
+                    (ladder.top_at(menu, tier, start) - ladder.bottom_at(menu, tier, start)).max(0.0)
+                }
             })
             .collect(),
         ..layer_of(offer)

@@ -139,8 +139,8 @@ fn brute_force_cost(menu: &TierMenu, months: &[MonthDemand], max: usize) -> f64 
         let floor = if tier == 0 {
             0
         } else {
-            let longer = menu.committed[tier - 1].term_months;
-            tops[tier - 1][periods[period].start / longer] as usize
+            let ladder = Ladder { tops: tops.clone() };
+            ladder.top_at(menu, tier - 1, periods[period].start) as usize
         };
         for level in floor..=max {
             tops[tier].push(level as f64);
@@ -497,4 +497,46 @@ fn a_falling_price_empties_the_three_year_layer_and_its_break_even_says_where() 
         growth - 1.0
     );
     assert!(change > -0.3 && change < 0.0);
+}
+
+#[test]
+fn a_growing_forecast_buys_todays_long_level_and_adds_the_growth_later() {
+    // Demand grows from 20 to 90 GPUs over three years; a 3-year term at $4, a 1-year at $6,
+    // on-demand at $10. Held at one level, the 3-year term would buy the third year's demand
+    // today; it buys what the first year uses and adds a second contract a year on.
+    let months: Vec<Vec<f64>> = (0..36).map(|m| vec![20.0 + 2.0 * m as f64; 30]).collect();
+    let demand = known_months(&months, 730.0 / 30.0);
+    let menu = menu(
+        vec![
+            offer(TermKind::BuildToOrder, 4.0, 36),
+            offer(TermKind::OneYear, 6.0, 12),
+        ],
+        10.0,
+        0.0,
+    );
+    assert!(menu.adds_later() && menu.step_months(0) == 12);
+    let ladder = size_ladder(&menu, &demand);
+    let (today, later) = (ladder.top_at(&menu, 0, 0), ladder.top_at(&menu, 0, 12));
+    assert!(
+        today <= 42.0 + 1e-6,
+        "today's level stays within the first year's demand: {:?}",
+        ladder.tops
+    );
+    assert!(later > today + 10.0, "the growth is added a year on: {:?}", ladder.tops);
+    // One level held all term costs more over the horizon.
+    let held = Ladder {
+        tops: vec![vec![later], vec![later; 3]],
+    };
+    assert!(
+        ladder_cost(&menu, &ladder, &demand, 0..36).total_usd() < ladder_cost(&menu, &held, &demand, 0..36).total_usd()
+    );
+    // Today's layer says what it adds later.
+    let paths = DemandPaths::known(&months.concat(), 730.0 / 30.0, 30);
+    let layers = risk::todays_layers(&menu, &ladder, &paths, &demand, FIRST_YEAR_MONTHS);
+    assert_eq!(layers[0].months, 36);
+    assert!(
+        (layers[0].renewal_gpus[0] - (later - today)).abs() < 1e-9,
+        "{:?}",
+        layers[0]
+    );
 }
