@@ -590,7 +590,7 @@ impl Pipeline {
         for class in &mut backtest.classes {
             match scores.iter().find(|(c, _)| *c == class.class) {
                 Some((_, Ok(score))) => class.commitment = Some(score.clone()),
-                Some((_, Err(why))) => class.commitment_not_scored = Some(why.clone()),
+                Some((_, Err(why))) => class.commitment_not_scored = Some(why.to_string()),
                 None => class.commitment_not_scored = Some("no contract match for the class".to_string()),
             }
         }

@@ -10,7 +10,7 @@ use super::ladder::{TierMenu, TierOffer};
 use super::paths::DemandPaths;
 use super::price_stress::{PriceStress, break_even_change_per_year, price_stress};
 use super::risk::Layer;
-use super::{FIRST_YEAR_MONTHS, SpanCost, horizon_cost, size_class, year_cost};
+use super::{CommitmentError, FIRST_YEAR_MONTHS, SpanCost, horizon_cost, size_class, year_cost};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
@@ -150,7 +150,7 @@ pub fn tier_menu(
     offers: &[ContractOffer],
     hours_per_month: f64,
     change: &PriceChangeUsed,
-) -> Result<TierMenu, String> {
+) -> Result<TierMenu, CommitmentError> {
     let months_of = |offer_id: &str| offer_months(offers, offer_id, hours_per_month);
     let tier = |p: &PureTermCost| TierOffer {
         term: p.term,
@@ -178,7 +178,9 @@ pub fn tier_menu(
         .filter(|p| p.term.bills_by_use())
         .min_by(|a, b| a.effective_usd_per_gpu_hour.total_cmp(&b.effective_usd_per_gpu_hour))
         .map(tier)
-        .ok_or_else(|| format!("no on-demand or spot offer prices {}", class.accelerator))?;
+        .ok_or_else(|| CommitmentError::NoByUseOffer {
+            accelerator: class.accelerator.clone(),
+        })?;
     let by_use_bet = change.bet(if by_use.term == TermKind::Spot {
         change.spot_per_year
     } else {

@@ -6,6 +6,7 @@
 
 use rayon::prelude::*;
 
+use super::CommitmentError;
 use super::flat::flat_ladder;
 use super::fleet::{
     class_paths, gpus_per_fleet_gpu, holding_flat_offers, horizon_months_of, offer_months, price_change, tier_menu,
@@ -36,7 +37,7 @@ pub fn backtest_commitments(
     catalog: &Catalog,
     holdout_days: u32,
     origins: usize,
-) -> Vec<(WorkloadClass, Result<CommitmentBacktest, String>)> {
+) -> Vec<(WorkloadClass, Result<CommitmentBacktest, CommitmentError>)> {
     let Some(offers) = catalog.contracts.as_ref().map(|c| &c.offers) else {
         return Vec::new();
     };
@@ -70,7 +71,7 @@ struct History<'a> {
 }
 
 impl History<'_> {
-    fn class_backtest(&self, class: &ClassContracts) -> Result<CommitmentBacktest, String> {
+    fn class_backtest(&self, class: &ClassContracts) -> Result<CommitmentBacktest, CommitmentError> {
         let hours = hours_per_point(self.audit);
         let series = DemandSeries {
             start_ms: self.audit.window.start_ms,
@@ -81,19 +82,18 @@ impl History<'_> {
         let holdout = self.holdout_days as usize * ppd;
         let cutoffs = backtest_cutoffs(series.gpus.len(), ppd, holdout, self.origins);
         if holdout == 0 || cutoffs.is_empty() {
-            return Err(format!(
-                "{} held-out days leave under two days to fit",
-                self.holdout_days
-            ));
+            return Err(CommitmentError::TooShort {
+                holdout_days: self.holdout_days,
+            });
         }
         let fleet_gpu_hours = series.gpus.iter().sum::<f64>() * hours;
-        let factor = gpus_per_fleet_gpu(class, fleet_gpu_hours).ok_or("no demand in the history")?;
+        let factor = gpus_per_fleet_gpu(class, fleet_gpu_hours).ok_or(CommitmentError::NoDemand)?;
         let change = price_change(self.plan, self.catalog, &class.accelerator);
         let menu = tier_menu(class, self.offers, self.hours_per_month, &change)?;
         let dated = self.catalog.price_change(&class.accelerator, Term::OnDemand);
         let observed = dated.map(|row| row.observed.as_slice()).unwrap_or_default();
         let point_ms = f64::from(series.hours_per_point) * MS_PER_HOUR;
-        let scored: Vec<Result<(CommitmentOrigin, Option<f64>), String>> = cutoffs
+        let scored: Vec<Result<(CommitmentOrigin, Option<f64>), CommitmentError>> = cutoffs
             .par_iter()
             .map(|&cut| {
                 let start_ms = series.start_ms + (cut as f64 * point_ms) as i64;
@@ -106,7 +106,9 @@ impl History<'_> {
         let scored: Vec<(CommitmentOrigin, Option<f64>)> = scored.into_iter().collect::<Result<_, _>>()?;
         let per_origin: Vec<CommitmentOrigin> = scored.iter().map(|(o, _)| o.clone()).collect();
         let spread = |f: fn(&CommitmentOrigin) -> f64| {
-            RegretSpread::of(&per_origin.iter().map(f).collect::<Vec<_>>()).ok_or("no origin could be priced")
+            RegretSpread::of(&per_origin.iter().map(f).collect::<Vec<_>>()).ok_or(CommitmentError::TooShort {
+                holdout_days: self.holdout_days,
+            })
         };
         let layers_regret = spread(|o| o.layers_regret_frac)?;
         let flat_regret = spread(|o| o.flat_regret_frac)?;
@@ -141,7 +143,7 @@ impl History<'_> {
         cut: usize,
         holdout: usize,
         dated_change_per_year: Option<f64>,
-    ) -> Result<CommitmentOrigin, String> {
+    ) -> Result<CommitmentOrigin, CommitmentError> {
         let hours = f64::from(series.hours_per_point);
         let scaled = |gpus: &[f64]| gpus.iter().map(|g| g * factor).collect::<Vec<f64>>();
         let history = scaled(&series.gpus[..cut]);
@@ -150,7 +152,7 @@ impl History<'_> {
         let request = self
             .terms
             .request(class.class, &history, hours, &class.accelerator, gang_gpus);
-        let flat_mix = match_class(&request, self.offers, memory).map_err(|e| e.to_string())?;
+        let flat_mix = match_class(&request, self.offers, memory)?;
         let flat = flat_ladder(&flat_mix.best_mix, menu, |id| {
             offer_months(self.offers, id, self.hours_per_month)
         });

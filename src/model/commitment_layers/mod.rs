@@ -33,6 +33,21 @@ mod tests;
 
 use serde::Serialize;
 
+use crate::model::contracts::MatchError;
+
+/// Why a class's commitments cannot be layered or backtested.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CommitmentError {
+    #[error("no demand in the history")]
+    NoDemand,
+    #[error("no on-demand or spot offer prices {accelerator}")]
+    NoByUseOffer { accelerator: String },
+    #[error("{holdout_days} held-out days leave under two days to fit")]
+    TooShort { holdout_days: u32 },
+    #[error("today's matcher on the history before the cut-off: {0}")]
+    Match(#[from] MatchError),
+}
+
 pub use self::flat::flat_ladder;
 pub use self::fleet::{
     ClassLayers, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report, commitment_report_keeping,
