@@ -59,6 +59,7 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
         ("layers", Align::Right),
         ("flat", Align::Right),
         ("owed after", Align::Right),
+        ("flat owed", Align::Right),
     ]);
     let mut not_scored = Vec::new();
     let mut unscored_bets = Vec::new();
@@ -106,6 +107,7 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
                 pct(o.layers_regret_frac),
                 pct(o.flat_regret_frac),
                 usd_compact(o.layers_committed_after_usd),
+                usd_compact(o.flat_committed_after_usd),
             ]);
         }
     }
@@ -118,7 +120,7 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
          sized on the forecast fitted at the cut-off; held flat: today's matcher on the history before it; naive layers: \
          sized on the last season repeated; re-decided: the layers with each term re-sized at its renewals inside the \
          held-out days on the forecast refitted with the days seen. Commitments longer than the held-out days are \
-         charged for the days inside them on every side; what they still owe after is stated (owed after). Price bet: \
+         charged for the days inside them on every side; what they still owe after is stated (owed after; flat owed for flat's). Price bet: \
          the layers sized on the expected price change against those sized with prices held, both priced on the dated \
          prices over the held-out days.",
         report.holdout_days

@@ -28,6 +28,12 @@ fn menu(committed: Vec<TierOffer>, on_demand: f64, change: f64) -> TierMenu {
     }
 }
 
+/// `months` months of steady demand at `gpus`, thirty points a month.
+fn steady(gpus: f64, months: usize) -> Vec<MonthDemand> {
+    let values: Vec<Vec<f64>> = (0..months).map(|_| vec![gpus; 30]).collect();
+    known_months(&values, 730.0 / 30.0)
+}
+
 /// Months of known demand, `hours_per_point` hours a value.
 fn known_months(months: &[Vec<f64>], hours_per_point: f64) -> Vec<MonthDemand> {
     months
@@ -89,8 +95,7 @@ fn no_demand_buys_nothing_and_costs_nothing() {
 fn falling_on_demand_prices_shrink_a_long_commitment() {
     // Flat demand at 10 GPUs for three years: at steady prices the 3-year term takes it all;
     // with on-demand prices halving a year it is cheaper to wait.
-    let months: Vec<Vec<f64>> = (0..36).map(|_| vec![10.0; 30]).collect();
-    let demand = known_months(&months, 730.0 / 30.0);
+    let demand = steady(10.0, 36);
     let steady = menu(vec![offer(TermKind::BuildToOrder, 6.0, 36)], 10.0, 0.0);
     let falling = menu(vec![offer(TermKind::BuildToOrder, 6.0, 36)], 10.0, -0.5);
     assert!((size_ladder(&steady, &demand).tops[0][0] - 10.0).abs() < 1e-6);
@@ -422,8 +427,7 @@ proptest! {
 fn only_a_three_year_term_beats_on_demand_so_it_takes_the_steady_demand() {
     // Steady 20 GPUs: the 3-year term at $4 beats on-demand at $10; the 1-year at $11 and the
     // monthly at $12 are dearer than on-demand itself, so nothing sits on them.
-    let months: Vec<Vec<f64>> = (0..36).map(|_| vec![20.0; 30]).collect();
-    let demand = known_months(&months, 730.0 / 30.0);
+    let demand = steady(20.0, 36);
     let menu = menu(
         vec![
             offer(TermKind::BuildToOrder, 4.0, 36),
@@ -449,8 +453,7 @@ fn only_a_three_year_term_beats_on_demand_so_it_takes_the_steady_demand() {
 #[test]
 fn where_spot_is_cheapest_the_demand_rides_it_uncommitted() {
     // Spot at $2 undercuts every committed term: nothing is committed, all demand is billed by use.
-    let months: Vec<Vec<f64>> = (0..12).map(|_| vec![20.0; 30]).collect();
-    let demand = known_months(&months, 730.0 / 30.0);
+    let demand = steady(20.0, 12);
     let menu = TierMenu {
         by_use: offer(TermKind::Spot, 2.0, 0),
         ..menu(
@@ -469,8 +472,7 @@ fn where_spot_is_cheapest_the_demand_rides_it_uncommitted() {
 fn a_falling_price_empties_the_three_year_layer_and_its_break_even_says_where() {
     // Steady 20 GPUs, a 3-year term at $6 against a 1-year at $7 and on-demand at $10: held
     // prices fill the 3-year layer; a 30 % fall a year makes renewing the 1-year cheaper.
-    let months: Vec<Vec<f64>> = (0..36).map(|_| vec![20.0; 30]).collect();
-    let demand = known_months(&months, 730.0 / 30.0);
+    let demand = steady(20.0, 36);
     let held = menu(
         vec![
             offer(TermKind::BuildToOrder, 6.0, 36),
