@@ -10,7 +10,7 @@ use super::ladder::{TierMenu, TierOffer};
 use super::paths::DemandPaths;
 use super::price_stress::{PriceStress, break_even_change_per_year, price_stress};
 use super::risk::Layer;
-use super::{CommitmentError, FIRST_YEAR_MONTHS, SpanCost, horizon_cost, size_class, year_cost};
+use super::{CommitmentError, FIRST_YEAR_MONTHS, PathMonths, SpanCost, horizon_cost, size_class, year_cost};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
@@ -339,7 +339,8 @@ pub fn commitment_report_keeping(
             let demands = paths.month_demands();
             let flat = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
             let menu = holding_flat_offers(&menu, &flat.0);
-            let sized = size_class(&menu, &paths, &demands);
+            let on_paths = PathMonths::of(&paths);
+            let sized = size_class(&menu, &paths, &demands, &on_paths);
             let (flat_menu, flat_tops) = &flat;
             let longest_term = menu.committed.first().map(|offer| LongestTerm {
                 term: offer.term,
@@ -353,9 +354,9 @@ pub fn commitment_report_keeping(
                 gpus_per_fleet_gpu: factor,
                 growth_per_year: growth,
                 first_year: sized.first_year,
-                flat_first_year: year_cost(flat_menu, flat_tops, &paths, &demands),
-                horizon: horizon_cost(&menu, &sized.ladder, &paths, &demands),
-                flat_horizon: horizon_cost(flat_menu, flat_tops, &paths, &demands),
+                flat_first_year: year_cost(flat_menu, flat_tops, &demands, &on_paths),
+                horizon: horizon_cost(&menu, &sized.ladder, &demands, &on_paths),
+                flat_horizon: horizon_cost(flat_menu, flat_tops, &demands, &on_paths),
                 price_bet: menu.renewal_bet,
                 price_stress: price_stress(&menu, &sized.ladder, &flat, &demands, change.on_demand_per_year),
                 break_even_change_per_year: break_even_change_per_year(&menu, &demands),

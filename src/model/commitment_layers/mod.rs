@@ -86,12 +86,33 @@ pub struct SizedLadder {
     pub first_year: SpanCost,
 }
 
+/// The forecast's P10 and P90 paths read as known demand, month by month, once per class: every
+/// span's path costs read them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathMonths {
+    pub p10: Vec<MonthDemand>,
+    pub p90: Vec<MonthDemand>,
+}
+
+impl PathMonths {
+    pub fn of(paths: &DemandPaths) -> PathMonths {
+        let at = |u: f64| {
+            let path: Vec<f64> = (0..paths.points.len()).map(|t| paths.at(t, u)).collect();
+            DemandPaths::known(&path, paths.hours_per_point, paths.points_per_month).month_demands()
+        };
+        PathMonths {
+            p10: at(paths::P10),
+            p90: at(paths::P90),
+        }
+    }
+}
+
 /// Sizes the ladder on `paths` (`months`: their month-by-month demand) and reads today's
 /// layers and the first year's cost off it.
-pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand]) -> SizedLadder {
+pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand], on_paths: &PathMonths) -> SizedLadder {
     let ladder = size_ladder(menu, months);
     let layers = risk::todays_layers(menu, &ladder, paths, months, FIRST_YEAR_MONTHS);
-    let first_year = year_cost(menu, &ladder, paths, months);
+    let first_year = year_cost(menu, &ladder, months, on_paths);
     SizedLadder {
         ladder,
         layers,
@@ -99,36 +120,32 @@ pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand]) 
     }
 }
 
-/// What `ladder` costs over the first year of `paths`.
-pub fn year_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> SpanCost {
-    span_cost(menu, ladder, paths, months, FIRST_YEAR_MONTHS)
+/// What `ladder` costs over the first year.
+pub fn year_cost(menu: &TierMenu, ladder: &Ladder, months: &[MonthDemand], on_paths: &PathMonths) -> SpanCost {
+    span_cost(menu, ladder, months, on_paths, FIRST_YEAR_MONTHS)
 }
 
-/// What `ladder` costs over every month of `paths`: the horizon it was sized for.
-pub fn horizon_cost(menu: &TierMenu, ladder: &Ladder, paths: &DemandPaths, months: &[MonthDemand]) -> SpanCost {
-    span_cost(menu, ladder, paths, months, months.len())
+/// What `ladder` costs over every month: the horizon it was sized for.
+pub fn horizon_cost(menu: &TierMenu, ladder: &Ladder, months: &[MonthDemand], on_paths: &PathMonths) -> SpanCost {
+    span_cost(menu, ladder, months, on_paths, months.len())
 }
 
-/// What `ladder` costs over the first `span_months` months of `paths`.
+/// What `ladder` costs over the first `span_months` months, expected and on the P10 and P90
+/// paths.
 fn span_cost(
     menu: &TierMenu,
     ladder: &Ladder,
-    paths: &DemandPaths,
     months: &[MonthDemand],
+    on_paths: &PathMonths,
     span_months: usize,
 ) -> SpanCost {
-    let year = 0..span_months.min(months.len());
-    let expected = ladder_cost(menu, ladder, months, year.clone());
-    let on_path = |u: f64| {
-        let end = year.end.checked_sub(1).map_or(0, |last| paths.month_points(last).end);
-        let path: Vec<f64> = (0..end).map(|t| paths.at(t, u)).collect();
-        let known = DemandPaths::known(&path, paths.hours_per_point, paths.points_per_month);
-        ladder_cost(menu, ladder, &known.month_demands(), year.clone()).total_usd()
-    };
+    let span = 0..span_months.min(months.len());
+    let expected = ladder_cost(menu, ladder, months, span.clone());
+    let on_path = |path: &[MonthDemand]| ladder_cost(menu, ladder, path, 0..span.end.min(path.len())).total_usd();
     SpanCost {
         expected_usd: expected.total_usd(),
-        p10_path_usd: on_path(paths::P10),
-        p90_path_usd: on_path(paths::P90),
+        p10_path_usd: on_path(&on_paths.p10),
+        p90_path_usd: on_path(&on_paths.p90),
         idle_committed_gpu_hours: expected.idle_committed_gpu_hours,
     }
 }

@@ -398,9 +398,10 @@ proptest! {
             ..menu(committed, on_demand, 0.0)
         }
         .with_bet(bet);
-        let sized = size_class(&menu, &paths, &months);
-        let layered = horizon_cost(&menu, &sized.ladder, &paths, &months).expected_usd;
-        let cost_of = |ladder: &Ladder| horizon_cost(&menu, ladder, &paths, &months).expected_usd;
+        let on_paths = PathMonths::of(&paths);
+        let sized = size_class(&menu, &paths, &months, &on_paths);
+        let layered = horizon_cost(&menu, &sized.ladder, &months, &on_paths).expected_usd;
+        let cost_of = |ladder: &Ladder| horizon_cost(&menu, ladder, &months, &on_paths).expected_usd;
         let within = |other: f64| layered <= other + 1e-6 * other.max(1.0);
         // Flat: a base on one tier, a burst on a shorter (or the same) one, within their caps.
         let (base_tier, burst_tier) = (flat_tiers.0.min(flat_tiers.1), flat_tiers.0.max(flat_tiers.1));
