@@ -33,6 +33,13 @@ log_of() {
     *) echo "$data/jobs-$1-10m.csv" ;;
   esac
 }
+floor_columns_of() { # the floor's JOB,CLUSTER,START,END,GPUS in each shape's header
+  case "$1" in
+    sample) echo "job_id,cluster,start,end,gpus" ;;
+    short) echo "JobID,Cluster,StartTime,EndTime,NumGPUs" ;;
+    gang) echo "job_id,pool,start,end,gpu_count" ;;
+  esac
+}
 for shape in $shapes; do
   file=$(log_of "$shape")
   [ -s "$file" ] && continue
@@ -64,7 +71,7 @@ for shape in $shapes; do
     rm -rf "$cache"
     GPUPLAN_CACHE_DIR="$cache" timed "$round first" "$gpuplan" audit "$file" --format json
     GPUPLAN_CACHE_DIR="$cache" timed "$round second" "$gpuplan" audit "$file" --format json
-    timed "$round floor" "$target/examples/polars_floor" "$file"
+    FLOOR_COLUMNS=$(floor_columns_of "$shape") timed "$round floor" "$target/examples/polars_floor" "$file"
   done
   rm -rf "$cache"
   echo "== $shape: $file ($(( $(wc -l < "$file") - 1 )) rows, $(( $(stat -c %s "$file") / 1000000 )) MB)"
