@@ -1,9 +1,9 @@
-//! The event loop: arrivals in submit order, a binary heap of completions, a heap of overflow
+//! The event loop: arrivals in submit order, a binary heap of completions, a queue of overflow
 //! deadlines; each pool scheduled after the events at an instant. Memory follows the jobs, not
 //! the window.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use super::metrics::ClassAcc;
 use super::outcome::{JobRun, NeverStarted};
@@ -67,10 +67,13 @@ struct Engine<'a> {
     pools: Vec<PoolState>,
     slots: Vec<Running>,
     free_slots: Vec<u32>,
-    /// (end, slot, generation).
-    completions: BinaryHeap<Reverse<(i64, u32, u32)>>,
-    /// (deadline, seq, pool, job): a waiting job leaves for overflow at its deadline.
-    deadlines: BinaryHeap<Reverse<(i64, u32, u32, u32)>>,
+    /// (end, slot, generation), packed by `completion_key` so the heap compares one integer.
+    completions: BinaryHeap<Reverse<u128>>,
+    /// (deadline, seq, pool, job): a waiting job leaves for overflow at its deadline. Every
+    /// deadline is its queueing instant plus one fixed wait, so they come in order of time and a
+    /// queue holds them; those due at an instant are sorted (`expiring`) before they are applied.
+    deadlines: VecDeque<(i64, u32, u32, u32)>,
+    expiring: Vec<(i64, u32, u32, u32)>,
     dirty: Vec<usize>,
     picks: Vec<(u32, Waiting)>,
     class_waiting: [u64; 3],
@@ -104,7 +107,8 @@ pub(super) fn run(
         slots: Vec::new(),
         free_slots: Vec::new(),
         completions: BinaryHeap::new(),
-        deadlines: BinaryHeap::new(),
+        deadlines: VecDeque::new(),
+        expiring: Vec::new(),
         dirty: Vec::new(),
         picks: Vec::new(),
         class_waiting: [0; 3],
@@ -127,13 +131,14 @@ pub(super) fn run(
     let mut next_seq = 0usize;
     loop {
         let next_arrival = job_at(next_seq).and_then(|i| jobs.get(i)).map(|j| j.submit_ms);
-        let next_end = engine.completions.peek().map(|Reverse((t, _, _))| *t);
-        let next_deadline = engine.deadlines.peek().map(|Reverse((t, _, _, _))| *t);
+        let next_end = engine.completions.peek().map(|&Reverse(key)| completion_of(key).0);
+        let next_deadline = engine.deadlines.front().map(|&(t, _, _, _)| t);
         let Some(now_ms) = [next_arrival, next_end, next_deadline].into_iter().flatten().min() else {
             break;
         };
         // Completions first: GPUs freed at an instant are usable by jobs arriving at it.
-        while let Some(&Reverse((end_ms, slot, generation))) = engine.completions.peek() {
+        while let Some(&Reverse(key)) = engine.completions.peek() {
+            let (end_ms, slot, generation) = completion_of(key);
             if end_ms > now_ms {
                 break;
             }
@@ -151,14 +156,18 @@ pub(super) fn run(
         }
         engine.schedule_dirty(now_ms);
         // Deadlines after scheduling: a job that can start at its deadline instant starts here.
+        // In (deadline, seq, pool, job) order, as a heap of them would give.
+        let mut expiring = std::mem::take(&mut engine.expiring);
+        expiring.clear();
+        while engine.deadlines.front().is_some_and(|d| d.0 <= now_ms) {
+            expiring.extend(engine.deadlines.pop_front());
+        }
+        expiring.sort_unstable();
         let mut expired = false;
-        while let Some(&Reverse((deadline_ms, seq, pool, job))) = engine.deadlines.peek() {
-            if deadline_ms > now_ms {
-                break;
-            }
-            engine.deadlines.pop();
+        for &(deadline_ms, seq, pool, job) in &expiring {
             expired |= engine.expire(seq, pool as usize, job, deadline_ms, now_ms);
         }
+        engine.expiring = expiring;
         if expired {
             engine.schedule_dirty(now_ms);
         }
@@ -167,6 +176,18 @@ pub(super) fn run(
         acc.waiting.finish(window);
     }
     engine.state
+}
+
+/// (end, slot, generation) as one integer in the same order: the end's sign bit flipped so that
+/// negative times sort first.
+fn completion_key(end_ms: i64, slot: u32, generation: u32) -> u128 {
+    let end = (end_ms as u64) ^ (1 << 63);
+    (u128::from(end) << 64) | (u128::from(slot) << 32) | u128::from(generation)
+}
+
+fn completion_of(key: u128) -> (i64, u32, u32) {
+    let end_ms = ((key >> 64) as u64 ^ (1 << 63)) as i64;
+    (end_ms, (key >> 32) as u32, key as u32)
 }
 
 impl Engine<'_> {
@@ -226,8 +247,8 @@ impl Engine<'_> {
         {
             let deadline_ms = now_ms.saturating_add(after_ms);
             waiting.deadline_ms = Some(deadline_ms);
-            self.deadlines
-                .push(Reverse((deadline_ms, seq, pool as u32, waiting.job)));
+            debug_assert!(self.deadlines.back().is_none_or(|d| d.0 <= deadline_ms));
+            self.deadlines.push_back((deadline_ms, seq, pool as u32, waiting.job));
         }
         self.pools[pool].queue.push(seq, waiting);
         if self.policy.backfill {
@@ -314,7 +335,7 @@ impl Engine<'_> {
         };
         let generation = self.slots[slot as usize].generation;
         let end_ms = now_ms.saturating_add(waiting.remaining_ms);
-        self.completions.push(Reverse((end_ms, slot, generation)));
+        self.completions.push(Reverse(completion_key(end_ms, slot, generation)));
         let state = &mut self.pools[pool];
         state.free_gpus -= waiting.gpus;
         state.reservation = None;
