@@ -9,7 +9,7 @@ use super::metrics::ClassAcc;
 use super::outcome::{JobRun, NeverStarted};
 use super::queue::{PoolQueue, Reservation, Waiting, reservation};
 use super::validate::Checked;
-use super::{ReplayJob, ReplayPolicy, ReplayWindow, Topology, class_index, pool_of};
+use super::{ReplayJob, ReplayPolicy, ReplayWindow, Routing, Topology, class_index, pool_of};
 use crate::model::workload::WorkloadClass;
 
 /// What the loop hands to the report.
@@ -46,6 +46,9 @@ struct PoolState {
     queue: PoolQueue,
     /// (end, slot): the running jobs in order of end, for the head's EASY reservation.
     running_by_end: BTreeSet<(i64, u32)>,
+    /// Burst jobs may be preempted here: the policy asks for it and inference jobs come to this
+    /// pool. Elsewhere no inference head ever looks for them, and they are not kept.
+    preempts: bool,
     /// (start, slot): running burst jobs, newest started last, for preemption.
     running_bursts: BTreeSet<(i64, u32)>,
     running_burst_gpus: u64,
@@ -91,7 +94,9 @@ pub(super) fn run(
     let pools = topology
         .pools
         .iter()
-        .map(|pool| PoolState {
+        .enumerate()
+        .map(|(index, pool)| PoolState {
+            preempts: policy.preempt_burst_for_inference && receives_inference(topology.routing, index),
             gpus: pool.gpus,
             free_gpus: pool.gpus,
             has_overflow: pool.overflow.is_some(),
@@ -188,6 +193,14 @@ fn completion_key(end_ms: i64, slot: u32, generation: u32) -> u128 {
 fn completion_of(key: u128) -> (i64, u32, u32) {
     let end_ms = ((key >> 64) as u64 ^ (1 << 63)) as i64;
     (end_ms, (key >> 32) as u32, key as u32)
+}
+
+/// Whether inference jobs may be routed to pool `index`.
+fn receives_inference(routing: Routing, index: usize) -> bool {
+    match routing {
+        Routing::Home => true,
+        Routing::ByClass { inference, .. } => inference == index,
+    }
 }
 
 impl Engine<'_> {
@@ -342,7 +355,7 @@ impl Engine<'_> {
         if self.policy.backfill {
             state.running_by_end.insert((end_ms, slot));
         }
-        if self.policy.preempt_burst_for_inference && waiting.class == WorkloadClass::Burst {
+        if state.preempts && waiting.class == WorkloadClass::Burst {
             state.running_bursts.insert((now_ms, slot));
             state.running_burst_gpus += u64::from(waiting.gpus);
         }
@@ -359,7 +372,7 @@ impl Engine<'_> {
         state.scan_stale = true;
         let end_ms = running.start_ms.saturating_add(running.remaining_ms);
         state.running_by_end.remove(&(end_ms, slot));
-        if state.running_bursts.remove(&(running.start_ms, slot)) {
+        if state.preempts && state.running_bursts.remove(&(running.start_ms, slot)) {
             state.running_burst_gpus -= u64::from(running.gpus);
         }
         let window = self.window;
