@@ -535,3 +535,27 @@ impl Engine<'_> {
         self.picks = picks;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{completion_key, completion_of};
+
+    #[test]
+    fn packed_completions_sort_as_their_tuples_and_unpack_whole() {
+        let mut tuples = Vec::new();
+        for end_ms in [i64::MIN / 2, -3_600_000, -1, 0, 1, 59_999, 1 << 53] {
+            for slot in [0, 1, 7, u32::MAX] {
+                for generation in [0, 2, u32::MAX] {
+                    tuples.push((end_ms, slot, generation));
+                }
+            }
+        }
+        let mut by_key = tuples.clone();
+        by_key.sort_by_key(|&(e, s, g)| completion_key(e, s, g));
+        tuples.sort();
+        assert_eq!(by_key, tuples);
+        for &(e, s, g) in &tuples {
+            assert_eq!(completion_of(completion_key(e, s, g)), (e, s, g));
+        }
+    }
+}
