@@ -4,7 +4,8 @@
 # same file, examples/polars_floor.rs) and DuckDB (when `python3 -c 'import duckdb'` works:
 # `pip install duckdb`) running bench/duckdb_audit.sql, the same validation, classification
 # and per-class sums, and, for reference, a bare count-and-sum group-by. Median of 5 rounds;
-# peak RSS from /usr/bin/time.
+# peak RSS from /usr/bin/time. gpuplan runs with --no-cache: every round reads the bytes, as the
+# floor and DuckDB do (the reopen from the cache is bench/shapes.sh's "second").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data="${BENCH_DATA:-$HOME/.cache/gpuplan/bench}"
@@ -33,7 +34,7 @@ PY
 # (a shared VM's speed drifts by a fifth over minutes) falls on all of them alike.
 case "$file$target$data" in *" "*) echo "bench/audit-10m.sh: paths with spaces are not supported" >&2; exit 2;; esac
 labels=("gpuplan audit" "Polars floor (streaming)")
-commands=("$target/gpuplan audit $file --format json" "$target/examples/polars_floor $file")
+commands=("$target/gpuplan audit --no-cache $file --format json" "$target/examples/polars_floor $file")
 if python3 -c 'import duckdb' 2>/dev/null; then
   version=$(python3 -c 'import duckdb; print(duckdb.__version__)')
   labels+=("DuckDB $version, same audit" "DuckDB $version, group-by")

@@ -1,15 +1,15 @@
-//! The event loop: arrivals in submit order, a binary heap of completions, a heap of overflow
+//! The event loop: arrivals in submit order, a binary heap of completions, a queue of overflow
 //! deadlines; each pool scheduled after the events at an instant. Memory follows the jobs, not
 //! the window.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
 use super::metrics::ClassAcc;
 use super::outcome::{JobRun, NeverStarted};
 use super::queue::{PoolQueue, Reservation, Waiting, reservation};
 use super::validate::Checked;
-use super::{ReplayJob, ReplayPolicy, ReplayWindow, Topology, class_index, pool_of};
+use super::{ReplayJob, ReplayPolicy, ReplayWindow, Routing, Topology, class_index, pool_of};
 use crate::model::workload::WorkloadClass;
 
 /// What the loop hands to the report.
@@ -46,6 +46,9 @@ struct PoolState {
     queue: PoolQueue,
     /// (end, slot): the running jobs in order of end, for the head's EASY reservation.
     running_by_end: BTreeSet<(i64, u32)>,
+    /// Burst jobs may be preempted here: the policy asks for it and inference jobs come to this
+    /// pool. Elsewhere no inference head ever looks for them, and they are not kept.
+    preempts: bool,
     /// (start, slot): running burst jobs, newest started last, for preemption.
     running_bursts: BTreeSet<(i64, u32)>,
     running_burst_gpus: u64,
@@ -67,10 +70,13 @@ struct Engine<'a> {
     pools: Vec<PoolState>,
     slots: Vec<Running>,
     free_slots: Vec<u32>,
-    /// (end, slot, generation).
-    completions: BinaryHeap<Reverse<(i64, u32, u32)>>,
-    /// (deadline, seq, pool, job): a waiting job leaves for overflow at its deadline.
-    deadlines: BinaryHeap<Reverse<(i64, u32, u32, u32)>>,
+    /// (end, slot, generation), packed by `completion_key` so the heap compares one integer.
+    completions: BinaryHeap<Reverse<u128>>,
+    /// (deadline, seq, pool, job): a waiting job leaves for overflow at its deadline. Every
+    /// deadline is its queueing instant plus one fixed wait, so they come in order of time and a
+    /// queue holds them; those due at an instant are sorted (`expiring`) before they are applied.
+    deadlines: VecDeque<(i64, u32, u32, u32)>,
+    expiring: Vec<(i64, u32, u32, u32)>,
     dirty: Vec<usize>,
     picks: Vec<(u32, Waiting)>,
     class_waiting: [u64; 3],
@@ -88,7 +94,9 @@ pub(super) fn run(
     let pools = topology
         .pools
         .iter()
-        .map(|pool| PoolState {
+        .enumerate()
+        .map(|(index, pool)| PoolState {
+            preempts: policy.preempt_burst_for_inference && receives_inference(topology.routing, index),
             gpus: pool.gpus,
             free_gpus: pool.gpus,
             has_overflow: pool.overflow.is_some(),
@@ -104,7 +112,8 @@ pub(super) fn run(
         slots: Vec::new(),
         free_slots: Vec::new(),
         completions: BinaryHeap::new(),
-        deadlines: BinaryHeap::new(),
+        deadlines: VecDeque::new(),
+        expiring: Vec::new(),
         dirty: Vec::new(),
         picks: Vec::new(),
         class_waiting: [0; 3],
@@ -127,13 +136,14 @@ pub(super) fn run(
     let mut next_seq = 0usize;
     loop {
         let next_arrival = job_at(next_seq).and_then(|i| jobs.get(i)).map(|j| j.submit_ms);
-        let next_end = engine.completions.peek().map(|Reverse((t, _, _))| *t);
-        let next_deadline = engine.deadlines.peek().map(|Reverse((t, _, _, _))| *t);
+        let next_end = engine.completions.peek().map(|&Reverse(key)| completion_of(key).0);
+        let next_deadline = engine.deadlines.front().map(|&(t, _, _, _)| t);
         let Some(now_ms) = [next_arrival, next_end, next_deadline].into_iter().flatten().min() else {
             break;
         };
         // Completions first: GPUs freed at an instant are usable by jobs arriving at it.
-        while let Some(&Reverse((end_ms, slot, generation))) = engine.completions.peek() {
+        while let Some(&Reverse(key)) = engine.completions.peek() {
+            let (end_ms, slot, generation) = completion_of(key);
             if end_ms > now_ms {
                 break;
             }
@@ -151,14 +161,18 @@ pub(super) fn run(
         }
         engine.schedule_dirty(now_ms);
         // Deadlines after scheduling: a job that can start at its deadline instant starts here.
+        // In (deadline, seq, pool, job) order, as a heap of them would give.
+        let mut expiring = std::mem::take(&mut engine.expiring);
+        expiring.clear();
+        while engine.deadlines.front().is_some_and(|d| d.0 <= now_ms) {
+            expiring.extend(engine.deadlines.pop_front());
+        }
+        expiring.sort_unstable();
         let mut expired = false;
-        while let Some(&Reverse((deadline_ms, seq, pool, job))) = engine.deadlines.peek() {
-            if deadline_ms > now_ms {
-                break;
-            }
-            engine.deadlines.pop();
+        for &(deadline_ms, seq, pool, job) in &expiring {
             expired |= engine.expire(seq, pool as usize, job, deadline_ms, now_ms);
         }
+        engine.expiring = expiring;
         if expired {
             engine.schedule_dirty(now_ms);
         }
@@ -167,6 +181,26 @@ pub(super) fn run(
         acc.waiting.finish(window);
     }
     engine.state
+}
+
+/// (end, slot, generation) as one integer in the same order: the end's sign bit flipped so that
+/// negative times sort first.
+fn completion_key(end_ms: i64, slot: u32, generation: u32) -> u128 {
+    let end = (end_ms as u64) ^ (1 << 63);
+    (u128::from(end) << 64) | (u128::from(slot) << 32) | u128::from(generation)
+}
+
+fn completion_of(key: u128) -> (i64, u32, u32) {
+    let end_ms = ((key >> 64) as u64 ^ (1 << 63)) as i64;
+    (end_ms, (key >> 32) as u32, key as u32)
+}
+
+/// Whether inference jobs may be routed to pool `index`.
+fn receives_inference(routing: Routing, index: usize) -> bool {
+    match routing {
+        Routing::Home => true,
+        Routing::ByClass { inference, .. } => inference == index,
+    }
 }
 
 impl Engine<'_> {
@@ -226,8 +260,8 @@ impl Engine<'_> {
         {
             let deadline_ms = now_ms.saturating_add(after_ms);
             waiting.deadline_ms = Some(deadline_ms);
-            self.deadlines
-                .push(Reverse((deadline_ms, seq, pool as u32, waiting.job)));
+            debug_assert!(self.deadlines.back().is_none_or(|d| d.0 <= deadline_ms));
+            self.deadlines.push_back((deadline_ms, seq, pool as u32, waiting.job));
         }
         self.pools[pool].queue.push(seq, waiting);
         if self.policy.backfill {
@@ -314,14 +348,14 @@ impl Engine<'_> {
         };
         let generation = self.slots[slot as usize].generation;
         let end_ms = now_ms.saturating_add(waiting.remaining_ms);
-        self.completions.push(Reverse((end_ms, slot, generation)));
+        self.completions.push(Reverse(completion_key(end_ms, slot, generation)));
         let state = &mut self.pools[pool];
         state.free_gpus -= waiting.gpus;
         state.reservation = None;
         if self.policy.backfill {
             state.running_by_end.insert((end_ms, slot));
         }
-        if self.policy.preempt_burst_for_inference && waiting.class == WorkloadClass::Burst {
+        if state.preempts && waiting.class == WorkloadClass::Burst {
             state.running_bursts.insert((now_ms, slot));
             state.running_burst_gpus += u64::from(waiting.gpus);
         }
@@ -338,7 +372,7 @@ impl Engine<'_> {
         state.scan_stale = true;
         let end_ms = running.start_ms.saturating_add(running.remaining_ms);
         state.running_by_end.remove(&(end_ms, slot));
-        if state.running_bursts.remove(&(running.start_ms, slot)) {
+        if state.preempts && state.running_bursts.remove(&(running.start_ms, slot)) {
             state.running_burst_gpus -= u64::from(running.gpus);
         }
         let window = self.window;
@@ -499,5 +533,29 @@ impl Engine<'_> {
         fresh.clear();
         self.pools[pool].fresh = fresh;
         self.picks = picks;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{completion_key, completion_of};
+
+    #[test]
+    fn packed_completions_sort_as_their_tuples_and_unpack_whole() {
+        let mut tuples = Vec::new();
+        for end_ms in [i64::MIN / 2, -3_600_000, -1, 0, 1, 59_999, 1 << 53] {
+            for slot in [0, 1, 7, u32::MAX] {
+                for generation in [0, 2, u32::MAX] {
+                    tuples.push((end_ms, slot, generation));
+                }
+            }
+        }
+        let mut by_key = tuples.clone();
+        by_key.sort_by_key(|&(e, s, g)| completion_key(e, s, g));
+        tuples.sort();
+        assert_eq!(by_key, tuples);
+        for &(e, s, g) in &tuples {
+            assert_eq!(completion_of(completion_key(e, s, g)), (e, s, g));
+        }
     }
 }

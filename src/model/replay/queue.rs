@@ -25,8 +25,9 @@ pub(super) struct PoolQueue {
     inference_first: bool,
     inference: BTreeMap<u32, Waiting>,
     main: BTreeMap<u32, Waiting>,
-    /// GPUs asked → jobs waiting with that size; its first key says whether anything could fit.
-    sizes: BTreeMap<u32, u32>,
+    /// (GPUs asked, jobs waiting with that size), by size: its first says whether anything could
+    /// fit. A sorted vector: a pool's queue holds few distinct sizes.
+    sizes: Vec<(u32, u32)>,
 }
 
 impl PoolQueue {
@@ -67,16 +68,19 @@ impl PoolQueue {
     }
 
     pub fn push(&mut self, seq: u32, waiting: Waiting) {
-        *self.sizes.entry(waiting.gpus).or_insert(0) += 1;
+        match self.sizes.binary_search_by_key(&waiting.gpus, |&(gpus, _)| gpus) {
+            Ok(at) => self.sizes[at].1 += 1,
+            Err(at) => self.sizes.insert(at, (waiting.gpus, 1)),
+        }
         self.lane_mut(waiting.class).insert(seq, waiting);
     }
 
     pub fn remove(&mut self, seq: u32, class: WorkloadClass) -> Option<Waiting> {
         let waiting = self.lane_mut(class).remove(&seq)?;
-        if let Some(count) = self.sizes.get_mut(&waiting.gpus) {
-            *count -= 1;
-            if *count == 0 {
-                self.sizes.remove(&waiting.gpus);
+        if let Ok(at) = self.sizes.binary_search_by_key(&waiting.gpus, |&(gpus, _)| gpus) {
+            self.sizes[at].1 -= 1;
+            if self.sizes[at].1 == 0 {
+                self.sizes.remove(at);
             }
         }
         Some(waiting)
@@ -97,7 +101,7 @@ impl PoolQueue {
 
     /// Fewest GPUs any waiting job asks for.
     pub fn min_gpus(&self) -> Option<u32> {
-        self.sizes.keys().next().copied()
+        self.sizes.first().map(|&(gpus, _)| gpus)
     }
 
     /// Priority of a waiting job: lane (inference first when asked), then submit order.
@@ -126,12 +130,14 @@ impl PoolQueue {
         let Some((head_seq, _)) = self.head() else {
             return;
         };
+        // No waiting job asks for fewer GPUs than this: with fewer free, none can be admitted.
+        let fewest = self.min_gpus().unwrap_or(0).max(1);
         // Beyond this key the full scan did not look (None: it looked at everything it needed).
         let mut scanned_to = None;
         if full {
             let mut looked = 0;
             for (&seq, w) in self.ordered().skip(1).take(BACKFILL_SCAN_DEPTH) {
-                if free == 0 {
+                if free < fewest {
                     return;
                 }
                 looked += 1;
@@ -148,7 +154,7 @@ impl PoolQueue {
         let mut last = None;
         for &(seq, class) in fresh.iter() {
             let key = self.priority(seq, class);
-            if free == 0 || last == Some(key) || seq == head_seq || scanned_to.is_some_and(|to| key <= to) {
+            if free < fewest || last == Some(key) || seq == head_seq || scanned_to.is_some_and(|to| key <= to) {
                 continue;
             }
             last = Some(key);
