@@ -26,6 +26,7 @@
 
 pub mod bill;
 pub mod error;
+mod forward;
 mod live_sources;
 pub mod observer;
 pub mod report;
@@ -34,6 +35,7 @@ pub mod sources;
 use std::collections::BTreeMap;
 
 use self::error::PipelineError;
+use self::forward::ForecastKey;
 use self::observer::Observer;
 use self::sources::Sources;
 use crate::data::audit::classify::JobClasses;
@@ -45,15 +47,10 @@ use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
-use crate::model::commitment_layers::{
-    CommitmentReport, StayPlan, backtest_commitments, commitment_report, stay_with_providers,
-};
+use crate::model::commitment_layers::{StayPlan, stay_with_providers};
 use crate::model::fleet::{AuditReport, Window};
-use crate::model::fleet_contracts::{ContractsReport, clusters_today, contracts_report};
-use crate::model::forecast::{
-    BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, backtest_fleet, fit_fleet,
-    fleet_demand, forecast_for_plan,
-};
+use crate::model::fleet_contracts::{ContractsReport, contracts_report};
+use crate::model::forecast::FleetFits;
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
 use crate::model::split::{ReplayReport, ReplaySetup, replay_fleets};
@@ -186,14 +183,6 @@ pub struct Pipeline {
     /// Where reads of logs are kept for the next open; none: every open reads the bytes.
     read_cache: Option<ReadCache>,
     next_id: u64,
-}
-
-/// What the kept forecast fits were fitted from: the audit, the horizon and each cluster's
-/// accelerator (empty for the fleet alone).
-struct ForecastKey {
-    audit_id: u64,
-    horizon_days: u32,
-    accelerators: Vec<String>,
 }
 
 impl Pipeline {
@@ -517,142 +506,6 @@ impl Pipeline {
             None => Err(PipelineError::NotAudited),
         }
     }
-
-    /// The last audit's demand forecast of `scope` over `horizon_days` (the plan's `[forecast]`
-    /// horizon when None), shaped by the plan's growth and planned runs.
-    pub fn forecast(
-        &mut self,
-        plan: &Plan,
-        horizon_days: Option<u32>,
-        scope: ForecastScope,
-    ) -> Result<ForecastReport, PipelineError> {
-        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        let accelerators = match scope {
-            ForecastScope::FleetAndClusters => clusters_today(plan, &self.catalog, &audit.audited.report)
-                .into_iter()
-                .map(|c| c.accelerator)
-                .collect(),
-            ForecastScope::Fleet => Vec::new(),
-        };
-        let days = horizon_days.unwrap_or_else(|| plan.forecast_horizon_days());
-        let fits = kept_or_fitted(&mut self.forecast, &mut self.timings, audit, days, scope, accelerators);
-        Ok(forecast_for_plan(fits, scope, plan, &self.catalog))
-    }
-
-    /// The last audit's series fitted over `days` (with `FleetAndClusters`, also per cluster
-    /// and per accelerator, `accelerators[i]` running cluster i): what the growth sliders
-    /// reshape without a refit.
-    pub fn forecast_fits(
-        &mut self,
-        days: u32,
-        scope: ForecastScope,
-        accelerators: Vec<String>,
-    ) -> Result<&FleetFits, PipelineError> {
-        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        Ok(kept_or_fitted(
-            &mut self.forecast,
-            &mut self.timings,
-            audit,
-            days,
-            scope,
-            accelerators,
-        ))
-    }
-
-    /// The last audit's fleet-wide demand per class (training, inference, burst).
-    pub fn fleet_demand(&self) -> Result<[DemandSeries; 3], PipelineError> {
-        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        Ok(fleet_demand(&audit.audited.report))
-    }
-
-    /// The last audit's series scored on their last `holdout_days` days, and the fleet's
-    /// classes' commitment layers sized at that cut-off and priced on what happened.
-    pub fn backtest(
-        &mut self,
-        plan: &Plan,
-        holdout_days: u32,
-        origins: usize,
-    ) -> Result<BacktestReport, PipelineError> {
-        let contracts = self.contracts(plan);
-        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        let report = &audit.audited.report;
-        let mut backtest = self
-            .timings
-            .record("backtest", || backtest_fleet(report, holdout_days, origins))
-            .map_err(|e| PipelineError::Backtest(e.to_string()))?;
-        let Some(contracts) = contracts else {
-            return Ok(backtest);
-        };
-        let catalog = &self.catalog;
-        let scores = self.timings.record("commitment backtest", || {
-            backtest_commitments(report, &contracts, plan, catalog, holdout_days, origins)
-        });
-        for class in &mut backtest.classes {
-            match scores.iter().find(|(c, _)| *c == class.class) {
-                Some((_, Ok(score))) => class.commitment = Some(score.clone()),
-                Some((_, Err(why))) => class.commitment_not_scored = Some(why.to_string()),
-                None => class.commitment_not_scored = Some("no contract match for the class".to_string()),
-            }
-        }
-        Ok(backtest)
-    }
-
-    /// Each matched class's commitment layers on the last audit's forecast, shaped by the
-    /// plan's growth and planned runs over its horizon (the fits the forecast keeps).
-    pub fn commitments(
-        &mut self,
-        plan: &Plan,
-        contracts: &ContractsReport,
-    ) -> Result<Option<CommitmentReport>, PipelineError> {
-        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        let days = plan.forecast_horizon_days();
-        let fits = kept_or_fitted(
-            &mut self.forecast,
-            &mut self.timings,
-            audit,
-            days,
-            ForecastScope::Fleet,
-            Vec::new(),
-        );
-        let catalog = &self.catalog;
-        let assumptions = PlanAssumptions::of(plan, catalog, fits);
-        Ok(self.timings.record("commitments", || {
-            commitment_report(fits, &assumptions, contracts, plan, catalog)
-        }))
-    }
-}
-
-/// The kept forecast fits when they came from this audit and horizon and hold what `scope`
-/// asks (the clusters' accelerators too, for `FleetAndClusters`; the fleet's fits do not
-/// depend on them), else new ones, fitted, timed and kept.
-fn kept_or_fitted<'a>(
-    kept: &'a mut Option<(ForecastKey, FleetFits)>,
-    timings: &mut StepTimings,
-    audit: &AuditStep,
-    days: u32,
-    scope: ForecastScope,
-    accelerators: Vec<String>,
-) -> &'a FleetFits {
-    let serves = |(key, fits): &(ForecastKey, FleetFits)| {
-        key.audit_id == audit.id
-            && key.horizon_days == days
-            && fits.cover(scope)
-            && (scope == ForecastScope::Fleet || key.accelerators == accelerators)
-    };
-    let entry = match kept.take() {
-        Some(entry) if serves(&entry) => entry,
-        _ => {
-            let report = &audit.audited.report;
-            let fits = timings.record("forecast fit", || fit_fleet(report, days, scope, &accelerators));
-            let key = ForecastKey {
-                audit_id: audit.id,
-                horizon_days: days,
-                accelerators,
-            };
-            (key, fits)
-        }
-    };
-    &kept.insert(entry).1
 }
 
 /// Each cluster's hourly DCGM utilization over the audit window, with progress.
