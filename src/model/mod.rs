@@ -17,6 +17,7 @@ pub mod fleet;
 pub mod fleet_contracts;
 pub mod forecast;
 pub mod inference;
+pub mod line_fit;
 pub mod magnitude;
 pub mod migration;
 pub mod monte_carlo;

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::line_fit::LineFit;
 use crate::model::plan::HOURS_PER_YEAR;
 
 const MS_PER_YEAR: f64 = HOURS_PER_YEAR * 3_600_000.0;
@@ -90,30 +91,15 @@ impl PriceBet {
 /// spread, the slope's standard error and the prices' own scatter about the line, added in
 /// quadrature (the next year's change is off the trend by both). None under three prices.
 pub fn fitted_trend(observed: &[DatedPrice]) -> Option<PriceBet> {
-    let points: Vec<(f64, f64)> = observed
-        .iter()
-        .filter_map(|p| Some((p.day_ms()? as f64 / MS_PER_YEAR, p.usd_per_gpu_hour.ln())))
-        .filter(|(_, ln)| ln.is_finite())
-        .collect();
-    if points.len() < 3 {
-        return None;
-    }
-    let n = points.len() as f64;
-    let mean_t = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let stt: f64 = points.iter().map(|p| (p.0 - mean_t).powi(2)).sum();
-    if stt <= 0.0 {
-        return None;
-    }
-    let slope = points.iter().map(|p| (p.0 - mean_t) * (p.1 - mean_y)).sum::<f64>() / stt;
-    let residual_variance = points
-        .iter()
-        .map(|p| (p.1 - mean_y - slope * (p.0 - mean_t)).powi(2))
-        .sum::<f64>()
-        / (n - 2.0);
-    let slope_se = (residual_variance / stt).sqrt();
+    let line = LineFit::of(
+        observed
+            .iter()
+            .filter_map(|p| Some((p.day_ms()? as f64 / MS_PER_YEAR, p.usd_per_gpu_hour.ln()))),
+    )?;
+    let residual_variance = line.residual_variance?;
+    let slope_se = line.slope_standard_error()?;
     // In yearly change: d(1 + c) = e^slope d(slope).
-    let growth = slope.exp();
+    let growth = line.slope.exp();
     Some(PriceBet {
         change_per_year: growth - 1.0,
         spread_per_year: growth * (slope_se.powi(2) + residual_variance).sqrt(),

@@ -101,17 +101,13 @@ pub struct CommitmentReport {
 /// The yearly price changes for `accelerator`: the plan's rows, else the catalog's; spot
 /// without a row moves as on-demand.
 pub fn price_change(plan: &Plan, catalog: &Catalog, accelerator: &str) -> PriceChangeUsed {
-    let plan_rate = |term: Term| {
+    let plan_row = |term: Term| {
         plan.price_changes
             .iter()
             .find(|c| c.term == term && catalog.accelerator(&c.accelerator).is_some_and(|a| a.id == accelerator))
-            .map(|c| c.change_per_year)
     };
-    let plan_spread = plan
-        .price_changes
-        .iter()
-        .find(|c| c.term == Term::OnDemand && catalog.accelerator(&c.accelerator).is_some_and(|a| a.id == accelerator))
-        .map(|c| c.spread_per_year);
+    let plan_rate = |term: Term| plan_row(term).map(|c| c.change_per_year);
+    let plan_spread = plan_row(Term::OnDemand).map(|c| c.spread_per_year);
     let catalog_row = catalog.price_change(accelerator, Term::OnDemand);
     let on_demand = plan_rate(Term::OnDemand).or(catalog_row.map(|c| c.change_per_year));
     let (spread_per_year, spread_source) = match (plan_spread, catalog_row) {

@@ -106,9 +106,7 @@ impl History<'_> {
         let scored: Vec<(CommitmentOrigin, Option<f64>)> = scored.into_iter().collect::<Result<_, _>>()?;
         let per_origin: Vec<CommitmentOrigin> = scored.iter().map(|(o, _)| o.clone()).collect();
         let spread = |f: fn(&CommitmentOrigin) -> f64| {
-            RegretSpread::of(&per_origin.iter().map(f).collect::<Vec<_>>()).ok_or(CommitmentError::TooShort {
-                holdout_days: self.holdout_days,
-            })
+            RegretSpread::of(&per_origin.iter().map(f).collect::<Vec<_>>()).ok_or(CommitmentError::Unpriced)
         };
         let layers_regret = spread(|o| o.layers_regret_frac)?;
         let flat_regret = spread(|o| o.flat_regret_frac)?;

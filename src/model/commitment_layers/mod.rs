@@ -44,6 +44,8 @@ pub enum CommitmentError {
     NoByUseOffer { accelerator: String },
     #[error("{holdout_days} held-out days leave under two days to fit")]
     TooShort { holdout_days: u32 },
+    #[error("no origin's held-out days could be priced")]
+    Unpriced,
     #[error("today's matcher on the history before the cut-off: {0}")]
     Match(#[from] MatchError),
 }

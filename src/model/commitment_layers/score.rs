@@ -44,7 +44,8 @@ pub fn score_origin(
     let cost = |menu: &TierMenu, ladder: &Ladder| ladder_cost(menu, ladder, &happened, 0..happened.len()).total_usd();
     let hindsight_ladder = size_ladder(&held, &happened);
     let hindsight = cost(&held, &hindsight_ladder);
-    let layers_ladder = size_ladder(&held, &forecast.month_demands());
+    let forecast_months = forecast.month_demands();
+    let layers_ladder = size_ladder(&held, &forecast_months);
     let naive_ladder = size_ladder(&held, &inputs.naive.month_demands());
     let (flat_menu, flat_ladder) = inputs.flat;
     let flat_held = flat_menu.with_bet(PriceBet::HELD);
@@ -64,7 +65,7 @@ pub fn score_origin(
     };
     let price_bet_regret_frac = inputs.dated_change_per_year.map(|dated| {
         let real = inputs.menu.with_bet(PriceBet::certain(dated));
-        let on_bet = size_ladder(inputs.menu, &forecast.month_demands());
+        let on_bet = size_ladder(inputs.menu, &forecast_months);
         let hindsight_real = cost(&real, &size_ladder(&real, &happened));
         let extra = cost(&real, &on_bet) - cost(&real, &layers_ladder);
         if hindsight_real > 0.0 {

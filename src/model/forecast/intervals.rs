@@ -24,6 +24,8 @@
 //!   degrees of freedom as origins rather than the normal's, as a prediction from a small sample
 //!   is.
 
+use crate::model::line_fit::LineFit;
+
 /// Quantiles of the errors (actual − forecast) at one lead: the 95 % and 80 % bounds' offsets.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ErrorBounds {
@@ -336,21 +338,12 @@ fn bounds_of(mut pool: Vec<f64>, independent: usize) -> ErrorBounds {
 }
 
 /// The least-squares line `(value at 0, growth per step)` through values at steps 0, 1, 2, …;
-/// none under two finite values.
+/// a single finite value stands as a level; none without one.
 fn line_fit(values: &[f64]) -> Option<(f64, f64)> {
-    let points: Vec<(f64, f64)> = values
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.is_finite())
-        .map(|(d, v)| (d as f64, *v))
-        .collect();
-    let n = points.len() as f64;
-    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
-    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
-    let sxx: f64 = points.iter().map(|p| (p.0 - mx).powi(2)).sum();
-    if points.len() < 2 || sxx <= 0.0 {
-        return points.first().map(|_| (my, 0.0));
+    let points = values.iter().enumerate().map(|(d, v)| (d as f64, *v));
+    if let Some(fit) = LineFit::of(points) {
+        return Some((fit.intercept, fit.slope));
     }
-    let slope = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum::<f64>() / sxx;
-    Some((my - slope * mx, slope))
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    (!finite.is_empty()).then(|| (finite.iter().sum::<f64>() / finite.len() as f64, 0.0))
 }
