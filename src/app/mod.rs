@@ -127,6 +127,8 @@ pub struct LogInputs {
     pub prometheus: Option<crate::model::plan::PrometheusSource>,
     /// With no paths: the jobs are read from Slurm's accounting through sacct.
     pub slurm: Option<Box<crate::model::plan::SlurmSource>>,
+    /// With no paths: the runs live in a database, audited there (the plan's `[warehouse]`).
+    pub warehouse: Option<Box<crate::model::plan::WarehouseSource>>,
 }
 
 /// The plan file behind the plan on screen.

@@ -19,6 +19,7 @@ mod replay;
 pub mod report;
 mod sample_cmd;
 pub mod slurm_args;
+pub mod warehouse_args;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -78,6 +79,8 @@ enum Command {
         /// effective cost today (the board's step 1), not capacity × price.
         #[arg(long, value_name = "FILE", num_args = 1..)]
         bill: Vec<PathBuf>,
+        #[command(flatten)]
+        warehouse: warehouse_args::WarehouseArgs,
     },
     /// Compare plans: the inputs that differ and how every headline output moves against the first.
     Diff {
@@ -226,6 +229,8 @@ struct LogFlags {
     prometheus: prometheus_args::PrometheusArgs,
     #[command(flatten)]
     slurm: slurm_args::SlurmArgs,
+    #[command(flatten)]
+    warehouse: warehouse_args::WarehouseArgs,
 }
 
 impl LogFlags {
@@ -244,6 +249,7 @@ impl LogFlags {
             input_tz: self.input_tz,
             prometheus: self.prometheus,
             slurm: self.slurm,
+            warehouse: self.warehouse,
             bill: Vec::new(),
         }
     }
@@ -307,6 +313,9 @@ pub enum Failure {
     Input(Vec<Diagnostic>),
     /// A policy or threshold check failed: exit 1.
     ChecksFailed,
+    /// No failure: `--explain-sql` printed the warehouse's queries, and the command stops
+    /// there (exit 0).
+    Explained,
 }
 
 /// A pipeline that stopped, as the command line reports it.
@@ -335,6 +344,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure::ChecksFailed) => ExitCode::from(1),
+        Err(Failure::Explained) => ExitCode::SUCCESS,
         Err(Failure::Input(diagnostics)) => {
             for d in diagnostics {
                 eprintln!("error: {d}");
@@ -375,13 +385,34 @@ fn run(cli: Cli) -> Result<(), Failure> {
             })
             .map_err(Failure::Input)
         }
-        None => report::run(&load_catalog(), plan_path, &cli.logs, Format::Table, None, &[]),
+        None => report::run(
+            &load_catalog(),
+            plan_path,
+            report::ReportInputs {
+                logs: &cli.logs,
+                bill: &[],
+                warehouse: &warehouse_args::WarehouseArgs::default(),
+            },
+            Format::Table,
+            None,
+        ),
         Some(Command::Report {
             format,
             logs,
             svg,
             bill,
-        }) => report::run(&load_catalog(), plan_path, &logs, format, svg.as_deref(), &bill),
+            warehouse,
+        }) => report::run(
+            &load_catalog(),
+            plan_path,
+            report::ReportInputs {
+                logs: &logs,
+                bill: &bill,
+                warehouse: &warehouse,
+            },
+            format,
+            svg.as_deref(),
+        ),
         Some(Command::Diff { plans, format, logs }) => match plan_path {
             // The plans to compare are the arguments; a --plan beside them would be ignored.
             Some(plan) => Err(Diagnostic::file(

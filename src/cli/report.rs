@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::export::{UTILIZATION_SVG, write_svgs};
 use super::progress::CliObserver;
+use super::warehouse_args::WarehouseArgs;
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
 use crate::pipeline::report::ReportRequest;
@@ -12,25 +13,41 @@ use crate::pipeline::sources::{Given, Sources};
 use crate::present::charts::mfu_rules;
 use crate::present::report::{report_markdown, report_text};
 
+/// What the report reads beside the plan: logs, FOCUS bills, a warehouse.
+pub struct ReportInputs<'a> {
+    pub logs: &'a [PathBuf],
+    pub bill: &'a [PathBuf],
+    pub warehouse: &'a WarehouseArgs,
+}
+
 pub fn run(
     catalog: &Catalog,
     plan_path: Option<&Path>,
-    logs: &[PathBuf],
+    inputs: ReportInputs<'_>,
     format: Format,
     svg_dir: Option<&Path>,
-    bill: &[PathBuf],
 ) -> Result<(), Failure> {
+    let ReportInputs { logs, bill, warehouse } = inputs;
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
+    let warehouse_source = warehouse.resolve(Some(&plan), !logs.is_empty())?;
     let given = Given {
         logs: logs.to_vec(),
         prometheus: super::prometheus_args::PrometheusArgs::default().resolve(Some(&plan)),
-        // A plan whose jobs live in Slurm's accounting ([slurm]) is read from it.
-        slurm: logs.is_empty().then(|| plan.slurm.clone()).flatten(),
+        // A plan whose jobs live in Slurm's accounting ([slurm]) is read from it, unless its
+        // runs live in a warehouse.
+        slurm: (logs.is_empty() && warehouse_source.is_none())
+            .then(|| plan.slurm.clone())
+            .flatten(),
+        warehouse: warehouse_source,
         ..Given::default()
     };
     let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
-    let has_logs = !sources.logs.is_empty() || sources.slurm.is_some();
+    let has_logs = !sources.logs.is_empty() || sources.slurm.is_some() || sources.warehouse.is_some();
     let mut pipeline = crate::cli::new_pipeline(catalog);
+    let settings = crate::pipeline::report::report_settings(&pipeline, &plan);
+    if super::warehouse_args::explain_if_asked(warehouse, &pipeline, &sources, &settings)? {
+        return Ok(());
+    }
     let mut observer = CliObserver::default();
     let request = ReportRequest {
         plan: &plan,

@@ -245,6 +245,9 @@ pub enum DataError {
          partitioned by cluster"
     )]
     ReplayNeedsFiles,
+    /// A warehouse audit's failure (`data::warehouse`).
+    #[error(transparent)]
+    Warehouse(Box<crate::data::warehouse::error::WarehouseError>),
     #[error("{rules} classification rules: at most {max} are supported")]
     TooManyRules { rules: usize, max: usize },
     #[error("classification patterns: {0}")]

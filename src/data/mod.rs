@@ -7,7 +7,8 @@
 //! - `audit`: the audit and its passes (classification, totals, top jobs, measured utilization);
 //! - `sample`: the generator of realistic sample logs;
 //! - `focus`: FOCUS billing exports; `prometheus`: Prometheus queries and answers; `slurm`:
-//!   Slurm's accounting read live through `sacct`;
+//!   Slurm's accounting read live through `sacct`; `warehouse`: the audit run as SQL where the
+//!   runs already live (ADBC), only aggregates brought back;
 //! - `error`: the data layer's one error, and `places`: the mapping keys and rows it points at;
 //!   both import no other module of ours.
 
@@ -21,3 +22,4 @@ pub mod read_cache;
 pub mod readers;
 pub mod sample;
 pub mod slurm;
+pub mod warehouse;

@@ -384,6 +384,11 @@ impl PendingClass {
         self.gpu_hours_basis = self.basis();
     }
 
+    /// Sets `gpu_hours_basis` from the counts, for demand summed elsewhere (a warehouse).
+    pub fn refresh_basis(&mut self) {
+        self.gpu_hours_basis = self.basis();
+    }
+
     fn basis(&self) -> PendingHoursBasis {
         match (self.jobs_with_time_limit > 0, self.jobs_by_wait > 0) {
             (true, false) => PendingHoursBasis::TimeLimit,

@@ -30,6 +30,8 @@ pub enum PipelineError {
     Slurm(SlurmError),
     #[error("--slurm reads the jobs from Slurm's accounting and LOGS name files: give one or the other")]
     SlurmWithLogs,
+    #[error("a warehouse holds the runs, and LOGS (or --slurm) name others: give one source")]
+    WarehouseWithLogs,
     /// A Slurm setting out of range (from the flags or the plan's `[slurm]`).
     #[error("--slurm ({key}): {message}")]
     SlurmSetting { key: String, message: String },
@@ -79,6 +81,7 @@ impl PipelineError {
             PipelineError::Window { flag, message } => vec![Diagnostic::file(flag, *message)],
             PipelineError::Slurm(e) => vec![Diagnostic::file("sacct", e.to_string())],
             PipelineError::SlurmWithLogs => vec![Diagnostic::file("--slurm", self.to_string())],
+            PipelineError::WarehouseWithLogs => vec![Diagnostic::file("[warehouse]", self.to_string())],
             PipelineError::SlurmSetting { key, message } => {
                 vec![Diagnostic::file(&format!("--slurm ({key})"), message.clone())]
             }

@@ -44,7 +44,7 @@ use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
 use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
 use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
-use crate::data::readers::load::{FileSummary, expand_inputs};
+use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
 use crate::model::commitment_layers::{StayPlan, stay_with_providers};
@@ -306,6 +306,13 @@ impl Pipeline {
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
         let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
+            (_, true) if let Some(warehouse) = &sources.warehouse => (
+                FleetSource::Warehouse {
+                    source: warehouse.clone(),
+                    mapping: mapping.clone(),
+                },
+                None,
+            ),
             (_, true) if let Some(slurm) = &sources.slurm => {
                 let (source, window) = live_sources::read_slurm(slurm, &rules, settings.window, observer)?;
                 (source, Some(window))
@@ -448,6 +455,29 @@ impl Pipeline {
         Ok((audited, classes))
     }
 
+    /// The queries a warehouse audit of `sources` sends, unsent but for those the window needs
+    /// (`--explain-sql`).
+    pub fn explain_warehouse(
+        &self,
+        sources: &Sources,
+        settings: &AuditSettings,
+    ) -> Result<Vec<crate::data::warehouse::SentQuery>, PipelineError> {
+        let rules = self.rules()?;
+        let Some(warehouse) = &sources.warehouse else {
+            return Ok(Vec::new());
+        };
+        let mapping = sources
+            .mapping
+            .as_deref()
+            .map(crate::config::mapping_file::read_mapping)
+            .transpose()
+            .map_err(PipelineError::Mapping)?;
+        let origin = crate::data::audit::fleet_source::warehouse_origin(warehouse);
+        crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true)
+            .map(|audited| audited.queries)
+            .map_err(|e| LoadError::new(origin, crate::data::error::DataError::Warehouse(Box::new(e))).into())
+    }
+
     /// Whether logs have been read (an audit may still have failed on them).
     pub fn has_read(&self) -> bool {
         self.read.is_some()
@@ -489,7 +519,8 @@ impl Pipeline {
             if self.replay_jobs.as_ref().is_none_or(|(id, _)| *id != audit.id) {
                 self.replay_jobs = None;
                 let jobs = self.timings.record("replay jobs", || {
-                    read.source.replay_jobs(&rules, report, audit.classes.as_ref())
+                    read.source
+                        .replay_jobs(&rules, &audit.key.1, report, audit.classes.as_ref())
                 })?;
                 self.replay_jobs = Some((audit.id, jobs.jobs));
             }

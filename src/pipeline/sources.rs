@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::error::PipelineError;
-use crate::model::plan::{Plan, PrometheusSource, SlurmSource};
+use crate::model::plan::{Plan, PrometheusSource, SlurmSource, WarehouseSource};
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Sources {
@@ -18,6 +18,8 @@ pub struct Sources {
     pub prometheus: Option<PrometheusSource>,
     /// With no logs: the jobs are read from Slurm's accounting through `sacct`.
     pub slurm: Option<SlurmSource>,
+    /// With no logs: the runs live in a database, audited there (`[warehouse]`).
+    pub warehouse: Option<WarehouseSource>,
 }
 
 /// What a face was given beside the plan.
@@ -28,6 +30,7 @@ pub struct Given {
     pub input_format: Option<String>,
     pub prometheus: Option<PrometheusSource>,
     pub slurm: Option<SlurmSource>,
+    pub warehouse: Option<WarehouseSource>,
 }
 
 impl Sources {
@@ -40,8 +43,11 @@ impl Sources {
         if let Some((key, message)) = given.slurm.as_ref().and_then(|s| s.problems().into_iter().next()) {
             return Err(PipelineError::SlurmSetting { key, message });
         }
-        // A plan that reads Slurm names no log to read instead.
-        let from_plan = given.logs.is_empty() && given.slurm.is_none();
+        if given.warehouse.is_some() && (given.slurm.is_some() || !given.logs.is_empty()) {
+            return Err(PipelineError::WarehouseWithLogs);
+        }
+        // A plan that reads Slurm or a warehouse names no log to read instead.
+        let from_plan = given.logs.is_empty() && given.slurm.is_none() && given.warehouse.is_none();
         let listed = plan
             .filter(|_| from_plan)
             .map(|p| p.logs.as_slice())
@@ -65,12 +71,13 @@ impl Sources {
             input_format,
             prometheus: given.prometheus,
             slurm: given.slurm,
+            warehouse: given.warehouse,
         })
     }
 
     /// Whether there is anything to audit: logs, a Slurm to ask, or a Prometheus to pull pods from.
     pub fn is_empty(&self) -> bool {
-        self.logs.is_empty() && self.prometheus.is_none() && self.slurm.is_none()
+        self.logs.is_empty() && self.prometheus.is_none() && self.slurm.is_none() && self.warehouse.is_none()
     }
 
     /// The jobs come from a live source over a window (Slurm's sacct, or the pods

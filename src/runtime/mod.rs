@@ -85,9 +85,16 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         input_format: None,
         prometheus: None,
         slurm: args.slurm.resolve(Some(&plan)),
+        // A plan whose runs live in a database ([warehouse]) is audited there.
+        warehouse: args
+            .logs
+            .is_empty()
+            .then(|| plan.warehouse.clone())
+            .flatten()
+            .filter(|_| args.slurm.resolve(Some(&plan)).is_none()),
     };
     let mut sources = crate::pipeline::sources::Sources::resolve(given, Some(&plan)).map_err(|e| e.diagnostics())?;
-    if sources.logs.is_empty() && sources.slurm.is_none() {
+    if sources.logs.is_empty() && sources.slurm.is_none() && sources.warehouse.is_none() {
         sources.or_sample().map_err(|e| e.diagnostics())?;
     }
     let config = config_dir();
@@ -112,6 +119,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             input_format: sources.input_format,
             prometheus,
             slurm: sources.slurm.map(Box::new),
+            warehouse: sources.warehouse.map(Box::new),
         },
     );
     app.keymap = keymap;

@@ -130,6 +130,7 @@ pub fn sources_of(logs: &LogInputs) -> Sources {
         input_format: logs.input_format.clone(),
         prometheus: logs.prometheus.clone(),
         slurm: logs.slurm.as_deref().cloned(),
+        warehouse: logs.warehouse.as_deref().cloned(),
     }
 }
 

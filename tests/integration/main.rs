@@ -37,6 +37,7 @@ mod slurm_replay;
 mod slurm_windows;
 mod stranger_files;
 mod ui_snapshots;
+mod warehouse;
 mod workbench_clusters;
 mod workbench_forecast;
 mod workbench_kill;

@@ -38,6 +38,8 @@ pub struct AuditArgs {
     pub prometheus: super::prometheus_args::PrometheusArgs,
     /// `--slurm` and its settings: the jobs read from Slurm's accounting through sacct.
     pub slurm: super::slurm_args::SlurmArgs,
+    /// `--warehouse-*` and `--explain-sql`: the runs audited in a database, as SQL.
+    pub warehouse: super::warehouse_args::WarehouseArgs,
     /// FinOps FOCUS cost exports to set against the audit.
     pub bill: Vec<PathBuf>,
 }
@@ -110,6 +112,7 @@ fn given_sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failu
         input_format: args.input_format.clone(),
         prometheus: args.prometheus.resolve(plan),
         slurm: args.slurm.resolve(plan)?,
+        warehouse: args.warehouse.resolve(plan, !args.logs.is_empty())?,
     };
     Sources::resolve(given, plan).map_err(pipeline_failure)
 }
@@ -130,6 +133,9 @@ pub fn sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure
 pub fn audit_logs(pipeline: &mut Pipeline, plan: Option<&Plan>, args: &AuditArgs) -> Result<Audited, Failure> {
     let sources = sources(args, plan)?;
     let settings = settings(args, pipeline.catalog(), plan)?;
+    if super::warehouse_args::explain_if_asked(&args.warehouse, pipeline, &sources, &settings)? {
+        return Err(Failure::Explained);
+    }
     let mut observer = CliObserver::default();
     let audited = pipeline
         .audit(&sources, &settings, &mut observer)

@@ -24,6 +24,7 @@ use crate::data::readers::reject::Quarantine;
 use crate::data::readers::tabular::Detail;
 use crate::data::readers::tabular::audit_columns;
 use crate::model::fleet::AuditReport;
+use crate::model::plan::WarehouseSource;
 use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
 
@@ -46,6 +47,11 @@ pub enum FleetSource {
     /// A dataset partitioned by cluster: too big to keep, audited a cluster at a time.
     Partitioned {
         partitions: Vec<(String, PathBuf)>,
+        mapping: Option<Mapping>,
+    },
+    /// Runs that live in a database: the audit is sent there as SQL (`data::warehouse`).
+    Warehouse {
+        source: WarehouseSource,
         mapping: Option<Mapping>,
     },
 }
@@ -84,6 +90,11 @@ fn recording_notes(files: &[FileSummary]) -> impl Iterator<Item = String> + '_ {
     files
         .iter()
         .flat_map(|f| f.notes.iter().map(move |note| format!("{}: {note}", f.path)))
+}
+
+/// How a warehouse source is named in messages: its driver and table.
+pub fn warehouse_origin(source: &WarehouseSource) -> String {
+    format!("{} {}", source.driver, source.from)
 }
 
 fn joined(files: &[FileSummary]) -> String {
@@ -167,7 +178,7 @@ impl FleetSource {
     pub fn host_map(&self, settings: &AuditSettings) -> Result<HostMap, DataError> {
         let seen = match self {
             FleetSource::Runs { hosts, .. } => hosts.clone(),
-            FleetSource::Partitioned { .. } => BTreeMap::new(),
+            FleetSource::Partitioned { .. } | FleetSource::Warehouse { .. } => BTreeMap::new(),
         };
         HostMap::new(&[&settings.host_patterns], seen)
     }
@@ -177,6 +188,7 @@ impl FleetSource {
     pub fn replay_jobs(
         &self,
         rules: &ClassificationRules,
+        settings: &AuditSettings,
         report: &AuditReport,
         classes: Option<&JobClasses>,
     ) -> Result<super::replay_jobs::FleetJobs, LoadError> {
@@ -193,6 +205,16 @@ impl FleetSource {
                     .unwrap_or_default(),
                 DataError::ReplayNeedsFiles,
             )),
+            FleetSource::Warehouse { source, mapping } => {
+                let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
+                let window = crate::data::warehouse::ReplayWindow {
+                    settings,
+                    window: &report.window,
+                    clusters: &clusters,
+                };
+                crate::data::warehouse::replay_jobs(source, mapping.as_ref(), rules, window)
+                    .map_err(|e| LoadError::new(warehouse_origin(source), DataError::Warehouse(Box::new(e))))
+            }
         }
     }
 
@@ -200,7 +222,7 @@ impl FleetSource {
     pub fn rows_read(&self) -> Option<usize> {
         match self {
             FleetSource::Runs { runs, .. } => Some(runs.height()),
-            FleetSource::Partitioned { .. } => None,
+            FleetSource::Partitioned { .. } | FleetSource::Warehouse { .. } => None,
         }
     }
 
@@ -252,6 +274,26 @@ impl FleetSource {
             FleetSource::Partitioned { partitions, mapping } => {
                 let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)?;
                 Ok((report, files, None))
+            }
+            FleetSource::Warehouse { source, mapping } => {
+                let origin = warehouse_origin(source);
+                let fail = |error: crate::data::warehouse::error::WarehouseError| {
+                    LoadError::new(origin.clone(), DataError::Warehouse(Box::new(error)))
+                };
+                let audited =
+                    crate::data::warehouse::audit(source, mapping.as_ref(), rules, settings, false).map_err(fail)?;
+                let Some(report) = audited.report else {
+                    return Err(LoadError::new(origin, DataError::NoUsableRows));
+                };
+                let file = FileSummary {
+                    path: origin.clone(),
+                    format: "warehouse",
+                    rows: usize::try_from(audited.runs).unwrap_or(usize::MAX),
+                    rejected: report.rows_rejected_total,
+                    warnings: Vec::new(),
+                    notes: Vec::new(),
+                };
+                Ok((report, vec![file], None))
             }
         }
     }

@@ -144,35 +144,71 @@ pub fn fleet_jobs(
     }
     // Built in the summing vector's own memory (the two records are the same size, so the
     // standard library's in-place collect reuses it): one ten-million-job array, not two.
-    let mut replay_jobs: Vec<ReplayJob> = jobs
+    let replay_jobs: Vec<ReplayJob> = jobs
         .into_iter()
         .enumerate()
         .filter(|(_, job)| job.max_gpus > 0.0)
         .filter_map(|(id, job)| {
             // One class per job: the summing vector was sized by the classes.
             let class = *classes.class.get(id)?;
-            let units = gpu_units(job.max_gpus);
-            // From the rounded units, so units × duration is the job's GPU-time to the ms.
-            let duration_ms = (job.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
-            // A submit inside the window and before the first start is a wait the log saw; one
-            // before the window (the job queued or ran before it) is not replayed.
-            let submit =
-                Some(job.submit_ms).filter(|&s| s != i64::MAX && s >= window.start_ms && s <= job.first_start_ms);
-            Some(ReplayJob {
-                id: id as u64,
-                submit_ms: submit.unwrap_or(job.first_start_ms),
-                gpus: units,
-                duration_ms,
-                class,
-                home: job.cluster,
-                submit_is_start: submit.is_none(),
-            })
+            Some(replay_job(
+                id as u64,
+                JobSums {
+                    first_start_ms: job.first_start_ms,
+                    submit_ms: Some(job.submit_ms).filter(|&s| s != i64::MAX),
+                    gpu_ms: job.gpu_ms,
+                    max_gpus: job.max_gpus,
+                    class,
+                    home: job.cluster,
+                },
+                window,
+            ))
         })
         .collect();
-    replay_jobs.shrink_to_fit();
-    // In submit order (job order among equal submits, as a stable sort by submit would give),
-    // once, on both cores: each replay then reads the jobs front to back instead of sorting an
-    // index of its own and following it about ten million scattered jobs.
-    replay_jobs.par_sort_unstable_by_key(|job| (job.submit_ms, job.id));
-    Ok(FleetJobs { jobs: replay_jobs })
+    Ok(in_submit_order(replay_jobs))
+}
+
+/// One job's runs in the window summed: what its replay needs.
+#[derive(Debug, Clone, Copy)]
+pub struct JobSums {
+    pub first_start_ms: i64,
+    /// The earliest submit time its runs give.
+    pub submit_ms: Option<i64>,
+    /// GPUs × milliseconds inside the window.
+    pub gpu_ms: f64,
+    pub max_gpus: f64,
+    pub class: crate::model::workload::WorkloadClass,
+    pub home: u32,
+}
+
+/// A job as the replay takes it: its largest GPU count in the replay's units, a duration that
+/// runs its GPU-time to the millisecond, and a submit the log saw inside the window (else its
+/// first start, said by `submit_is_start`).
+pub fn replay_job(id: u64, sums: JobSums, window: &Window) -> ReplayJob {
+    let units = gpu_units(sums.max_gpus);
+    // From the rounded units, so units × duration is the job's GPU-time to the ms.
+    let duration_ms = (sums.gpu_ms * UNITS_PER_GPU / f64::from(units)).round() as i64;
+    // A submit inside the window and before the first start is a wait the log saw; one
+    // before the window (the job queued or ran before it) is not replayed.
+    let submit = sums
+        .submit_ms
+        .filter(|&s| s >= window.start_ms && s <= sums.first_start_ms);
+    ReplayJob {
+        id,
+        submit_ms: submit.unwrap_or(sums.first_start_ms),
+        gpus: units,
+        duration_ms,
+        class: sums.class,
+        home: sums.home,
+        submit_is_start: submit.is_none(),
+    }
+}
+
+/// The jobs in submit order (job order among equal submits, as a stable sort by submit would
+/// give), sorted once on both cores: each replay then reads the jobs front to back instead of
+/// sorting an index of its own and following it about ten million scattered jobs.
+pub fn in_submit_order(mut jobs: Vec<ReplayJob>) -> FleetJobs {
+    jobs.shrink_to_fit();
+    jobs.par_sort_unstable_by_key(|job| (job.submit_ms, job.id));
+    FleetJobs { jobs }
 }

@@ -37,7 +37,7 @@ pub struct Occupancy {
 }
 
 /// Busy GPUs of the three classes, utilized GPUs, the three classes' whole-GPU floors.
-const CHANNELS: usize = 7;
+pub const CHANNELS: usize = 7;
 const UTILIZED: usize = 3;
 const FLOOR: usize = 4;
 
@@ -137,6 +137,19 @@ impl Occupancy {
         end[FLOOR + class] -= floor;
     }
 
+    /// Adds changes summed elsewhere (a warehouse's) at `step`, in `CHANNELS` order: busy GPUs
+    /// of the three classes, utilized GPUs, the three classes' floors. A step past the window's
+    /// end is refused.
+    pub fn add_changes(&mut self, step: usize, changes: [f64; CHANNELS]) -> bool {
+        let Some(slot) = self.changes.get_mut(step) else {
+            return false;
+        };
+        for (total, change) in slot.iter_mut().zip(changes) {
+            *total += change;
+        }
+        true
+    }
+
     fn merge(&mut self, other: &Occupancy) {
         for (mine, theirs) in self.changes.iter_mut().zip(&other.changes) {
             for (a, b) in mine.iter_mut().zip(theirs) {
@@ -195,7 +208,7 @@ pub struct ClusterAccumulator {
 }
 
 impl ClusterAccumulator {
-    fn new(name: &str, steps: usize) -> ClusterAccumulator {
+    pub fn new(name: &str, steps: usize) -> ClusterAccumulator {
         ClusterAccumulator {
             name: name.to_string(),
             occupancy: Occupancy::new(steps),
@@ -225,7 +238,7 @@ impl ClusterAccumulator {
     }
 
     /// Adds GPU-hours on one GPU type (a cluster has a handful: a linear search).
-    fn add_type_hours(&mut self, code: u32, gpu_hours: f64) {
+    pub fn add_type_hours(&mut self, code: u32, gpu_hours: f64) {
         match self.gpu_hours_by_type.iter_mut().find(|(c, _)| *c == code) {
             Some((_, hours)) => *hours += gpu_hours,
             None => self.gpu_hours_by_type.push((code, gpu_hours)),

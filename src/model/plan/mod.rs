@@ -18,6 +18,7 @@ mod hosts;
 mod moving;
 mod slurm;
 mod validate;
+mod warehouse;
 
 pub use commitments::CommitmentsPlan;
 pub use forecast::{
@@ -33,6 +34,7 @@ pub use moving::{
 };
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
+pub use warehouse::{WarehouseOverrides, WarehouseSource};
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 
@@ -74,6 +76,9 @@ pub struct Plan {
     /// Slurm's accounting, read through `sacct` when the plan names no log.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slurm: Option<SlurmSource>,
+    /// A database holding the runs (`[warehouse]`): the audit runs there as SQL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warehouse: Option<WarehouseSource>,
     /// Cluster name → host patterns (Slurm host lists or globs): which hosts' GPUs are whose;
     /// and the clock offset of nvidia-smi recordings made on them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

@@ -389,6 +389,7 @@ impl Plan {
             ("prometheus", self.prometheus.as_ref().map(|t| t.problems())),
             ("moving", self.moving.as_ref().map(|t| t.problems())),
             ("slurm", self.slurm.as_ref().map(|t| t.problems())),
+            ("warehouse", self.warehouse.as_ref().map(|t| t.problems())),
             ("forecast", self.forecast.as_ref().map(|t| t.problems())),
             ("commitments", self.commitments.as_ref().map(|t| t.problems())),
         ];

@@ -1,0 +1,365 @@
+//! The warehouse's answers read back: the span of the runs, and the totals' long table turned
+//! into the `AuditTotals` the in-process audit also ends in. Arrow columns are read by name,
+//! whatever integer, decimal or float type the engine chose for them.
+
+use std::collections::BTreeMap;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Decimal128Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+
+use super::error::WarehouseError;
+use super::sql::parts;
+use crate::data::audit::AuditTotals;
+use crate::data::audit::classify::vocabulary::GPU_TYPES;
+use crate::data::audit::classify::{no_rule_index, rule_name};
+use crate::data::audit::replay_jobs::{FleetJobs, JobSums, in_submit_order, replay_job};
+use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator};
+use crate::data::readers::reject::{Quarantine, RejectReason};
+use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
+use crate::model::workload::{ClassificationRules, WorkloadClass};
+
+/// One batch's columns, read by name and row.
+struct Rows<'a> {
+    part: &'static str,
+    batch: &'a RecordBatch,
+}
+
+impl Rows<'_> {
+    fn column(&self, name: &str) -> Result<&dyn Array, WarehouseError> {
+        let index = self
+            .batch
+            .schema()
+            .fields()
+            .iter()
+            .position(|f| f.name().eq_ignore_ascii_case(name))
+            .ok_or_else(|| WarehouseError::Answer {
+                part: self.part,
+                column: name.to_string(),
+                found: "no such column".to_string(),
+            })?;
+        Ok(self.batch.column(index).as_ref())
+    }
+
+    fn wrong(&self, name: &str, array: &dyn Array) -> WarehouseError {
+        WarehouseError::Answer {
+            part: self.part,
+            column: name.to_string(),
+            found: array.data_type().to_string(),
+        }
+    }
+
+    fn f64(&self, name: &str, row: usize) -> Result<Option<f64>, WarehouseError> {
+        let array = self.column(name)?;
+        if array.is_null(row) {
+            return Ok(None);
+        }
+        Ok(Some(match array.data_type() {
+            DataType::Float64 => array.as_primitive::<Float64Type>().value(row),
+            DataType::Float32 => f64::from(array.as_primitive::<Float32Type>().value(row)),
+            DataType::Decimal128(_, scale) => {
+                array.as_primitive::<Decimal128Type>().value(row) as f64 / 10f64.powi(i32::from(*scale))
+            }
+            DataType::Null => return Ok(None),
+            _ => return self.i64(name, row).map(|v| v.map(|v| v as f64)),
+        }))
+    }
+
+    fn i64(&self, name: &str, row: usize) -> Result<Option<i64>, WarehouseError> {
+        let array = self.column(name)?;
+        if array.is_null(row) {
+            return Ok(None);
+        }
+        Ok(Some(match array.data_type() {
+            DataType::Int64 => array.as_primitive::<Int64Type>().value(row),
+            DataType::Int32 => i64::from(array.as_primitive::<Int32Type>().value(row)),
+            DataType::Int16 => i64::from(array.as_primitive::<Int16Type>().value(row)),
+            DataType::Int8 => i64::from(array.as_primitive::<Int8Type>().value(row)),
+            DataType::UInt32 => i64::from(array.as_primitive::<UInt32Type>().value(row)),
+            DataType::UInt64 => i64::try_from(array.as_primitive::<UInt64Type>().value(row)).unwrap_or(i64::MAX),
+            DataType::Decimal128(_, scale) => {
+                let value = array.as_primitive::<Decimal128Type>().value(row) / 10i128.pow(u32::from(*scale as u8));
+                i64::try_from(value).unwrap_or(i64::MAX)
+            }
+            DataType::Float64 => array.as_primitive::<Float64Type>().value(row) as i64,
+            DataType::Null => return Ok(None),
+            _ => return Err(self.wrong(name, array)),
+        }))
+    }
+
+    fn text(&self, name: &str, row: usize) -> Result<Option<String>, WarehouseError> {
+        let array = self.column(name)?;
+        if array.is_null(row) {
+            return Ok(None);
+        }
+        Ok(Some(match array.data_type() {
+            DataType::Utf8 => array.as_string::<i32>().value(row).to_string(),
+            DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_string(),
+            DataType::Utf8View => array.as_string_view().value(row).to_string(),
+            DataType::Null => return Ok(None),
+            _ => return Err(self.wrong(name, array)),
+        }))
+    }
+}
+
+/// What the span query found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub min_start_ms: Option<i64>,
+    pub max_end_ms: Option<i64>,
+    pub max_start_ms: Option<i64>,
+    pub runs: u64,
+}
+
+pub fn span(batches: &[RecordBatch]) -> Result<Span, WarehouseError> {
+    if let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) {
+        let rows = Rows { part: "span", batch };
+        return Ok(Span {
+            min_start_ms: rows.i64("min_start_ms", 0)?,
+            max_end_ms: rows.i64("max_end_ms", 0)?,
+            max_start_ms: rows.i64("max_start_ms", 0)?,
+            runs: rows.i64("runs", 0)?.unwrap_or(0).max(0) as u64,
+        });
+    }
+    Ok(Span {
+        min_start_ms: None,
+        max_end_ms: None,
+        max_start_ms: None,
+        runs: 0,
+    })
+}
+
+/// The largest value of each probed column (`max_util`, `epoch_<column>`).
+pub fn probe(batches: &[RecordBatch]) -> Result<Vec<(String, Option<f64>)>, WarehouseError> {
+    let mut values = Vec::new();
+    if let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) {
+        let rows = Rows { part: "probe", batch };
+        for field in batch.schema().fields() {
+            values.push((field.name().clone(), rows.f64(field.name(), 0)?));
+        }
+    }
+    Ok(values)
+}
+
+fn class_of(code: Option<i64>) -> WorkloadClass {
+    WorkloadClass::ALL
+        .into_iter()
+        .find(|c| Some(*c as i64) == code)
+        .unwrap_or(WorkloadClass::Training)
+}
+
+fn reason_of(code: i64) -> Option<RejectReason> {
+    [
+        RejectReason::MissingJobId,
+        RejectReason::UnparseableTime,
+        RejectReason::UnparseableNumber,
+        RejectReason::NegativeGpus,
+        RejectReason::EndBeforeStart,
+        RejectReason::MalformedRow,
+    ]
+    .into_iter()
+    .find(|r| *r as i64 == code)
+}
+
+/// The accumulator of the cluster `name`, made on first sight.
+fn cluster_of<'a>(
+    clusters: &'a mut Vec<ClusterAccumulator>,
+    index_of: &mut BTreeMap<String, usize>,
+    name: &str,
+    steps: usize,
+) -> &'a mut ClusterAccumulator {
+    let index = *index_of.entry(name.to_string()).or_insert_with(|| {
+        clusters.push(ClusterAccumulator::new(name, steps));
+        clusters.len() - 1
+    });
+    &mut clusters[index]
+}
+
+/// The totals' long table as the audit's totals over `window`.
+pub fn totals(
+    batches: &[RecordBatch],
+    window: Window,
+    rules: &ClassificationRules,
+) -> Result<AuditTotals, WarehouseError> {
+    let steps = window.resolution.steps(window.end_ms - window.start_ms);
+    let rule_count = no_rule_index(rules) as usize + 1;
+    let mut clusters: Vec<ClusterAccumulator> = Vec::new();
+    let mut index_of: BTreeMap<String, usize> = BTreeMap::new();
+    let mut rule_jobs = vec![0u64; rule_count];
+    let mut rule_gpu_hours = vec![0.0; rule_count];
+    let mut label_matrix = [[0u64; 3]; 3];
+    let mut unknown = Vec::new();
+    let mut top_jobs = Vec::new();
+    let mut pending: BTreeMap<String, PendingDemand> = BTreeMap::new();
+    let mut quarantine = Quarantine::default();
+    for batch in batches {
+        let rows = Rows { part: "totals", batch };
+        for row in 0..batch.num_rows() {
+            let part = rows.text("part", row)?.unwrap_or_default();
+            let cluster = rows.text("cluster", row)?.unwrap_or_default();
+            let (k1, k2) = (rows.i64("k1", row)?, rows.i64("k2", row)?);
+            let (n1, n2) = (rows.i64("n1", row)?.unwrap_or(0).max(0), rows.i64("n2", row)?);
+            let x = |k: usize| rows.f64(&format!("x{k}"), row);
+            match part.as_str() {
+                parts::CLASS => {
+                    let class = class_of(k1) as usize;
+                    let (gpu_hours, util_gpu_hours, util_weight, largest) = (x(0)?, x(1)?, x(2)?, x(3)?);
+                    let acc = cluster_of(&mut clusters, &mut index_of, &cluster, steps);
+                    acc.runs += n1 as u64;
+                    acc.gpu_hours[class] += gpu_hours.unwrap_or(0.0);
+                    acc.util_gpu_hours[class] += util_gpu_hours.unwrap_or(0.0);
+                    acc.util_weight[class] += util_weight.unwrap_or(0.0);
+                    acc.largest_run_gpus[class] = acc.largest_run_gpus[class].max(largest.unwrap_or(0.0));
+                }
+                parts::CLASS_JOBS => {
+                    cluster_of(&mut clusters, &mut index_of, &cluster, steps).jobs[class_of(k1) as usize] += n1 as u64
+                }
+                parts::GPU_TYPE => {
+                    if let Some(gpu_type) = rows.text("t0", row)? {
+                        let hours = x(0)?.unwrap_or(0.0);
+                        cluster_of(&mut clusters, &mut index_of, &cluster, steps)
+                            .add_type_hours(GPU_TYPES.intern(&gpu_type), hours);
+                    }
+                }
+                parts::RULE => {
+                    let rule = k1.and_then(|k| usize::try_from(k).ok()).filter(|&k| k < rule_count);
+                    if let Some(rule) = rule {
+                        rule_jobs[rule] += n1 as u64;
+                        rule_gpu_hours[rule] += x(0)?.unwrap_or(0.0);
+                    }
+                }
+                parts::LABEL => {
+                    label_matrix[class_of(k1) as usize][class_of(k2) as usize] += n1 as u64;
+                }
+                parts::UNKNOWN_LABEL => unknown.push(UnknownLabel {
+                    label: rows.text("t0", row)?.unwrap_or_default(),
+                    jobs: n1 as u64,
+                    gpu_hours: x(0)?.unwrap_or(0.0).max(0.0),
+                }),
+                parts::TOP => {
+                    let (util_gpu_hours, util_weight) = (x(2)?.unwrap_or(0.0), x(3)?.unwrap_or(0.0));
+                    top_jobs.push(JobLine {
+                        cluster: cluster.clone(),
+                        class: class_of(k1),
+                        rule: rule_name(rules, k2.unwrap_or(0).clamp(0, u32::MAX as i64) as u32),
+                        job_id: rows.text("t0", row)?,
+                        name: rows.text("t1", row)?,
+                        user: rows.text("t2", row)?,
+                        queue: rows.text("t3", row)?,
+                        state: rows.text("t4", row)?,
+                        runs: u32::try_from(n1).unwrap_or(u32::MAX),
+                        max_gpus: x(1)?.unwrap_or(0.0),
+                        gpu_hours: x(0)?.unwrap_or(0.0),
+                        mean_util_frac: (util_weight > 0.0).then(|| util_gpu_hours / util_weight),
+                        first_start_ms: n2.unwrap_or(0),
+                        source_line: None,
+                    });
+                }
+                parts::CHANGES => {
+                    let step = k1.and_then(|k| usize::try_from(k).ok()).unwrap_or(usize::MAX);
+                    let mut changes = [0.0; CHANNELS];
+                    for (k, change) in changes.iter_mut().enumerate() {
+                        *change = x(k)?.unwrap_or(0.0);
+                    }
+                    if !cluster_of(&mut clusters, &mut index_of, &cluster, steps)
+                        .occupancy
+                        .add_changes(step, changes)
+                    {
+                        return Err(WarehouseError::Answer {
+                            part: "totals",
+                            column: "k1".to_string(),
+                            found: format!("step {step} past the window's {steps} steps"),
+                        });
+                    }
+                }
+                parts::PENDING => {
+                    let class = pending.entry(cluster).or_default().get_mut(class_of(k1));
+                    let with_limit = n2.unwrap_or(0).clamp(0, n1) as u64;
+                    class.jobs += n1 as u64;
+                    class.gpus += x(0)?.unwrap_or(0.0);
+                    class.jobs_with_time_limit += with_limit;
+                    class.jobs_by_wait += n1 as u64 - with_limit;
+                    class.gpu_hours_requested += x(1)?.unwrap_or(0.0) + x(2)?.unwrap_or(0.0);
+                    class.refresh_basis();
+                }
+                parts::REJECT => {
+                    if let Some(reason) = k1.and_then(reason_of) {
+                        quarantine.add_many(reason, n1 as u64, Vec::new());
+                    }
+                }
+                _ => {
+                    return Err(WarehouseError::Answer {
+                        part: "totals",
+                        column: "part".to_string(),
+                        found: format!("an unknown part {part:?}"),
+                    });
+                }
+            }
+        }
+    }
+    top_jobs.sort_by(|a, b| {
+        (a.cluster.as_str(), a.class as u8)
+            .cmp(&(b.cluster.as_str(), b.class as u8))
+            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+            .then(a.first_start_ms.cmp(&b.first_start_ms))
+            .then(a.job_id.cmp(&b.job_id))
+    });
+    Ok(AuditTotals {
+        window,
+        clusters,
+        rule_jobs,
+        rule_gpu_hours,
+        label_matrix,
+        unknown_labels: merge_unknown_labels(unknown),
+        top_jobs,
+        pending,
+        quarantine,
+    })
+}
+
+/// The replay query's rows as the replay's jobs, numbered in the order they came (by cluster
+/// and job id); jobs of clusters the audit does not list are left out.
+pub fn replay_jobs(batches: &[RecordBatch], window: &Window, clusters: &[String]) -> Result<FleetJobs, WarehouseError> {
+    let home_of: BTreeMap<&str, u32> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.as_str(), i as u32))
+        .collect();
+    let mut jobs = Vec::new();
+    for batch in batches {
+        let rows = Rows {
+            part: "replay jobs",
+            batch,
+        };
+        for row in 0..batch.num_rows() {
+            let cluster = rows.text("cluster", row)?.unwrap_or_default();
+            let Some(&home) = home_of.get(cluster.as_str()) else {
+                continue;
+            };
+            let (Some(first_start_ms), Some(gpu_ms), Some(max_gpus)) = (
+                rows.i64("first_start_ms", row)?,
+                rows.f64("gpu_ms", row)?,
+                rows.f64("max_gpus", row)?,
+            ) else {
+                continue;
+            };
+            let id = jobs.len() as u64;
+            jobs.push(replay_job(
+                id,
+                JobSums {
+                    first_start_ms,
+                    submit_ms: rows.i64("submit_ms", row)?,
+                    gpu_ms,
+                    max_gpus,
+                    class: class_of(rows.i64("class", row)?),
+                    home,
+                },
+                window,
+            ));
+        }
+    }
+    Ok(in_submit_order(jobs))
+}

@@ -1,0 +1,44 @@
+//! DuckDB: Parquet, CSV and object storage read in place (`read_parquet('s3://…')`), spilling
+//! to disk past memory.
+
+use super::{Dialect, DialectName};
+
+pub struct DuckDb;
+
+impl Dialect for DuckDb {
+    fn name(&self) -> DialectName {
+        DialectName::Duckdb
+    }
+
+    fn epoch_ms(&self, expr: &str, _zoned: bool) -> String {
+        format!("EPOCH_MS({expr})")
+    }
+
+    fn epoch_ms_in_zone(&self, expr: &str, zone: &str) -> Option<String> {
+        Some(format!("EPOCH_MS(TIMEZONE({}, {expr}))", self.text(zone)))
+    }
+
+    fn try_text_epoch_ms(&self, expr: &str) -> String {
+        format!("EPOCH_MS(TRY_CAST({expr} AS TIMESTAMPTZ))")
+    }
+
+    fn replace_all(&self, expr: &str, pattern: &str, replacement: &str) -> String {
+        format!(
+            "REGEXP_REPLACE({expr}, {}, {}, 'g')",
+            self.text(pattern),
+            self.text(replacement)
+        )
+    }
+
+    fn int_div(&self, numerator: &str, denominator: &str) -> String {
+        format!("(({numerator}) // {denominator})")
+    }
+
+    fn materialized(&self) -> &'static str {
+        " MATERIALIZED"
+    }
+
+    fn session_setup(&self) -> Vec<String> {
+        vec!["SET TimeZone = 'UTC'".to_string()]
+    }
+}

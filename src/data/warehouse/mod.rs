@@ -1,0 +1,260 @@
+//! Audits run where the data already lives (docs/warehouse.md): a database or engine reached
+//! through ADBC (`connect`), the audit compiled to its SQL dialect (`sql`, `dialect`), and
+//! only aggregates brought back (`answers`), which end in the same `AuditTotals` and the same
+//! report as an audit of files read into memory. DuckDB reads Parquet in place and spills past
+//! memory, so logs larger than this machine's memory are audited in bounded memory.
+
+pub mod answers;
+pub mod connect;
+pub mod dialect;
+pub mod error;
+pub mod sql;
+
+use self::connect::Warehouse;
+use self::error::WarehouseError;
+use self::sql::fields::{FieldBuilder, Probe, SourceColumn, SourceFields};
+use self::sql::{AuditSql, TotalsWindow};
+use crate::data::audit::replay_jobs::FleetJobs;
+use crate::data::audit::{AuditSettings, DataSpan, assemble, window_for};
+use crate::data::readers::mapping::Mapping;
+use crate::model::fleet::{AuditReport, Window};
+use crate::model::plan::WarehouseSource;
+use crate::model::workload::ClassificationRules;
+
+/// One query as it is sent: which step of the audit it is, and its SQL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SentQuery {
+    pub step: &'static str,
+    pub sql: String,
+}
+
+/// A warehouse audit: its report (None when only explained), and the queries in order.
+pub struct WarehouseAudit {
+    pub report: Option<AuditReport>,
+    pub queries: Vec<SentQuery>,
+    /// The runs the warehouse counted (valid rows with a start).
+    pub runs: u64,
+}
+
+/// The mapping completed from the source's column names, checked as a file's is.
+pub fn complete_mapping(
+    source: &WarehouseSource,
+    mapping: Option<&Mapping>,
+    columns: &[SourceColumn],
+) -> Result<Mapping, WarehouseError> {
+    let mut mapping = mapping.cloned().unwrap_or_default();
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    mapping.complete_from_header(&names);
+    let listed = names.join(", ");
+    let sources = mapping
+        .columns
+        .iter()
+        .map(|(field, column)| (field.clone(), column.clone()))
+        .chain(
+            mapping
+                .gpu_multiplier
+                .iter()
+                .map(|m| ("gpu_multiplier".to_string(), m.clone())),
+        );
+    for (field, column) in sources {
+        if !names.contains(&column) {
+            return Err(WarehouseError::MappedColumnMissing {
+                from: source.from.clone(),
+                field,
+                column,
+                columns: listed,
+            });
+        }
+    }
+    if !mapping.columns.contains_key("start") {
+        return Err(WarehouseError::NoStartColumn {
+            from: source.from.clone(),
+            columns: listed,
+        });
+    }
+    if !mapping.columns.contains_key("gpus") && !mapping.constants.contains_key("gpus") {
+        return Err(WarehouseError::NoGpuColumn {
+            from: source.from.clone(),
+            columns: listed,
+        });
+    }
+    if !mapping.columns.contains_key("cluster") && !mapping.constants.contains_key("cluster") {
+        mapping
+            .constants
+            .insert("cluster".into(), default_cluster(&source.from));
+    }
+    Ok(mapping)
+}
+
+/// The cluster of a source that names none: its table's name when `from` is one, else
+/// `warehouse`.
+fn default_cluster(from: &str) -> String {
+    let plain = from
+        .trim()
+        .chars()
+        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '.');
+    match from.trim().rsplit('.').next() {
+        Some(table) if plain && !table.is_empty() => table.to_string(),
+        _ => "warehouse".to_string(),
+    }
+}
+
+/// An open warehouse with the source's fields worked out: what the audit and the replay's
+/// jobs share.
+struct Prepared {
+    warehouse: Warehouse,
+    fields: SourceFields,
+    queries: Vec<SentQuery>,
+}
+
+/// Connects, reads the source's columns, completes the mapping and, where a unit is left to
+/// the values, probes them.
+fn prepare(source: &WarehouseSource, mapping: Option<&Mapping>) -> Result<Prepared, WarehouseError> {
+    let mut warehouse = Warehouse::open(source)?;
+    let mut queries: Vec<SentQuery> = warehouse
+        .dialect
+        .session_setup()
+        .into_iter()
+        .map(|sql| SentQuery { step: "session", sql })
+        .collect();
+    let columns = warehouse.columns(&source.from)?;
+    queries.push(SentQuery {
+        step: "columns",
+        sql: format!("SELECT * FROM {} LIMIT 0", source.from),
+    });
+    let mapping = complete_mapping(source, mapping, &columns)?;
+    let builder = FieldBuilder {
+        dialect: warehouse.dialect,
+        mapping: &mapping,
+        columns: &columns,
+    };
+    let mut probe = Probe::default();
+    if let Some(sql) = builder.probe_query(&source.from) {
+        let values = answers::probe(&warehouse.query("probe", &sql)?)?;
+        for (name, value) in values {
+            match (name.strip_prefix("epoch_"), value) {
+                (Some(column), Some(v)) => probe.max_epoch.push((column.to_string(), v)),
+                (None, value) if name.eq_ignore_ascii_case("max_util") => probe.max_util = value,
+                _ => {}
+            }
+        }
+        queries.push(SentQuery { step: "probe", sql });
+    }
+    let fields = builder.fields(&probe)?;
+    Ok(Prepared {
+        warehouse,
+        fields,
+        queries,
+    })
+}
+
+/// Whether the settings name a window (rather than the data's whole span): then only the runs
+/// touching it are read.
+fn window_named(settings: &AuditSettings) -> bool {
+    settings.window.since_ms.is_some() || settings.window.until_ms.is_some() || settings.window.days.is_some()
+}
+
+/// Runs the audit in the warehouse; with `explain`, the queries are built (the probe and span
+/// run, as the window depends on them) and the totals query is returned unsent.
+pub fn audit(
+    source: &WarehouseSource,
+    mapping: Option<&Mapping>,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+    explain: bool,
+) -> Result<WarehouseAudit, WarehouseError> {
+    let Prepared {
+        mut warehouse,
+        fields,
+        mut queries,
+    } = prepare(source, mapping)?;
+    let query = AuditSql {
+        dialect: warehouse.dialect,
+        from: &source.from,
+        fields: &fields,
+        rules,
+    };
+    let span_sql = query.span_query();
+    let span = answers::span(&warehouse.query("span", &span_sql)?)?;
+    queries.push(SentQuery {
+        step: "span",
+        sql: span_sql,
+    });
+    if span.runs == 0 {
+        return Err(WarehouseError::NoRuns {
+            from: source.from.clone(),
+        });
+    }
+    let window = window_for(
+        DataSpan {
+            min_start_ms: span.min_start_ms,
+            max_end_ms: span.max_end_ms,
+            max_start_ms: span.max_start_ms,
+        },
+        settings.window,
+    )?;
+    let totals_sql = query.totals_query(TotalsWindow {
+        window: &window,
+        filter_rows: window_named(settings),
+    });
+    if explain {
+        queries.push(SentQuery {
+            step: "totals",
+            sql: totals_sql,
+        });
+        return Ok(WarehouseAudit {
+            report: None,
+            queries,
+            runs: span.runs,
+        });
+    }
+    let batches = warehouse.query("totals", &totals_sql)?;
+    queries.push(SentQuery {
+        step: "totals",
+        sql: totals_sql,
+    });
+    let totals = answers::totals(&batches, window, rules)?;
+    Ok(WarehouseAudit {
+        report: Some(assemble(totals, rules, settings)),
+        queries,
+        runs: span.runs,
+    })
+}
+
+/// Where a replay's jobs are read: the audit's settings and window, its clusters in order.
+#[derive(Clone, Copy)]
+pub struct ReplayWindow<'a> {
+    pub settings: &'a AuditSettings,
+    pub window: &'a Window,
+    pub clusters: &'a [String],
+}
+
+/// The replay's jobs over the audit's `window`, each homed on its cluster's index in
+/// `clusters`: one row per job comes back (a replay holds every job).
+pub fn replay_jobs(
+    source: &WarehouseSource,
+    mapping: Option<&Mapping>,
+    rules: &ClassificationRules,
+    at: ReplayWindow<'_>,
+) -> Result<FleetJobs, WarehouseError> {
+    let ReplayWindow {
+        settings,
+        window,
+        clusters,
+    } = at;
+    let Prepared {
+        mut warehouse, fields, ..
+    } = prepare(source, mapping)?;
+    let query = AuditSql {
+        dialect: warehouse.dialect,
+        from: &source.from,
+        fields: &fields,
+        rules,
+    };
+    let sql = query.replay_jobs_query(TotalsWindow {
+        window,
+        filter_rows: window_named(settings),
+    });
+    let batches = warehouse.query("replay jobs", &sql)?;
+    answers::replay_jobs(&batches, window, clusters)
+}

@@ -1,0 +1,310 @@
+//! The source's columns as the audit's canonical fields, in the engine's SQL: the column
+//! mapping (`--mapping`, completed from the source's column names as for a file) applied to
+//! what the engine says each column holds. Times become UTC milliseconds, GPU counts and
+//! utilization doubles in their units; a field the mapping does not name is NULL.
+
+use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, Mapping, TimeFormat, UtilUnit};
+use crate::data::warehouse::dialect::{Dialect, StoredAs};
+use crate::data::warehouse::error::WarehouseError;
+
+/// One column of the source, as the engine described it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceColumn {
+    pub name: String,
+    pub stored: StoredAs,
+}
+
+/// What a probe of the whole source told: the largest utilization value and, per time field
+/// written as plain numbers, the largest magnitude (to tell seconds from milliseconds).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Probe {
+    pub max_util: Option<f64>,
+    pub max_epoch: Vec<(String, f64)>,
+}
+
+/// The canonical fields of one source as SQL expressions over its columns.
+#[derive(Debug, Clone)]
+pub struct SourceFields {
+    pub job_id: String,
+    pub cluster: String,
+    pub name: String,
+    pub user: String,
+    pub queue: String,
+    pub state: String,
+    pub qos: String,
+    pub owner_kind: String,
+    pub label: String,
+    pub gpu_type: String,
+    pub start_ms: String,
+    pub end_ms: String,
+    /// Only for sources with a submit time or a wait.
+    pub submit_ms: Option<String>,
+    pub gpus: String,
+    pub util: String,
+    pub time_limit_hours: String,
+    pub start_present: String,
+    pub end_present: String,
+    pub util_present: String,
+    pub empty_end: EmptyEnd,
+}
+
+/// Epoch numbers above this are milliseconds (year 5138 in seconds), as for files.
+const EPOCH_MS_ABOVE: f64 = 1e11;
+
+pub struct FieldBuilder<'a> {
+    pub dialect: &'a dyn Dialect,
+    pub mapping: &'a Mapping,
+    pub columns: &'a [SourceColumn],
+}
+
+impl FieldBuilder<'_> {
+    fn column(&self, field: &str) -> Option<&SourceColumn> {
+        let source = self.mapping.columns.get(field)?;
+        self.columns.iter().find(|c| &c.name == source)
+    }
+
+    fn quoted(&self, column: &SourceColumn) -> String {
+        self.dialect.quote(&column.name)
+    }
+
+    fn null_text(&self) -> String {
+        self.dialect.cast("NULL", self.dialect.text_type())
+    }
+
+    fn null_double(&self) -> String {
+        self.dialect.cast("NULL", self.dialect.double_type())
+    }
+
+    fn null_bigint(&self) -> String {
+        self.dialect.cast("NULL", self.dialect.bigint_type())
+    }
+
+    fn text(&self, field: &str) -> String {
+        if let Some(value) = self.mapping.constants.get(field) {
+            return self.dialect.text(value);
+        }
+        match self.column(field) {
+            Some(column) => self.dialect.cast(&self.quoted(column), self.dialect.text_type()),
+            None => self.null_text(),
+        }
+    }
+
+    fn number(&self, field: &str) -> Result<String, WarehouseError> {
+        if let Some(value) = self.mapping.constants.get(field) {
+            let number: f64 = value.trim().parse().map_err(|_| WarehouseError::Unsupported {
+                column: value.clone(),
+                field: field.to_string(),
+                what: "a constant that is no number".to_string(),
+                instead: "give a number in the mapping's [constants]".to_string(),
+            })?;
+            return Ok(self.dialect.cast(&format!("{number:?}"), self.dialect.double_type()));
+        }
+        Ok(match self.column(field) {
+            Some(column) => self.number_of(column),
+            None => self.null_double(),
+        })
+    }
+
+    fn number_of(&self, column: &SourceColumn) -> String {
+        match column.stored {
+            StoredAs::Number => self.dialect.cast(&self.quoted(column), self.dialect.double_type()),
+            _ => self
+                .dialect
+                .try_double(&self.dialect.cast(&self.quoted(column), self.dialect.text_type())),
+        }
+    }
+
+    fn present(&self, field: &str) -> String {
+        if self.mapping.constants.contains_key(field) {
+            return "TRUE".to_string();
+        }
+        match self.column(field) {
+            Some(column) => format!("({} IS NOT NULL)", self.quoted(column)),
+            None => "FALSE".to_string(),
+        }
+    }
+
+    /// A time field as UTC milliseconds since 1970.
+    fn time(&self, field: &str, probe: &Probe) -> Result<String, WarehouseError> {
+        if let Some(value) = self.mapping.constants.get(field) {
+            return Err(WarehouseError::Unsupported {
+                column: value.clone(),
+                field: field.to_string(),
+                what: "a constant time".to_string(),
+                instead: "map a column".to_string(),
+            });
+        }
+        let Some(column) = self.column(field) else {
+            return Ok(self.null_bigint());
+        };
+        let units = &self.mapping.units;
+        let quoted = self.quoted(column);
+        let d = self.dialect;
+        let unsupported = |what: &str, instead: &str| WarehouseError::Unsupported {
+            column: column.name.clone(),
+            field: field.to_string(),
+            what: what.to_string(),
+            instead: instead.to_string(),
+        };
+        let zone = units.time_zone.as_deref().filter(|z| !z.eq_ignore_ascii_case("utc"));
+        let epoch = |millis_per_unit: f64, origin_ms: i64| {
+            let number = self.number_of(column);
+            d.truncate_to_bigint(&format!(
+                "({number} * {} + {})",
+                d.cast(&format!("{millis_per_unit:?}"), d.double_type()),
+                d.cast(&format!("{:?}", origin_ms as f64), d.double_type())
+            ))
+        };
+        Ok(match (column.stored, &units.time) {
+            (StoredAs::Timestamp { zoned }, _) => match (zoned, zone) {
+                (false, Some(zone)) => d
+                    .epoch_ms_in_zone(&quoted, zone)
+                    .ok_or_else(|| unsupported("a time zone", "store the times as UTC"))?,
+                _ => d.epoch_ms(&quoted, zoned),
+            },
+            (StoredAs::Date, _) => d.epoch_ms(&d.cast(&quoted, "TIMESTAMP"), false),
+            (_, TimeFormat::EpochS) => epoch(1e3, 0),
+            (_, TimeFormat::EpochMs) => epoch(1.0, 0),
+            (_, TimeFormat::OffsetS) => {
+                let origin = units.time_origin.as_deref().unwrap_or("1970-01-01T00:00:00Z");
+                let origin_ms = chrono::DateTime::parse_from_rfc3339(origin)
+                    .map(|t| t.timestamp_millis())
+                    .map_err(|_| {
+                        unsupported("a time_origin that is not RFC 3339", "write it as 2024-01-01T00:00:00Z")
+                    })?;
+                epoch(1e3, origin_ms)
+            }
+            (StoredAs::Number, TimeFormat::Auto) => {
+                let largest = probe
+                    .max_epoch
+                    .iter()
+                    .find(|(name, _)| name == &column.name)
+                    .map_or(0.0, |(_, v)| *v);
+                epoch(if largest > EPOCH_MS_ABOVE { 1.0 } else { 1e3 }, 0)
+            }
+            (StoredAs::Text, TimeFormat::Auto) => {
+                if zone.is_some() {
+                    return Err(unsupported(
+                        "text times in a time zone",
+                        "store them as timestamps, or as text with an offset",
+                    ));
+                }
+                d.try_text_epoch_ms(&quoted)
+            }
+            (_, TimeFormat::Pattern(pattern)) => {
+                return Err(unsupported(
+                    &format!("the strftime pattern {pattern:?}"),
+                    "store the times as timestamps or ISO 8601 text, or leave `time` as auto",
+                ));
+            }
+            (StoredAs::Other, _) => {
+                return Err(unsupported("a column of this type", "cast it in the `from` expression"));
+            }
+        })
+    }
+
+    /// Every canonical field; `probe` decides units left to the values.
+    pub fn fields(&self, probe: &Probe) -> Result<SourceFields, WarehouseError> {
+        let d = self.dialect;
+        let units = &self.mapping.units;
+        let util_divisor = match units.gpu_util {
+            UtilUnit::Percent => 100.0,
+            UtilUnit::Ratio => 1.0,
+            UtilUnit::Auto if probe.max_util.is_some_and(|m| m > 1.0) => 100.0,
+            UtilUnit::Auto => 1.0,
+        };
+        let multiplier = match &self.mapping.gpu_multiplier {
+            Some(source) => match self.columns.iter().find(|c| &c.name == source) {
+                Some(column) => self.number_of(column),
+                None => d.cast("1.0", d.double_type()),
+            },
+            None => d.cast("1.0", d.double_type()),
+        };
+        let factor = d.cast(&format!("{:?}", units.gpus.to_gpus_factor()), d.double_type());
+        let mut gpus = format!("({} * {factor} * {multiplier})", self.number("gpus")?);
+        if units.empty_gpus == EmptyGpus::Zero {
+            gpus = format!(
+                "CASE WHEN {} THEN {gpus} ELSE {} END",
+                self.present("gpus"),
+                d.cast("0.0", d.double_type())
+            );
+        }
+        let start_ms = self.time("start", probe)?;
+        let submit_ms = if self.mapping.columns.contains_key("submit") {
+            Some(self.time("submit", probe)?)
+        } else if self.mapping.columns.contains_key("wait") {
+            let wait = self.number("wait")?;
+            Some(format!(
+                "CASE WHEN {wait} IS NULL OR {wait} < 0 THEN {} ELSE {start_ms} - {} END",
+                self.null_bigint(),
+                d.truncate_to_bigint(&format!("{wait} * 1000"))
+            ))
+        } else {
+            None
+        };
+        let time_limit_hours = match self.column("time_limit") {
+            Some(column) => format!(
+                "({} * {})",
+                self.number_of(column),
+                d.cast(&format!("{:?}", units.time_limit.hours_per_unit()), d.double_type())
+            ),
+            None => self.null_double(),
+        };
+        let job_id = if self.mapping.columns.contains_key("job_id") {
+            self.text("job_id")
+        } else {
+            // No job id: every row is its own job.
+            format!("CONCAT('row-', {})", d.cast("ROW_NUMBER() OVER ()", d.text_type()))
+        };
+        Ok(SourceFields {
+            job_id,
+            cluster: self.text("cluster"),
+            name: self.text("name"),
+            user: self.text("user"),
+            queue: self.text("queue"),
+            state: self.text("state"),
+            qos: self.text("qos"),
+            owner_kind: self.text("owner_kind"),
+            label: self.text("label"),
+            gpu_type: self.text("gpu_type"),
+            start_ms,
+            end_ms: self.time("end", probe)?,
+            submit_ms,
+            gpus,
+            util: format!(
+                "({} / {})",
+                self.number("gpu_util")?,
+                d.cast(&format!("{util_divisor:?}"), d.double_type())
+            ),
+            time_limit_hours,
+            start_present: self.present("start"),
+            end_present: self.present("end"),
+            util_present: self.present("gpu_util"),
+            empty_end: units.empty_end,
+        })
+    }
+
+    /// The probe: the largest utilization, and the largest magnitude of each time field
+    /// written as plain numbers with its unit left to the values. None when nothing needs it.
+    pub fn probe_query(&self, from: &str) -> Option<String> {
+        let d = self.dialect;
+        let mut parts = Vec::new();
+        if self.mapping.units.gpu_util == UtilUnit::Auto
+            && let Some(column) = self.column("gpu_util")
+        {
+            parts.push(format!("MAX({}) AS max_util", self.number_of(column)));
+        }
+        if self.mapping.units.time == TimeFormat::Auto {
+            for field in ["start", "end", "submit"] {
+                if let Some(column) = self.column(field).filter(|c| c.stored == StoredAs::Number) {
+                    parts.push(format!(
+                        "MAX(ABS({})) AS {}",
+                        self.number_of(column),
+                        d.quote(&format!("epoch_{}", column.name))
+                    ));
+                }
+            }
+        }
+        (!parts.is_empty()).then(|| format!("SELECT {}\nFROM {from}", parts.join(", ")))
+    }
+}
