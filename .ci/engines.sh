@@ -5,6 +5,8 @@
 #                                           (npm @duckdb/node-bindings-linux-x64, file package/libduckdb.so)
 #   $DEST/lib/libadbc_driver_flightsql.so   ADBC Flight SQL driver (Go, static); entrypoint `AdbcDriverInit`
 #                                           (PyPI adbc-driver-flightsql wheel, adbc_driver_flightsql/libadbc_driver_flightsql.so)
+#   $DEST/lib/libadbc_driver_postgresql.so  ADBC PostgreSQL driver (C++, libpq inside); entrypoint `AdbcDriverInit`
+#                                           (PyPI adbc-driver-postgresql wheel)
 #   $DEST/venv/bin/sail                     Sail (PyPI pysail), a Spark-SQL engine on DataFusion with a Flight SQL
 #                                           server: `sail flight server --ip 127.0.0.1 --port N -C DIR`
 #
@@ -20,7 +22,7 @@ PYTHON="${PYTHON:-python3}"
 DUCKDB_NPM_PKG="@duckdb/node-bindings-linux-x64"
 DUCKDB_NPM_VERSION="1.5.6-r.1"     # DuckDB v1.5.6
 DUCKDB_VERSION="v1.5.6"
-ADBC_FLIGHTSQL_VERSION="1.13.0"    # ADBC release matching the Rust crates adbc_* 0.25
+ADBC_VERSION="1.13.0"              # ADBC release matching the Rust crates adbc_* 0.25
 PYSAIL_VERSION="0.7.2"
 
 case "$(uname -s)-$(uname -m)" in
@@ -75,27 +77,32 @@ else
   [[ "$("$DEST/venv/bin/sail" --version)" == "sail $PYSAIL_VERSION" ]]
 fi
 
-# 3. ADBC Flight SQL driver: the .so inside the wheel (no install; Go-built, needs only libc).
-fsql_stamp="adbc-driver-flightsql==$ADBC_FLIGHTSQL_VERSION"
-if stamp_ok flightsql "$fsql_stamp" && [[ -f "$DEST/lib/libadbc_driver_flightsql.so" ]] \
-  && check_lib "$DEST/lib/libadbc_driver_flightsql.so" AdbcDriverInit; then
-  echo "== flightsql: ADBC $ADBC_FLIGHTSQL_VERSION already in $DEST/lib/libadbc_driver_flightsql.so"
-else
-  echo "== flightsql: pip download $fsql_stamp"
+# 3. ADBC drivers from their wheels: the .so inside each (no install). Flight SQL's is Go-built
+#    and needs only libc; PostgreSQL's carries libpq and needs libstdc++.
+adbc_driver() { # name (flightsql | postgresql)
+  local name="$1" stamp="adbc-driver-$1==$ADBC_VERSION" lib="libadbc_driver_$1.so"
+  if stamp_ok "$name" "$stamp" && [[ -f "$DEST/lib/$lib" ]] && check_lib "$DEST/lib/$lib" AdbcDriverInit; then
+    echo "== $name: ADBC $ADBC_VERSION already in $DEST/lib/$lib"
+    return
+  fi
+  echo "== $name: pip download $stamp"
   "$DEST/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
-    --no-deps --only-binary=:all: --dest "$tmp/whl" "$fsql_stamp"
-  "$DEST/venv/bin/python" - "$tmp/whl" <<'EOF'
+    --no-deps --only-binary=:all: --dest "$tmp/whl-$name" "$stamp"
+  "$DEST/venv/bin/python" - "$tmp/whl-$name" "$name" <<'EOF'
 import glob, sys, zipfile
-(whl,) = glob.glob(sys.argv[1] + "/adbc_driver_flightsql-*.whl")
+(whl,) = glob.glob(f"{sys.argv[1]}/adbc_driver_{sys.argv[2]}-*.whl")
 with zipfile.ZipFile(whl) as z:
-    z.extract("adbc_driver_flightsql/libadbc_driver_flightsql.so", sys.argv[1])
+    z.extract(f"adbc_driver_{sys.argv[2]}/libadbc_driver_{sys.argv[2]}.so", sys.argv[1])
 EOF
-  check_lib "$tmp/whl/adbc_driver_flightsql/libadbc_driver_flightsql.so" AdbcDriverInit
-  mv -f "$tmp/whl/adbc_driver_flightsql/libadbc_driver_flightsql.so" "$DEST/lib/libadbc_driver_flightsql.so"
-  echo "$fsql_stamp" >"$DEST/.stamp-flightsql"
-fi
+  check_lib "$tmp/whl-$name/adbc_driver_$name/$lib" AdbcDriverInit
+  mv -f "$tmp/whl-$name/adbc_driver_$name/$lib" "$DEST/lib/$lib"
+  echo "$stamp" >"$DEST/.stamp-$name"
+}
+adbc_driver flightsql
+adbc_driver postgresql
 
 echo "== engines in $DEST ($(du -sh "$DEST" --exclude=.tmp.* | cut -f1)):"
 echo "   $DEST/lib/libduckdb.so  (DuckDB $DUCKDB_VERSION; entrypoint duckdb_adbc_init; db option path)"
-echo "   $DEST/lib/libadbc_driver_flightsql.so  (ADBC $ADBC_FLIGHTSQL_VERSION; entrypoint AdbcDriverInit; db option uri)"
+echo "   $DEST/lib/libadbc_driver_flightsql.so  (ADBC $ADBC_VERSION; entrypoint AdbcDriverInit; db option uri)"
+echo "   $DEST/lib/libadbc_driver_postgresql.so  (ADBC $ADBC_VERSION; entrypoint AdbcDriverInit; db option uri)"
 echo "   $DEST/venv/bin/sail  ($("$DEST/venv/bin/sail" --version); sail flight server --ip 127.0.0.1 --port N -C DIR)"

@@ -5,7 +5,7 @@ use clap::Args;
 use super::{Failure, pipeline_failure};
 use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::AuditSettings;
-use crate::model::plan::{Plan, WarehouseOverrides, WarehouseSource};
+use crate::model::plan::{MissingFlag, Plan, WarehouseOverrides, WarehouseSource};
 use crate::pipeline::Pipeline;
 use crate::pipeline::sources::Sources;
 
@@ -54,10 +54,10 @@ impl WarehouseArgs {
             .into());
         }
         let planned = plan.and_then(|p| p.warehouse.as_ref());
-        let resolved = overrides.resolve(planned).map_err(|missing| {
+        let resolved = overrides.resolve(planned).map_err(|MissingFlag(flag)| {
             Failure::from(Diagnostic::file(
-                &missing,
-                format!("is needed with the other --warehouse flags (or a [warehouse] table in the plan): {missing} names it"),
+                flag,
+                "is needed with the other --warehouse flags (or a [warehouse] table in the plan)",
             ))
         })?;
         if resolved.is_none() && self.explain_sql {

@@ -38,6 +38,8 @@ mod slurm_windows;
 mod stranger_files;
 mod ui_snapshots;
 mod warehouse;
+mod warehouse_fixture;
+mod warehouse_postgres;
 mod workbench_clusters;
 mod workbench_forecast;
 mod workbench_kill;

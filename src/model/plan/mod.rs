@@ -34,7 +34,7 @@ pub use moving::{
 };
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
-pub use warehouse::{WarehouseOverrides, WarehouseSource};
+pub use warehouse::{MissingFlag, WarehouseOverrides, WarehouseSource};
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 

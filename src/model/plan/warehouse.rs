@@ -110,6 +110,11 @@ fn uri_has_password(uri: &str) -> bool {
         .is_some_and(|(credentials, _)| credentials.contains(':'))
 }
 
+/// A flag the other warehouse flags need, when no `[warehouse]` table gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is needed with the other --warehouse flags")]
+pub struct MissingFlag(pub &'static str);
+
 /// The command line's warehouse flags, each winning over the plan's `[warehouse]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WarehouseOverrides {
@@ -125,13 +130,13 @@ impl WarehouseOverrides {
 
     /// The warehouse to read: these flags over the plan's table; None when neither names one.
     /// Err names what is missing when flags name only part of one.
-    pub fn resolve(&self, planned: Option<&WarehouseSource>) -> Result<Option<WarehouseSource>, String> {
+    pub fn resolve(&self, planned: Option<&WarehouseSource>) -> Result<Option<WarehouseSource>, MissingFlag> {
         let mut source = match (planned, &self.driver, &self.from) {
             (Some(planned), _, _) => planned.clone(),
             (None, Some(driver), Some(from)) => WarehouseSource::at(driver, None, from),
             (None, None, None) if self.uri.is_none() => return Ok(None),
-            (None, None, _) => return Err("--warehouse-driver".to_string()),
-            (None, Some(_), None) => return Err("--warehouse-from".to_string()),
+            (None, None, _) => return Err(MissingFlag("--warehouse-driver")),
+            (None, Some(_), None) => return Err(MissingFlag("--warehouse-from")),
         };
         if let Some(driver) = &self.driver {
             source.driver = driver.clone();
@@ -178,7 +183,7 @@ mod tests {
             (source.driver.as_str(), source.from.as_str()),
             ("duckdb", "read_parquet('x.parquet')")
         );
-        assert_eq!(flags.resolve(None), Err("--warehouse-driver".to_string()));
+        assert_eq!(flags.resolve(None), Err(MissingFlag("--warehouse-driver")));
         assert_eq!(WarehouseOverrides::default().resolve(None), Ok(None));
     }
 }
