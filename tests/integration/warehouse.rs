@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::gpuplan_with;
-use crate::warehouse_fixture::{assert_same_audit, audit_json, differs, engines_with, write_fixture};
+use crate::warehouse_fixture::{
+    assert_same_audit, assert_same_window, audit_json, differs, engines_with, write_fixture,
+};
 
 #[test]
 fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
@@ -43,6 +45,8 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         Some(&engines),
     );
     assert_same_audit(&in_process, &warehouse, "DuckDB");
+    let flags = ["--warehouse-driver", "duckdb", "--warehouse-from", &from];
+    assert_same_window(home.path(), &file, &flags, &engines, "DuckDB");
 
     // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
     let lib = engines.join("lib").display().to_string();
@@ -208,4 +212,13 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         Some(&engines),
     );
     assert_same_audit(&in_process, &warehouse, "Sail over Flight SQL");
+    let flags = [
+        "--warehouse-driver",
+        "flightsql",
+        "--warehouse-uri",
+        &uri,
+        "--warehouse-from",
+        &from,
+    ];
+    assert_same_window(home.path(), &file, &flags, &engines, "Sail over Flight SQL");
 }

@@ -323,3 +323,45 @@ pub fn assert_same_audit(in_process: &Value, warehouse: &Value, engine: &str) {
     }
     assert_eq!(warehouse["inputs"][0]["format"], "warehouse");
 }
+
+/// An audit of two weeks inside the fixture, in process and in an engine (`warehouse_args`):
+/// the engine reads only the rows touching the window (filtered on the raw columns), so what
+/// a job's runs outside it would change (its hours, its stem's repeats) may class a job
+/// otherwise; what ran in the window may not change: the GPU-hours and every cluster's busy
+/// GPUs hour by hour.
+pub fn assert_same_window(home: &Path, file: &str, warehouse_args: &[&str], engines: &Path, engine: &str) {
+    let lib = engines.join("lib").display().to_string();
+    let run = |args: &[&str], env: &[(&str, &str)]| -> Value {
+        let mut all = vec![
+            "audit",
+            "--since",
+            "2026-01-10",
+            "--until",
+            "2026-01-24",
+            "--format",
+            "json",
+        ];
+        all.extend_from_slice(args);
+        let run = gpuplan_with(home, &all, env);
+        assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
+        serde_json::from_str(&run.stdout).expect("the audit's JSON")
+    };
+    let in_process = run(&[file], &[]);
+    let warehouse = run(warehouse_args, &[("GPUPLAN_ADBC_PATH", lib.as_str())]);
+    for key in ["gpu_hours_total", "runs_total", "window"] {
+        if let Some(difference) = differs(&in_process[key], &warehouse[key], key) {
+            panic!("{engine} over a window disagrees with the in-process audit at {difference}");
+        }
+    }
+    let clusters = |report: &Value| -> Vec<Value> {
+        report["clusters"]
+            .as_array()
+            .map(|clusters| clusters.iter().map(|c| c["hourly"]["busy_gpus"].clone()).collect())
+            .unwrap_or_default()
+    };
+    let (ours, theirs) = (Value::Array(clusters(&in_process)), Value::Array(clusters(&warehouse)));
+    if let Some(difference) = differs(&ours, &theirs, "busy_gpus") {
+        panic!("{engine} over a window disagrees with the in-process audit at {difference}");
+    }
+    assert!(in_process["gpu_hours_total"].as_f64().unwrap_or(0.0) > 100.0);
+}

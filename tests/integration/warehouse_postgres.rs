@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::warehouse_fixture::{assert_same_audit, audit_json, engines_with, write_fixture, write_fixture_csv};
+use crate::warehouse_fixture::{
+    assert_same_audit, assert_same_window, audit_json, engines_with, write_fixture, write_fixture_csv,
+};
 
 /// Debian's PostgreSQL server programs (initdb, postgres), the newest version installed.
 fn server_bin() -> Option<PathBuf> {
@@ -209,4 +211,14 @@ fn postgresql_audits_the_fixture_as_the_in_process_audit_does() {
         Some(&engines),
     );
     assert_same_audit(&in_process, &warehouse, "PostgreSQL");
+    let file = parquet.display().to_string();
+    let flags = [
+        "--warehouse-driver",
+        "postgresql",
+        "--warehouse-uri",
+        &uri,
+        "--warehouse-from",
+        "jobs",
+    ];
+    assert_same_window(home.path(), &file, &flags, &engines, "PostgreSQL");
 }

@@ -63,6 +63,15 @@ impl Dialect for BigQuery {
         format!("UNNEST([{}]) AS {column}", values.join(", "))
     }
 
+    fn timestamp_literal(&self, ms: i64, zoned: bool) -> String {
+        let text = super::utc_text(ms);
+        if zoned {
+            format!("TIMESTAMP '{text}+00'")
+        } else {
+            format!("DATETIME '{text}'")
+        }
+    }
+
     fn session_setup(&self) -> Vec<String> {
         // TIMESTAMP is UTC in BigQuery; DATETIME carries no zone. Nothing to set.
         Vec::new()

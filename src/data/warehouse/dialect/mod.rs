@@ -89,6 +89,13 @@ pub enum StoredAs {
     Other,
 }
 
+/// An instant as `YYYY-MM-DD HH:MM:SS.fff`, UTC.
+pub fn utc_text(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S%.3f").to_string())
+        .unwrap_or_else(|| "1970-01-01 00:00:00.000".to_string())
+}
+
 /// One engine's SQL. Every method returns SQL text; arguments are SQL expressions unless named
 /// `text` (a string to write as a literal) or `name` (an identifier to quote).
 pub trait Dialect: Sync {
@@ -138,6 +145,17 @@ pub trait Dialect: Sync {
 
     /// Text as a timestamp (ISO 8601, with or without an offset), NULL where it does not read.
     fn try_text_epoch_ms(&self, expr: &str) -> String;
+
+    /// An instant as a literal of the column's own type (`zoned`: a timestamp with a zone), so
+    /// that a filter on the raw column reaches the engine's partition pruning.
+    fn timestamp_literal(&self, ms: i64, zoned: bool) -> String {
+        let text = utc_text(ms);
+        if zoned {
+            format!("CAST('{text}+00:00' AS TIMESTAMPTZ)")
+        } else {
+            format!("CAST('{text}' AS TIMESTAMP)")
+        }
+    }
 
     /// Whether `text` occurs in `haystack`.
     fn contains(&self, haystack: &str, text: &str) -> String {

@@ -40,6 +40,15 @@ impl Dialect for Snowflake {
         format!("({expr} NOT IN ('inf'::FLOAT, '-inf'::FLOAT, 'NaN'::FLOAT))")
     }
 
+    fn timestamp_literal(&self, ms: i64, zoned: bool) -> String {
+        let text = super::utc_text(ms);
+        if zoned {
+            format!("CAST('{text} +0000' AS TIMESTAMP_TZ)")
+        } else {
+            format!("CAST('{text}' AS TIMESTAMP_NTZ)")
+        }
+    }
+
     fn session_setup(&self) -> Vec<String> {
         vec!["ALTER SESSION SET TIMEZONE = 'UTC'".to_string()]
     }

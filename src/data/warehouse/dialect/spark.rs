@@ -59,6 +59,11 @@ impl Dialect for Spark {
         format!("NOT (ISNAN({expr}) OR ABS({expr}) = DOUBLE('Infinity'))")
     }
 
+    /// The session is UTC: one literal serves timestamps with and without a zone.
+    fn timestamp_literal(&self, ms: i64, _zoned: bool) -> String {
+        format!("TIMESTAMP '{}'", super::utc_text(ms))
+    }
+
     fn session_setup(&self) -> Vec<String> {
         vec!["SET spark.sql.session.timeZone = UTC".to_string()]
     }
@@ -114,6 +119,10 @@ impl Dialect for Sail {
 
     fn is_finite(&self, expr: &str) -> String {
         Spark.is_finite(expr)
+    }
+
+    fn timestamp_literal(&self, ms: i64, zoned: bool) -> String {
+        Spark.timestamp_literal(ms, zoned)
     }
 
     fn session_setup(&self) -> Vec<String> {

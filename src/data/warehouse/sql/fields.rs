@@ -46,6 +46,47 @@ pub struct SourceFields {
     pub end_present: String,
     pub util_present: String,
     pub empty_end: EmptyEnd,
+    /// The raw start and end columns, for a filter the engine can prune partitions with.
+    pub start_raw: Option<RawTime>,
+    pub end_raw: Option<RawTime>,
+}
+
+/// A time column as stored, to compare with an instant without converting each row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawTime {
+    Timestamp {
+        quoted: String,
+        zoned: bool,
+    },
+    /// Numbers: milliseconds = value × `millis_per_unit` + `origin_ms`.
+    Epoch {
+        quoted: String,
+        millis_per_unit: f64,
+        origin_ms: i64,
+    },
+}
+
+impl RawTime {
+    /// `column <op> instant` in the column's own terms (`op` is `<=` or `>=`).
+    pub fn compare(&self, dialect: &dyn Dialect, op: &str, ms: i64) -> String {
+        match self {
+            RawTime::Timestamp { quoted, zoned } => format!("{quoted} {op} {}", dialect.timestamp_literal(ms, *zoned)),
+            RawTime::Epoch {
+                quoted,
+                millis_per_unit,
+                origin_ms,
+            } => {
+                // Widened by a unit, so no run a rounding would move across the bound is lost.
+                let value = (ms - origin_ms) as f64 / millis_per_unit;
+                let bound = if op == "<=" {
+                    value.ceil() + 1.0
+                } else {
+                    value.floor() - 1.0
+                };
+                format!("{quoted} {op} {bound}")
+            }
+        }
+    }
 }
 
 /// Epoch numbers above this are milliseconds (year 5138 in seconds), as for files.
@@ -203,6 +244,36 @@ impl FieldBuilder<'_> {
         })
     }
 
+    /// The column of a time field as stored, when a filter can compare it raw.
+    fn raw_time(&self, field: &str, probe: &Probe) -> Option<RawTime> {
+        let column = self.column(field)?;
+        let quoted = self.quoted(column);
+        let units = &self.mapping.units;
+        let epoch = |millis_per_unit: f64, origin_ms: i64| RawTime::Epoch {
+            quoted: quoted.clone(),
+            millis_per_unit,
+            origin_ms,
+        };
+        match (column.stored, &units.time) {
+            (StoredAs::Timestamp { zoned }, _)
+                if zoned || units.time_zone.as_deref().is_none_or(|z| z.eq_ignore_ascii_case("utc")) =>
+            {
+                Some(RawTime::Timestamp { quoted, zoned })
+            }
+            (StoredAs::Number, TimeFormat::EpochS) => Some(epoch(1e3, 0)),
+            (StoredAs::Number, TimeFormat::EpochMs) => Some(epoch(1.0, 0)),
+            (StoredAs::Number, TimeFormat::Auto) => {
+                let largest = probe
+                    .max_epoch
+                    .iter()
+                    .find(|(name, _)| name == &column.name)
+                    .map_or(0.0, |(_, v)| *v);
+                Some(epoch(if largest > EPOCH_MS_ABOVE { 1.0 } else { 1e3 }, 0))
+            }
+            _ => None,
+        }
+    }
+
     /// Every canonical field; `probe` decides units left to the values.
     pub fn fields(&self, probe: &Probe) -> Result<SourceFields, WarehouseError> {
         let d = self.dialect;
@@ -281,6 +352,8 @@ impl FieldBuilder<'_> {
             end_present: self.present("end"),
             util_present: self.present("gpu_util"),
             empty_end: units.empty_end,
+            start_raw: self.raw_time("start", probe),
+            end_raw: self.raw_time("end", probe),
         })
     }
 

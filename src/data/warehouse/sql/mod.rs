@@ -88,14 +88,46 @@ impl AuditSql<'_> {
         self.d().cast(expr, self.d().text_type())
     }
 
-    /// `source` (the canonical fields) and `checked` (with each row's reason to be set aside).
-    fn checked_ctes(&self) -> String {
+    /// The filter on the raw start and end columns that keeps the rows touching `window` (and
+    /// rows with no start: jobs that never started), written on the columns as stored so that
+    /// an engine prunes the partitions outside it; "" when neither column can be compared raw.
+    fn pushdown(&self, window: &Window) -> String {
+        let d = self.d();
+        let mut kept = Vec::new();
+        if let Some(start) = &self.fields.start_raw {
+            let quoted = match start {
+                fields::RawTime::Timestamp { quoted, .. } | fields::RawTime::Epoch { quoted, .. } => quoted,
+            };
+            kept.push(format!(
+                "({quoted} IS NULL OR {})",
+                start.compare(d, "<=", window.end_ms)
+            ));
+        }
+        if let Some(end) = &self.fields.end_raw {
+            let quoted = match end {
+                fields::RawTime::Timestamp { quoted, .. } | fields::RawTime::Epoch { quoted, .. } => quoted,
+            };
+            kept.push(format!(
+                "({quoted} IS NULL OR {})",
+                end.compare(d, ">=", window.start_ms)
+            ));
+        }
+        if kept.is_empty() {
+            String::new()
+        } else {
+            format!("\n  WHERE {}", kept.join("\n    AND "))
+        }
+    }
+
+    /// `source` (the canonical fields) and `checked` (with each row's reason to be set aside);
+    /// with `window`, only the rows its pushdown keeps.
+    fn checked_ctes(&self, window: Option<&Window>) -> String {
         let f = self.fields;
         let d = self.d();
         let has_submit = f.submit_ms.is_some();
         let submit = f.submit_ms.clone().unwrap_or_else(|| self.big("NULL"));
         let source = format!(
-            "source AS (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present\n  FROM {}\n)",
+            "source AS (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present\n  FROM {}{}\n)",
             f.job_id,
             f.cluster,
             f.name,
@@ -115,7 +147,8 @@ impl AuditSql<'_> {
             f.start_present,
             f.end_present,
             f.util_present,
-            self.from
+            self.from,
+            window.map(|w| self.pushdown(w)).unwrap_or_default()
         );
         // A submit time after the start is not believed.
         let submit_ms = "CASE WHEN start_ms IS NULL OR submit_raw_ms <= start_ms THEN submit_raw_ms END";
@@ -151,7 +184,7 @@ impl AuditSql<'_> {
     pub fn span_query(&self) -> String {
         format!(
             "WITH {}\nSELECT MIN(start_ms) AS min_start_ms, MAX(end_ms) AS max_end_ms, MAX(start_ms) AS max_start_ms, COUNT(*) AS runs\nFROM checked\nWHERE reason IS NULL",
-            self.checked_ctes()
+            self.checked_ctes(None)
         )
     }
 
@@ -361,7 +394,7 @@ pending_classed AS (
   SELECT pending_matched.*, {decision}
   FROM pending_matched
 )",
-            checked = self.checked_ctes(),
+            checked = self.checked_ctes(at.filter_rows.then_some(window)),
             run_hours = d.cast("SUM(run_ms)", d.double_type()) + " / 3600000",
             run_ms = self.double("run_ms"),
             span_ms = self.double("to_ms - from_ms"),
