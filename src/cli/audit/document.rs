@@ -291,11 +291,13 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         }
         let mut samples = Table::new(&[("where", Align::Left), ("reason", Align::Left), ("row", Align::Left)]);
         for s in &r.rejected_samples {
-            samples.row(vec![
-                format!("{}:{}", s.file, s.line),
-                s.reason.label().into(),
-                s.detail.clone(),
-            ]);
+            // A row of a database has no line: 0 (the detail names its job).
+            let place = if s.line == 0 {
+                s.file.clone()
+            } else {
+                format!("{}:{}", s.file, s.line)
+            };
+            samples.row(vec![place, s.reason.label().into(), s.detail.clone()]);
         }
         sections.push(Section {
             title: format!("Rejected rows ({})", thousands(r.rows_rejected_total as f64)),

@@ -18,7 +18,7 @@ use crate::data::audit::classify::vocabulary::GPU_TYPES;
 use crate::data::audit::classify::{no_rule_index, rule_name};
 use crate::data::audit::replay_jobs::{FleetJobs, JobSums, in_submit_order, replay_job};
 use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator};
-use crate::data::readers::reject::{Quarantine, RejectReason};
+use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -178,11 +178,25 @@ fn cluster_of<'a>(
     &mut clusters[index]
 }
 
+/// What a row set aside held, as written: its job and the values read from it.
+fn sample_detail(rows: &Rows, row: usize) -> Result<String, WarehouseError> {
+    let shown = |value: Option<String>| value.map_or_else(|| "empty".to_string(), |v| format!("{v:?}"));
+    Ok(format!(
+        "job {}: start {}, end {}, gpus {}, util {}",
+        shown(rows.text("t0", row)?),
+        shown(rows.text("t1", row)?),
+        shown(rows.text("t2", row)?),
+        shown(rows.text("t3", row)?),
+        shown(rows.text("t4", row)?),
+    ))
+}
+
 /// The totals' long table as the audit's totals over `window`.
 pub fn totals(
     batches: &[RecordBatch],
     window: Window,
     rules: &ClassificationRules,
+    origin: &str,
 ) -> Result<AuditTotals, WarehouseError> {
     let steps = window.resolution.steps(window.end_ms - window.start_ms);
     let rule_count = no_rule_index(rules) as usize + 1;
@@ -195,6 +209,7 @@ pub fn totals(
     let mut top_jobs = Vec::new();
     let mut pending: BTreeMap<String, PendingDemand> = BTreeMap::new();
     let mut quarantine = Quarantine::default();
+    let mut samples = Vec::new();
     for batch in batches {
         let rows = Rows { part: "totals", batch };
         for row in 0..batch.num_rows() {
@@ -290,6 +305,16 @@ pub fn totals(
                         quarantine.add_many(reason, n1 as u64, Vec::new());
                     }
                 }
+                parts::REJECT_SAMPLE => {
+                    if let Some(reason) = k1.and_then(reason_of) {
+                        samples.push(RejectedRow {
+                            file: origin.to_string(),
+                            line: 0,
+                            reason,
+                            detail: sample_detail(&rows, row)?,
+                        });
+                    }
+                }
                 _ => {
                     return Err(WarehouseError::Answer {
                         part: "totals",
@@ -298,6 +323,13 @@ pub fn totals(
                     });
                 }
             }
+        }
+    }
+    // Counted first (the parts come in any order), then each reason's samples in job order.
+    samples.sort_by(|a, b| (a.reason, &a.detail).cmp(&(b.reason, &b.detail)));
+    for sample in samples {
+        if quarantine.samples.iter().filter(|s| s.reason == sample.reason).count() < SAMPLES_PER_REASON {
+            quarantine.samples.push(sample);
         }
     }
     top_jobs.sort_by(|a, b| {

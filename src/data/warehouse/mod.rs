@@ -213,7 +213,8 @@ pub fn audit(
         step: "totals",
         sql: totals_sql,
     });
-    let totals = answers::totals(&batches, window, rules)?;
+    let origin = format!("{} {}", source.driver, source.from);
+    let totals = answers::totals(&batches, window, rules, &origin)?;
     Ok(WarehouseAudit {
         report: Some(assemble(totals, rules, settings)),
         queries,

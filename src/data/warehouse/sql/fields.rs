@@ -46,6 +46,8 @@ pub struct SourceFields {
     pub end_present: String,
     pub util_present: String,
     pub empty_end: EmptyEnd,
+    /// The start, end, GPU and utilization values as written (text), shown beside a row set aside.
+    pub raw_texts: [String; 4],
     /// The raw start and end columns, for a filter the engine can prune partitions with.
     pub start_raw: Option<RawTime>,
     pub end_raw: Option<RawTime>,
@@ -352,6 +354,12 @@ impl FieldBuilder<'_> {
             end_present: self.present("end"),
             util_present: self.present("gpu_util"),
             empty_end: units.empty_end,
+            raw_texts: [
+                self.text("start"),
+                self.text("end"),
+                self.text("gpus"),
+                self.text("gpu_util"),
+            ],
             start_raw: self.raw_time("start", probe),
             end_raw: self.raw_time("end", probe),
         })

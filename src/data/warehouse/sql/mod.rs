@@ -44,7 +44,11 @@ pub mod parts {
     pub const CHANGES: &str = "changes";
     pub const PENDING: &str = "pending";
     pub const REJECT: &str = "reject";
+    pub const REJECT_SAMPLE: &str = "reject_sample";
 }
+
+/// Rows set aside shown per reason, as a file's first few are.
+const REJECT_SAMPLES: usize = crate::data::readers::reject::SAMPLES_PER_REASON;
 
 /// The code a row that is no reject but a job that never started gets in `reason`.
 const PENDING_REASON: u32 = 99;
@@ -127,7 +131,7 @@ impl AuditSql<'_> {
         let has_submit = f.submit_ms.is_some();
         let submit = f.submit_ms.clone().unwrap_or_else(|| self.big("NULL"));
         let source = format!(
-            "source AS (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present\n  FROM {}{}\n)",
+            "source AS (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present,\n    {} AS raw_start,\n    {} AS raw_end,\n    {} AS raw_gpus,\n    {} AS raw_util\n  FROM {}{}\n)",
             f.job_id,
             f.cluster,
             f.name,
@@ -147,6 +151,10 @@ impl AuditSql<'_> {
             f.start_present,
             f.end_present,
             f.util_present,
+            f.raw_texts[0],
+            f.raw_texts[1],
+            f.raw_texts[2],
+            f.raw_texts[3],
             self.from,
             window.map(|w| self.pushdown(w)).unwrap_or_default()
         );
@@ -176,7 +184,7 @@ impl AuditSql<'_> {
             code(RejectReason::EndBeforeStart),
         );
         format!(
-            "{source},\nchecked AS (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, util, time_limit_hours,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)"
+            "{source},\nchecked AS (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, util, time_limit_hours, raw_start, raw_end, raw_gpus, raw_util,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)"
         )
     }
 
@@ -544,6 +552,20 @@ pending_classed AS (
                 parts::REJECT,
                 &[("k1", s("reason")), ("n1", s("COUNT(*)"))],
                 &format!("FROM checked WHERE reason IS NOT NULL AND reason <> {PENDING_REASON} GROUP BY reason"),
+            ),
+            branch(
+                parts::REJECT_SAMPLE,
+                &[
+                    ("k1", s("reason")),
+                    ("t0", s("job_id")),
+                    ("t1", s("raw_start")),
+                    ("t2", s("raw_end")),
+                    ("t3", s("raw_gpus")),
+                    ("t4", s("raw_util")),
+                ],
+                &format!(
+                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM checked\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
+                ),
             ),
         ];
         format!("{ctes}\n{}", branches.join("\nUNION ALL\n"))
