@@ -222,3 +222,31 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
     ];
     assert_same_window(home.path(), &file, &flags, &engines, "Sail over Flight SQL");
 }
+
+#[test]
+fn the_workbench_audits_a_plan_s_warehouse() {
+    let Some(engines) = engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let fixture = home.path().join("jobs.parquet");
+    write_fixture(&fixture);
+    let plan = home.path().join("plan.toml");
+    let tail = format!(
+        "\n[warehouse]\ndriver = \"{}\"\nfrom = \"read_parquet('{}')\"\n",
+        engines.join("lib/libduckdb.so").display(),
+        fixture.display()
+    );
+    let tail = tail.replace(
+        "[warehouse]\n",
+        "[warehouse]\ndialect = \"duckdb\"\nentrypoint = \"duckdb_adbc_init\"\n",
+    );
+    std::fs::write(&plan, crate::common::default_plan_text() + &tail).expect("plan");
+    let mut screen = crate::common::pty::Workbench::start(&["--plan".as_ref(), plan.as_os_str()], home.path(), 200, 60);
+    // The fixture's clusters, audited in DuckDB, reach the Workloads pane.
+    screen.wait_for("the warehouse's clusters", Duration::from_secs(60), |s| {
+        s.contains("stranded spend") && s.contains("alpha") && s.contains("beta")
+    });
+    screen.press(b"q");
+    screen.wait_exit(Duration::from_secs(30));
+}
