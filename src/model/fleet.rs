@@ -24,6 +24,21 @@ pub enum RejectReason {
 }
 
 impl RejectReason {
+    /// Every reason, in the order of their codes (`reason as u32`).
+    pub const ALL: [RejectReason; 6] = [
+        RejectReason::MissingJobId,
+        RejectReason::UnparseableTime,
+        RejectReason::UnparseableNumber,
+        RejectReason::NegativeGpus,
+        RejectReason::EndBeforeStart,
+        RejectReason::MalformedRow,
+    ];
+
+    /// The reason whose code (`reason as u32`) a query carried.
+    pub fn from_code(code: u32) -> Option<RejectReason> {
+        RejectReason::ALL.into_iter().find(|r| *r as u32 == code)
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             RejectReason::MissingJobId => "missing job id",

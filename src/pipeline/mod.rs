@@ -119,6 +119,16 @@ fn file_stamps(sources: &Sources) -> Vec<Option<(u64, std::time::SystemTime)>> {
         .collect()
 }
 
+/// The sources' column mapping, read from its file when they name one.
+fn read_mapping_of(sources: &Sources) -> Result<Option<crate::data::readers::mapping::Mapping>, PipelineError> {
+    sources
+        .mapping
+        .as_deref()
+        .map(crate::config::mapping_file::read_mapping)
+        .transpose()
+        .map_err(PipelineError::Mapping)
+}
+
 struct ReadStep {
     key: ReadKey,
     id: u64,
@@ -297,12 +307,7 @@ impl Pipeline {
     ) -> Result<ReadStep, PipelineError> {
         let rules = self.rules()?.clone();
         let sources = &key.sources;
-        let mapping = sources
-            .mapping
-            .as_deref()
-            .map(crate::config::mapping_file::read_mapping)
-            .transpose()
-            .map_err(PipelineError::Mapping)?;
+        let mapping = read_mapping_of(sources)?;
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
         let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
@@ -466,12 +471,7 @@ impl Pipeline {
         let Some(warehouse) = &sources.warehouse else {
             return Ok(Vec::new());
         };
-        let mapping = sources
-            .mapping
-            .as_deref()
-            .map(crate::config::mapping_file::read_mapping)
-            .transpose()
-            .map_err(PipelineError::Mapping)?;
+        let mapping = read_mapping_of(sources)?;
         let origin = crate::data::audit::fleet_source::warehouse_origin(warehouse);
         crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true)
             .map(|audited| audited.queries)

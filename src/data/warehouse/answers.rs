@@ -152,16 +152,7 @@ fn class_of(code: Option<i64>) -> WorkloadClass {
 }
 
 fn reason_of(code: i64) -> Option<RejectReason> {
-    [
-        RejectReason::MissingJobId,
-        RejectReason::UnparseableTime,
-        RejectReason::UnparseableNumber,
-        RejectReason::NegativeGpus,
-        RejectReason::EndBeforeStart,
-        RejectReason::MalformedRow,
-    ]
-    .into_iter()
-    .find(|r| *r as i64 == code)
+    u32::try_from(code).ok().and_then(RejectReason::from_code)
 }
 
 /// The accumulator of the cluster `name`, made on first sight.

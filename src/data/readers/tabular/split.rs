@@ -18,19 +18,6 @@ fn reason_code(reason: RejectReason) -> Expr {
     lit(reason as u32)
 }
 
-fn reason_from_code(code: u32) -> Option<RejectReason> {
-    [
-        RejectReason::MissingJobId,
-        RejectReason::UnparseableTime,
-        RejectReason::UnparseableNumber,
-        RejectReason::NegativeGpus,
-        RejectReason::EndBeforeStart,
-        RejectReason::MalformedRow,
-    ]
-    .into_iter()
-    .find(|r| *r as u32 == code)
-}
-
 /// The first matching reason a row cannot be used, `PENDING_CODE` for a job that never
 /// started, or null. With `has_submit`, a row whose start is empty (not unreadable) and whose
 /// submit time reads is a job that never started; its empty end is no problem.
@@ -191,7 +178,9 @@ pub(super) fn quarantine_of(rejected: &DataFrame, path: &Path, format: LogFormat
         let (Some(code), Some(line)) = (code, line) else {
             continue;
         };
-        let Some(reason) = reason_from_code(code) else { continue };
+        let Some(reason) = RejectReason::from_code(code) else {
+            continue;
+        };
         let entry = counts.entry(reason).or_default();
         entry.0 += 1;
         if entry.1.len() < SAMPLES_PER_REASON {

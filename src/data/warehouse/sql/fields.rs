@@ -94,6 +94,17 @@ impl RawTime {
 /// Epoch numbers above this are milliseconds (year 5138 in seconds), as for files.
 const EPOCH_MS_ABOVE: f64 = 1e11;
 
+/// Milliseconds per unit of epoch numbers whose unit is left to their size: milliseconds when
+/// the probe saw one past `EPOCH_MS_ABOVE`, else seconds.
+fn auto_millis_per_unit(column: &SourceColumn, probe: &Probe) -> f64 {
+    let largest = probe
+        .max_epoch
+        .iter()
+        .find(|(name, _)| name == &column.name)
+        .map_or(0.0, |(_, v)| *v);
+    if largest > EPOCH_MS_ABOVE { 1.0 } else { 1e3 }
+}
+
 pub struct FieldBuilder<'a> {
     pub dialect: &'a dyn Dialect,
     pub mapping: &'a Mapping,
@@ -217,14 +228,7 @@ impl FieldBuilder<'_> {
                     })?;
                 epoch(1e3, origin_ms)
             }
-            (StoredAs::Number, TimeFormat::Auto) => {
-                let largest = probe
-                    .max_epoch
-                    .iter()
-                    .find(|(name, _)| name == &column.name)
-                    .map_or(0.0, |(_, v)| *v);
-                epoch(if largest > EPOCH_MS_ABOVE { 1.0 } else { 1e3 }, 0)
-            }
+            (StoredAs::Number, TimeFormat::Auto) => epoch(auto_millis_per_unit(column, probe), 0),
             (StoredAs::Text, TimeFormat::Auto) => {
                 if zone.is_some() {
                     return Err(unsupported(
@@ -264,14 +268,7 @@ impl FieldBuilder<'_> {
             }
             (StoredAs::Number, TimeFormat::EpochS) => Some(epoch(1e3, 0)),
             (StoredAs::Number, TimeFormat::EpochMs) => Some(epoch(1.0, 0)),
-            (StoredAs::Number, TimeFormat::Auto) => {
-                let largest = probe
-                    .max_epoch
-                    .iter()
-                    .find(|(name, _)| name == &column.name)
-                    .map_or(0.0, |(_, v)| *v);
-                Some(epoch(if largest > EPOCH_MS_ABOVE { 1.0 } else { 1e3 }, 0))
-            }
+            (StoredAs::Number, TimeFormat::Auto) => Some(epoch(auto_millis_per_unit(column, probe), 0)),
             _ => None,
         }
     }
