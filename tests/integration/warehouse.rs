@@ -250,3 +250,54 @@ fn the_workbench_audits_a_plan_s_warehouse() {
     screen.press(b"q");
     screen.wait_exit(Duration::from_secs(30));
 }
+
+/// Engines that cannot run here (BigQuery, Snowflake, Databricks, a site's own Trino behind
+/// Flight SQL) are tested live where credentials are given: `GPUPLAN_LIVE_WAREHOUSE_DRIVER`,
+/// `GPUPLAN_LIVE_WAREHOUSE_FROM`, and `GPUPLAN_LIVE_WAREHOUSE_URI` or `GPUPLAN_LIVE_WAREHOUSE_URI_ENV`
+/// (the name of the variable holding a URI with a password), `GPUPLAN_LIVE_WAREHOUSE_DIALECT`
+/// where the driver's is not the engine's. With the fixture loaded there (`write_fixture_csv`
+/// writes it as CSV), `GPUPLAN_LIVE_WAREHOUSE_FIXTURE=1` compares the whole audit with the file's.
+#[test]
+fn a_live_warehouse_named_by_the_environment_audits() {
+    let var = |name: &str| std::env::var(format!("GPUPLAN_LIVE_WAREHOUSE_{name}")).ok();
+    let (Some(driver), Some(from)) = (var("DRIVER"), var("FROM")) else {
+        eprintln!("no GPUPLAN_LIVE_WAREHOUSE_DRIVER and _FROM: the live warehouse test is skipped");
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut tail = format!("\n[warehouse]\ndriver = {driver:?}\nfrom = {from:?}\n");
+    for (key, value) in [
+        ("uri", var("URI")),
+        ("uri_env", var("URI_ENV")),
+        ("dialect", var("DIALECT")),
+    ] {
+        if let Some(value) = value {
+            tail.push_str(&format!("{key} = {value:?}\n"));
+        }
+    }
+    let plan = home.path().join("plan.toml");
+    std::fs::write(&plan, crate::common::default_plan_text() + &tail).expect("plan");
+    let plan = plan.display().to_string();
+    let run = crate::common::gpuplan_with(
+        home.path(),
+        &["audit", "--plan", &plan, "--all-time", "--format", "json"],
+        &[],
+    );
+    assert_eq!(run.code, 0, "the live warehouse's audit failed: {}", run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).expect("the audit's JSON");
+    let classes: f64 = ["training", "inference", "burst"]
+        .iter()
+        .map(|c| report["classes"][c]["gpu_hours"].as_f64().unwrap_or(0.0))
+        .sum();
+    let total = report["gpu_hours_total"].as_f64().unwrap_or(0.0);
+    assert!(
+        total > 0.0 && (classes - total).abs() <= 1e-6 * total,
+        "{classes} against {total}"
+    );
+    if var("FIXTURE").is_some() {
+        let fixture = home.path().join("jobs.parquet");
+        write_fixture(&fixture);
+        let in_process = audit_json(home.path(), &[&fixture.display().to_string()], None);
+        assert_same_audit(&in_process, &report, &driver);
+    }
+}
