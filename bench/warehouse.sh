@@ -123,7 +123,7 @@ timed() {
       echo "  $label: still running after $timeout_s s, stopped (WAREHOUSE_TIMEOUT); peak RSS $((kib / 1024)) MiB"
     else
       echo "  $label: exit status $status after $seconds s:"
-      grep -v '^Command exited' "$work/stderr" | tail -n 5 | sed 's/^/    /'
+      grep -v '^Command exited' "$work/stderr" | grep -v '^ *$' | head -n 12 | sed 's/^/    /'
     fi
   fi
   return "$status"
@@ -250,7 +250,7 @@ if [ "$what" != small ]; then
   results="$work/big.txt"
   : > "$results"
   echo "== (b) ${#files[@]} files of $dir: $((bytes / 1000000)) MB of Parquet; DuckDB capped at $memory_limit; $(df -h "$data" | awk 'NR == 2 {print $4}') free in $data"
-  out="$data/warehouse-$rows-audit.json"
+  out="$data/warehouse-$rows${WAREHOUSE_FILES:+-files$WAREHOUSE_FILES}-audit.json"
   if timed big "$out" -- "$gpuplan" audit --plan "$work/big.toml" --all-time --format json; then
     read -r _ seconds kib _ spill < "$results"
     echo "  wall $seconds s, peak RSS $((kib / 1024)) MiB, largest spill $spill MiB"
