@@ -20,8 +20,8 @@ DEST="${1:-$HOME/.cache/gpuplan/engines}"
 PYTHON="${PYTHON:-python3}"
 
 DUCKDB_NPM_PKG="@duckdb/node-bindings-linux-x64"
-DUCKDB_NPM_VERSION="1.5.6-r.1"     # DuckDB v1.5.6
-DUCKDB_VERSION="v1.5.6"
+DUCKDB_NPM_VERSION="1.4.5-r.1"     # DuckDB v1.4.5 (LTS; 1.5.x stalls on the audit at millions of rows)
+DUCKDB_VERSION="v1.4.5"
 ADBC_VERSION="1.13.0"              # ADBC release matching the Rust crates adbc_* 0.25
 PYSAIL_VERSION="0.7.2"
 

@@ -48,6 +48,7 @@ runs="${BENCH_RUNS:-3}"
 python="${BENCH_PYTHON:-$HOME/.cache/gpuplan/bench-venv/bin/python}"
 rows="${WAREHOUSE_ROWS:-300000000}"
 memory_limit="${WAREHOUSE_MEMORY_LIMIT:-600MB}"
+big_passes="${WAREHOUSE_PASSES:-60}"
 timeout_s="${WAREHOUSE_TIMEOUT:-1800}"
 temp="${WAREHOUSE_TEMP:-$data/warehouse-spill}"
 threads=$(nproc)
@@ -84,7 +85,7 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/gpuplan-warehouse.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 "$gpuplan" plan new > "$work/plan.toml"
 
-capped_plan() { # FROM OUT: the plan with a [warehouse] table capped at memory_limit
+capped_plan() { # FROM OUT [PASSES]: the plan with a [warehouse] table capped at memory_limit
   cp "$work/plan.toml" "$2"
   cat >> "$2" <<EOF
 
@@ -92,6 +93,7 @@ capped_plan() { # FROM OUT: the plan with a [warehouse] table capped at memory_l
 driver = "duckdb"
 uri = ":memory:"
 from = "$1"
+passes = ${3:-1}
 
 [warehouse.options]
 memory_limit = "$memory_limit"
@@ -246,10 +248,10 @@ if [ "$what" != small ]; then
   list=$(printf "'%s', " "${files[@]}")
   from="read_parquet([${list%, }])"
   bytes=$(cat "${files[@]}" | wc -c)
-  capped_plan "$from" "$work/big.toml"
+  capped_plan "$from" "$work/big.toml" "$big_passes"
   results="$work/big.txt"
   : > "$results"
-  echo "== (b) ${#files[@]} files of $dir: $((bytes / 1000000)) MB of Parquet; DuckDB capped at $memory_limit; $(df -h "$data" | awk 'NR == 2 {print $4}') free in $data"
+  echo "== (b) ${#files[@]} files of $dir: $((bytes / 1000000)) MB of Parquet; DuckDB capped at $memory_limit, $big_passes passes; $(df -h "$data" | awk 'NR == 2 {print $4}') free in $data"
   out="$data/warehouse-$rows${WAREHOUSE_FILES:+-files$WAREHOUSE_FILES}-audit.json"
   if timed big "$out" -- "$gpuplan" audit --plan "$work/big.toml" --all-time --format json; then
     read -r _ seconds kib _ spill < "$results"

@@ -23,6 +23,10 @@ pub struct WarehouseArgs {
     /// ("read_parquet('jobs/*.parquet')").
     #[arg(long, value_name = "TABLE")]
     pub warehouse_from: Option<String>,
+    /// Split the audit into N passes, each over a share of the jobs, so that DuckDB on one
+    /// machine never holds every job at once (DuckDB and PostgreSQL; see docs/warehouse.md).
+    #[arg(long, value_name = "N")]
+    pub warehouse_passes: Option<u32>,
     /// Print the SQL the audit sends to the warehouse, and run only what the window needs (the
     /// column read, the probe of units, the span).
     #[arg(long)]
@@ -35,6 +39,7 @@ impl WarehouseArgs {
             driver: self.warehouse_driver.clone(),
             uri: self.warehouse_uri.clone(),
             from: self.warehouse_from.clone(),
+            passes: self.warehouse_passes,
         }
     }
 

@@ -45,6 +45,21 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         Some(&engines),
     );
     assert_same_audit(&in_process, &warehouse, "DuckDB");
+    // Split into passes over shares of the jobs (stems kept in a temporary table between them),
+    // the audit is the same: the jobs that never started and the rows set aside counted once.
+    let passes = audit_json(
+        home.path(),
+        &[
+            "--warehouse-driver",
+            "duckdb",
+            "--warehouse-from",
+            &from,
+            "--warehouse-passes",
+            "3",
+        ],
+        Some(&engines),
+    );
+    assert_same_audit(&in_process, &passes, "DuckDB in 3 passes");
     let flags = ["--warehouse-driver", "duckdb", "--warehouse-from", &from];
     assert_same_window(home.path(), &file, &flags, &engines, "DuckDB");
 
@@ -81,6 +96,14 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         assert!(run.stdout.contains(step), "no {step} in {}", run.stdout);
     }
     assert!(run.stdout.contains(&format!("FROM {from}")));
+    // In passes: each pass's stems into a temporary table, then each pass's totals.
+    explain.extend_from_slice(&["--warehouse-passes", "2"]);
+    let run = gpuplan_with(home.path(), &explain, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("-- stems").count(), 2, "{}", run.stdout);
+    assert_eq!(run.stdout.matches("-- totals").count(), 2, "{}", run.stdout);
+    assert!(run.stdout.contains("CREATE TEMPORARY TABLE \"gpuplan_stem_parts\""));
+    assert!(run.stdout.contains("(HASH(job_id) % 2) = 1"));
 }
 
 #[test]
@@ -221,6 +244,18 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         &from,
     ];
     assert_same_window(home.path(), &file, &flags, &engines, "Sail over Flight SQL");
+
+    // Sail has no temporary tables to keep stems between passes: asked for passes, it says so.
+    let lib = engines.join("lib").display().to_string();
+    let mut split = vec!["audit", "--all-time", "--warehouse-passes", "2"];
+    split.extend_from_slice(&flags);
+    let run = gpuplan_with(home.path(), &split, &[("GPUPLAN_ADBC_PATH", lib.as_str())]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("cannot split an audit into passes"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

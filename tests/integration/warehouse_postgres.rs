@@ -211,6 +211,21 @@ fn postgresql_audits_the_fixture_as_the_in_process_audit_does() {
         Some(&engines),
     );
     assert_same_audit(&in_process, &warehouse, "PostgreSQL");
+    let passes = audit_json(
+        home.path(),
+        &[
+            "--warehouse-driver",
+            "postgresql",
+            "--warehouse-uri",
+            &uri,
+            "--warehouse-from",
+            "jobs",
+            "--warehouse-passes",
+            "4",
+        ],
+        Some(&engines),
+    );
+    assert_same_audit(&in_process, &passes, "PostgreSQL in 4 passes");
     let file = parquet.display().to_string();
     let flags = [
         "--warehouse-driver",

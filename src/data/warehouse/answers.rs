@@ -18,6 +18,7 @@ use crate::data::audit::classify::vocabulary::GPU_TYPES;
 use crate::data::audit::classify::{no_rule_index, rule_name};
 use crate::data::audit::replay_jobs::{FleetJobs, JobSums, in_submit_order, replay_job};
 use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator};
+use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
@@ -182,26 +183,53 @@ fn sample_detail(rows: &Rows, row: usize) -> Result<String, WarehouseError> {
     ))
 }
 
-/// The totals' long table as the audit's totals over `window`.
-pub fn totals(
-    batches: &[RecordBatch],
+/// The totals' long table read batch by batch (from one statement, or from every pass of a
+/// split audit) into the audit's totals over `window`: counts and sums add up, the largest
+/// jobs and the samples set aside are kept to their number.
+pub struct TotalsReader<'a> {
     window: Window,
-    rules: &ClassificationRules,
-    origin: &str,
-) -> Result<AuditTotals, WarehouseError> {
-    let steps = window.resolution.steps(window.end_ms - window.start_ms);
-    let rule_count = no_rule_index(rules) as usize + 1;
-    let mut clusters: Vec<ClusterAccumulator> = Vec::new();
-    let mut index_of: BTreeMap<String, usize> = BTreeMap::new();
-    let mut rule_jobs = vec![0u64; rule_count];
-    let mut rule_gpu_hours = vec![0.0; rule_count];
-    let mut label_matrix = [[0u64; 3]; 3];
-    let mut unknown = Vec::new();
-    let mut top_jobs = Vec::new();
-    let mut pending: BTreeMap<String, PendingDemand> = BTreeMap::new();
-    let mut quarantine = Quarantine::default();
-    let mut samples = Vec::new();
-    for batch in batches {
+    rules: &'a ClassificationRules,
+    origin: String,
+    steps: usize,
+    rule_count: usize,
+    clusters: Vec<ClusterAccumulator>,
+    index_of: BTreeMap<String, usize>,
+    rule_jobs: Vec<u64>,
+    rule_gpu_hours: Vec<f64>,
+    label_matrix: [[u64; 3]; 3],
+    unknown: Vec<UnknownLabel>,
+    top_jobs: Vec<JobLine>,
+    pending: BTreeMap<String, PendingDemand>,
+    quarantine: Quarantine,
+    samples: Vec<RejectedRow>,
+}
+
+impl<'a> TotalsReader<'a> {
+    /// `origin` names the source in rows set aside.
+    pub fn new(window: Window, rules: &'a ClassificationRules, origin: &str) -> TotalsReader<'a> {
+        let rule_count = no_rule_index(rules) as usize + 1;
+        let steps = window.resolution.steps(window.end_ms - window.start_ms);
+        TotalsReader {
+            window,
+            rules,
+            origin: origin.to_string(),
+            steps,
+            rule_count,
+            clusters: Vec::new(),
+            index_of: BTreeMap::new(),
+            rule_jobs: vec![0; rule_count],
+            rule_gpu_hours: vec![0.0; rule_count],
+            label_matrix: [[0; 3]; 3],
+            unknown: Vec::new(),
+            top_jobs: Vec::new(),
+            pending: BTreeMap::new(),
+            quarantine: Quarantine::default(),
+            samples: Vec::new(),
+        }
+    }
+
+    /// Adds one batch of the long table.
+    pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
         let rows = Rows { part: "totals", batch };
         for row in 0..batch.num_rows() {
             let part = rows.text("part", row)?.unwrap_or_default();
@@ -213,7 +241,7 @@ pub fn totals(
                 parts::CLASS => {
                     let class = class_of(k1) as usize;
                     let (gpu_hours, util_gpu_hours, util_weight, largest) = (x(0)?, x(1)?, x(2)?, x(3)?);
-                    let acc = cluster_of(&mut clusters, &mut index_of, &cluster, steps);
+                    let acc = cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps);
                     acc.runs += n1 as u64;
                     acc.gpu_hours[class] += gpu_hours.unwrap_or(0.0);
                     acc.util_gpu_hours[class] += util_gpu_hours.unwrap_or(0.0);
@@ -221,36 +249,39 @@ pub fn totals(
                     acc.largest_run_gpus[class] = acc.largest_run_gpus[class].max(largest.unwrap_or(0.0));
                 }
                 parts::CLASS_JOBS => {
-                    cluster_of(&mut clusters, &mut index_of, &cluster, steps).jobs[class_of(k1) as usize] += n1 as u64
+                    cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps).jobs
+                        [class_of(k1) as usize] += n1 as u64
                 }
                 parts::GPU_TYPE => {
                     if let Some(gpu_type) = rows.text("t0", row)? {
                         let hours = x(0)?.unwrap_or(0.0);
-                        cluster_of(&mut clusters, &mut index_of, &cluster, steps)
+                        cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps)
                             .add_type_hours(GPU_TYPES.intern(&gpu_type), hours);
                     }
                 }
                 parts::RULE => {
-                    let rule = k1.and_then(|k| usize::try_from(k).ok()).filter(|&k| k < rule_count);
+                    let rule = k1
+                        .and_then(|k| usize::try_from(k).ok())
+                        .filter(|&k| k < self.rule_count);
                     if let Some(rule) = rule {
-                        rule_jobs[rule] += n1 as u64;
-                        rule_gpu_hours[rule] += x(0)?.unwrap_or(0.0);
+                        self.rule_jobs[rule] += n1 as u64;
+                        self.rule_gpu_hours[rule] += x(0)?.unwrap_or(0.0);
                     }
                 }
                 parts::LABEL => {
-                    label_matrix[class_of(k1) as usize][class_of(k2) as usize] += n1 as u64;
+                    self.label_matrix[class_of(k1) as usize][class_of(k2) as usize] += n1 as u64;
                 }
-                parts::UNKNOWN_LABEL => unknown.push(UnknownLabel {
+                parts::UNKNOWN_LABEL => self.unknown.push(UnknownLabel {
                     label: rows.text("t0", row)?.unwrap_or_default(),
                     jobs: n1 as u64,
                     gpu_hours: x(0)?.unwrap_or(0.0).max(0.0),
                 }),
                 parts::TOP => {
                     let (util_gpu_hours, util_weight) = (x(2)?.unwrap_or(0.0), x(3)?.unwrap_or(0.0));
-                    top_jobs.push(JobLine {
+                    self.top_jobs.push(JobLine {
                         cluster: cluster.clone(),
                         class: class_of(k1),
-                        rule: rule_name(rules, k2.unwrap_or(0).clamp(0, u32::MAX as i64) as u32),
+                        rule: rule_name(self.rules, k2.unwrap_or(0).clamp(0, u32::MAX as i64) as u32),
                         job_id: rows.text("t0", row)?,
                         name: rows.text("t1", row)?,
                         user: rows.text("t2", row)?,
@@ -270,19 +301,19 @@ pub fn totals(
                     for (k, change) in changes.iter_mut().enumerate() {
                         *change = x(k)?.unwrap_or(0.0);
                     }
-                    if !cluster_of(&mut clusters, &mut index_of, &cluster, steps)
+                    if !cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps)
                         .occupancy
                         .add_changes(step, changes)
                     {
                         return Err(WarehouseError::Answer {
                             part: "totals",
                             column: "k1".to_string(),
-                            found: format!("step {step} past the window's {steps} steps"),
+                            found: format!("step {step} past the window's {} steps", self.steps),
                         });
                     }
                 }
                 parts::PENDING => {
-                    let class = pending.entry(cluster).or_default().get_mut(class_of(k1));
+                    let class = self.pending.entry(cluster).or_default().get_mut(class_of(k1));
                     let with_limit = n2.unwrap_or(0).clamp(0, n1) as u64;
                     class.jobs += n1 as u64;
                     class.gpus += x(0)?.unwrap_or(0.0);
@@ -293,13 +324,13 @@ pub fn totals(
                 }
                 parts::REJECT => {
                     if let Some(reason) = k1.and_then(reason_of) {
-                        quarantine.add_many(reason, n1 as u64, Vec::new());
+                        self.quarantine.add_many(reason, n1 as u64, Vec::new());
                     }
                 }
                 parts::REJECT_SAMPLE => {
                     if let Some(reason) = k1.and_then(reason_of) {
-                        samples.push(RejectedRow {
-                            file: origin.to_string(),
+                        self.samples.push(RejectedRow {
+                            file: self.origin.clone(),
                             line: 0,
                             reason,
                             detail: sample_detail(&rows, row)?,
@@ -310,37 +341,87 @@ pub fn totals(
                     return Err(WarehouseError::Answer {
                         part: "totals",
                         column: "part".to_string(),
-                        found: format!("an unknown part {part:?}"),
+                        found: format!("an self.unknown part {part:?}"),
                     });
                 }
             }
         }
+        Ok(())
     }
-    // Counted first (the parts come in any order), then each reason's samples in job order.
-    samples.sort_by(|a, b| (a.reason, &a.detail).cmp(&(b.reason, &b.detail)));
-    for sample in samples {
-        if quarantine.samples.iter().filter(|s| s.reason == sample.reason).count() < SAMPLES_PER_REASON {
-            quarantine.samples.push(sample);
+
+    /// The totals: each reason's first samples in job order, each class's largest jobs.
+    pub fn finish(mut self) -> AuditTotals {
+        let mut samples = std::mem::take(&mut self.samples);
+        samples.sort_by(|a, b| (a.reason, &a.detail).cmp(&(b.reason, &b.detail)));
+        for sample in samples {
+            if self
+                .quarantine
+                .samples
+                .iter()
+                .filter(|s| s.reason == sample.reason)
+                .count()
+                < SAMPLES_PER_REASON
+            {
+                self.quarantine.samples.push(sample);
+            }
+        }
+        let top_jobs = largest_jobs(std::mem::take(&mut self.top_jobs));
+        AuditTotals {
+            window: self.window,
+            clusters: self.clusters,
+            rule_jobs: self.rule_jobs,
+            rule_gpu_hours: self.rule_gpu_hours,
+            label_matrix: self.label_matrix,
+            unknown_labels: merge_unknown_labels(self.unknown),
+            top_jobs,
+            pending: self.pending,
+            quarantine: self.quarantine,
         }
     }
-    top_jobs.sort_by(|a, b| {
+}
+
+/// Each cluster and class's `TOP_JOBS_PER_CLASS` largest jobs, chosen as the query ranks them
+/// (GPU-hours, then job id), in the report's order (GPU-hours, then first start, then job id).
+fn largest_jobs(mut jobs: Vec<JobLine>) -> Vec<JobLine> {
+    jobs.sort_by(|a, b| {
+        (a.cluster.as_str(), a.class as u8)
+            .cmp(&(b.cluster.as_str(), b.class as u8))
+            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+            .then(a.job_id.cmp(&b.job_id))
+    });
+    let mut kept: Vec<JobLine> = Vec::with_capacity(jobs.len());
+    let mut in_class = 0;
+    for job in jobs {
+        let same = kept
+            .last()
+            .is_some_and(|last| last.cluster == job.cluster && last.class == job.class);
+        in_class = if same { in_class + 1 } else { 1 };
+        if in_class <= TOP_JOBS_PER_CLASS {
+            kept.push(job);
+        }
+    }
+    kept.sort_by(|a, b| {
         (a.cluster.as_str(), a.class as u8)
             .cmp(&(b.cluster.as_str(), b.class as u8))
             .then(b.gpu_hours.total_cmp(&a.gpu_hours))
             .then(a.first_start_ms.cmp(&b.first_start_ms))
             .then(a.job_id.cmp(&b.job_id))
     });
-    Ok(AuditTotals {
-        window,
-        clusters,
-        rule_jobs,
-        rule_gpu_hours,
-        label_matrix,
-        unknown_labels: merge_unknown_labels(unknown),
-        top_jobs,
-        pending,
-        quarantine,
-    })
+    kept
+}
+
+/// The totals' long table (every batch of one statement) as the audit's totals over `window`.
+pub fn totals(
+    batches: &[RecordBatch],
+    window: Window,
+    rules: &ClassificationRules,
+    origin: &str,
+) -> Result<AuditTotals, WarehouseError> {
+    let mut reader = TotalsReader::new(window, rules, origin);
+    for batch in batches {
+        reader.add(batch)?;
+    }
+    Ok(reader.finish())
 }
 
 /// The replay query's rows as the replay's jobs, numbered in the order they came (by cluster

@@ -37,7 +37,7 @@ const KNOWN: [KnownDriver; 5] = [
         entrypoint: Some(b"duckdb_adbc_init"),
         uri_option: || OptionDatabase::Other("path".to_string()),
         dialect: DialectName::Duckdb,
-        install: "DuckDB's C library carries its ADBC driver: `npm pack @duckdb/node-bindings-linux-x64@1.5.6-r.1` and copy package/libduckdb.so from the tarball into ~/.cache/gpuplan/engines/lib (or run .ci/engines.sh), or set GPUPLAN_ADBC_PATH to the folder holding libduckdb.so",
+        install: "DuckDB's C library carries its ADBC driver: `npm pack @duckdb/node-bindings-linux-x64@1.4.5-r.1` and copy package/libduckdb.so from the tarball into ~/.cache/gpuplan/engines/lib (or run .ci/engines.sh), or set GPUPLAN_ADBC_PATH to the folder holding libduckdb.so",
     },
     KnownDriver {
         name: "flightsql",
@@ -204,12 +204,31 @@ impl Warehouse {
 
     /// Runs one statement and gathers its answer.
     pub fn query(&mut self, part: &'static str, sql: &str) -> Result<Vec<RecordBatch>, WarehouseError> {
+        let mut batches = Vec::new();
+        self.query_each(part, sql, |batch| {
+            batches.push(batch);
+            Ok(())
+        })?;
+        Ok(batches)
+    }
+
+    /// Runs `sql`, handing each batch of its answer to `each` as it arrives (so a long answer
+    /// is never held whole).
+    pub fn query_each(
+        &mut self,
+        part: &'static str,
+        sql: &str,
+        mut each: impl FnMut(RecordBatch) -> Result<(), WarehouseError>,
+    ) -> Result<(), WarehouseError> {
         let failed = |message: String| WarehouseError::Query { part, message };
         let mut statement = self.connection.new_statement().map_err(|e| failed(e.message))?;
         statement.set_sql_query(sql).map_err(|e| failed(e.message))?;
         let reader = statement.execute().map_err(|e| failed(e.message))?;
-        // An engine may report an error while the batches stream (Sail does).
-        reader.collect::<Result<Vec<_>, _>>().map_err(|e| failed(e.to_string()))
+        for batch in reader {
+            // An engine may report an error while the batches stream (Sail does).
+            each(batch.map_err(|e| failed(e.to_string()))?)?;
+        }
+        Ok(())
     }
 
     /// The source's columns and what each holds, from an empty read of it.

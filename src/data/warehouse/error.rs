@@ -59,6 +59,10 @@ pub enum WarehouseError {
         what: String,
         instead: String,
     },
+    #[error(
+        "[warehouse] passes = {passes}: the {dialect} dialect cannot split an audit into passes (it needs temporary tables); leave passes out, or give 1"
+    )]
+    PassesUnsupported { dialect: &'static str, passes: u32 },
     #[error("the warehouse source {from} holds no run with a start time")]
     NoRuns { from: String },
     #[error("the mapping {path}: {message}")]

@@ -10,10 +10,11 @@ pub mod dialect;
 pub mod error;
 pub mod sql;
 
+use self::answers::TotalsReader;
 use self::connect::Warehouse;
 use self::error::WarehouseError;
 use self::sql::fields::{FieldBuilder, Probe, SourceColumn, SourceFields};
-use self::sql::{AuditSql, TotalsWindow};
+use self::sql::{AuditSql, Pass, TotalsWindow};
 use crate::data::audit::replay_jobs::FleetJobs;
 use crate::data::audit::{AuditSettings, DataSpan, assemble, window_for};
 use crate::data::readers::mapping::Mapping;
@@ -193,33 +194,72 @@ pub fn audit(
         },
         settings.window,
     )?;
-    let totals_sql = query.totals_query(TotalsWindow {
-        window: &window,
-        filter_rows: window_named(settings),
-    });
+    let statements = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
     if explain {
-        queries.push(SentQuery {
-            step: "totals",
-            sql: totals_sql,
-        });
+        queries.extend(statements);
         return Ok(WarehouseAudit {
             report: None,
             queries,
             runs: span.runs,
         });
     }
-    let batches = warehouse.query("totals", &totals_sql)?;
-    queries.push(SentQuery {
-        step: "totals",
-        sql: totals_sql,
-    });
     let origin = format!("{} {}", source.driver, source.from);
-    let totals = answers::totals(&batches, window, rules, &origin)?;
+    let mut reader = TotalsReader::new(window, rules, &origin);
+    for statement in statements {
+        if statement.step == TOTALS_STEP {
+            warehouse.query_each(TOTALS_STEP, &statement.sql, |batch| reader.add(&batch))?;
+        } else {
+            warehouse.query(statement.step, &statement.sql)?;
+        }
+        queries.push(statement);
+    }
     Ok(WarehouseAudit {
-        report: Some(assemble(totals, rules, settings)),
+        report: Some(assemble(reader.finish(), rules, settings)),
         queries,
         runs: span.runs,
     })
+}
+
+const STEMS_STEP: &str = "stems";
+const TOTALS_STEP: &str = "totals";
+
+/// The statements that sum the audit over `window`: one, or with `passes` above one, each
+/// pass's stems kept in a temporary table and then each pass's totals.
+fn audit_statements(
+    query: &AuditSql<'_>,
+    passes: u32,
+    window: &Window,
+    filter_rows: bool,
+) -> Result<Vec<SentQuery>, WarehouseError> {
+    let at = |pass| TotalsWindow {
+        window,
+        filter_rows,
+        pass,
+    };
+    if passes <= 1 {
+        return Ok(vec![SentQuery {
+            step: TOTALS_STEP,
+            sql: query.totals_query(at(None)),
+        }]);
+    }
+    let passes: Vec<Pass> = (0..passes).map(|index| Pass { index, of: passes }).collect();
+    let mut statements = Vec::with_capacity(passes.len() * 2);
+    for &pass in &passes {
+        let sql = query
+            .stem_parts_statement(at(Some(pass)))
+            .ok_or(WarehouseError::PassesUnsupported {
+                dialect: query.dialect.name().label(),
+                passes: pass.of,
+            })?;
+        statements.push(SentQuery { step: STEMS_STEP, sql });
+    }
+    for &pass in &passes {
+        statements.push(SentQuery {
+            step: TOTALS_STEP,
+            sql: query.totals_query(at(Some(pass))),
+        });
+    }
+    Ok(statements)
 }
 
 /// Where a replay's jobs are read: the audit's settings and window, its clusters in order.
@@ -255,6 +295,7 @@ pub fn replay_jobs(
     let sql = query.replay_jobs_query(TotalsWindow {
         window,
         filter_rows: window_named(settings),
+        pass: None,
     });
     let batches = warehouse.query("replay jobs", &sql)?;
     answers::replay_jobs(&batches, window, clusters)

@@ -38,7 +38,15 @@ pub struct WarehouseSource {
     /// holding its value.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options_env: BTreeMap<String, String>,
+    /// Split the audit into this many passes over the source, each over a share of the jobs,
+    /// so that an engine with little memory (DuckDB on one machine) never holds every job at
+    /// once; 1 (the default) sends one statement. DuckDB and PostgreSQL only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
 }
+
+/// The most passes an audit may be split into.
+pub const MAX_PASSES: u32 = 4096;
 
 /// Option names that hold secrets: refused among plain `options`.
 const SECRET_WORDS: [&str; 6] = ["password", "secret", "token", "credential", "private_key", "auth"];
@@ -55,7 +63,13 @@ impl WarehouseSource {
             entrypoint: None,
             options: BTreeMap::new(),
             options_env: BTreeMap::new(),
+            passes: None,
         }
+    }
+
+    /// The passes the audit is split into (at least one).
+    pub fn pass_count(&self) -> u32 {
+        self.passes.unwrap_or(1).max(1)
     }
 
     /// What is wrong with these settings, as (key, message).
@@ -95,6 +109,14 @@ impl WarehouseSource {
                 ));
             }
         }
+        if let Some(passes) = self.passes
+            && !(1..=MAX_PASSES).contains(&passes)
+        {
+            problems.push((
+                "passes".to_string(),
+                format!("is {passes}: give a number of passes from 1 to {MAX_PASSES}"),
+            ));
+        }
         problems
     }
 }
@@ -121,11 +143,12 @@ pub struct WarehouseOverrides {
     pub driver: Option<String>,
     pub uri: Option<String>,
     pub from: Option<String>,
+    pub passes: Option<u32>,
 }
 
 impl WarehouseOverrides {
     pub fn is_empty(&self) -> bool {
-        self.driver.is_none() && self.uri.is_none() && self.from.is_none()
+        self.driver.is_none() && self.uri.is_none() && self.from.is_none() && self.passes.is_none()
     }
 
     /// The warehouse to read: these flags over the plan's table; None when neither names one.
@@ -134,7 +157,7 @@ impl WarehouseOverrides {
         let mut source = match (planned, &self.driver, &self.from) {
             (Some(planned), _, _) => planned.clone(),
             (None, Some(driver), Some(from)) => WarehouseSource::at(driver, None, from),
-            (None, None, None) if self.uri.is_none() => return Ok(None),
+            (None, None, None) if self.uri.is_none() && self.passes.is_none() => return Ok(None),
             (None, None, _) => return Err(MissingFlag("--warehouse-driver")),
             (None, Some(_), None) => return Err(MissingFlag("--warehouse-from")),
         };
@@ -147,6 +170,9 @@ impl WarehouseOverrides {
         }
         if let Some(from) = &self.from {
             source.from = from.clone();
+        }
+        if let Some(passes) = self.passes {
+            source.passes = Some(passes);
         }
         Ok(Some(source))
     }

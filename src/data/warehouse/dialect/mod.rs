@@ -201,6 +201,24 @@ pub trait Dialect: Sync {
         ""
     }
 
+    /// The hint that a CTE read by several parts is read again by each rather than held: the
+    /// rows themselves, which cost far less to scan twice than to keep ("" where none).
+    fn not_materialized(&self) -> &'static str {
+        ""
+    }
+
+    /// Which of `of` shares a job falls in, from its id (text): a number in `0..of`, the same
+    /// for every run of the job. None where the engine cannot split an audit into passes.
+    fn job_share(&self, _job_id: &str, _of: u32) -> Option<String> {
+        None
+    }
+
+    /// A statement keeping `select`'s rows in a temporary table `name` for the session; None
+    /// where the engine cannot split an audit into passes.
+    fn temporary_table(&self, _name: &str, _select: &str) -> Option<String> {
+        None
+    }
+
     /// Statements run once on a new connection: UTC as the session's zone.
     fn session_setup(&self) -> Vec<String>;
 }

@@ -58,6 +58,18 @@ impl Dialect for Postgres {
         " MATERIALIZED"
     }
 
+    fn not_materialized(&self) -> &'static str {
+        " NOT MATERIALIZED"
+    }
+
+    fn job_share(&self, job_id: &str, of: u32) -> Option<String> {
+        Some(format!("ABS(MOD(HASHTEXTEXTENDED({job_id}, 0), {of}))"))
+    }
+
+    fn temporary_table(&self, name: &str, select: &str) -> Option<String> {
+        Some(format!("CREATE TEMPORARY TABLE {} AS\n{select}", self.quote(name)))
+    }
+
     fn session_setup(&self) -> Vec<String> {
         vec!["SET TIME ZONE 'UTC'".to_string()]
     }

@@ -62,6 +62,9 @@ pub struct AuditSql<'a> {
     pub rules: &'a ClassificationRules,
 }
 
+/// The name of the temporary table a multi-pass audit keeps its stems' parts in.
+pub const STEM_PARTS_TABLE: &str = "gpuplan_stem_parts";
+
 /// The window the totals are summed over, and whether only its runs are read.
 #[derive(Debug, Clone, Copy)]
 pub struct TotalsWindow<'a> {
@@ -69,6 +72,24 @@ pub struct TotalsWindow<'a> {
     /// Read only the runs touching the window (the user named one): the source's partitions
     /// outside it are never scanned, and jobs' hours and stems' repeats count within it.
     pub filter_rows: bool,
+    /// One pass of several (`[warehouse] passes`): only the jobs of this share are read, and
+    /// the stems come from `STEM_PARTS_TABLE`, filled by every pass's `stem_parts_query`.
+    pub pass: Option<Pass>,
+}
+
+/// Pass `index` of `of`: the jobs whose id hashes to `index` modulo `of`. Every run of a job
+/// falls in the same pass, so each pass's jobs, hours and changes add up to the whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    pub index: u32,
+    pub of: u32,
+}
+
+impl Pass {
+    /// Whether this pass also counts what is not a job's (rows set aside, jobs never started).
+    fn counts_rows(self) -> bool {
+        self.index == 0
+    }
 }
 
 impl AuditSql<'_> {
@@ -131,7 +152,8 @@ impl AuditSql<'_> {
         let has_submit = f.submit_ms.is_some();
         let submit = f.submit_ms.clone().unwrap_or_else(|| self.big("NULL"));
         let source = format!(
-            "source AS (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present,\n    {} AS raw_start,\n    {} AS raw_end,\n    {} AS raw_gpus,\n    {} AS raw_util\n  FROM {}{}\n)",
+            "source AS{} (\n  SELECT\n    {} AS job_id,\n    {} AS cluster,\n    {} AS name,\n    {} AS user_name,\n    {} AS queue,\n    {} AS state,\n    {} AS qos,\n    {} AS owner_kind,\n    {} AS label,\n    {} AS gpu_type,\n    {} AS start_ms,\n    {} AS end_ms,\n    {} AS submit_raw_ms,\n    {} AS gpus,\n    {} AS util,\n    {} AS time_limit_hours,\n    {} AS start_present,\n    {} AS end_present,\n    {} AS util_present,\n    {} AS raw_start,\n    {} AS raw_end,\n    {} AS raw_gpus,\n    {} AS raw_util\n  FROM {}{}\n)",
+            d.not_materialized(),
             f.job_id,
             f.cluster,
             f.name,
@@ -184,7 +206,8 @@ impl AuditSql<'_> {
             code(RejectReason::EndBeforeStart),
         );
         format!(
-            "{source},\nchecked AS (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, util, time_limit_hours, raw_start, raw_end, raw_gpus, raw_util,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)"
+            "{source},\nchecked AS{not_materialized} (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, util, time_limit_hours, raw_start, raw_end, raw_gpus, raw_util,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)",
+            not_materialized = d.not_materialized(),
         )
     }
 
@@ -217,9 +240,108 @@ impl AuditSql<'_> {
         columns.join(", ")
     }
 
+    /// The common table expressions of the rows checked, the runs (one pass's share of the
+    /// jobs, when `at.pass` names one) and their features, and each job's facts.
+    fn job_ctes(&self, at: TotalsWindow<'_>) -> String {
+        let d = self.d();
+        let window = at.window;
+        let (w0, w1) = (window.start_ms, window.end_ms);
+        let rules = RuleSql {
+            dialect: d,
+            rules: self.rules,
+        };
+        debug_assert!(self.rules.rules.len() <= MAX_RULES);
+        let hour = "3600000";
+        let not_materialized = d.not_materialized();
+        let mut runs_filter = String::new();
+        if at.filter_rows {
+            runs_filter.push_str(&format!(
+                "\n    AND start_ms <= {w1} AND (end_ms IS NULL OR end_ms >= {w0})"
+            ));
+        }
+        if let Some(share) = at
+            .pass
+            .and_then(|pass| d.job_share("job_id", pass.of).map(|share| (share, pass.index)))
+        {
+            runs_filter.push_str(&format!("\n    AND {} = {}", share.0, share.1));
+        }
+        let run_columns = rules.run_columns().join(",\n    ");
+        let job_rule_columns = rules.job_columns();
+        let job_rule_columns = if job_rule_columns.is_empty() {
+            String::new()
+        } else {
+            format!("{},\n    ", job_rule_columns.join(", "))
+        };
+        format!(
+            "WITH {checked},
+runs AS{not_materialized} (
+  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type, start_ms, end_ms, submit_ms, gpus, util
+  FROM checked
+  WHERE reason IS NULL AND cluster IS NOT NULL{runs_filter}
+),
+run_features AS (
+  SELECT job_id, cluster, start_ms, gpus, util,
+    GREATEST(COALESCE(end_ms, {w1}), start_ms) - start_ms AS run_ms,
+    {run_columns}
+  FROM runs
+),
+job_facts AS (
+  SELECT cluster, job_id,
+    {run_hours} AS run_hours,
+    GREATEST(MAX(gpus), {zero}) AS gpus,
+    COALESCE(SUM(CASE WHEN util IS NOT NULL THEN util * gpus * {run_ms} END), {zero}) / {hour} AS util_gpu_hours,
+    COALESCE(SUM(CASE WHEN util IS NOT NULL THEN gpus * {run_ms} END), {zero}) / {hour} AS util_weight,
+    {job_rule_columns}MAX(label_code) AS label_code, MAX(unknown_label) AS unknown_label, MIN(stem) AS stem,
+    MIN(start_ms) AS first_ms, MAX(start_ms + run_ms) AS last_ms
+  FROM run_features
+  GROUP BY cluster, job_id
+)",
+            checked = self.checked_ctes(at.filter_rows.then_some(window)),
+            run_hours = d.cast("SUM(run_ms)", d.double_type()) + " / 3600000",
+            run_ms = self.double("run_ms"),
+            zero = self.dbl(0.0),
+        )
+    }
+
+    /// Per cluster and stem: its jobs, their run hours, its first start and last end.
+    const STEM_COLUMNS: &'static str = "cluster, stem, COUNT(*) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms";
+
+    /// One pass's stems (`STEM_COLUMNS` over its jobs), for `STEM_PARTS_TABLE`: the jobs of a
+    /// stem fall in several passes, so a pass classifies with every pass's parts summed.
+    pub fn stem_parts_query(&self, at: TotalsWindow<'_>) -> String {
+        format!(
+            "{}\nSELECT {}\nFROM job_facts\nWHERE stem IS NOT NULL\nGROUP BY cluster, stem",
+            self.job_ctes(at),
+            Self::STEM_COLUMNS
+        )
+    }
+
+    /// The statement that keeps one pass's stems: the first creates `STEM_PARTS_TABLE`, the
+    /// others add to it. None outside a pass, or where the engine has no temporary tables.
+    pub fn stem_parts_statement(&self, at: TotalsWindow<'_>) -> Option<String> {
+        let pass = at.pass?;
+        let select = self.stem_parts_query(at);
+        if pass.index == 0 {
+            self.d().temporary_table(STEM_PARTS_TABLE, &select)
+        } else {
+            self.d().temporary_table(STEM_PARTS_TABLE, "")?;
+            Some(format!("INSERT INTO {}\n{select}", self.d().quote(STEM_PARTS_TABLE)))
+        }
+    }
+
+    /// Whether the source can hold jobs that never started (it maps a submit time).
+    fn has_submit(&self) -> bool {
+        self.fields.submit_ms.is_some()
+    }
+
+    /// Whether the totals of `at` count the jobs that never started.
+    fn counts_pending(&self, at: TotalsWindow<'_>) -> bool {
+        self.has_submit() && at.pass.is_none_or(Pass::counts_rows)
+    }
+
     /// The common table expressions every query over the window reads: the rows checked, the
     /// runs and their features, the jobs classified, the runs in the window, the occupancy's
-    /// step points, the jobs that never started.
+    /// step points, the jobs that never started (where the source has a submit time).
     fn window_ctes(&self, at: TotalsWindow<'_>) -> String {
         let d = self.d();
         let window = at.window;
@@ -231,21 +353,8 @@ impl AuditSql<'_> {
             dialect: d,
             rules: self.rules,
         };
-        debug_assert!(self.rules.rules.len() <= MAX_RULES);
         let hour = "3600000";
         let materialized = d.materialized();
-        let window_filter = if at.filter_rows {
-            format!("\n    AND start_ms <= {w1} AND (end_ms IS NULL OR end_ms >= {w0})")
-        } else {
-            String::new()
-        };
-        let run_columns = rules.run_columns().join(",\n    ");
-        let job_rule_columns = rules.job_columns();
-        let job_rule_columns = if job_rule_columns.is_empty() {
-            String::new()
-        } else {
-            format!("{},\n    ", job_rule_columns.join(", "))
-        };
         let decision = rules.decision_columns().join(",\n    ");
         let matched = rules.matched_rule("j", "s");
         let step_len = |step: &str| {
@@ -276,42 +385,24 @@ impl AuditSql<'_> {
             one = self.dbl(1.0),
         );
         let step_of_point = "CASE k WHEN 0 THEN first_step WHEN 1 THEN first_step + 1 WHEN 2 THEN first_step + 1 WHEN 3 THEN end_step - 1 WHEN 4 THEN end_step - 1 ELSE end_step END";
-        let pending_rules = RuleSql {
-            dialect: d,
-            rules: self.rules,
+        let stems_from = if at.pass.is_some() {
+            d.quote(STEM_PARTS_TABLE)
+        } else {
+            "job_facts".to_string()
         };
-        let pending_matched = pending_rules.matched_rule("p", "s");
-
-        format!(
-            "WITH {checked},
-runs AS (
-  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type, start_ms, end_ms, submit_ms, gpus, util
-  FROM checked
-  WHERE reason IS NULL AND cluster IS NOT NULL{window_filter}
-),
-run_features AS (
-  SELECT job_id, cluster, start_ms, gpus, util,
-    GREATEST(COALESCE(end_ms, {w1}), start_ms) - start_ms AS run_ms,
-    {run_columns}
-  FROM runs
-),
-job_facts AS (
-  SELECT cluster, job_id,
-    {run_hours} AS run_hours,
-    GREATEST(MAX(gpus), {zero}) AS gpus,
-    COALESCE(SUM(CASE WHEN util IS NOT NULL THEN util * gpus * {run_ms} END), {zero}) / {hour} AS util_gpu_hours,
-    COALESCE(SUM(CASE WHEN util IS NOT NULL THEN gpus * {run_ms} END), {zero}) / {hour} AS util_weight,
-    {job_rule_columns}MAX(label_code) AS label_code, MAX(unknown_label) AS unknown_label, MIN(stem) AS stem,
-    MIN(start_ms) AS first_ms, MAX(start_ms + run_ms) AS last_ms
-  FROM run_features
-  GROUP BY cluster, job_id
-),
-stems AS (
-  SELECT cluster, stem, COUNT(*) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms
-  FROM job_facts
-  WHERE stem IS NOT NULL
-  GROUP BY cluster, stem
-),
+        let stems = if at.pass.is_some() {
+            format!(
+                "stems AS (\n  SELECT cluster, stem, SUM(jobs) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms\n  FROM {stems_from}\n  GROUP BY cluster, stem\n)"
+            )
+        } else {
+            format!(
+                "stems AS (\n  SELECT {}\n  FROM {stems_from}\n  WHERE stem IS NOT NULL\n  GROUP BY cluster, stem\n)",
+                Self::STEM_COLUMNS
+            )
+        };
+        let mut ctes = format!(
+            "{job_ctes},
+{stems},
 matched AS (
   SELECT j.cluster, j.job_id, j.label_code, j.unknown_label,
     {matched}
@@ -381,7 +472,17 @@ step_points AS (
     {amount} AS amount
   FROM step_spans CROSS JOIN {counter}
   WHERE first_step < {steps}
-),
+)",
+            job_ctes = self.job_ctes(at),
+            span_ms = self.double("to_ms - from_ms"),
+            top = TOP_JOBS_PER_CLASS,
+            counter = d.counter_table(6, "point", "k"),
+        );
+        if self.counts_pending(at) {
+            let pending_matched = rules.matched_rule("p", "s");
+            let run_columns = rules.run_columns().join(",\n    ");
+            ctes.push_str(&format!(
+                ",
 pending_rows AS (
   SELECT COALESCE(cluster, '') AS cluster, name, queue, qos, owner_kind, label, gpus, time_limit_hours, submit_ms, end_ms
   FROM checked
@@ -402,14 +503,10 @@ pending_classed AS (
   SELECT pending_matched.*, {decision}
   FROM pending_matched
 )",
-            checked = self.checked_ctes(at.filter_rows.then_some(window)),
-            run_hours = d.cast("SUM(run_ms)", d.double_type()) + " / 3600000",
-            run_ms = self.double("run_ms"),
-            span_ms = self.double("to_ms - from_ms"),
-            zero = self.dbl(0.0),
-            top = TOP_JOBS_PER_CLASS,
-            counter = d.counter_table(6, "point", "k"),
-        )
+                zero = self.dbl(0.0),
+            ));
+        }
+        ctes
     }
 
     /// The replay's jobs (`data::audit::replay_jobs`): one row per job with GPU time in the
@@ -443,7 +540,7 @@ pending_classed AS (
             format!("SELECT {}\n{rest}", self.part_row(part, values))
         };
         let s = |x: &str| x.to_string();
-        let branches = [
+        let mut branches = vec![
             branch(
                 parts::CLASS,
                 &[
@@ -529,7 +626,9 @@ pending_classed AS (
                 ],
                 "FROM step_points WHERE amount IS NOT NULL GROUP BY cluster, step",
             ),
-            branch(
+        ];
+        if self.counts_pending(at) {
+            branches.push(branch(
                 parts::PENDING,
                 &[
                     ("cluster", s("cluster")),
@@ -547,7 +646,10 @@ pending_classed AS (
                     ),
                 ],
                 "FROM pending_classed GROUP BY cluster, class",
-            ),
+            ));
+        }
+        if at.pass.is_none_or(Pass::counts_rows) {
+            branches.extend([
             branch(
                 parts::REJECT,
                 &[("k1", s("reason")), ("n1", s("COUNT(*)"))],
@@ -567,7 +669,8 @@ pending_classed AS (
                     "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM checked\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
                 ),
             ),
-        ];
+            ]);
+        }
         format!("{ctes}\n{}", branches.join("\nUNION ALL\n"))
     }
 }

@@ -5,7 +5,7 @@
 //! PostgreSQL's and Spark's are checked here only.
 
 use super::fields::{FieldBuilder, Probe, SourceColumn};
-use super::{AuditSql, TotalsWindow};
+use super::{AuditSql, Pass, TotalsWindow};
 use crate::data::readers::mapping::Mapping;
 use crate::data::warehouse::dialect::{DialectName, StoredAs};
 use crate::model::fleet::Window;
@@ -62,15 +62,26 @@ fn queries(dialect: DialectName) -> String {
     };
     // A week from 2026-01-01, read whole.
     let window = Window::from_ms(1_767_225_600_000, 1_767_830_400_000);
-    let totals = sql.totals_query(TotalsWindow {
+    let at = |pass| TotalsWindow {
         window: &window,
         filter_rows: true,
-    });
+        pass,
+    };
+    let totals = sql.totals_query(at(None));
     let setup = dialect.dialect().session_setup().join(";\n");
-    format!(
+    let mut golden = format!(
         "-- session\n{setup}\n\n-- probe\n{probe}\n\n-- span\n{}\n\n-- totals\n{totals}\n",
         sql.span_query()
-    )
+    );
+    // The second of three passes, where the engine can split the audit.
+    let pass = Pass { index: 1, of: 3 };
+    if let Some(stems) = sql.stem_parts_statement(at(Some(pass))) {
+        let totals = sql.totals_query(at(Some(pass)));
+        golden.push_str(&format!(
+            "\n-- stems, pass 2 of 3\n{stems}\n\n-- totals, pass 2 of 3\n{totals}\n"
+        ));
+    }
+    golden
 }
 
 #[test]
