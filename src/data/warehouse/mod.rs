@@ -15,6 +15,7 @@ use self::connect::Warehouse;
 use self::error::WarehouseError;
 use self::sql::fields::{FieldBuilder, Probe, SourceColumn, SourceFields};
 use self::sql::{AuditSql, Pass, TotalsWindow};
+use crate::data::audit::fleet_source::warehouse_origin;
 use crate::data::audit::replay_jobs::FleetJobs;
 use crate::data::audit::{AuditSettings, DataSpan, assemble, window_for};
 use crate::data::readers::mapping::Mapping;
@@ -203,8 +204,7 @@ pub fn audit(
             runs: span.runs,
         });
     }
-    let origin = format!("{} {}", source.driver, source.from);
-    let mut reader = TotalsReader::new(window, rules, &origin);
+    let mut reader = TotalsReader::new(window, rules, &warehouse_origin(source));
     for statement in statements {
         if statement.step == TOTALS_STEP {
             warehouse.query_each(TOTALS_STEP, &statement.sql, |batch| reader.add(&batch))?;

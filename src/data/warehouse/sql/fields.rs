@@ -69,6 +69,13 @@ pub enum RawTime {
 }
 
 impl RawTime {
+    /// The column's name, quoted.
+    pub fn quoted(&self) -> &str {
+        match self {
+            RawTime::Timestamp { quoted, .. } | RawTime::Epoch { quoted, .. } => quoted,
+        }
+    }
+
     /// `column <op> instant` in the column's own terms (`op` is `<=` or `>=`).
     pub fn compare(&self, dialect: &dyn Dialect, op: &str, ms: i64) -> String {
         match self {

@@ -119,23 +119,18 @@ impl AuditSql<'_> {
     fn pushdown(&self, window: &Window) -> String {
         let d = self.d();
         let mut kept = Vec::new();
-        if let Some(start) = &self.fields.start_raw {
-            let quoted = match start {
-                fields::RawTime::Timestamp { quoted, .. } | fields::RawTime::Epoch { quoted, .. } => quoted,
-            };
-            kept.push(format!(
-                "({quoted} IS NULL OR {})",
-                start.compare(d, "<=", window.end_ms)
-            ));
-        }
-        if let Some(end) = &self.fields.end_raw {
-            let quoted = match end {
-                fields::RawTime::Timestamp { quoted, .. } | fields::RawTime::Epoch { quoted, .. } => quoted,
-            };
-            kept.push(format!(
-                "({quoted} IS NULL OR {})",
-                end.compare(d, ">=", window.start_ms)
-            ));
+        let raw = [
+            (&self.fields.start_raw, "<=", window.end_ms),
+            (&self.fields.end_raw, ">=", window.start_ms),
+        ];
+        for (column, op, ms) in raw {
+            if let Some(column) = column {
+                kept.push(format!(
+                    "({} IS NULL OR {})",
+                    column.quoted(),
+                    column.compare(d, op, ms)
+                ));
+            }
         }
         if kept.is_empty() {
             String::new()
