@@ -467,3 +467,52 @@ pub fn replay_jobs(batches: &[RecordBatch], window: &Window, clusters: &[String]
     }
     Ok(in_submit_order(jobs))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(cluster: &str, class: WorkloadClass, id: &str, gpu_hours: f64, first_start_ms: i64) -> JobLine {
+        JobLine {
+            cluster: cluster.to_string(),
+            class,
+            rule: String::new(),
+            job_id: Some(id.to_string()),
+            name: None,
+            user: None,
+            queue: None,
+            state: None,
+            runs: 1,
+            max_gpus: 1.0,
+            gpu_hours,
+            mean_util_frac: None,
+            first_start_ms,
+            source_line: None,
+        }
+    }
+
+    #[test]
+    fn the_passes_largest_jobs_are_cut_to_each_class_s_number_as_the_query_ranks_them() {
+        // Two passes' twelve each in one class: the largest twelve stay, ties by job id.
+        let mut jobs = Vec::new();
+        for pass in 0..2 {
+            for k in 0..TOP_JOBS_PER_CLASS {
+                let hours = (k % 7) as f64;
+                let id = format!("j{pass}-{k:02}");
+                jobs.push(job("a", WorkloadClass::Training, &id, hours, 100 - k as i64));
+            }
+        }
+        jobs.push(job("b", WorkloadClass::Inference, "alone", 1.0, 0));
+        let kept = largest_jobs(jobs);
+        let training: Vec<&JobLine> = kept.iter().filter(|j| j.cluster == "a").collect();
+        assert_eq!(training.len(), TOP_JOBS_PER_CLASS);
+        // A pass's hours: 6 and 5 once, 4 and 3 twice, 2, 1 and 0 below: the two passes' 6, 6,
+        // 5, 5, 4 × 4 and 3 × 4 are the twelve.
+        assert!(training.iter().all(|j| j.gpu_hours >= 3.0), "{training:?}");
+        assert_eq!(training.iter().filter(|j| j.gpu_hours == 3.0).count(), 4);
+        assert_eq!(training[0].gpu_hours, 6.0);
+        // Equal hours come in the report's order: the earlier first start first.
+        assert!(training[0].first_start_ms <= training[1].first_start_ms);
+        assert_eq!(kept.iter().filter(|j| j.cluster == "b").count(), 1);
+    }
+}
