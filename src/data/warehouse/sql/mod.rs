@@ -236,8 +236,11 @@ impl AuditSql<'_> {
     }
 
     /// The common table expressions of the rows checked, the runs (one pass's share of the
-    /// jobs, when `at.pass` names one) and their features, and each job's facts.
-    fn job_ctes(&self, at: TotalsWindow<'_>) -> String {
+    /// jobs, when `at.pass` names one) and their features, and each job's facts. The source's
+    /// rows are read again by each part that reads them rather than kept, but for `many_reads`
+    /// of one pass: its share of the runs, read by several parts, is kept (it is a pass's size),
+    /// so that a pass scans the source once.
+    fn job_ctes(&self, at: TotalsWindow<'_>, many_reads: bool) -> String {
         let d = self.d();
         let window = at.window;
         let (w0, w1) = (window.start_ms, window.end_ms);
@@ -247,7 +250,11 @@ impl AuditSql<'_> {
         };
         debug_assert!(self.rules.rules.len() <= MAX_RULES);
         let hour = "3600000";
-        let not_materialized = d.not_materialized();
+        let runs_hint = if many_reads && at.pass.is_some() {
+            d.materialized()
+        } else {
+            d.not_materialized()
+        };
         let mut runs_filter = String::new();
         if at.filter_rows {
             runs_filter.push_str(&format!(
@@ -269,7 +276,7 @@ impl AuditSql<'_> {
         };
         format!(
             "WITH {checked},
-runs AS{not_materialized} (
+runs AS{runs_hint} (
   SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type, start_ms, end_ms, submit_ms, gpus, util
   FROM checked
   WHERE reason IS NULL AND cluster IS NOT NULL{runs_filter}
@@ -306,7 +313,7 @@ job_facts AS (
     pub fn stem_parts_query(&self, at: TotalsWindow<'_>) -> String {
         format!(
             "{}\nSELECT {}\nFROM job_facts\nWHERE stem IS NOT NULL\nGROUP BY cluster, stem",
-            self.job_ctes(at),
+            self.job_ctes(at, false),
             Self::STEM_COLUMNS
         )
     }
@@ -468,7 +475,7 @@ step_points AS (
   FROM step_spans CROSS JOIN {counter}
   WHERE first_step < {steps}
 )",
-            job_ctes = self.job_ctes(at),
+            job_ctes = self.job_ctes(at, true),
             span_ms = self.double("to_ms - from_ms"),
             top = TOP_JOBS_PER_CLASS,
             counter = d.counter_table(6, "point", "k"),
