@@ -13,6 +13,7 @@ pub mod fields;
 pub mod rules;
 #[cfg(test)]
 mod tests;
+mod totals;
 
 use self::fields::SourceFields;
 use self::rules::RuleSql;
@@ -212,27 +213,6 @@ impl AuditSql<'_> {
             "WITH {}\nSELECT MIN(start_ms) AS min_start_ms, MAX(end_ms) AS max_end_ms, MAX(start_ms) AS max_start_ms, COUNT(*) AS runs\nFROM checked\nWHERE reason IS NULL",
             self.checked_ctes(None)
         )
-    }
-
-    /// One row of the long table: `values` name some of `TOTALS_COLUMNS`; the others are NULL.
-    fn part_row(&self, part: &str, values: &[(&str, String)]) -> String {
-        let columns: Vec<String> = TOTALS_COLUMNS
-            .iter()
-            .map(|&column| {
-                let value = values.iter().find(|(name, _)| *name == column).map(|(_, v)| v.as_str());
-                let expr = match column {
-                    "part" => self.d().text(part),
-                    _ => value.unwrap_or("NULL").to_string(),
-                };
-                let typed = match column.as_bytes()[0] {
-                    b'k' | b'n' => self.big(&expr),
-                    b'x' => self.double(&expr),
-                    _ => self.txt(&expr),
-                };
-                format!("{typed} AS {column}")
-            })
-            .collect();
-        columns.join(", ")
     }
 
     /// The common table expressions of the rows checked, the runs (one pass's share of the
@@ -526,153 +506,5 @@ pending_classed AS (
             ),
             max_gpus = d.cast("MAX(gpus)", d.double_type()),
         )
-    }
-
-    /// The totals over `window`: every part, `UNION ALL`ed (see the module comment).
-    pub fn totals_query(&self, at: TotalsWindow<'_>) -> String {
-        let d = self.d();
-        let hour = "3600000";
-        let (w0, w1) = (at.window.start_ms, at.window.end_ms);
-        let ctes = self.window_ctes(at);
-        let floor = format!("LEAST(GREATEST(gpus, {}), {})", self.dbl(0.0), self.dbl(1.0));
-        let util_or_one = format!("COALESCE(util, {})", self.dbl(1.0));
-        let by_class = |k: u32, value: &str| format!("SUM(CASE WHEN class = {k} THEN {value} END)");
-        let wait_ms = format!("GREATEST(LEAST(COALESCE(end_ms, {w1}), {w1}) - GREATEST(submit_ms, {w0}), 0)");
-        let branch = |part: &str, values: &[(&str, String)], rest: &str| {
-            format!("SELECT {}\n{rest}", self.part_row(part, values))
-        };
-        let s = |x: &str| x.to_string();
-        let mut branches = vec![
-            branch(
-                parts::CLASS,
-                &[
-                    ("cluster", s("cluster")),
-                    ("k1", s("class")),
-                    ("n1", s("COUNT(*)")),
-                    ("x0", s("SUM(gpu_hours)")),
-                    ("x1", s("SUM(CASE WHEN util IS NOT NULL THEN util * gpu_hours END)")),
-                    ("x2", s("SUM(CASE WHEN util IS NOT NULL THEN gpu_hours END)")),
-                    ("x3", format!("MAX(CASE WHEN {} THEN gpus END)", d.is_finite("gpus"))),
-                ],
-                "FROM window_runs GROUP BY cluster, class",
-            ),
-            branch(
-                parts::CLASS_JOBS,
-                &[("cluster", s("cluster")), ("k1", s("class")), ("n1", s("COUNT(*)"))],
-                "FROM window_jobs GROUP BY cluster, class",
-            ),
-            branch(
-                parts::GPU_TYPE,
-                &[
-                    ("cluster", s("cluster")),
-                    ("t0", s("gpu_type")),
-                    ("x0", s("SUM(gpu_hours)")),
-                ],
-                "FROM window_runs WHERE gpu_type IS NOT NULL AND TRIM(gpu_type) <> '' GROUP BY cluster, gpu_type",
-            ),
-            branch(
-                parts::RULE,
-                &[("k1", s("rule")), ("n1", s("COUNT(*)")), ("x0", s("SUM(gpu_hours)"))],
-                "FROM window_jobs GROUP BY rule",
-            ),
-            branch(
-                parts::LABEL,
-                &[
-                    ("k1", s("label_code")),
-                    ("k2", s("COALESCE(rule_class, 0)")),
-                    ("n1", s("COUNT(*)")),
-                ],
-                "FROM window_jobs WHERE label_code IS NOT NULL GROUP BY label_code, COALESCE(rule_class, 0)",
-            ),
-            branch(
-                parts::UNKNOWN_LABEL,
-                &[
-                    ("t0", s("unknown_label")),
-                    ("n1", s("COUNT(*)")),
-                    ("x0", s("SUM(gpu_hours)")),
-                ],
-                "FROM window_jobs WHERE unknown_label IS NOT NULL GROUP BY unknown_label",
-            ),
-            branch(
-                parts::TOP,
-                &[
-                    ("cluster", s("t.cluster")),
-                    ("k1", s("t.class")),
-                    ("k2", s("t.rule")),
-                    ("n1", s("t.runs")),
-                    ("n2", s("t.first_start_ms")),
-                    ("x0", s("t.gpu_hours")),
-                    ("x1", s("t.max_gpus")),
-                    ("x2", s("t.util_gpu_hours")),
-                    ("x3", s("t.util_weight")),
-                    ("t0", s("t.job_id")),
-                    ("t1", s("x.name")),
-                    ("t2", s("x.user_name")),
-                    ("t3", s("x.queue")),
-                    ("t4", s("x.state")),
-                ],
-                "FROM top_jobs t LEFT JOIN top_text x ON x.cluster = t.cluster AND x.job_id = t.job_id",
-            ),
-            branch(
-                parts::CHANGES,
-                &[
-                    ("cluster", s("cluster")),
-                    ("k1", s("step")),
-                    ("x0", by_class(0, "gpus * amount")),
-                    ("x1", by_class(1, "gpus * amount")),
-                    ("x2", by_class(2, "gpus * amount")),
-                    ("x3", format!("SUM(gpus * {util_or_one} * amount)")),
-                    ("x4", by_class(0, &format!("{floor} * amount"))),
-                    ("x5", by_class(1, &format!("{floor} * amount"))),
-                    ("x6", by_class(2, &format!("{floor} * amount"))),
-                ],
-                "FROM step_points WHERE amount IS NOT NULL GROUP BY cluster, step",
-            ),
-        ];
-        if self.counts_pending(at) {
-            branches.push(branch(
-                parts::PENDING,
-                &[
-                    ("cluster", s("cluster")),
-                    ("k1", s("class")),
-                    ("n1", s("COUNT(*)")),
-                    ("n2", s("COUNT(time_limit_hours)")),
-                    ("x0", s("SUM(gpus)")),
-                    ("x1", s("SUM(gpus * time_limit_hours)")),
-                    (
-                        "x2",
-                        format!(
-                            "SUM(CASE WHEN time_limit_hours IS NULL THEN gpus * {} / {hour} END)",
-                            self.double(&wait_ms)
-                        ),
-                    ),
-                ],
-                "FROM pending_classed GROUP BY cluster, class",
-            ));
-        }
-        if at.pass.is_none_or(Pass::counts_rows) {
-            branches.extend([
-            branch(
-                parts::REJECT,
-                &[("k1", s("reason")), ("n1", s("COUNT(*)"))],
-                &format!("FROM checked WHERE reason IS NOT NULL AND reason <> {PENDING_REASON} GROUP BY reason"),
-            ),
-            branch(
-                parts::REJECT_SAMPLE,
-                &[
-                    ("k1", s("reason")),
-                    ("t0", s("job_id")),
-                    ("t1", s("raw_start")),
-                    ("t2", s("raw_end")),
-                    ("t3", s("raw_gpus")),
-                    ("t4", s("raw_util")),
-                ],
-                &format!(
-                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM checked\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
-                ),
-            ),
-            ]);
-        }
-        format!("{ctes}\n{}", branches.join("\nUNION ALL\n"))
     }
 }
