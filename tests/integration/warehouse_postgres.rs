@@ -198,35 +198,6 @@ fn postgresql_audits_the_fixture_as_the_in_process_audit_does() {
     load_fixture(server.port, &csv);
     let in_process = audit_json(home.path(), &[&parquet.display().to_string()], None);
     let uri = format!("postgresql://postgres@127.0.0.1:{}/postgres", server.port);
-    let warehouse = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "postgresql",
-            "--warehouse-uri",
-            &uri,
-            "--warehouse-from",
-            "jobs",
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &warehouse, "PostgreSQL");
-    let passes = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "postgresql",
-            "--warehouse-uri",
-            &uri,
-            "--warehouse-from",
-            "jobs",
-            "--warehouse-passes",
-            "4",
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &passes, "PostgreSQL in 4 passes");
-    let file = parquet.display().to_string();
     let flags = [
         "--warehouse-driver",
         "postgresql",
@@ -235,5 +206,11 @@ fn postgresql_audits_the_fixture_as_the_in_process_audit_does() {
         "--warehouse-from",
         "jobs",
     ];
+    let warehouse = audit_json(home.path(), &flags, Some(&engines));
+    assert_same_audit(&in_process, &warehouse, "PostgreSQL");
+    let in_passes = [&flags[..], &["--warehouse-passes", "4"]].concat();
+    let passes = audit_json(home.path(), &in_passes, Some(&engines));
+    assert_same_audit(&in_process, &passes, "PostgreSQL in 4 passes");
+    let file = parquet.display().to_string();
     assert_same_window(home.path(), &file, &flags, &engines, "PostgreSQL");
 }

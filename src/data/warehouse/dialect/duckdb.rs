@@ -46,10 +46,6 @@ impl Dialect for DuckDb {
         Some(format!("(HASH({job_id}) % {of})"))
     }
 
-    fn temporary_table(&self, name: &str, select: &str) -> Option<String> {
-        Some(format!("CREATE TEMPORARY TABLE {} AS\n{select}", self.quote(name)))
-    }
-
     fn session_setup(&self) -> Vec<String> {
         vec!["SET TimeZone = 'UTC'".to_string()]
     }

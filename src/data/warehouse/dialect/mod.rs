@@ -208,15 +208,15 @@ pub trait Dialect: Sync {
     }
 
     /// Which of `of` shares a job falls in, from its id (text): a number in `0..of`, the same
-    /// for every run of the job. None where the engine cannot split an audit into passes.
+    /// for every run of the job. None where the engine cannot split an audit into passes (it
+    /// has no temporary table to keep the stems in between them).
     fn job_share(&self, _job_id: &str, _of: u32) -> Option<String> {
         None
     }
 
-    /// A statement keeping `select`'s rows in a temporary table `name` for the session; None
-    /// where the engine cannot split an audit into passes.
-    fn temporary_table(&self, _name: &str, _select: &str) -> Option<String> {
-        None
+    /// A statement keeping `select`'s rows in a temporary table `name` for the session.
+    fn temporary_table(&self, name: &str, select: &str) -> String {
+        format!("CREATE TEMPORARY TABLE {} AS\n{select}", self.quote(name))
     }
 
     /// Statements run once on a new connection: UTC as the session's zone.

@@ -66,10 +66,6 @@ impl Dialect for Postgres {
         Some(format!("ABS(MOD(HASHTEXTEXTENDED({job_id}, 0), {of}))"))
     }
 
-    fn temporary_table(&self, name: &str, select: &str) -> Option<String> {
-        Some(format!("CREATE TEMPORARY TABLE {} AS\n{select}", self.quote(name)))
-    }
-
     fn session_setup(&self) -> Vec<String> {
         vec!["SET TIME ZONE 'UTC'".to_string()]
     }

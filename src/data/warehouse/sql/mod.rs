@@ -302,13 +302,13 @@ job_facts AS (
     /// others add to it. None outside a pass, or where the engine has no temporary tables.
     pub fn stem_parts_statement(&self, at: TotalsWindow<'_>) -> Option<String> {
         let pass = at.pass?;
+        self.d().job_share("job_id", pass.of)?;
         let select = self.stem_parts_query(at);
-        if pass.index == 0 {
+        Some(if pass.index == 0 {
             self.d().temporary_table(STEM_PARTS_TABLE, &select)
         } else {
-            self.d().temporary_table(STEM_PARTS_TABLE, "")?;
-            Some(format!("INSERT INTO {}\n{select}", self.d().quote(STEM_PARTS_TABLE)))
-        }
+            format!("INSERT INTO {}\n{select}", self.d().quote(STEM_PARTS_TABLE))
+        })
     }
 
     /// Whether the source can hold jobs that never started (it maps a submit time).
