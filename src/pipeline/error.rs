@@ -48,7 +48,7 @@ pub enum PipelineError {
     },
     /// A replay that cannot run (a split error, in its words).
     #[error("replay: {0} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)")]
-    Replay(String),
+    Replay(crate::model::split::SplitError),
     /// A backtest the history is too short for, in its words.
     #[error("backtest: {0}")]
     Backtest(String),
@@ -86,9 +86,9 @@ impl PipelineError {
                 vec![Diagnostic::file(&format!("--slurm ({key})"), message.clone())]
             }
             PipelineError::MixedLogSettings { .. } => vec![Diagnostic::file("[[logs]]", self.to_string())],
-            PipelineError::Replay(message) => vec![Diagnostic::file(
+            PipelineError::Replay(error) => vec![Diagnostic::file(
                 "replay",
-                format!("{message} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
+                format!("{error} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
             )],
             PipelineError::Backtest(message) => vec![Diagnostic::file("--holdout-days", message.clone())],
             PipelineError::NotAudited => vec![Diagnostic::file("logs", self.to_string())],

@@ -53,7 +53,7 @@ use crate::model::fleet_contracts::{ContractsReport, contracts_report};
 use crate::model::forecast::FleetFits;
 use crate::model::plan::{Plan, PrometheusSource};
 use crate::model::replay::ReplayJob;
-use crate::model::split::{ReplayReport, ReplaySetup, replay_fleets};
+use crate::model::split::{ReplayReport, ReplaySetup, SplitError, replay_fleets};
 use crate::model::workload::ClassificationRules;
 use crate::shared::format::thousands;
 
@@ -160,7 +160,7 @@ struct PullKey {
 
 struct ReplayStep {
     key: (u64, ReplaySetup),
-    result: Result<ReplayReport, String>,
+    result: Result<ReplayReport, SplitError>,
 }
 
 /// How long each step took the last time it ran, in the order they ran (seconds): what the
@@ -526,14 +526,11 @@ impl Pipeline {
             }
             let jobs = self.replay_jobs.as_ref().map(|(_, j)| j.as_slice()).unwrap_or_default();
             let result = self.timings.record("replay", || replay_fleets(jobs, report, &key.1));
-            self.replay = Some(ReplayStep {
-                key,
-                result: result.map_err(|e| e.to_string()),
-            });
+            self.replay = Some(ReplayStep { key, result });
         }
         match self.replay.as_ref().map(|r| &r.result) {
             Some(Ok(report)) => Ok(report),
-            Some(Err(message)) => Err(PipelineError::Replay(message.clone())),
+            Some(Err(error)) => Err(PipelineError::Replay(error.clone())),
             None => Err(PipelineError::NotAudited),
         }
     }

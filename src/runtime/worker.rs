@@ -387,9 +387,9 @@ pub fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
             generation,
             report: Box::new(report.clone()),
         },
-        Err(PipelineError::Replay(message)) => Action::ReplayFailed {
+        Err(PipelineError::Replay(error)) => Action::ReplayFailed {
             generation,
-            message: format!("{message}: size the pools in the plan's [replay]"),
+            message: format!("{error}: size the pools in the plan's [replay]"),
         },
         Err(e) => Action::ReplayFailed {
             generation,

@@ -98,7 +98,9 @@ fn settings(
     settings.input_utc_offset_min = args
         .input_tz
         .as_deref()
-        .map(|text| crate::model::plan::parse_utc_offset_min(text).map_err(|e| Diagnostic::file("--input-tz", e)))
+        .map(|text| {
+            crate::model::plan::parse_utc_offset_min(text).map_err(|e| Diagnostic::file("--input-tz", e.to_string()))
+        })
         .transpose()?;
     Ok(settings)
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::error::CacheError;
 use super::key::{ENTRY_FORMAT, content_fingerprint};
 use crate::data::audit::classify::features::GPU_TYPE_CODE;
 use crate::data::audit::classify::vocabulary::{GPU_TYPES, MAX_NAMES, UNKNOWN_LABELS, Vocabulary};
@@ -60,9 +61,9 @@ struct Meta {
     unknown_labels: Vec<String>,
 }
 
-fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFile, String> {
+fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFile, CacheError> {
     let path = dir.join(name);
-    let file = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = File::create(&path).map_err(CacheError::io(&path))?;
     // Uncompressed: reading it back is the point, and it needs no codec.
     // No statistics: nothing filters this file, it is read whole.
     ParquetWriter::new(file)
@@ -75,9 +76,12 @@ fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFil
             binary_statistics_truncate_length: None,
         })
         .finish(frame)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
-    let fingerprint = content_fingerprint(&path).map_err(|e| e.to_string())?;
+        .map_err(|source| CacheError::Parquet {
+            frame: name.to_string(),
+            source,
+        })?;
+    let bytes = std::fs::metadata(&path).map_err(CacheError::io(&path))?.len();
+    let fingerprint = content_fingerprint(&path).map_err(CacheError::io(&path))?;
     Ok(FrameFile {
         name: name.to_string(),
         bytes,
@@ -87,7 +91,7 @@ fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFil
 }
 
 /// Writes a read into `dir` (a new, empty folder). Only runs read whole are kept.
-pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), String> {
+pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), CacheError> {
     let FleetSource::Runs {
         runs,
         quarantine,
@@ -98,7 +102,7 @@ pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), St
         origins,
     } = source
     else {
-        return Err("a partitioned dataset is not cached".to_string());
+        return Err(CacheError::NotReadWhole);
     };
     let mut frames = vec![
         write_frame(dir, RUNS, &mut runs.clone())?,
@@ -129,29 +133,36 @@ pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), St
         gpu_types: GPU_TYPES.texts(),
         unknown_labels: UNKNOWN_LABELS.texts(),
     };
-    let text = serde_json::to_string(&meta).map_err(|e| e.to_string())?;
+    let text = serde_json::to_string(&meta).map_err(|source| CacheError::Index { source })?;
     // Written last: an entry without it is partial.
-    std::fs::write(dir.join(META), text).map_err(|e| e.to_string())
+    let path = dir.join(META);
+    std::fs::write(&path, text).map_err(CacheError::io(&path))
 }
 
-fn read_frame(dir: &Path, expected: &FrameFile) -> Result<DataFrame, String> {
+fn read_frame(dir: &Path, expected: &FrameFile) -> Result<DataFrame, CacheError> {
     let path = dir.join(&expected.name);
-    let bytes = std::fs::metadata(&path).map_err(|e| e.to_string())?.len();
-    if bytes != expected.bytes || content_fingerprint(&path).map_err(|e| e.to_string())? != expected.fingerprint {
-        return Err(format!("{} was changed after it was written", expected.name));
+    let frame_name = || expected.name.clone();
+    let bytes = std::fs::metadata(&path).map_err(CacheError::io(&path))?.len();
+    if bytes != expected.bytes || content_fingerprint(&path).map_err(CacheError::io(&path))? != expected.fingerprint {
+        return Err(CacheError::Changed { frame: frame_name() });
     }
-    let file = File::open(&path).map_err(|e| e.to_string())?;
+    let file = File::open(&path).map_err(CacheError::io(&path))?;
     // Polars' decoder panics on some damaged files (found by fuzzing the Parquet reader).
     let frame = without_panics(|| ParquetReader::new(file).finish())
-        .map_err(|e| format!("{}: {e}", expected.name))?
-        .map_err(|e| e.to_string())?;
+        .map_err(|source| CacheError::Decoder {
+            frame: frame_name(),
+            source,
+        })?
+        .map_err(|source| CacheError::Parquet {
+            frame: frame_name(),
+            source,
+        })?;
     if frame.height() != expected.rows {
-        return Err(format!(
-            "{} holds {} rows, not {}",
-            expected.name,
-            frame.height(),
-            expected.rows
-        ));
+        return Err(CacheError::Rows {
+            frame: frame_name(),
+            found: frame.height(),
+            expected: expected.rows,
+        });
     }
     Ok(frame)
 }
@@ -164,12 +175,16 @@ fn renumber_column(
     offset: u32,
     texts: &[String],
     vocabulary: &Vocabulary,
-) -> Result<(), String> {
+) -> Result<(), CacheError> {
     let Ok(values) = frame.column(column) else {
         return Ok(());
     };
     let now: Vec<u32> = texts.iter().map(|t| vocabulary.intern(t)).collect();
-    let values = values.u32().map_err(|e| format!("{column}: {e}"))?;
+    let parquet = |source| CacheError::Parquet {
+        frame: column.to_string(),
+        source,
+    };
+    let values = values.u32().map_err(parquet)?;
     let mapped: UInt32Chunked = values
         .iter()
         .map(|v| {
@@ -181,11 +196,11 @@ fn renumber_column(
         .collect();
     frame
         .with_column(mapped.with_name(column.into()).into_column())
-        .map_err(|e| format!("{column}: {e}"))?;
+        .map_err(parquet)?;
     Ok(())
 }
 
-fn renumbered(mut frame: DataFrame, gpu_types: &[String], unknown_labels: &[String]) -> Result<DataFrame, String> {
+fn renumbered(mut frame: DataFrame, gpu_types: &[String], unknown_labels: &[String]) -> Result<DataFrame, CacheError> {
     renumber_column(&mut frame, GPU_TYPE_CODE, 0, gpu_types, &GPU_TYPES)?;
     renumber_column(
         &mut frame,
@@ -198,13 +213,14 @@ fn renumbered(mut frame: DataFrame, gpu_types: &[String], unknown_labels: &[Stri
 }
 
 /// The read kept in `dir` when it is whole and stands for `key`; why not, otherwise.
-pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, String> {
-    let text = std::fs::read_to_string(dir.join(META)).map_err(|e| e.to_string())?;
-    let meta: Meta = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, CacheError> {
+    let path = dir.join(META);
+    let text = std::fs::read_to_string(&path).map_err(CacheError::io(&path))?;
+    let meta: Meta = serde_json::from_str(&text).map_err(|source| CacheError::Index { source })?;
     if meta.entry_format != ENTRY_FORMAT || meta.key != key {
-        return Err("written for other inputs or by another version".to_string());
+        return Err(CacheError::OtherInputs);
     }
-    let frame = |name: &str| -> Result<Option<DataFrame>, String> {
+    let frame = |name: &str| -> Result<Option<DataFrame>, CacheError> {
         meta.frames
             .iter()
             .find(|f| f.name == name)
@@ -212,17 +228,20 @@ pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, String> {
             .transpose()
     };
     let renumber = |frame: DataFrame| renumbered(frame, &meta.gpu_types, &meta.unknown_labels);
-    let runs = renumber(frame(RUNS)?.ok_or("no runs frame")?)?;
-    let pending = renumber(frame(PENDING)?.ok_or("no pending frame")?)?;
+    let missing = |frame: &'static str| CacheError::MissingFrame { frame };
+    let runs = renumber(frame(RUNS)?.ok_or_else(|| missing(RUNS))?)?;
+    let pending = renumber(frame(PENDING)?.ok_or_else(|| missing(PENDING))?)?;
     let utilization = frame(UTILIZATION)?;
     if utilization.is_some() != meta.has_utilization {
-        return Err("the utilization frame is missing".to_string());
+        return Err(missing(UTILIZATION));
     }
     let files = meta
         .files
         .into_iter()
         .map(|f| {
-            let format = parse_format_name(&f.format, None).map_err(|e| e.to_string())?.name();
+            let format = parse_format_name(&f.format, None)
+                .map_err(|source| CacheError::Format { source })?
+                .name();
             Ok(FileSummary {
                 path: f.path,
                 format,
@@ -232,7 +251,7 @@ pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, String> {
                 notes: f.notes,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, CacheError>>()?;
     Ok(FleetSource::Runs {
         runs,
         quarantine: meta.quarantine,

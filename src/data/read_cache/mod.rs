@@ -13,10 +13,12 @@
 //!   not kept. Folders (partitioned datasets) and Prometheus pods are not cached.
 
 mod entry;
+mod error;
 mod key;
 
 use std::path::{Path, PathBuf};
 
+pub use self::error::CacheError;
 pub use self::key::{content_fingerprint, entry_name, read_key};
 use crate::data::audit::fleet_source::FleetSource;
 
@@ -62,7 +64,7 @@ pub enum Lookup {
     Hit(Box<FleetSource>),
     Miss,
     /// An entry was there but could not be used (it was removed): why.
-    Damaged(String),
+    Damaged(CacheError),
 }
 
 fn folder_bytes(dir: &Path) -> u64 {
@@ -105,8 +107,8 @@ impl ReadCache {
 
     /// Keeps `source` for `key`, then trims the cache to its bound. A read that is not kept
     /// (too large, a partitioned dataset, a folder that cannot be written) says why.
-    pub fn store(&self, key: &str, source: &FleetSource) -> Result<(), String> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| format!("{}: {e}", self.dir.display()))?;
+    pub fn store(&self, key: &str, source: &FleetSource) -> Result<(), CacheError> {
+        std::fs::create_dir_all(&self.dir).map_err(CacheError::io(&self.dir))?;
         let name = entry_name(key);
         let staging = self.dir.join(format!(
             ".{name}-{}-{}",
@@ -115,19 +117,18 @@ impl ReadCache {
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos())
         ));
-        std::fs::create_dir(&staging).map_err(|e| format!("{}: {e}", staging.display()))?;
+        std::fs::create_dir(&staging).map_err(CacheError::io(&staging))?;
         let written = entry::write_entry(&staging, key, source).and_then(|()| {
             let bytes = folder_bytes(&staging);
             if bytes > self.max_bytes {
-                return Err(format!(
-                    "the read takes {} MiB, over the cache's bound of {} MiB",
-                    bytes >> 20,
-                    self.max_bytes >> 20
-                ));
+                return Err(CacheError::OverBound {
+                    entry_mib: bytes >> 20,
+                    bound_mib: self.max_bytes >> 20,
+                });
             }
             let target = self.dir.join(&name);
             let _ = std::fs::remove_dir_all(&target);
-            std::fs::rename(&staging, &target).map_err(|e| format!("{}: {e}", target.display()))
+            std::fs::rename(&staging, &target).map_err(CacheError::io(&target))
         });
         if written.is_err() {
             let _ = std::fs::remove_dir_all(&staging);

@@ -293,6 +293,10 @@ pub fn commitment_report(
     commitment_report_keeping(fits, assumptions, contracts, plan, catalog, &[])
 }
 
+/// A class's layers, the price change they assumed and the months they run; or, for a class
+/// that cannot be layered, which and why.
+type ClassLayering = Result<(ClassLayers, PriceChangeUsed, usize), (WorkloadClass, CommitmentError)>;
+
 /// As `commitment_report`, with the layers of the classes in `kept` taken as they are: the
 /// caller knows nothing they read changed (a growth slider moves one class; the others'
 /// layers stand). Only their price change and months are looked up again.
@@ -307,18 +311,16 @@ pub fn commitment_report_keeping(
     let offers = &catalog.contracts.as_ref()?.offers;
     let hours_per_month = contracts.hours_per_month;
     // The classes on both cores: a growth step redraws within a frame.
-    let layered: Vec<Result<(ClassLayers, PriceChangeUsed, usize), String>> = contracts
+    let layered: Vec<ClassLayering> = contracts
         .classes
         .par_iter()
         .map(|class| {
             let fit = &fits.fleet[class_index(class.class)];
             let fleet_gpu_hours =
                 fit.history_mean_gpus * fit.history_points as f64 * f64::from(fit.hours_per_point.max(1));
-            let label = class.class.label();
-            let factor =
-                gpus_per_fleet_gpu(class, fleet_gpu_hours).ok_or(format!("{label}: no demand in the history"))?;
+            let factor = gpus_per_fleet_gpu(class, fleet_gpu_hours).ok_or((class.class, CommitmentError::NoDemand))?;
             let change = price_change(plan, catalog, &class.accelerator);
-            let menu = tier_menu(class, offers, hours_per_month, &change).map_err(|why| format!("{label}: {why}"))?;
+            let menu = tier_menu(class, offers, hours_per_month, &change).map_err(|why| (class.class, why))?;
             let months = horizon_months_of(&menu);
             if let Some(layers) = kept
                 .iter()
@@ -375,7 +377,7 @@ pub fn commitment_report_keeping(
                 }
                 classes.push(layers);
             }
-            Err(why) => not_layered.push(why),
+            Err((class, why)) => not_layered.push(format!("{}: {why}", class.label())),
         }
     }
     Some(CommitmentReport {

@@ -86,14 +86,22 @@ impl<'de> Deserialize<'de> for HostEntry {
 /// The largest offset of any time zone in use (Kiribati, UTC+14:00), in minutes.
 const MAX_OFFSET_MIN: i32 = 14 * 60;
 
+/// A clock offset that is not one, with its text (its first 40 characters).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum UtcOffsetError {
+    #[error("'{text}' is not an offset from UTC: expected +HH:MM or -HH:MM (+01:00, -05:30), or UTC")]
+    NotAnOffset { text: String },
+    #[error(
+        "'{text}' is not an offset from UTC: expected +HH:MM or -HH:MM (+01:00, -05:30), or UTC; \
+         no clock is more than 14 hours from UTC"
+    )]
+    PastFourteenHours { text: String },
+}
+
 /// A clock's offset from UTC in minutes: `+01:00`, `-0530`, `+2`, `UTC`, `Z`, `UTC+01:00`.
-pub fn parse_utc_offset_min(text: &str) -> Result<i32, String> {
-    let bad = || {
-        format!(
-            "'{}' is not an offset from UTC: expected +HH:MM or -HH:MM (+01:00, -05:30), or UTC",
-            text.chars().take(40).collect::<String>()
-        )
-    };
+pub fn parse_utc_offset_min(text: &str) -> Result<i32, UtcOffsetError> {
+    let shown = || text.chars().take(40).collect::<String>();
+    let bad = || UtcOffsetError::NotAnOffset { text: shown() };
     let trimmed = text.trim();
     let rest = trimmed
         .strip_prefix("UTC")
@@ -123,7 +131,7 @@ pub fn parse_utc_offset_min(text: &str) -> Result<i32, String> {
     };
     let total = hours * 60 + minutes;
     if minutes > 59 || total > MAX_OFFSET_MIN {
-        return Err(format!("{}; no clock is more than 14 hours from UTC", bad()));
+        return Err(UtcOffsetError::PastFourteenHours { text: shown() });
     }
     Ok(sign * total)
 }
@@ -163,7 +171,7 @@ pub fn utc_offset_problems(hosts: &BTreeMap<String, HostEntry>) -> Vec<(String, 
         .iter()
         .filter_map(|(cluster, entry)| {
             let error = parse_utc_offset_min(entry.utc_offset.as_deref()?).err()?;
-            Some((format!("hosts.{cluster}.utc_offset"), error))
+            Some((format!("hosts.{cluster}.utc_offset"), error.to_string()))
         })
         .collect()
 }

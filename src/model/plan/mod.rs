@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{Catalog, Price, Term};
+use super::catalog::Term;
 use super::deployment::Deployment;
 use super::risk::RiskScenario;
 use super::thresholds::ThresholdOverrides;
@@ -16,6 +16,7 @@ mod commitments;
 mod forecast;
 mod hosts;
 mod moving;
+mod price;
 mod slurm;
 mod validate;
 mod warehouse;
@@ -32,6 +33,7 @@ pub use moving::{
     DEFAULT_DATA_MOVED_TB, DEFAULT_DUAL_RUNNING_MONTHS, DEFAULT_EGRESS_USD_PER_TB, DEFAULT_ENGINEERING_HOURS,
     DEFAULT_ENGINEERING_USD_PER_HOUR, DEFAULT_NEEDED_WITHIN_WEEKS, MovingPlan,
 };
+pub use price::{NoPrice, ResolvedPrice};
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
 pub use warehouse::{MissingFlag, WarehouseOverrides, WarehouseSource};
@@ -529,71 +531,4 @@ pub struct LogSource {
     pub mapping: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
-}
-
-/// The price a plan's accelerator choice resolves to.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ResolvedPrice<'a> {
-    Catalog(&'a Price),
-    Override { usd_per_chip_hour: f64 },
-}
-
-impl ResolvedPrice<'_> {
-    pub fn usd_per_chip_hour(&self) -> f64 {
-        match self {
-            ResolvedPrice::Catalog(price) => price.usd_per_chip_hour(),
-            ResolvedPrice::Override { usd_per_chip_hour } => *usd_per_chip_hour,
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            ResolvedPrice::Catalog(p) => format!("{} ({}, {}, {})", p.provider, p.price_set, p.term.label(), p.as_of),
-            ResolvedPrice::Override { .. } => "plan override".to_string(),
-        }
-    }
-}
-
-impl AcceleratorChoice {
-    /// The price this choice uses: the override, else the named provider or the cheapest
-    /// offer of its price set and term.
-    pub fn resolve_price<'a>(&self, catalog: &'a Catalog) -> Result<ResolvedPrice<'a>, String> {
-        if let Some(usd_per_chip_hour) = self.usd_per_chip_hour {
-            return Ok(ResolvedPrice::Override { usd_per_chip_hour });
-        }
-        let id = catalog
-            .accelerator(&self.id)
-            .map_or(self.id.as_str(), |a| a.id.as_str());
-        let offers = catalog.prices_for(id, &self.price_set, self.term);
-        let chosen = match &self.provider {
-            Some(provider) => offers.into_iter().find(|p| p.provider.eq_ignore_ascii_case(provider)),
-            None => offers.into_iter().next(),
-        };
-        chosen.map(ResolvedPrice::Catalog).ok_or_else(|| {
-            let mut available: Vec<String> = catalog
-                .prices
-                .iter()
-                .filter(|p| p.accelerator == id)
-                .map(|p| format!("{}/{}", p.price_set, p.term.label()))
-                .collect();
-            available.sort();
-            available.dedup();
-            let provider = self
-                .provider
-                .as_deref()
-                .map(|p| format!(" from provider '{p}'"))
-                .unwrap_or_default();
-            format!(
-                "no price for '{}' in price set '{}' on term '{}'{provider}; the catalog has: {}",
-                self.id,
-                self.price_set,
-                self.term.label(),
-                if available.is_empty() {
-                    "none".to_string()
-                } else {
-                    available.join(", ")
-                }
-            )
-        })
-    }
 }

@@ -159,13 +159,13 @@ impl Plan {
             }
             if let Some(price) = choice.usd_per_chip_hour {
                 check(price > 0.0, at("usd_per_chip_hour"), positive);
-            } else if let Err(message) = choice.resolve_price(catalog) {
+            } else if let Err(no_price) = choice.resolve_price(catalog) {
                 let key = if choice.provider.is_some() {
                     "provider"
                 } else {
                     "price_set"
                 };
-                check(false, at(key), &message);
+                check(false, at(key), &no_price.to_string());
             }
         }
 
