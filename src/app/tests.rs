@@ -7,6 +7,8 @@ use super::*;
 use crate::config::catalog::builtin;
 use crate::config::plan_file::default_plan;
 
+mod plan_file;
+
 fn app() -> App {
     let catalog = builtin().catalog;
     let plan = default_plan(&catalog).expect("default plan");
@@ -168,44 +170,6 @@ fn stale_audits_are_dropped_and_the_newest_wins() {
 }
 
 #[test]
-fn quitting_with_unsaved_edits_asks_first() {
-    let mut app = app();
-    assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
-    let mut app = self::app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::Increase);
-    assert!(run(&mut app, CommandId::Quit).is_empty());
-    assert_eq!(app.overlay, Overlay::ConfirmQuit);
-    assert!(press(&mut app, Key::char('n')).is_empty());
-    assert!(!app.quit);
-    run(&mut app, CommandId::Quit);
-    let effects = press(&mut app, Key::char('s'));
-    assert!(matches!(effects[..], [Effect::SavePlan { .. }]));
-    assert!(!app.quit, "not before the save lands");
-    // A failed save keeps the workbench and the edits.
-    update(
-        &mut app,
-        Action::Failed {
-            message: "plan.toml: not saved: disk full".to_string(),
-        },
-    );
-    assert!(!app.quit);
-    assert!(app.modified);
-    run(&mut app, CommandId::Quit);
-    press(&mut app, Key::char('s'));
-    let effects = update(
-        &mut app,
-        Action::PlanSaved {
-            path: PathBuf::from("/plans/seed.toml"),
-            text: "saved".to_string(),
-            note: None,
-        },
-    );
-    assert_eq!(effects, vec![Effect::Quit]);
-    assert!(app.quit);
-}
-
-#[test]
 fn stepping_another_row_in_between_starts_a_new_undo_entry() {
     let mut app = app();
     run(&mut app, CommandId::FocusMfu);
@@ -214,168 +178,6 @@ fn stepping_another_row_in_between_starts_a_new_undo_entry() {
     press(&mut app, Key::plain(KeyCode::Up));
     press(&mut app, Key::plain(KeyCode::Right));
     assert_eq!(app.history.undo.len(), 2);
-}
-
-#[test]
-fn save_carries_the_original_text_for_a_format_preserving_write() {
-    let mut app = app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::Increase);
-    let effects = run(&mut app, CommandId::Save);
-    match &effects[..] {
-        [
-            Effect::SavePlan {
-                path,
-                plan,
-                original_text,
-            },
-        ] => {
-            assert_eq!(path, &PathBuf::from("/plans/seed.toml"));
-            assert_eq!(plan.accelerators[0].mfu, app.plan.accelerators[0].mfu);
-            assert_eq!(original_text.as_deref(), Some("original"));
-        }
-        other => panic!("{other:?}"),
-    }
-    update(
-        &mut app,
-        Action::PlanSaved {
-            path: PathBuf::from("/plans/seed.toml"),
-            text: "saved".to_string(),
-            note: None,
-        },
-    );
-    assert!(!app.modified);
-}
-
-#[test]
-fn an_edit_on_disk_reloads_when_nothing_is_unsaved() {
-    let mut app = app();
-    let mut theirs = app.plan.clone();
-    theirs.accelerators[0].mfu = 0.30;
-    let before = h100_cost(&app);
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            plan: Box::new(theirs),
-            text: "theirs".to_string(),
-        },
-    );
-    assert_eq!(app.plan.accelerators[0].mfu, 0.30);
-    assert!((h100_cost(&app) - before * 0.45 / 0.30).abs() < 1e-6 * before);
-    assert!(!app.modified);
-}
-
-#[test]
-fn an_edit_on_disk_with_unsaved_edits_loses_nothing() {
-    let mut app = app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::IncreaseCoarse);
-    let mine = app.plan.clone();
-    let mut theirs = app.plan.clone();
-    theirs.accelerators[1].mfu = 0.20;
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            plan: Box::new(theirs.clone()),
-            text: "theirs".to_string(),
-        },
-    );
-    assert!(matches!(app.overlay, Overlay::Conflict(_)));
-    assert_eq!(app.plan, mine, "mine stays on screen");
-    // A lower-case key meant for a pane chooses nothing. Compare, then back to the choice.
-    press(&mut app, Key::char('c'));
-    assert!(matches!(app.overlay, Overlay::Conflict(_)));
-    press(&mut app, Key::char('C'));
-    assert!(matches!(
-        app.overlay,
-        Overlay::Compare {
-            from_conflict: Some(_),
-            ..
-        }
-    ));
-    assert_eq!(app.compare[0].1, theirs);
-    let comparison = app.comparison.as_ref().expect("a comparison");
-    assert_eq!(comparison.labels, ["this plan *", "on disk"]);
-    assert!(
-        comparison.inputs.iter().any(|i| i.key_path == "accelerators[1].mfu"),
-        "{:?}",
-        comparison.inputs
-    );
-    press(&mut app, Key::plain(KeyCode::Esc));
-    assert!(matches!(app.overlay, Overlay::Conflict(_)));
-    // Take theirs: mine is one undo away.
-    press(&mut app, Key::char('T'));
-    assert_eq!(app.plan, theirs);
-    run(&mut app, CommandId::Undo);
-    assert_eq!(app.plan, mine);
-}
-
-#[test]
-fn keeping_mine_over_theirs_saves_against_their_text() {
-    let mut app = app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::Increase);
-    let mut theirs = app.plan.clone();
-    theirs.name = "renamed elsewhere".to_string();
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            plan: Box::new(theirs),
-            text: "their text".to_string(),
-        },
-    );
-    let effects = press(&mut app, Key::char('O'));
-    match &effects[..] {
-        [Effect::SavePlan { original_text, .. }] => assert_eq!(original_text.as_deref(), Some("their text")),
-        other => panic!("{other:?}"),
-    }
-    // Or as a copy.
-    let mut app = self::app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::Increase);
-    let mut theirs = app.plan.clone();
-    theirs.name = "x".to_string();
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            plan: Box::new(theirs),
-            text: "t".to_string(),
-        },
-    );
-    let effects = press(&mut app, Key::char('K'));
-    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, pick_free_name: true, .. }] if name == "seed-mine"));
-}
-
-#[test]
-fn an_invalid_file_on_disk_keeps_the_last_good_plan_with_a_banner() {
-    let mut app = app();
-    let plan = app.plan.clone();
-    update(
-        &mut app,
-        Action::PlanInvalidOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            message: "seed.toml:12:7: accelerators[0].mfu: expected a number".to_string(),
-        },
-    );
-    assert_eq!(app.plan, plan);
-    let banner = app.banner.as_ref().expect("banner");
-    assert_eq!(banner.level, BannerLevel::Error);
-    assert!(banner.text.contains("seed.toml:12:7"));
-    // Putting the file back as it was clears the error.
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/seed.toml"),
-            plan: Box::new(plan.clone()),
-            text: "original".to_string(),
-        },
-    );
-    assert!(app.disk_error.is_none());
-    assert_ne!(app.banner.as_ref().map(|b| b.level.clone()), Some(BannerLevel::Error));
 }
 
 #[test]
@@ -492,43 +294,6 @@ fn compare_shows_another_plan_and_follows_edits() {
     let after = h100(&app);
     assert!(after[0] < before[0]);
     assert_eq!(after[1], before[1]);
-}
-
-#[test]
-fn a_report_about_another_file_is_ignored() {
-    let mut app = app();
-    let mut theirs = app.plan.clone();
-    theirs.name = "another plan".to_string();
-    update(
-        &mut app,
-        Action::PlanChangedOnDisk {
-            path: PathBuf::from("/plans/old.toml"),
-            plan: Box::new(theirs),
-            text: "other".to_string(),
-        },
-    );
-    assert_eq!(app.plan.name, "Seed worked examples");
-}
-
-#[test]
-fn a_plan_that_would_not_load_is_not_saved() {
-    let mut app = app();
-    app.plan.accelerators[0].id = "no-such-chip".to_string();
-    app.derived.refresh_plan(&app.plan, &app.catalog);
-    let effects = run(&mut app, CommandId::Save);
-    assert!(effects.is_empty());
-    assert!(app.banner.as_ref().is_some_and(|b| b.text.starts_with("not saved")));
-}
-
-#[test]
-fn undoing_back_to_the_saved_plan_is_not_an_unsaved_edit() {
-    let mut app = app();
-    run(&mut app, CommandId::FocusMfu);
-    run(&mut app, CommandId::Increase);
-    assert!(app.modified);
-    run(&mut app, CommandId::Undo);
-    assert!(!app.modified);
-    assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
 }
 
 #[test]
