@@ -311,13 +311,15 @@ impl Pipeline {
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
         let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
-            (_, true) if let Some(warehouse) = &sources.warehouse => (
-                FleetSource::Warehouse {
+            (_, true) if let Some(warehouse) = &sources.warehouse => {
+                // Nothing is read here: the audit is sent, and may run long (passes).
+                observer.started(&format!("auditing in the warehouse ({})", warehouse.driver), 0, true);
+                let source = FleetSource::Warehouse {
                     source: warehouse.clone(),
                     mapping: mapping.clone(),
-                },
-                None,
-            ),
+                };
+                (source, None)
+            }
             (_, true) if let Some(slurm) = &sources.slurm => {
                 let (source, window) = live_sources::read_slurm(slurm, &rules, settings.window, observer)?;
                 (source, Some(window))
@@ -410,7 +412,7 @@ impl Pipeline {
         let Some(read) = self.read.as_ref() else {
             return Err(PipelineError::NotAudited);
         };
-        let (mut report, files, classes) = read.source.audit(&rules, settings)?;
+        let (mut report, files, classes) = read.source.audit(&rules, settings, &mut |what| observer.phase(what))?;
         let read_id = read.id;
         let mut measure_failure = None;
         // Logs or pods alike: each cluster's DCGM series measure its utilization.
@@ -473,7 +475,7 @@ impl Pipeline {
         };
         let mapping = read_mapping_of(sources)?;
         let origin = crate::data::audit::fleet_source::warehouse_origin(warehouse);
-        crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true)
+        crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true, &mut |_| {})
             .map(|audited| audited.queries)
             .map_err(|e| LoadError::new(origin, crate::data::error::DataError::Warehouse(Box::new(e))).into())
     }

@@ -14,6 +14,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use gpuplan::model::audit_settings::{AuditSettings, WindowSpec};
+use gpuplan::model::plan::WarehouseSource;
+use gpuplan::pipeline::Pipeline;
+use gpuplan::pipeline::observer::Observer;
+use gpuplan::pipeline::sources::Sources;
 use serde_json::Value;
 
 use crate::common::gpuplan_with;
@@ -284,6 +289,50 @@ fn the_workbench_audits_a_plan_s_warehouse() {
     });
     screen.press(b"q");
     screen.wait_exit(Duration::from_secs(30));
+}
+
+/// An audit in passes can run for an hour: each statement of its sums, with its pass, reaches
+/// the pipeline's observer as it is sent (the CLI's progress line, the workbench's status).
+#[test]
+fn an_audit_in_passes_tells_each_statement_as_it_is_sent() {
+    let Some(engines) = engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let fixture = home.path().join("jobs.parquet");
+    write_fixture(&fixture);
+    let library = engines.join("lib/libduckdb.so").display().to_string();
+    let from = format!("read_parquet('{}')", fixture.display());
+    let mut source = WarehouseSource::at(&library, Some(":memory:"), &from);
+    source.dialect = Some("duckdb".to_string());
+    source.entrypoint = Some("duckdb_adbc_init".to_string());
+    source.passes = Some(2);
+    let sources = Sources {
+        warehouse: Some(source),
+        ..Sources::default()
+    };
+    #[derive(Default)]
+    struct Heard(Vec<String>);
+    impl Observer for Heard {
+        fn phase(&mut self, what: String) {
+            self.0.push(what);
+        }
+    }
+    let catalog = gpuplan::config::catalog::builtin().catalog;
+    let settings = AuditSettings::for_plan(&catalog, None, WindowSpec::default(), None);
+    let mut heard = Heard::default();
+    Pipeline::new(catalog)
+        .audit(&sources, &settings, &mut heard)
+        .expect("the fixture audits in DuckDB");
+    assert_eq!(
+        heard.0,
+        [
+            "the warehouse sums pass 1 of 2's stems (statement 1 of 4)",
+            "the warehouse sums pass 2 of 2's stems (statement 2 of 4)",
+            "the warehouse sums pass 1 of 2's totals (statement 3 of 4)",
+            "the warehouse sums pass 2 of 2's totals (statement 4 of 4)",
+        ]
+    );
 }
 
 /// Engines that cannot run here (BigQuery, Snowflake, Databricks, a site's own Trino behind

@@ -227,11 +227,13 @@ impl FleetSource {
     }
 
     /// The audit under `settings`, the files it read, and for logs read whole each job's class
-    /// (for the replay's jobs).
+    /// (for the replay's jobs). `phase` hears what a long audit is doing (a warehouse's
+    /// statements).
     pub fn audit(
         &self,
         rules: &ClassificationRules,
         settings: &AuditSettings,
+        phase: &mut dyn FnMut(String),
     ) -> Result<(AuditReport, Vec<FileSummary>, Option<JobClasses>), LoadError> {
         match self {
             FleetSource::Runs {
@@ -280,8 +282,10 @@ impl FleetSource {
                 let fail = |error: crate::data::warehouse::error::WarehouseError| {
                     LoadError::new(origin.clone(), DataError::Warehouse(Box::new(error)))
                 };
+                let mut progress = |statement: crate::data::warehouse::StatementProgress| phase(statement.to_string());
                 let audited =
-                    crate::data::warehouse::audit(source, mapping.as_ref(), rules, settings, false).map_err(fail)?;
+                    crate::data::warehouse::audit(source, mapping.as_ref(), rules, settings, false, &mut progress)
+                        .map_err(fail)?;
                 let Some(report) = audited.report else {
                     return Err(LoadError::new(origin, DataError::NoUsableRows));
                 };

@@ -156,14 +156,42 @@ fn window_named(settings: &AuditSettings) -> bool {
     settings.window.since_ms.is_some() || settings.window.until_ms.is_some() || settings.window.days.is_some()
 }
 
-/// Runs the audit in the warehouse; with `explain`, the queries are built (the probe and span
-/// run, as the window depends on them) and the totals query is returned unsent.
+/// Where a warehouse audit stands: the statement of the sums now sent, counted from one, and
+/// with passes which pass it sums. A pass count in the hundreds runs for an hour: a user is
+/// shown each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatementProgress {
+    pub step: &'static str,
+    pub number: usize,
+    pub of: usize,
+    pub pass: Option<Pass>,
+}
+
+impl std::fmt::Display for StatementProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self { step, number, of, pass } = self;
+        match pass {
+            None => write!(f, "the warehouse sums the audit ({step}, statement {number} of {of})"),
+            Some(pass) => write!(
+                f,
+                "the warehouse sums pass {} of {}'s {step} (statement {number} of {of})",
+                pass.index + 1,
+                pass.of
+            ),
+        }
+    }
+}
+
+/// Runs the audit in the warehouse, telling `progress` of each statement of the sums as it
+/// is sent; with `explain`, the queries are built (the probe and span run, as the window
+/// depends on them) and the sums' statements are returned unsent.
 pub fn audit(
     source: &WarehouseSource,
     mapping: Option<&Mapping>,
     rules: &ClassificationRules,
     settings: &AuditSettings,
     explain: bool,
+    progress: &mut dyn FnMut(StatementProgress),
 ) -> Result<WarehouseAudit, WarehouseError> {
     let Prepared {
         mut warehouse,
@@ -195,7 +223,7 @@ pub fn audit(
         },
         settings.window,
     )?;
-    let statements = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
+    let (statements, passes) = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
     if explain {
         queries.extend(statements);
         return Ok(WarehouseAudit {
@@ -205,7 +233,14 @@ pub fn audit(
         });
     }
     let mut reader = TotalsReader::new(window, rules, &warehouse_origin(source));
-    for statement in statements {
+    let of = statements.len();
+    for (number, (statement, pass)) in statements.into_iter().zip(passes).enumerate() {
+        progress(StatementProgress {
+            step: statement.step,
+            number: number + 1,
+            of,
+            pass,
+        });
         if statement.step == TOTALS_STEP {
             warehouse.query_each(TOTALS_STEP, &statement.sql, |batch| reader.add(&batch))?;
         } else {
@@ -223,24 +258,25 @@ pub fn audit(
 const STEMS_STEP: &str = "stems";
 const TOTALS_STEP: &str = "totals";
 
-/// The statements that sum the audit over `window`: one, or with `passes` above one, each
-/// pass's stems kept in a temporary table and then each pass's totals.
+/// The statements that sum the audit over `window`, each with the pass it sums: one, or with
+/// `passes` above one, each pass's stems kept in a temporary table and then each pass's totals.
 fn audit_statements(
     query: &AuditSql<'_>,
     passes: u32,
     window: &Window,
     filter_rows: bool,
-) -> Result<Vec<SentQuery>, WarehouseError> {
+) -> Result<(Vec<SentQuery>, Vec<Option<Pass>>), WarehouseError> {
     let at = |pass| TotalsWindow {
         window,
         filter_rows,
         pass,
     };
     if passes <= 1 {
-        return Ok(vec![SentQuery {
+        let whole = SentQuery {
             step: TOTALS_STEP,
             sql: query.totals_query(at(None)),
-        }]);
+        };
+        return Ok((vec![whole], vec![None]));
     }
     let passes: Vec<Pass> = (0..passes).map(|index| Pass { index, of: passes }).collect();
     let mut statements = Vec::with_capacity(passes.len() * 2);
@@ -259,7 +295,8 @@ fn audit_statements(
             sql: query.totals_query(at(Some(pass))),
         });
     }
-    Ok(statements)
+    let of_each = passes.iter().copied().map(Some);
+    Ok((statements, of_each.clone().chain(of_each).collect()))
 }
 
 /// Where a replay's jobs are read: the audit's settings and window, its clusters in order.
