@@ -211,6 +211,7 @@ impl FleetSource {
                     settings,
                     window: &report.window,
                     clusters: &clusters,
+                    jobs: report.jobs_total,
                 };
                 crate::data::warehouse::replay_jobs(source, mapping.as_ref(), rules, window)
                     .map_err(|e| LoadError::new(warehouse_origin(source), DataError::Warehouse(Box::new(e))))

@@ -21,7 +21,9 @@ use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator};
 use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
+use crate::model::replay::ReplayJob;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
+use crate::shared::format::thousands;
 
 /// One batch's columns, read by name and row.
 struct Rows<'a> {
@@ -424,23 +426,39 @@ pub fn totals(
     Ok(reader.finish())
 }
 
-/// The replay query's rows as the replay's jobs, numbered in the order they came (by cluster
-/// and job id); jobs of clusters the audit does not list are left out.
-pub fn replay_jobs(batches: &[RecordBatch], window: &Window, clusters: &[String]) -> Result<FleetJobs, WarehouseError> {
-    let home_of: BTreeMap<&str, u32> = clusters
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.as_str(), i as u32))
-        .collect();
-    let mut jobs = Vec::new();
-    for batch in batches {
+/// The replay query's rows read batch by batch into the replay's jobs, numbered in the order
+/// they came (by cluster and job id); jobs of clusters the audit does not list are left out.
+/// A replay holds every job: past `max_jobs` the rows are refused, not held.
+pub struct ReplayJobsReader<'a> {
+    home_of: BTreeMap<&'a str, u32>,
+    window: &'a Window,
+    max_jobs: u64,
+    jobs: Vec<ReplayJob>,
+}
+
+impl<'a> ReplayJobsReader<'a> {
+    pub fn new(window: &'a Window, clusters: &'a [String], max_jobs: u64) -> ReplayJobsReader<'a> {
+        let home_of = clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.as_str(), i as u32))
+            .collect();
+        ReplayJobsReader {
+            home_of,
+            window,
+            max_jobs,
+            jobs: Vec::new(),
+        }
+    }
+
+    pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
         let rows = Rows {
             part: "replay jobs",
             batch,
         };
         for row in 0..batch.num_rows() {
             let cluster = rows.text("cluster", row)?.unwrap_or_default();
-            let Some(&home) = home_of.get(cluster.as_str()) else {
+            let Some(&home) = self.home_of.get(cluster.as_str()) else {
                 continue;
             };
             let (Some(first_start_ms), Some(gpu_ms), Some(max_gpus)) = (
@@ -450,8 +468,14 @@ pub fn replay_jobs(batches: &[RecordBatch], window: &Window, clusters: &[String]
             ) else {
                 continue;
             };
-            let id = jobs.len() as u64;
-            jobs.push(replay_job(
+            let id = self.jobs.len() as u64;
+            if id >= self.max_jobs {
+                return Err(WarehouseError::TooManyJobsToReplay {
+                    jobs: format!("more than {}", thousands(self.max_jobs as f64)),
+                    max: thousands(self.max_jobs as f64),
+                });
+            }
+            self.jobs.push(replay_job(
                 id,
                 JobSums {
                     first_start_ms,
@@ -461,11 +485,15 @@ pub fn replay_jobs(batches: &[RecordBatch], window: &Window, clusters: &[String]
                     class: class_of(rows.i64("class", row)?),
                     home,
                 },
-                window,
+                self.window,
             ));
         }
+        Ok(())
     }
-    Ok(in_submit_order(jobs))
+
+    pub fn finish(self) -> FleetJobs {
+        in_submit_order(self.jobs)
+    }
 }
 
 #[cfg(test)]
@@ -514,5 +542,49 @@ mod tests {
         // Equal hours come in the report's order: the earlier first start first.
         assert!(training[0].first_start_ms <= training[1].first_start_ms);
         assert_eq!(kept.iter().filter(|j| j.cluster == "b").count(), 1);
+    }
+
+    /// Three jobs: two on cluster a, one on a cluster the audit does not list.
+    fn replay_batch() -> RecordBatch {
+        use std::sync::Arc;
+
+        use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
+        let hour_ms = 3_600_000;
+        RecordBatch::try_from_iter([
+            (
+                "cluster",
+                Arc::new(StringArray::from(vec!["a", "elsewhere", "a"])) as ArrayRef,
+            ),
+            (
+                "first_start_ms",
+                Arc::new(Int64Array::from(vec![0, hour_ms, 2 * hour_ms])),
+            ),
+            ("submit_ms", Arc::new(Int64Array::from(vec![None, None, Some(hour_ms)]))),
+            ("gpu_ms", Arc::new(Float64Array::from(vec![8.0 * hour_ms as f64; 3]))),
+            ("max_gpus", Arc::new(Float64Array::from(vec![8.0; 3]))),
+            ("class", Arc::new(Int64Array::from(vec![0, 1, 2]))),
+        ])
+        .expect("a replay batch")
+    }
+
+    #[test]
+    fn the_replays_jobs_are_read_batch_by_batch_and_refused_past_the_bound() {
+        let window = Window::from_ms(0, 24 * 3_600_000);
+        let clusters = vec!["a".to_string()];
+        let mut reader = ReplayJobsReader::new(&window, &clusters, 2);
+        reader.add(&replay_batch()).expect("two of cluster a's jobs fit");
+        let jobs = reader.finish().jobs;
+        assert_eq!(jobs.len(), 2, "the unlisted cluster's job is left out");
+        assert!(jobs.iter().all(|j| j.home == 0 && j.gpus == 8));
+        // One more batch's job of cluster a is past the bound of two: refused, not held.
+        let mut reader = ReplayJobsReader::new(&window, &clusters, 2);
+        reader.add(&replay_batch()).expect("the first batch fits");
+        let refused = reader.add(&replay_batch()).expect_err("past the bound");
+        assert!(
+            refused
+                .to_string()
+                .contains("more than 2 jobs, past the 2 a warehouse's replay brings back"),
+            "{refused}"
+        );
     }
 }

@@ -63,6 +63,10 @@ pub enum WarehouseError {
         "[warehouse] passes = {passes}: the {dialect} dialect cannot split an audit into passes (it needs temporary tables); leave passes out, or give 1"
     )]
     PassesUnsupported { dialect: &'static str, passes: u32 },
+    #[error(
+        "a replay holds every job in memory: the window holds {jobs} jobs, past the {max} a warehouse's replay brings back; replay a shorter window (--since, --until or --days)"
+    )]
+    TooManyJobsToReplay { jobs: String, max: String },
     #[error("the warehouse source {from} holds no run with a start time")]
     NoRuns { from: String },
     #[error("the mapping {path}: {message}")]

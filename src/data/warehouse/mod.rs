@@ -22,6 +22,7 @@ use crate::data::readers::mapping::Mapping;
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::plan::WarehouseSource;
 use crate::model::workload::ClassificationRules;
+use crate::shared::format::thousands;
 
 /// One query as it is sent: which step of the audit it is, and its SQL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,16 +300,24 @@ fn audit_statements(
     Ok((statements, of_each.clone().chain(of_each).collect()))
 }
 
-/// Where a replay's jobs are read: the audit's settings and window, its clusters in order.
+/// Where a replay's jobs are read: the audit's settings and window, its clusters in order,
+/// and the jobs it counted there.
 #[derive(Clone, Copy)]
 pub struct ReplayWindow<'a> {
     pub settings: &'a AuditSettings,
     pub window: &'a Window,
     pub clusters: &'a [String],
+    pub jobs: u64,
 }
 
+/// The most jobs a warehouse's replay brings back: a replay holds every job (40 bytes each,
+/// 400 MB at the bound), and a warehouse is audited so that gpuplan's memory stays bounded
+/// whatever the rows.
+pub const MAX_REPLAY_JOBS: u64 = 10_000_000;
+
 /// The replay's jobs over the audit's `window`, each homed on its cluster's index in
-/// `clusters`: one row per job comes back (a replay holds every job).
+/// `clusters`: one row per job comes back (a replay holds every job), so a window of more
+/// than `MAX_REPLAY_JOBS` jobs is refused before the query is sent.
 pub fn replay_jobs(
     source: &WarehouseSource,
     mapping: Option<&Mapping>,
@@ -319,7 +328,14 @@ pub fn replay_jobs(
         settings,
         window,
         clusters,
+        jobs,
     } = at;
+    if jobs > MAX_REPLAY_JOBS {
+        return Err(WarehouseError::TooManyJobsToReplay {
+            jobs: thousands(jobs as f64),
+            max: thousands(MAX_REPLAY_JOBS as f64),
+        });
+    }
     let Prepared {
         mut warehouse, fields, ..
     } = prepare(source, mapping)?;
@@ -334,6 +350,7 @@ pub fn replay_jobs(
         filter_rows: window_named(settings),
         pass: None,
     });
-    let batches = warehouse.query("replay jobs", &sql)?;
-    answers::replay_jobs(&batches, window, clusters)
+    let mut reader = answers::ReplayJobsReader::new(window, clusters, MAX_REPLAY_JOBS);
+    warehouse.query_each("replay jobs", &sql, |batch| reader.add(&batch))?;
+    Ok(reader.finish())
 }
