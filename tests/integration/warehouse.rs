@@ -303,7 +303,7 @@ fn an_audit_in_passes_tells_each_statement_as_it_is_sent() {
     write_fixture(&fixture);
     let library = engines.join("lib/libduckdb.so").display().to_string();
     let from = format!("read_parquet('{}')", fixture.display());
-    let mut source = WarehouseSource::at(&library, Some(":memory:"), &from);
+    let mut source = WarehouseSource::at(&library, None, &from);
     source.dialect = Some("duckdb".to_string());
     source.entrypoint = Some("duckdb_adbc_init".to_string());
     source.passes = Some(2);

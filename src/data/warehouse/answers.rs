@@ -575,7 +575,10 @@ mod tests {
         reader.add(&replay_batch()).expect("two of cluster a's jobs fit");
         let jobs = reader.finish().jobs;
         assert_eq!(jobs.len(), 2, "the unlisted cluster's job is left out");
-        assert!(jobs.iter().all(|j| j.home == 0 && j.gpus == 8));
+        assert!(jobs.iter().all(|j| j.home == 0));
+        // In submit order; a submit inside the window before the first start is the log's.
+        let submits: Vec<(i64, bool)> = jobs.iter().map(|j| (j.submit_ms, j.submit_is_start)).collect();
+        assert_eq!(submits, [(0, true), (3_600_000, false)]);
         // One more batch's job of cluster a is past the bound of two: refused, not held.
         let mut reader = ReplayJobsReader::new(&window, &clusters, 2);
         reader.add(&replay_batch()).expect("the first batch fits");
