@@ -23,17 +23,14 @@ use serde_json::Value;
 
 use crate::common::gpuplan_with;
 use crate::warehouse_fixture::{
-    assert_same_audit, assert_same_window, audit_json, differs, engines_with, write_fixture,
+    FixtureHome, assert_same_audit, assert_same_window, audit_json, differs, write_fixture,
 };
 
 #[test]
 fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
-    let Some(engines) = engines_with("lib/libduckdb.so") else {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
         return;
     };
-    let home = tempfile::tempdir().expect("tempdir");
-    let fixture = home.path().join("jobs.parquet");
-    write_fixture(&fixture);
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let from = format!("read_parquet('{file}')");
@@ -212,7 +209,7 @@ fn start_sail(engines: &Path) -> SailServer {
 
 #[test]
 fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does() {
-    let Some(engines) = engines_with("venv/bin/sail") else {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("venv/bin/sail") else {
         return;
     };
     assert!(
@@ -220,9 +217,6 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         "the Flight SQL driver is missing beside Sail (run .ci/engines.sh)"
     );
     let server = start_sail(&engines);
-    let home = tempfile::tempdir().expect("tempdir");
-    let fixture = home.path().join("jobs.parquet");
-    write_fixture(&fixture);
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let uri = format!("grpc://127.0.0.1:{}", server.port);
@@ -265,12 +259,9 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
 
 #[test]
 fn the_workbench_audits_a_plan_s_warehouse() {
-    let Some(engines) = engines_with("lib/libduckdb.so") else {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
         return;
     };
-    let home = tempfile::tempdir().expect("tempdir");
-    let fixture = home.path().join("jobs.parquet");
-    write_fixture(&fixture);
     let plan = home.path().join("plan.toml");
     let tail = format!(
         "\n[warehouse]\ndriver = \"{}\"\nfrom = \"read_parquet('{}')\"\n",
@@ -295,12 +286,14 @@ fn the_workbench_audits_a_plan_s_warehouse() {
 /// the pipeline's observer as it is sent (the CLI's progress line, the workbench's status).
 #[test]
 fn an_audit_in_passes_tells_each_statement_as_it_is_sent() {
-    let Some(engines) = engines_with("lib/libduckdb.so") else {
+    let Some(FixtureHome {
+        engines,
+        home: _home,
+        fixture,
+    }) = FixtureHome::with("lib/libduckdb.so")
+    else {
         return;
     };
-    let home = tempfile::tempdir().expect("tempdir");
-    let fixture = home.path().join("jobs.parquet");
-    write_fixture(&fixture);
     let library = engines.join("lib/libduckdb.so").display().to_string();
     let from = format!("read_parquet('{}')", fixture.display());
     let mut source = WarehouseSource::at(&library, None, &from);

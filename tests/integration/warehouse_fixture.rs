@@ -35,6 +35,24 @@ pub fn engines_with(needed: &str) -> Option<PathBuf> {
     None
 }
 
+/// A temporary home holding the Parquet fixture, with the engines' folder when `needed` is in
+/// it (else None, as `engines_with`).
+pub struct FixtureHome {
+    pub engines: PathBuf,
+    pub home: tempfile::TempDir,
+    pub fixture: PathBuf,
+}
+
+impl FixtureHome {
+    pub fn with(needed: &str) -> Option<FixtureHome> {
+        let engines = engines_with(needed)?;
+        let home = tempfile::tempdir().expect("tempdir");
+        let fixture = home.path().join("jobs.parquet");
+        write_fixture(&fixture);
+        Some(FixtureHome { engines, home, fixture })
+    }
+}
+
 /// A small deterministic generator (xorshift), so the fixture is the same on every machine.
 struct Dice(u64);
 
