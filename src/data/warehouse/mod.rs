@@ -224,9 +224,9 @@ pub fn audit(
         },
         settings.window,
     )?;
-    let (statements, passes) = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
+    let statements = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
     if explain {
-        queries.extend(statements);
+        queries.extend(statements.into_iter().map(|(statement, _)| statement));
         return Ok(WarehouseAudit {
             report: None,
             queries,
@@ -235,7 +235,7 @@ pub fn audit(
     }
     let mut reader = TotalsReader::new(window, rules, &warehouse_origin(source));
     let of = statements.len();
-    for (number, (statement, pass)) in statements.into_iter().zip(passes).enumerate() {
+    for (number, (statement, pass)) in statements.into_iter().enumerate() {
         progress(StatementProgress {
             step: statement.step,
             number: number + 1,
@@ -266,7 +266,7 @@ fn audit_statements(
     passes: u32,
     window: &Window,
     filter_rows: bool,
-) -> Result<(Vec<SentQuery>, Vec<Option<Pass>>), WarehouseError> {
+) -> Result<Vec<(SentQuery, Option<Pass>)>, WarehouseError> {
     let at = |pass| TotalsWindow {
         window,
         filter_rows,
@@ -277,7 +277,7 @@ fn audit_statements(
             step: TOTALS_STEP,
             sql: query.totals_query(at(None)),
         };
-        return Ok((vec![whole], vec![None]));
+        return Ok(vec![(whole, None)]);
     }
     let passes: Vec<Pass> = (0..passes).map(|index| Pass { index, of: passes }).collect();
     let mut statements = Vec::with_capacity(passes.len() * 2);
@@ -288,16 +288,16 @@ fn audit_statements(
                 dialect: query.dialect.name().label(),
                 passes: pass.of,
             })?;
-        statements.push(SentQuery { step: STEMS_STEP, sql });
+        statements.push((SentQuery { step: STEMS_STEP, sql }, Some(pass)));
     }
     for &pass in &passes {
-        statements.push(SentQuery {
+        let totals = SentQuery {
             step: TOTALS_STEP,
             sql: query.totals_query(at(Some(pass))),
-        });
+        };
+        statements.push((totals, Some(pass)));
     }
-    let of_each = passes.iter().copied().map(Some);
-    Ok((statements, of_each.clone().chain(of_each).collect()))
+    Ok(statements)
 }
 
 /// Where a replay's jobs are read: the audit's settings and window, its clusters in order,
