@@ -23,7 +23,6 @@ use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLE
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
 use crate::model::replay::ReplayJob;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
-use crate::shared::format::thousands;
 
 /// One batch's columns, read by name and row.
 struct Rows<'a> {
@@ -471,8 +470,8 @@ impl<'a> ReplayJobsReader<'a> {
             let id = self.jobs.len() as u64;
             if id >= self.max_jobs {
                 return Err(WarehouseError::TooManyJobsToReplay {
-                    jobs: format!("more than {}", thousands(self.max_jobs as f64)),
-                    max: thousands(self.max_jobs as f64),
+                    jobs: None,
+                    max: self.max_jobs,
                 });
             }
             self.jobs.push(replay_job(

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::shared::format::thousands;
+
 /// A warehouse audit's failure.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum WarehouseError {
@@ -63,10 +65,13 @@ pub enum WarehouseError {
         "[warehouse] passes = {passes}: the {dialect} dialect cannot split an audit into passes (it needs temporary tables); leave passes out, or give 1"
     )]
     PassesUnsupported { dialect: &'static str, passes: u32 },
+    /// `jobs`: the audit's count, or None when the rows came past `max` as they streamed.
     #[error(
-        "a replay holds every job in memory: the window holds {jobs} jobs, past the {max} a warehouse's replay brings back; replay a shorter window (--since, --until or --days)"
+        "a replay holds every job in memory: the window holds {} jobs, past the {} a warehouse's replay brings back; replay a shorter window (--since, --until or --days)",
+        .jobs.map_or_else(|| format!("more than {}", thousands(*.max as f64)), |jobs| thousands(jobs as f64)),
+        thousands(*.max as f64)
     )]
-    TooManyJobsToReplay { jobs: String, max: String },
+    TooManyJobsToReplay { jobs: Option<u64>, max: u64 },
     #[error("the warehouse source {from} holds no run with a start time")]
     NoRuns { from: String },
     #[error("the mapping {path}: {message}")]

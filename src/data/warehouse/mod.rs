@@ -22,7 +22,6 @@ use crate::data::readers::mapping::Mapping;
 use crate::model::fleet::{AuditReport, Window};
 use crate::model::plan::WarehouseSource;
 use crate::model::workload::ClassificationRules;
-use crate::shared::format::thousands;
 
 /// One query as it is sent: which step of the audit it is, and its SQL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -332,8 +331,8 @@ pub fn replay_jobs(
     } = at;
     if jobs > MAX_REPLAY_JOBS {
         return Err(WarehouseError::TooManyJobsToReplay {
-            jobs: thousands(jobs as f64),
-            max: thousands(MAX_REPLAY_JOBS as f64),
+            jobs: Some(jobs),
+            max: MAX_REPLAY_JOBS,
         });
     }
     let Prepared {
