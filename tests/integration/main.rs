@@ -18,6 +18,7 @@ mod doc_examples;
 mod doc_links;
 mod doc_pictures;
 mod export_parity;
+mod faults;
 mod hostile_files;
 mod kubernetes_fleets;
 mod log_readers;

@@ -1,0 +1,1 @@
+//! Faults: bounds (filled in by the change that handles it).

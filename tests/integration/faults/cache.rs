@@ -1,0 +1,1 @@
+//! Faults: cache (filled in by the change that handles it).

@@ -1,0 +1,1 @@
+//! Faults: plan_file (filled in by the change that handles it).

@@ -1,0 +1,1 @@
+//! Faults: prometheus (filled in by the change that handles it).

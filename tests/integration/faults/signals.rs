@@ -1,0 +1,1 @@
+//! Faults: signals (filled in by the change that handles it).

@@ -1,0 +1,1 @@
+//! Faults: slurm_children (filled in by the change that handles it).
