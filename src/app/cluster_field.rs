@@ -11,6 +11,8 @@ use crate::shared::format::{thousands, usd};
 
 /// Far beyond any real GPU's hourly price, so a typo cannot reach the plan.
 pub const MAX_USD_PER_GPU_HOUR: f64 = 10_000.0;
+/// A cent: a price must be above 0 (`Plan::problems`), and a step down stops here, not at 0.
+pub const MIN_USD_PER_GPU_HOUR: f64 = 0.01;
 /// Far beyond any real cluster.
 pub const MAX_CLUSTER_GPUS: f64 = 10_000_000.0;
 
@@ -101,11 +103,11 @@ impl ClusterField {
         true
     }
 
-    /// What the plan file's validation allows (`Plan::problems`: a price of 0 or more, at least
-    /// one GPU), short of sizes no real cluster has.
+    /// What the plan file's validation allows (`Plan::problems`: a price above 0, at least one
+    /// GPU), short of sizes no real cluster has.
     pub fn bounds(self) -> (f64, f64) {
         match self {
-            ClusterField::UsdPerGpuHour(_) => (0.0, MAX_USD_PER_GPU_HOUR),
+            ClusterField::UsdPerGpuHour(_) => (MIN_USD_PER_GPU_HOUR, MAX_USD_PER_GPU_HOUR),
             ClusterField::Gpus(_) => (1.0, MAX_CLUSTER_GPUS),
             ClusterField::Term(_) => (0.0, (Term::ALL.len() - 1) as f64),
             ClusterField::Deployment(_) => (0.0, (Deployment::ALL.len() - 1) as f64),

@@ -145,6 +145,8 @@ fn all_entries(app: &App, mode: PaletteMode) -> Vec<PaletteEntry> {
 
 /// How far commands, accelerators and clusters rank above files that match as well.
 const FILE_PENALTY: i64 = 30;
+/// A command found only by a word of its help ranks below what matches by name.
+const HELP_MATCH_SCORE: i64 = 1;
 
 /// The entries matching the query, best first; all of them, in list order, for an empty query.
 pub fn matches(app: &App, state: &PaletteState) -> Vec<PaletteEntry> {
@@ -167,9 +169,22 @@ pub fn matches(app: &App, state: &PaletteState) -> Vec<PaletteEntry> {
                 }
                 _ => (format!("{} {}", e.kind, e.label), FILE_PENALTY),
             };
+            let query = state.query.trim();
+            // A command is found by any word of its help too ("stranded" finds the Workloads
+            // pane), after what matches by name: a word, not a scatter of letters in a sentence.
+            let in_help = || match e.target {
+                PaletteTarget::Command(id) => COMMANDS
+                    .iter()
+                    .find(|c| c.id == id)
+                    .is_some_and(|c| c.help.to_lowercase().contains(&query.to_lowercase()))
+                    .then_some(HELP_MATCH_SCORE),
+                _ => None,
+            };
             matcher
-                .fuzzy_match(&haystack, state.query.trim())
-                .map(|s| (s + bonus, i, e))
+                .fuzzy_match(&haystack, query)
+                .map(|s| s + bonus)
+                .or_else(in_help)
+                .map(|s| (s, i, e))
         })
         .collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));

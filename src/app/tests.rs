@@ -214,6 +214,58 @@ fn the_palette_finds_commands_and_accelerators_fuzzily() {
 }
 
 #[test]
+fn the_file_picker_opens_a_typed_path() {
+    let mut app = app();
+    app.known_files = vec![PathBuf::from("sample-data/jobs-90d.csv")];
+    // A log by its path, though the list does not hold it.
+    run(&mut app, CommandId::OpenFile);
+    for c in "/data/pods.csv".chars() {
+        press(&mut app, Key::char(c));
+    }
+    let effects = press(&mut app, Key::plain(KeyCode::Enter));
+    assert_eq!(app.logs.paths, [PathBuf::from("/data/pods.csv")]);
+    assert!(matches!(effects.as_slice(), [Effect::LoadFleet { .. }]), "{effects:?}");
+    // A plan by a name that matches nothing listed.
+    run(&mut app, CommandId::OpenFile);
+    for c in "q4.toml".chars() {
+        press(&mut app, Key::char(c));
+    }
+    let effects = press(&mut app, Key::plain(KeyCode::Enter));
+    assert!(
+        matches!(effects.as_slice(), [Effect::OpenPlan { path }] if path == &PathBuf::from("q4.toml")),
+        "{effects:?}"
+    );
+    // A name that matches a listed file still picks it.
+    run(&mut app, CommandId::OpenFile);
+    for c in "jobs".chars() {
+        press(&mut app, Key::char(c));
+    }
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert_eq!(app.logs.paths, [PathBuf::from("sample-data/jobs-90d.csv")]);
+}
+
+#[test]
+fn the_palette_finds_a_command_by_a_word_of_its_help() {
+    let mut app = app();
+    run(&mut app, CommandId::Palette);
+    for c in "stranded".chars() {
+        press(&mut app, Key::char(c));
+    }
+    let Overlay::Palette(state) = &app.overlay else {
+        panic!("palette closed")
+    };
+    let found = palette::matches(&app, state);
+    assert_eq!(
+        found.first().map(|e| &e.target),
+        Some(&palette::PaletteTarget::Command(CommandId::FocusWorkloads)),
+        "{:?}",
+        found.iter().map(|e| &e.label).collect::<Vec<_>>()
+    );
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert_eq!(app.focus, PaneId::Workloads);
+}
+
+#[test]
 fn text_dialogs_take_keys_that_are_commands_elsewhere() {
     let mut app = app();
     run(&mut app, CommandId::SaveAs);
@@ -476,7 +528,13 @@ fn a_cluster_value_typed_is_refused_where_the_plan_file_refuses_it() {
     let price = Field::Cluster(ClusterField::UsdPerGpuHour(0));
     let gpus = Field::Cluster(ClusterField::Gpus(0));
     assert!(price.parse_input("-0.01").is_err(), "a negative price");
-    assert_eq!(price.parse_input("0"), Ok(0.0), "a free cluster is a valid plan");
+    // A price of 0 made the board read "saving -$306k/yr" against a fleet that costs nothing.
+    let refused = price.parse_input("0").expect_err("a price must be above 0");
+    assert_eq!(
+        refused.to_string(),
+        "clusters[0].usd_per_gpu_hour must be between $0.01/h and $10,000/h"
+    );
+    assert_eq!(price.parse_input("0.01"), Ok(0.01));
     assert!(
         gpus.parse_input("0").is_err() && gpus.parse_input("-8").is_err(),
         "no GPUs"

@@ -19,7 +19,7 @@ use crate::model::waterfall::Waterfall;
 use crate::pipeline::observer::Quiet;
 use crate::pipeline::sources::Sources;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
-use crate::shared::format::{si, thousands, usd, usd_compact};
+use crate::shared::format::{pct, si, signed_fixed, thousands, usd, usd_compact};
 
 #[derive(Serialize)]
 struct JsonDiff<'a> {
@@ -230,8 +230,9 @@ fn amount(unit: OutputUnit, value: f64) -> String {
         OutputUnit::UsdPerMillionTokens => format!("{}/M tokens", usd(value)),
         OutputUnit::UsdPerBillionTokens => format!("{}/B tokens", usd(value)),
         OutputUnit::TokensPerMonth => format!("{}/month", si(value)),
-        OutputUnit::Count => format!("{value:.0}"),
-        OutputUnit::Fraction => format!("{:.1} %", value * 100.0),
+        // + 0.0: a count or share that rounds to zero from below shows no minus.
+        OutputUnit::Count => format!("{:.0}", value.round() + 0.0),
+        OutputUnit::Fraction => pct(value),
         OutputUnit::GpuHours => format!("{} GPU-h", thousands(value)),
         OutputUnit::Minutes => format!("{value:.1} min"),
     }
@@ -241,7 +242,7 @@ fn delta_text(unit: OutputUnit, delta: Delta) -> String {
     let sign = if delta.absolute > 0.0 { "+" } else { "" };
     let absolute = format!("{sign}{}", amount(unit, delta.absolute));
     match delta.relative_pct {
-        Some(pct) => format!("{absolute} ({pct:+.1} %)"),
+        Some(pct) => format!("{absolute} ({} %)", signed_fixed(pct, 1)),
         None => absolute,
     }
 }

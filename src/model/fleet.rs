@@ -190,9 +190,10 @@ pub struct ClusterAudit {
     /// The plan's term for the cluster; None when the plan does not list it.
     pub term: Option<Term>,
     pub monthly_cost_usd: f64,
-    /// Seed 001's reading of stranded spend: monthly cost × non-training time share × (1 − mean
-    /// utilization in non-training time).
-    pub stranded_usd_per_month: f64,
+    /// Seed 001's reading of idle spend, under its own name (it is not the stranded spend of
+    /// `spend_parts`): monthly cost × non-training time share × (1 − mean utilization in
+    /// non-training time).
+    pub non_training_idle_usd_per_month: f64,
     /// The month's paid capacity in its three parts: never allocated, allocated but idle, busy.
     pub spend_parts: SpendParts,
     pub flags: Vec<String>,
@@ -212,16 +213,22 @@ impl ClusterAudit {
     }
 }
 
-/// A cluster's monthly cost split by what its GPUs did: no job held them (`unallocated`), a
-/// job held them and they sat idle (`allocated_idle`), or they worked (`busy`). The three add up
-/// to the monthly cost.
+/// A cluster's monthly cost split by what its GPUs did (docs/auditing.md, "Paid capacity"): no
+/// job held them (`never_allocated`), a job held them and they sat idle (`allocated_idle`), or
+/// they worked (`busy`). The three add up to the monthly cost. Where nothing measures
+/// utilization (`busy_source` is allocation alone) what a job held cannot be split into idle and
+/// busy: those two and the stranded spend are unknown (`None`, `null` in JSON), never 0.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SpendParts {
-    pub unallocated_usd_per_month: f64,
-    pub allocated_idle_usd_per_month: f64,
-    pub busy_usd_per_month: f64,
+    pub never_allocated_usd_per_month: f64,
+    /// Held by a job, idle and busy together: known wherever the log is.
+    pub allocated_usd_per_month: f64,
+    pub allocated_idle_usd_per_month: Option<f64>,
+    pub busy_usd_per_month: Option<f64>,
+    /// Stranded spend, paid for and not working: never allocated + allocated idle.
+    pub stranded_usd_per_month: Option<f64>,
     /// What "busy" rests on: the job log's utilization, DCGM's measure, or allocation alone
-    /// (then no allocated GPU counts as idle).
+    /// (then idle and busy are unknown).
     pub busy_source: UtilizationSource,
 }
 
@@ -237,17 +244,17 @@ impl SpendParts {
         let allocated = allocation_frac.clamp(0.0, 1.0);
         let busy = busy_frac.clamp(0.0, allocated);
         let cost = monthly_cost_usd.max(0.0);
+        let never_allocated = cost * (1.0 - allocated);
+        let known = busy_source != UtilizationSource::Allocation;
+        let allocated_idle = known.then_some(cost * (allocated - busy));
         SpendParts {
-            unallocated_usd_per_month: cost * (1.0 - allocated),
-            allocated_idle_usd_per_month: cost * (allocated - busy),
-            busy_usd_per_month: cost * busy,
+            never_allocated_usd_per_month: never_allocated,
+            allocated_usd_per_month: cost * allocated,
+            allocated_idle_usd_per_month: allocated_idle,
+            busy_usd_per_month: known.then_some(cost * busy),
+            stranded_usd_per_month: allocated_idle.map(|idle| never_allocated + idle),
             busy_source,
         }
-    }
-
-    /// Paid for and not working: never allocated plus allocated but idle.
-    pub fn idle_usd_per_month(&self) -> f64 {
-        self.unallocated_usd_per_month + self.allocated_idle_usd_per_month
     }
 }
 

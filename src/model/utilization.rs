@@ -83,7 +83,7 @@ pub struct MeasuredCluster {
 pub struct LogFigures {
     pub utilization_frac: f64,
     pub non_training_utilization_frac: f64,
-    pub stranded_usd_per_month: f64,
+    pub non_training_idle_usd_per_month: f64,
 }
 
 /// The measured utilization over non-training time: each measured hour weighed by its
@@ -125,11 +125,11 @@ fn apply_to_cluster(cluster: &mut ClusterAudit, measurement: &ClusterMeasurement
     let log = LogFigures {
         utilization_frac: cluster.utilization_frac,
         non_training_utilization_frac: cluster.non_training_utilization_frac,
-        stranded_usd_per_month: cluster.stranded_usd_per_month,
+        non_training_idle_usd_per_month: cluster.non_training_idle_usd_per_month,
     };
     cluster.utilization_frac = mean_util_frac;
     cluster.non_training_utilization_frac = non_training;
-    cluster.stranded_usd_per_month =
+    cluster.non_training_idle_usd_per_month =
         cluster.monthly_cost_usd * cluster.non_training_time_frac * (1.0 - non_training.clamp(0.0, 1.0));
     cluster.utilization_source = UtilizationSource::Measured;
     cluster.spend_parts = SpendParts::of(

@@ -4,7 +4,7 @@
 
 use crate::model::forecast::{BacktestReport, CommitmentBacktest, PriceBetScore, RegretSpread, TermGpus};
 use crate::present::document::{Align, Block, Section, Table};
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{pct, signed_fixed, thousands, usd_compact};
 
 fn regret(spread: &RegretSpread) -> String {
     format!("{} ({}–{})", pct(spread.median), pct(spread.min), pct(spread.max))
@@ -17,10 +17,10 @@ fn price_bet(score: &PriceBetScore) -> String {
             dated_change_per_year,
             regret: r,
         } => format!(
-            "{} (bet {:+.1} %/yr, dated {:+.1} %/yr)",
+            "{} (bet {} %/yr, dated {} %/yr)",
             regret(r),
-            expected_change_per_year * 100.0,
-            dated_change_per_year * 100.0
+            signed_fixed(expected_change_per_year * 100.0, 1),
+            signed_fixed(dated_change_per_year * 100.0, 1)
         ),
         PriceBetScore::Unscored { .. } => "unscored".to_string(),
     }
@@ -92,10 +92,10 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
         }
         if !s.layers_beat_flat {
             losing.push(format!(
-                "{class} (layers {} against flat {}, {:+.2} points)",
+                "{class} (layers {} against flat {}, {} points)",
                 pct(s.layers_regret.median),
                 pct(s.flat_regret.median),
-                (s.layers_regret.median - s.flat_regret.median) * 100.0
+                signed_fixed((s.layers_regret.median - s.flat_regret.median) * 100.0, 2)
             ));
         }
         for o in &s.per_origin {

@@ -3,7 +3,7 @@
 
 use crate::model::commitment_layers::{ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS};
 use crate::present::document::{Align, Block, Section, Table};
-use crate::shared::format::{pct, thousands, usd_compact, usd_compact_signed};
+use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 
 fn layer_row(class: &str, accelerator: &str, layer: &Layer) -> Vec<String> {
     let paid = layer.expected_used_gpu_hours + layer.expected_idle_gpu_hours;
@@ -106,7 +106,7 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
             stress.row(vec![
                 class.class.label().to_string(),
                 case.case.label().to_string(),
-                format!("{:+.1} %", case.change_per_year * 100.0),
+                format!("{} %", signed_fixed(case.change_per_year * 100.0, 1)),
                 usd_compact(case.layers_usd),
                 usd_compact(case.flat_usd),
                 usd_compact_signed(case.layers_usd - case.flat_usd),
@@ -121,9 +121,9 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
             (
                 format!("{} prices a year on", c.accelerator),
                 format!(
-                    "on-demand {:+.1} %, spot {:+.1} %, ± {:.1} % ({}{}){}",
-                    c.on_demand_per_year * 100.0,
-                    c.spot_per_year * 100.0,
+                    "on-demand {} %, spot {} %, ± {:.1} % ({}{}){}",
+                    signed_fixed(c.on_demand_per_year * 100.0, 1),
+                    signed_fixed(c.spot_per_year * 100.0, 1),
                     c.spread_per_year * 100.0,
                     // The first clause; the JSON carries the whole source.
                     c.source.split(" (").next().unwrap_or_default(),
@@ -179,7 +179,10 @@ pub fn bet_sentence(class: &ClassLayers) -> String {
     let moving = if bet.change_per_year == 0.0 {
         "prices held".to_string()
     } else {
-        format!("prices moving {:+.1} % a year", bet.change_per_year * 100.0)
+        format!(
+            "prices moving {} % a year",
+            signed_fixed(bet.change_per_year * 100.0, 1)
+        )
     };
     let doubt = if bet.spread_per_year > 0.0 {
         format!(" (± {:.1} %)", bet.spread_per_year * 100.0)
@@ -200,11 +203,14 @@ pub fn bet_sentence(class: &ClassLayers) -> String {
     let tips = match class.break_even_change_per_year {
         Some(change) if longest.gpus >= SHOWN_FROM_GPUS => {
             format!(
-                "; it stops paying if prices fall faster than {:+.1} % a year",
-                change * 100.0
+                "; it stops paying if prices fall faster than {} % a year",
+                signed_fixed(change * 100.0, 1)
             )
         }
-        Some(change) => format!("; it would pay if prices moved above {:+.1} % a year", change * 100.0),
+        Some(change) => format!(
+            "; it would pay if prices moved above {} % a year",
+            signed_fixed(change * 100.0, 1)
+        ),
         None if longest.gpus >= SHOWN_FROM_GPUS => "; it pays whatever prices do".to_string(),
         None => "; it does not pay at any change from -90 % to +900 % a year".to_string(),
     };

@@ -9,7 +9,7 @@ use super::watcher::{PlanWatcher, watch_plan};
 use super::worker::{ExportTarget, Job, Worker};
 use crate::app::{Action, App, Effect};
 use crate::config::paths::data_dir;
-use crate::config::plan_file::read_plan_file_text;
+use crate::config::plan_file::{read_plan_file_text, read_plan_text};
 use crate::model::catalog::Catalog;
 use crate::model::plan::Plan;
 
@@ -153,8 +153,9 @@ impl Runtime {
             }
             Effect::ListFiles => {
                 let results = self.results.clone();
+                let catalog = self.catalog.clone();
                 std::thread::spawn(move || {
-                    let files = list_files(Path::new("."));
+                    let files = list_files(Path::new("."), &catalog);
                     let _ = results.send(Action::FilesListed { files });
                 });
                 None
@@ -228,7 +229,19 @@ fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
 }
 
 /// Log and plan files under `root`, a few folders deep, skipping build and VCS folders.
-pub fn list_files(root: &Path) -> Vec<PathBuf> {
+/// The largest TOML file read to see whether it is a plan: plans are kilobytes.
+const MAX_PLAN_BYTES: u64 = 4 << 20;
+
+/// Whether a `.toml` file reads as a plan: `Cargo.toml` or a catalog is not offered as one.
+fn reads_as_plan(path: &Path, catalog: &Catalog) -> bool {
+    let small = std::fs::metadata(path).is_ok_and(|m| m.len() <= MAX_PLAN_BYTES);
+    small
+        && std::fs::read_to_string(path)
+            .is_ok_and(|text| read_plan_text(&path.display().to_string(), &text, catalog).is_ok())
+}
+
+/// Log files and the `.toml` files that read as plans, up to `PICK_DEPTH` folders below `root`.
+pub fn list_files(root: &Path, catalog: &Catalog) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut folders = vec![(root.to_path_buf(), 0usize)];
     while let Some((folder, depth)) = folders.pop() {
@@ -252,6 +265,7 @@ pub fn list_files(root: &Path) -> Vec<PathBuf> {
             } else if path
                 .extension()
                 .is_some_and(|e| PICKABLE.iter().any(|p| e.eq_ignore_ascii_case(p)))
+                && (!path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) || reads_as_plan(&path, catalog))
             {
                 found.push(path.strip_prefix("./").map(Path::to_path_buf).unwrap_or(path));
                 if found.len() >= PICK_LIMIT {
@@ -265,8 +279,10 @@ pub fn list_files(root: &Path) -> Vec<PathBuf> {
 }
 
 /// Where the workbench's export goes: `<plan file stem>.report.json` and `.report.md` beside
-/// the plan file; for the built-in plan, `gpuplan.report.json` and `.md` in the current folder.
-/// The report names the plan file as the workbench was given it, as `gpuplan report --plan` does.
+/// the plan file; for the built-in plan, `gpuplan.report.json` and `.md` in the data folder's
+/// `reports/` (never the current folder, which may be a checkout). Absolute, so the banner says
+/// where. The report names the plan file as the workbench was given it, as `gpuplan report
+/// --plan` does.
 pub fn export_target(app: &App, unsaved_edits: bool) -> ExportTarget {
     let (folder, stem, plan_file) = match &app.plan_file.path {
         Some(path) => (
@@ -276,15 +292,41 @@ pub fn export_target(app: &App, unsaved_edits: bool) -> ExportTarget {
             path.display().to_string(),
         ),
         None => (
-            PathBuf::new(),
+            data_dir().map_or_else(PathBuf::new, |d| d.join("reports")),
             "gpuplan".to_string(),
             crate::config::plan_file::DEFAULT_PLAN_NAME.to_string(),
         ),
     };
+    let folder = std::path::absolute(&folder).unwrap_or(folder);
     ExportTarget {
         json: folder.join(format!("{stem}.report.json")),
         markdown: folder.join(format!("{stem}.report.md")),
         plan_file,
         unsaved_edits,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_toml_files_that_read_as_plans_are_offered() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        let root = folder.path();
+        std::fs::write(root.join("jobs.csv"), "job_id\n1\n").expect("log");
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"x\"\n").expect("cargo");
+        std::fs::write(root.join("broken.toml"), "[[clusters\n").expect("broken");
+        std::fs::write(root.join("q3.toml"), crate::config::plan_file::DEFAULT_PLAN_TOML).expect("plan");
+        let catalog = crate::config::catalog::builtin().catalog;
+        let names: Vec<String> = list_files(root, &catalog)
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().to_string())
+                    .unwrap_or_default()
+            })
+            .collect();
+        assert_eq!(names, ["jobs.csv", "q3.toml"]);
     }
 }

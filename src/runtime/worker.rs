@@ -435,6 +435,13 @@ fn export(state: &mut State, plan: &Plan, target: &ExportTarget) -> Action {
         (&target.markdown, report_markdown(&report)),
     ];
     for (path, text) in files {
+        if let Some(folder) = path.parent()
+            && let Err(e) = std::fs::create_dir_all(folder)
+        {
+            return Action::ExportFailed {
+                message: format!("cannot make the folder {}: {e}", folder.display()),
+            };
+        }
         if let Err(e) = crate::config::atomic::write_atomically(path, text.as_bytes()) {
             return Action::ExportFailed {
                 message: format!("cannot write {}: {e}", path.display()),

@@ -39,17 +39,36 @@ pub fn or_dash(text: Option<&str>) -> String {
 }
 
 pub fn usd(value: f64) -> String {
-    let sign = if value < 0.0 { "-" } else { "" };
-    if value.abs() < 100.0 {
-        format!("{sign}${:.2}", value.abs())
+    let body = if value.abs() < 100.0 {
+        format!("${:.2}", value.abs())
     } else {
-        format!("{sign}${}", thousands(value.abs()))
+        format!("${}", thousands(value.abs()))
+    };
+    with_sign(value, "-", body)
+}
+
+/// `body` (a magnitude as shown) with `minus` before it when `value` is negative and the shown
+/// magnitude is not zero: a figure that rounds to zero is never "-$0.00" or "-0.0 %".
+fn with_sign(value: f64, minus: &str, body: String) -> String {
+    let shows_a_digit = body.chars().any(|c| matches!(c, '1'..='9'));
+    if value < 0.0 && shows_a_digit {
+        format!("{minus}{body}")
+    } else {
+        body
     }
+}
+
+/// A signed number at `decimals` places, its sign always shown ("+0.3", "-1.2"),
+/// and zero as "+0.0" whichever side of zero it was rounded from.
+pub fn signed_fixed(value: f64, decimals: usize) -> String {
+    let scale = 10f64.powi(decimals as i32);
+    // Adding +0.0 turns a rounded -0.0 into +0.0.
+    let rounded = (value * scale).round() / scale + 0.0;
+    format!("{rounded:+.decimals$}")
 }
 
 /// Dollars, compact for tables: "$4.21M", "$812k", "$12.50".
 pub fn usd_compact(value: f64) -> String {
-    let sign = if value < 0.0 { "-" } else { "" };
     let v = value.abs();
     let body = if v >= 1e9 {
         format!("${:.2}B", v / 1e9)
@@ -62,37 +81,29 @@ pub fn usd_compact(value: f64) -> String {
     } else {
         format!("${v:.2}")
     };
-    format!("{sign}{body}")
+    with_sign(value, "-", body)
 }
 
 /// An amount that may be negative, with a typographic minus: "−$1.25M", "$812k".
 pub fn usd_compact_signed(value: f64) -> String {
-    if value < 0.0 {
-        format!("−{}", usd_compact(-value))
-    } else {
-        usd_compact(value)
-    }
+    with_sign(value, "−", usd_compact(value.abs()))
 }
 
 /// As `usd_compact_signed`, in full: "−$486,540".
 pub fn usd_signed(value: f64) -> String {
-    if value < 0.0 {
-        format!("−{}", usd(-value))
-    } else {
-        usd(value)
-    }
+    with_sign(value, "−", usd(value.abs()))
 }
 
 /// 0.4512 → "45.1 %"; halves round away from zero, as a planner rounds (0.0625 → "6.3 %").
 pub fn pct(frac: f64) -> String {
     let tenths_of_pct = (frac * 1000.0).round();
-    format!("{:.1} %", tenths_of_pct / 10.0)
+    // + 0.0: a fraction that rounds to zero from below is "0.0 %", not "-0.0 %".
+    format!("{:.1} %", tenths_of_pct / 10.0 + 0.0)
 }
 
 /// A count with an SI suffix: 12.5e9 → "12.5B", 90e6 → "90.0M".
 pub fn si(value: f64) -> String {
     let v = value.abs();
-    let sign = if value < 0.0 { "-" } else { "" };
     let body = if v >= 1e12 {
         format!("{:.1}T", v / 1e12)
     } else if v >= 1e9 {
@@ -104,12 +115,12 @@ pub fn si(value: f64) -> String {
     } else {
         format!("{v:.0}")
     };
-    format!("{sign}{body}")
+    with_sign(value, "-", body)
 }
 
 /// A signed relative difference: "+0.3 %".
 pub fn delta_pct(actual: f64, reference: f64) -> String {
-    format!("{:+.1} %", (actual / reference - 1.0) * 100.0)
+    format!("{} %", signed_fixed((actual / reference - 1.0) * 100.0, 1))
 }
 
 /// A count with its noun: `1 point`, `3 points`, `1,204 hosts`.
@@ -159,5 +170,21 @@ mod tests {
         assert_eq!(si(12.5e9), "12.5B");
         assert_eq!(si(90e6), "90.0M");
         assert_eq!(delta_pct(4.21, 4.2), "+0.2 %");
+    }
+
+    #[test]
+    fn a_figure_that_rounds_to_zero_has_no_minus() {
+        assert_eq!(usd(-0.001), "$0.00");
+        assert_eq!(usd(-0.0), "$0.00");
+        assert_eq!(usd_compact(-0.004), "$0.00");
+        assert_eq!(usd_signed(-0.004), "$0.00");
+        assert_eq!(usd_compact_signed(-0.001), "$0.00");
+        assert_eq!(usd_signed(-0.01), "−$0.01");
+        assert_eq!(pct(-0.00001), "0.0 %");
+        assert_eq!(si(-0.2), "0");
+        assert_eq!(delta_pct(100.0, 100.0001), "+0.0 %");
+        assert_eq!(signed_fixed(-0.04, 1), "+0.0");
+        assert_eq!(signed_fixed(-0.06, 1), "-0.1");
+        assert_eq!(signed_fixed(2.346, 2), "+2.35");
     }
 }

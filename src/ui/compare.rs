@@ -10,7 +10,7 @@ use super::theme::Theme;
 use super::widgets::{inner, label, pane_block, right};
 use crate::app::App;
 use crate::model::compare::{OutputComparison, OutputUnit};
-use crate::shared::format::{si, thousands, usd, usd_compact};
+use crate::shared::format::{pct, si, signed_fixed, thousands, usd, usd_compact};
 
 /// The narrowest the columns get; wider screens give them what their text needs.
 const MIN_KEY_WIDTH: usize = 40;
@@ -47,7 +47,7 @@ fn show(unit: OutputUnit, value: f64) -> String {
         OutputUnit::UsdPerBillionTokens => usd(value),
         OutputUnit::TokensPerMonth => si(value),
         OutputUnit::Count => thousands(value),
-        OutputUnit::Fraction => format!("{:.1} %", value * 100.0),
+        OutputUnit::Fraction => pct(value),
         OutputUnit::GpuHours => thousands(value),
         OutputUnit::Minutes => format!("{value:.1} min"),
     }
@@ -78,7 +78,10 @@ fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths) -> Line
         let delta = output.deltas.get(i).copied().flatten();
         let (delta_text, style) = match delta {
             Some(d) if d.absolute.abs() > 1e-9 => {
-                let pct = d.relative_pct.map(|p| format!(" {p:+.1}%")).unwrap_or_default();
+                let pct = d
+                    .relative_pct
+                    .map(|p| format!(" {}%", signed_fixed(p, 1)))
+                    .unwrap_or_default();
                 // Costs going down is good news; for counts the colour only marks a change.
                 let style = match output.unit {
                     OutputUnit::Count => theme.warn,

@@ -159,11 +159,17 @@ fn centered(size: Rect, width: u16, height: u16) -> Rect {
 /// Columns of the help overlay's keys and command names, before what each command does.
 const HELP_KEYS_WIDTH: usize = 22;
 const HELP_NAME_WIDTH: usize = 24;
+/// Between a command's title and what it does, where one line holds both.
+const HELP_SEPARATOR: &str = " · ";
 
 fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) {
     // As wide as the longest line needs, within the screen: every title whole where it fits,
     // wrapped under its column where it does not.
-    let longest = COMMANDS.iter().map(|c| c.title.chars().count()).max().unwrap_or(0);
+    let longest = COMMANDS
+        .iter()
+        .map(|c| c.title.chars().count() + HELP_SEPARATOR.chars().count() + c.help.chars().count())
+        .max()
+        .unwrap_or(0);
     let wanted = (HELP_KEYS_WIDTH + HELP_NAME_WIDTH + longest + 4).max(76);
     let area = centered(
         size,
@@ -180,21 +186,31 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
     let title_width = (body.width as usize)
         .saturating_sub(HELP_KEYS_WIDTH + HELP_NAME_WIDTH)
         .max(12);
+    let indent = || Span::raw(" ".repeat(HELP_KEYS_WIDTH + HELP_NAME_WIDTH));
     for command in COMMANDS {
         let mut parts = wrap_words(command.title, title_width).into_iter();
-        lines.push(Line::from(vec![
+        let mut first = vec![
             Span::styled(
                 format!("{:<HELP_KEYS_WIDTH$}", app.keymap.all_hints(command.id)),
                 theme.title,
             ),
             Span::styled(format!("{:<HELP_NAME_WIDTH$}", command.name), theme.muted),
             Span::styled(parts.next().unwrap_or_default(), theme.base),
-        ]));
-        for rest in parts {
-            lines.push(Line::from(vec![
-                Span::raw(" ".repeat(HELP_KEYS_WIDTH + HELP_NAME_WIDTH)),
-                Span::styled(rest, theme.base),
-            ]));
+        ];
+        let rest: Vec<String> = parts.collect();
+        let whole = command.title.chars().count() + HELP_SEPARATOR.chars().count() + command.help.chars().count();
+        // What it does beside its title where the line holds both, else on lines of its own.
+        if rest.is_empty() && whole <= title_width {
+            first.push(Span::styled(format!("{HELP_SEPARATOR}{}", command.help), theme.muted));
+            lines.push(Line::from(first));
+            continue;
+        }
+        lines.push(Line::from(first));
+        for part in rest {
+            lines.push(Line::from(vec![indent(), Span::styled(part, theme.base)]));
+        }
+        for help in wrap_words(command.help, title_width) {
+            lines.push(Line::from(vec![indent(), Span::styled(help, theme.muted)]));
         }
     }
     lines.push(Line::raw(""));

@@ -195,7 +195,7 @@ fn a_bill_alone_shows_nothing_of_the_sample_log() {
     let (sample, _) = json(home.path(), &[SAMPLE]);
     let mut sample_figures = Vec::new();
     for cluster in sample["clusters"].as_array().expect("clusters") {
-        for key in ["monthly_cost_usd", "stranded_usd_per_month"] {
+        for key in ["monthly_cost_usd", "non_training_idle_usd_per_month"] {
             let value = cluster[key].as_f64().expect("a figure");
             sample_figures.push(gpuplan::shared::format::usd(value));
         }

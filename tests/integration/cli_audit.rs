@@ -39,7 +39,8 @@ fn the_audit_json_has_the_documented_fields() {
             "name",
             "capacity_gpus",
             "utilization_frac",
-            "stranded_usd_per_month",
+            "non_training_idle_usd_per_month",
+            "spend_parts",
             "flags",
         ] {
             assert!(cluster.get(key).is_some(), "cluster lacks {key}");
@@ -61,7 +62,7 @@ fn the_audit_json_has_the_documented_fields() {
 }
 
 #[test]
-fn stranded_spend_follows_the_documented_formula() {
+fn seed_001s_non_training_idle_follows_the_documented_formula() {
     let report = audit_json(&[SAMPLE, "--cost-per-gpu-hour", "2.00"]);
     for c in report["clusters"].as_array().expect("clusters") {
         let monthly = c["capacity_gpus"].as_f64().expect("capacity") * 2.0 * 730.0;
@@ -69,8 +70,61 @@ fn stranded_spend_follows_the_documented_formula() {
         let expected = monthly
             * c["non_training_time_frac"].as_f64().expect("share")
             * (1.0 - c["non_training_utilization_frac"].as_f64().expect("util"));
-        assert!((c["stranded_usd_per_month"].as_f64().expect("stranded") - expected).abs() < 1e-6);
+        assert!((c["non_training_idle_usd_per_month"].as_f64().expect("seed 001") - expected).abs() < 1e-6);
     }
+}
+
+/// One decomposition of idle money: per cluster, paid = never allocated + allocated idle +
+/// busy within $1, and stranded = never allocated + allocated idle; where no utilization splits
+/// what the jobs held, idle, busy and stranded are null in JSON and "unknown" in text, never 0.
+#[test]
+fn paid_capacity_adds_up_and_unknown_stays_unknown() {
+    let report = audit_json(&[SAMPLE]);
+    for c in report["clusters"].as_array().expect("clusters") {
+        let parts = &c["spend_parts"];
+        let get = |key: &str| parts[key].as_f64().unwrap_or_else(|| panic!("{key} in {parts}"));
+        let paid = c["monthly_cost_usd"].as_f64().expect("cost");
+        let sum =
+            get("never_allocated_usd_per_month") + get("allocated_idle_usd_per_month") + get("busy_usd_per_month");
+        assert!((sum - paid).abs() <= 1.0, "{}: {sum} against {paid}", c["name"]);
+        let stranded = get("never_allocated_usd_per_month") + get("allocated_idle_usd_per_month");
+        assert!((get("stranded_usd_per_month") - stranded).abs() <= 1e-6);
+    }
+    // A log without a utilization column: what the jobs held cannot be split.
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("no-util.csv");
+    std::fs::write(
+        &log,
+        "job_id,cluster,gpus,start,end\n1,alpha,8,2026-01-01T00:00:00Z,2026-01-01T10:00:00Z\n\
+         2,alpha,4,2026-01-01T05:00:00Z,2026-01-02T00:00:00Z\n",
+    )
+    .expect("log");
+    let path = log.display().to_string();
+    let run = gpuplan_in(home.path(), &["audit", &path, "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let parts = &json["clusters"][0]["spend_parts"];
+    for key in [
+        "allocated_idle_usd_per_month",
+        "busy_usd_per_month",
+        "stranded_usd_per_month",
+    ] {
+        assert!(parts[key].is_null(), "{key} is unknown, not 0: {parts}");
+    }
+    let paid = json["clusters"][0]["monthly_cost_usd"].as_f64().expect("cost");
+    let known = parts["never_allocated_usd_per_month"]
+        .as_f64()
+        .expect("never allocated")
+        + parts["allocated_usd_per_month"].as_f64().expect("allocated");
+    assert!((known - paid).abs() <= 1.0);
+    let text = gpuplan_in(home.path(), &["audit", &path]);
+    assert_eq!(text.code, 0, "{}", text.stderr);
+    let said = |name: &str| {
+        text.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with(name) && l.contains("unknown") && !l.contains("$0.00"))
+    };
+    assert!(said("allocated idle") && said("stranded"), "{}", text.stdout);
 }
 
 #[test]
@@ -373,11 +427,14 @@ fn dcgm_samples_of_a_slurm_fleet_are_measured_per_cluster() {
     assert!(close(&hourly[0], 0.65) && hourly[1].is_null() && close(&hourly[2], 0.1) && hourly[3].is_null());
     assert!(close(&east["utilization_frac"], 0.375));
     assert!(close(&east["non_training_utilization_frac"], 0.1));
-    assert!(close(&east["stranded_usd_per_month"], 4.0 * 2.0 * 730.0 * 0.5 * 0.9));
+    assert!(close(
+        &east["non_training_idle_usd_per_month"],
+        4.0 * 2.0 * 730.0 * 0.5 * 0.9
+    ));
     let west = cluster("west");
     assert!(close(&west["utilization_frac"], 0.375));
     assert!(close(
-        &west["stranded_usd_per_month"],
+        &west["non_training_idle_usd_per_month"],
         2.0 * 2.0 * 730.0 * (1.0 - 0.375)
     ));
     assert_eq!(west["measured"]["hosts"].as_u64(), Some(2));

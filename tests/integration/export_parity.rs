@@ -258,3 +258,19 @@ fn the_shipped_plans_export_their_reports() {
         assert!(status.success(), "{name}: {status:?}");
     }
 }
+
+#[test]
+fn an_export_without_a_plan_file_goes_to_the_data_folder_and_says_where() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut screen = Workbench::start(&[], home.path(), 200, 60);
+    screen.wait_for("the audited sample", PATIENCE, |s| s.contains("stranded spend"));
+    screen.press(b"X");
+    let reports = home.path().join("data").join("reports");
+    let markdown = reports.join("gpuplan.report.md");
+    screen.wait_for("the export", PATIENCE, |_| markdown.exists());
+    assert!(reports.join("gpuplan.report.json").exists());
+    // The banner names the folder, not a bare file name in whatever folder the user was in.
+    screen.wait_for("the banner naming the folder", PATIENCE, |s| {
+        s.contains("report written") && s.contains("reports/gpuplan.report.json")
+    });
+}

@@ -125,7 +125,7 @@ fn paid_capacity_splits_into_three_parts_that_add_up_to_the_cost() {
         let parts = &c["spend_parts"];
         let get = |k: &str| parts[k].as_f64().unwrap_or_else(|| panic!("{k}: {c}"));
         let (unallocated, idle, busy) = (
-            get("unallocated_usd_per_month"),
+            get("never_allocated_usd_per_month"),
             get("allocated_idle_usd_per_month"),
             get("busy_usd_per_month"),
         );

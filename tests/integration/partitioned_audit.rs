@@ -79,7 +79,11 @@ fn per_cluster_audits_merge_to_the_whole() {
         assert_eq!(a.name, b.name);
         assert_eq!(a.jobs, b.jobs);
         assert!(close(a.gpu_hours, b.gpu_hours), "{}", a.name);
-        assert!(close(a.stranded_usd_per_month, b.stranded_usd_per_month), "{}", a.name);
+        assert!(
+            close(a.non_training_idle_usd_per_month, b.non_training_idle_usd_per_month),
+            "{}",
+            a.name
+        );
         assert_eq!(a.hourly.busy_gpus.len(), b.hourly.busy_gpus.len());
         assert_eq!(a.flags, b.flags);
     }

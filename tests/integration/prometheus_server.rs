@@ -500,13 +500,13 @@ fn every_cluster_figure_matches_what_was_written() {
         let monthly = capacity * PRICE_USD_PER_GPU_HOUR * 730.0;
         let non_training_time = c["non_training_time_frac"].as_f64().expect("time share");
         let want = monthly * non_training_time * (1.0 - weighted / weight);
-        let stranded = c["stranded_usd_per_month"].as_f64().expect("stranded");
+        let stranded = c["non_training_idle_usd_per_month"].as_f64().expect("seed 001");
         assert!(
             (stranded - want).abs() < 1e-6,
             "{}: stranded {stranded} against {want}",
             expected.name
         );
-        assert!(c["log"]["stranded_usd_per_month"].as_f64().is_some());
+        assert!(c["log"]["non_training_idle_usd_per_month"].as_f64().is_some());
     }
     // Alpha's training ran the first day: 24 hours with no non-training minute.
     let alpha = clusters.iter().find(|c| c["name"] == "alpha").expect("alpha");

@@ -77,7 +77,7 @@ fn every_share_stays_physical_from_one_second_to_a_year() {
                 let peak = c["peak_concurrent_gpus"].as_f64().expect("peak");
                 assert!((0.0..=NODE_GPUS).contains(&peak), "{what}: peak {peak}");
                 let cost = c["monthly_cost_usd"].as_f64().expect("cost");
-                let stranded = c["stranded_usd_per_month"].as_f64().expect("stranded");
+                let stranded = c["non_training_idle_usd_per_month"].as_f64().expect("seed 001");
                 assert!(
                     cost >= 0.0 && (0.0..=cost + 1e-6).contains(&stranded),
                     "{what}: {cost} {stranded}"

@@ -184,7 +184,7 @@ fn drilling_into_a_cluster_a_class_and_a_job() {
             Key::plain(KeyCode::Esc),
         ],
     );
-    assert!(screen(&app, 80, 24).contains("stranded spend (paid, idle)"));
+    assert!(screen(&app, 80, 24).contains("stranded spend (paid, not working)"));
 }
 
 #[test]

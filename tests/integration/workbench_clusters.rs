@@ -70,7 +70,10 @@ fn on(value: fn(usize) -> ClusterField) -> App {
 }
 
 fn stranded_usd_per_month(app: &App) -> f64 {
-    app.fleet.as_ref().expect("a fleet").report.clusters[0].stranded_usd_per_month
+    app.fleet.as_ref().expect("a fleet").report.clusters[0]
+        .spend_parts
+        .stranded_usd_per_month
+        .expect("the sample reports utilization")
 }
 
 #[test]
@@ -203,7 +206,7 @@ fn a_negative_price_is_refused_and_never_stored() {
     match &app.overlay {
         Overlay::Entry { error: Some(error), .. } => assert_eq!(
             error,
-            "clusters[3].usd_per_gpu_hour must be between $0.00/h and $10,000/h"
+            "clusters[3].usd_per_gpu_hour must be between $0.01/h and $10,000/h"
         ),
         other => panic!("a negative price must be refused: {other:?}"),
     }

@@ -2,7 +2,9 @@
 
 use super::{command, edit_text};
 use crate::app::key::{Key, KeyCode};
-use crate::app::palette::{PaletteTarget, matches};
+use std::path::PathBuf;
+
+use crate::app::palette::{PaletteMode, PaletteState, PaletteTarget, matches};
 use crate::app::{App, Effect, Overlay, PaneId, WorkloadsView};
 
 /// Up/Down/Tab move the selection, Enter runs the selected entry, other keys filter; the
@@ -18,6 +20,9 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         KeyCode::Enter => {
             let state = state.clone();
             app.overlay = Overlay::None;
+            if let Some(target) = typed_path(app, &state) {
+                return run_palette_target(app, target);
+            }
             let chosen = matches(app, &state).into_iter().nth(state.selected);
             return chosen.map(|e| run_palette_target(app, e.target)).unwrap_or_default();
         }
@@ -33,6 +38,31 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         }
     }
     Vec::new()
+}
+
+/// A path typed into the file picker or the compare list, opened as typed: one with a `/` (or
+/// a leading `~`), or one that matches no listed file. `~/` is the home folder.
+fn typed_path(app: &App, state: &PaletteState) -> Option<PaletteTarget> {
+    let typed = state.query.trim();
+    if typed.is_empty() || state.mode == PaletteMode::All {
+        return None;
+    }
+    let looks_like_a_path = typed.contains('/') || typed.starts_with('~');
+    if !looks_like_a_path && !matches(app, state).is_empty() {
+        return None;
+    }
+    let path = match typed.strip_prefix("~/") {
+        Some(rest) => {
+            std::env::var_os("HOME").map_or_else(|| PathBuf::from(typed), |home| PathBuf::from(home).join(rest))
+        }
+        None => PathBuf::from(typed),
+    };
+    let plan = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    Some(match state.mode {
+        PaletteMode::Compare => PaletteTarget::ComparePlan(path),
+        _ if plan => PaletteTarget::OpenPlan(path),
+        _ => PaletteTarget::OpenLog(path),
+    })
 }
 
 fn run_palette_target(app: &mut App, target: PaletteTarget) -> Vec<Effect> {

@@ -9,6 +9,7 @@ use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table};
 use crate::shared::format::{pct, thousands, usd};
 
+use super::known::{known_sum, known_usd};
 use super::sections::{
     measured_clusters_section, measured_section, pending_section, spend_parts_section, top_jobs_section,
 };
@@ -151,7 +152,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             thousands(c.peak_concurrent_gpus),
             thousands(c.p95_concurrent_gpus),
             usd(c.monthly_cost_usd),
-            usd(c.stranded_usd_per_month),
+            known_usd(c.spend_parts.stranded_usd_per_month),
         ]);
         series.push((
             c.name.clone(),
@@ -161,11 +162,11 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             flags.push((c.name.clone(), flag.clone()));
         }
     }
-    let stranded: f64 = r.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
+    let stranded = known_sum(r.clusters.iter().map(|c| c.spend_parts.stranded_usd_per_month));
     let mut cluster_blocks = vec![
         Block::Table(clusters),
         Block::Note(format!(
-            "{}Stranded = monthly cost × non-training time share × (1 − mean utilization in non-training time). from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither, allocation counted as use.",
+            "{}Stranded = never allocated + allocated idle: paid for and not working (\"Paid capacity by what it did\" splits each cluster's cost); unknown where no utilization tells idle from busy. from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither.",
             if r.clusters.iter().any(|c| c.capacity_source != "plan") {
                 "* capacity not in the plan: the observed peak is used. "
             } else {
@@ -174,7 +175,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         )),
         Block::Facts(vec![(
             "stranded spend".into(),
-            format!("{} per month across clusters", usd(stranded)),
+            stranded.per_month_text("across clusters"),
         )]),
     ];
     if r.jobs_total > 0 && r.gpu_hours_total <= 0.0 {

@@ -1,6 +1,7 @@
 //! `gpuplan audit`: classify the logs' jobs and show the stranded spend (docs/economics.md, "The audit").
 
 mod document;
+mod known;
 mod sections;
 
 use std::path::PathBuf;

@@ -1,8 +1,9 @@
 //! The audit document's optional sections: measured utilization, pending jobs, top jobs.
 
 use super::document::{BARS, points_per_column, source_tag};
+use super::known::{known_sum, known_usd};
 use crate::data::audit::AuditReport;
-use crate::model::fleet::{MeasuredUtilization, PendingClass};
+use crate::model::fleet::{MeasuredUtilization, PendingClass, SpendParts};
 use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Section, Table};
@@ -25,8 +26,8 @@ pub(super) fn measured_clusters_section(r: &AuditReport) -> Option<Section> {
         ("util dcgm", Align::Right),
         ("util log", Align::Right),
         ("non-training", Align::Right),
-        ("stranded dcgm", Align::Right),
-        ("stranded log", Align::Right),
+        ("non-training idle dcgm", Align::Right),
+        ("non-training idle log", Align::Right),
     ]);
     let mut origins = Vec::new();
     for (c, m, log) in &measured {
@@ -41,8 +42,8 @@ pub(super) fn measured_clusters_section(r: &AuditReport) -> Option<Section> {
                 pct(m.non_training_util_frac),
                 pct(log.non_training_utilization_frac)
             ),
-            usd(c.stranded_usd_per_month),
-            usd(log.stranded_usd_per_month),
+            usd(c.non_training_idle_usd_per_month),
+            usd(log.non_training_idle_usd_per_month),
         ]);
         origins.push((c.name.clone(), format!("{} from {}", m.metric, m.origin)));
     }
@@ -51,7 +52,7 @@ pub(super) fn measured_clusters_section(r: &AuditReport) -> Option<Section> {
         blocks.push(Block::Table(table));
         blocks.push(Block::Note(
             "Measured: the mean over the cluster's GPU series of each hour's mean; non-training: measured / log, \
-             each measured hour weighed by its minutes without training. The stranded spend uses the measured figure."
+             each measured hour weighed by its minutes without training. The spend's idle and busy parts use the measured figure."
                 .into(),
         ));
         blocks.push(Block::Facts(origins));
@@ -338,7 +339,8 @@ pub(super) fn top_jobs_section(r: &AuditReport) -> Option<Section> {
     })
 }
 
-/// Each cluster's month of paid capacity in its three parts, beside seed 001's reading.
+/// Each cluster's month of paid capacity in its three parts and the stranded spend they make,
+/// beside seed 001's reading under its own name.
 pub(super) fn spend_parts_section(r: &AuditReport) -> Option<Section> {
     if r.clusters.is_empty() {
         return None;
@@ -347,50 +349,50 @@ pub(super) fn spend_parts_section(r: &AuditReport) -> Option<Section> {
         ("cluster", Align::Left),
         ("cost/month", Align::Right),
         ("never allocated", Align::Right),
-        ("allocated, idle", Align::Right),
+        ("allocated idle", Align::Right),
         ("busy", Align::Right),
         ("busy from", Align::Left),
-        ("seed 001 stranded", Align::Right),
+        ("stranded", Align::Right),
+        ("non-training idle (seed 001)", Align::Right),
     ]);
     for c in &r.clusters {
         let parts = &c.spend_parts;
         table.row(vec![
             c.name.clone(),
             usd(c.monthly_cost_usd),
-            usd(parts.unallocated_usd_per_month),
-            usd(parts.allocated_idle_usd_per_month),
-            usd(parts.busy_usd_per_month),
+            usd(parts.never_allocated_usd_per_month),
+            known_usd(parts.allocated_idle_usd_per_month),
+            known_usd(parts.busy_usd_per_month),
             source_tag(parts.busy_source).to_string(),
-            usd(c.stranded_usd_per_month),
+            known_usd(parts.stranded_usd_per_month),
+            usd(c.non_training_idle_usd_per_month),
         ]);
     }
-    let sum =
-        |f: fn(&crate::model::fleet::SpendParts) -> f64| -> f64 { r.clusters.iter().map(|c| f(&c.spend_parts)).sum() };
+    let sum = |f: fn(&SpendParts) -> Option<f64>| known_sum(r.clusters.iter().map(|c| f(&c.spend_parts)));
     let mut blocks = vec![
         Block::Table(table),
         Block::Facts(vec![
             (
                 "never allocated".into(),
-                format!("{} per month: capacity no job held", usd(sum(|p| p.unallocated_usd_per_month))),
+                sum(|p| Some(p.never_allocated_usd_per_month)).per_month_text("(capacity no job held)"),
             ),
             (
-                "allocated, idle".into(),
-                format!(
-                    "{} per month: held by a job, not working",
-                    usd(sum(|p| p.allocated_idle_usd_per_month))
-                ),
+                "allocated idle".into(),
+                sum(|p| p.allocated_idle_usd_per_month).per_month_text("(held by a job, not working)"),
             ),
+            ("busy".into(), sum(|p| p.busy_usd_per_month).per_month_text("(working)")),
             (
-                "busy".into(),
-                format!("{} per month", usd(sum(|p| p.busy_usd_per_month))),
+                "stranded".into(),
+                sum(|p| p.stranded_usd_per_month).per_month_text("(never allocated + allocated idle)"),
             ),
         ]),
         Block::Note(
-            "Never allocated rests on the job log (capacity less the GPUs its jobs held); busy on the column `busy from` names \
-             (dcgm = measured, log = the job log's utilization, alloc = neither: every allocated GPU counts as busy, so \
-             nothing reads as allocated but idle). Seed 001's stranded spend is one reading of these: the idle share of \
-             the minutes without training, so it leaves out idle GPUs beside a training job and counts inference GPUs \
-             held for latency as idle."
+            "Paid = never allocated + allocated idle + busy, per cluster. Never allocated rests on the job log (capacity \
+             less the GPUs its jobs held); idle and busy on the column `busy from` names (dcgm = measured, log = the job \
+             log's utilization, alloc = neither: what the jobs held cannot be split, so idle, busy and stranded are \
+             unknown). Stranded spend is never allocated + allocated idle. Seed 001's reading, kept under its own name, \
+             is the non-training idle: the idle share of the minutes without training, which leaves out idle GPUs \
+             beside a training job and counts inference GPUs held for latency as idle."
                 .into(),
         ),
     ];

@@ -250,7 +250,7 @@ fn cluster_audit(
         )
     };
     let monthly_cost_usd = capacity * usd_per_gpu_hour * settings.hours_per_month;
-    let stranded = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);
+    let non_training_idle = monthly_cost_usd * non_training_time_frac * (1.0 - non_training_utilization_frac);
     let utilization_frac = share(utilized_hours, capacity_hours);
     let utilization_source = if utilization_reported {
         UtilizationSource::JobLog
@@ -293,7 +293,7 @@ fn cluster_audit(
         priced_as,
         term,
         monthly_cost_usd,
-        stranded_usd_per_month: stranded,
+        non_training_idle_usd_per_month: non_training_idle,
         spend_parts,
         flags,
         hourly: HourlySeries {

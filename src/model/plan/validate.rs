@@ -349,9 +349,10 @@ impl Plan {
             );
             check(cluster.gpus > 0, format!("clusters[{i}].gpus"), positive);
             check(
-                cluster.usd_per_gpu_hour >= 0.0,
+                cluster.usd_per_gpu_hour > 0.0,
                 format!("clusters[{i}].usd_per_gpu_hour"),
-                non_negative,
+                "expected a price above 0: a fleet that costs nothing today makes every saving against it \
+                 negative; give what the fleet pays a GPU-hour",
             );
             if let Some(util) = cluster.utilization_frac {
                 check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);

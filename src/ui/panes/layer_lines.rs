@@ -7,7 +7,7 @@ use ratatui::text::Line;
 use crate::app::App;
 use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, StressCase};
 use crate::model::workload::WorkloadClass;
-use crate::shared::format::{pct, thousands, usd_compact, usd_compact_signed};
+use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right};
 
@@ -132,8 +132,8 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
         ("  bet ".to_string(), theme.muted),
         (
             format!(
-                "prices {:+.1} %/yr ± {:.1}",
-                bet.change_per_year * 100.0,
+                "prices {} %/yr ± {:.1}",
+                signed_fixed(bet.change_per_year * 100.0, 1),
                 bet.spread_per_year * 100.0
             ),
             theme.base,
@@ -145,7 +145,10 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
             theme.muted,
         ));
         if let Some(change) = layers.break_even_change_per_year {
-            fields.push((format!(", pays above {:+.1} %/yr", change * 100.0), theme.muted));
+            fields.push((
+                format!(", pays above {} %/yr", signed_fixed(change * 100.0, 1)),
+                theme.muted,
+            ));
         }
     }
     if let Some(held) = layers.price_stress.iter().find(|s| s.case == StressCase::Held) {

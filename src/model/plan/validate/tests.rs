@@ -334,3 +334,18 @@ fn a_key_path_with_a_wrong_name_or_index_names_nothing() {
     assert!(!names_a_value(&root, "a.b"));
     assert_eq!(without_indices("a[2].b[10]"), "a[].b[]");
 }
+
+#[test]
+fn a_clusters_price_of_zero_is_refused_with_its_reason() {
+    let catalog = builtin().catalog;
+    let mut plan = default_plan(&catalog).expect("the built-in plan");
+    plan.clusters[0].usd_per_gpu_hour = 0.0;
+    let problems = plan.problems(&catalog);
+    let problem = problems
+        .iter()
+        .find(|p| p.key_path == "clusters[0].usd_per_gpu_hour")
+        .expect("a free cluster is refused");
+    assert!(problem.message.contains("above 0"), "{problem:?}");
+    plan.clusters[0].usd_per_gpu_hour = 0.01;
+    assert!(plan.problems(&catalog).is_empty());
+}

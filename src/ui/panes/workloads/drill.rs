@@ -30,7 +30,7 @@ pub(super) fn cluster_lines(
                 (format!("util {} · ", pct(cluster.utilization_frac)), theme.muted),
                 (format!("{}/h · ", usd_compact(cluster.usd_per_gpu_hour)), theme.muted),
                 (
-                    format!("stranded {}/mo", usd_compact(cluster.stranded_usd_per_month)),
+                    format!("stranded {}/mo", super::fleet::stranded_text(&cluster.spend_parts)),
                     theme.warn,
                 ),
             ],

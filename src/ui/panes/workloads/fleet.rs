@@ -7,10 +7,9 @@ use ratatui::text::{Line, Span};
 
 use super::{Listing, class_glyph, wrapped};
 use crate::app::App;
-use crate::model::fleet::{AuditReport, ClusterAudit};
-use crate::model::utilization::UtilizationSource;
+use crate::model::fleet::{AuditReport, ClusterAudit, SpendParts};
 use crate::model::workload::WorkloadClass;
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{count_of, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
 
@@ -119,7 +118,7 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         };
         spans.push(Span::styled(right(&pct(cluster.utilization_frac), 7), util_style));
         spans.push(Span::styled(
-            right(&usd_compact(cluster.stranded_usd_per_month), 10),
+            right(&stranded_text(&cluster.spend_parts), 10),
             theme.warn,
         ));
         lines.push(Line::from(spans));
@@ -128,19 +127,33 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         vec![
             (label("", NAME_WIDTH + 1 + bar_width), theme.muted),
             (right("util", 7), theme.muted),
-            (right("idle $/mo", 10), theme.muted),
+            (right("stranded", 10), theme.muted),
         ],
         width,
     ));
-    let total: f64 = report.clusters.iter().map(|c| c.stranded_usd_per_month).sum();
-    lines.push(Line::styled("stranded spend (paid, idle)", theme.title));
-    lines.push(fields_line(
+    let known: Vec<f64> = report
+        .clusters
+        .iter()
+        .filter_map(|c| c.spend_parts.stranded_usd_per_month)
+        .collect();
+    let unknown = report.clusters.len() - known.len();
+    let total: f64 = known.iter().sum();
+    lines.push(Line::styled("stranded spend (paid, not working)", theme.title));
+    let mut fields = if known.is_empty() && unknown > 0 {
+        vec![("unknown: no utilization to tell idle from busy".to_string(), theme.warn)]
+    } else {
         vec![
             (format!("{}/month", usd_compact(total)), theme.warn),
             (format!(" · {}/year", usd_compact(total * 12.0)), theme.warn),
-        ],
-        width,
-    ));
+        ]
+    };
+    if unknown > 0 && !known.is_empty() {
+        fields.push((
+            format!(" · unknown on {}", count_of(unknown as u64, "cluster", "clusters")),
+            theme.muted,
+        ));
+    }
+    lines.push(fields_line(fields, width));
     if let Some(cluster) = report.clusters.get(app.cursors.cluster) {
         lines.push(Line::raw(""));
         lines.push(Line::styled(cluster.name.clone(), theme.title));
@@ -184,23 +197,39 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
             )),
         }
         let parts = &cluster.spend_parts;
+        let mut paid = vec![
+            (
+                format!("paid {}/mo = ", usd_compact(cluster.monthly_cost_usd)),
+                theme.muted,
+            ),
+            (
+                format!("never allocated {} ", usd_compact(parts.never_allocated_usd_per_month)),
+                theme.warn,
+            ),
+        ];
+        match (parts.allocated_idle_usd_per_month, parts.busy_usd_per_month) {
+            (Some(idle), Some(busy)) => {
+                paid.push((format!("+ allocated idle {} ", usd_compact(idle)), theme.warn));
+                paid.push((format!("+ busy {}", usd_compact(busy)), theme.muted));
+            }
+            // Without utilization, what the jobs held cannot be split.
+            _ => paid.push((
+                format!(
+                    "+ allocated {} (idle and busy unknown: no utilization)",
+                    usd_compact(parts.allocated_usd_per_month)
+                ),
+                theme.muted,
+            )),
+        }
+        lines.push(fields_line(paid, width));
         lines.push(fields_line(
-            vec![
-                (format!("{}/mo: ", usd_compact(cluster.monthly_cost_usd)), theme.muted),
-                (
-                    format!("unallocated {} ", usd_compact(parts.unallocated_usd_per_month)),
-                    theme.warn,
+            vec![(
+                format!(
+                    "non-training idle (seed 001) {}/mo",
+                    usd_compact(cluster.non_training_idle_usd_per_month)
                 ),
-                (
-                    match parts.busy_source {
-                        // Without utilization, what the jobs held cannot be split.
-                        UtilizationSource::Allocation => "· idle unknown ".to_string(),
-                        _ => format!("· idle {} ", usd_compact(parts.allocated_idle_usd_per_month)),
-                    },
-                    theme.warn,
-                ),
-                (format!("· busy {}", usd_compact(parts.busy_usd_per_month)), theme.muted),
-            ],
+                theme.muted,
+            )],
             width,
         ));
         if cluster.price_source != "plan" {
@@ -350,4 +379,12 @@ fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -
         ));
     }
     lines
+}
+
+/// A cluster's stranded spend a month as the list shows it: "unknown" where no utilization
+/// splits what its jobs held into idle and busy.
+pub(super) fn stranded_text(parts: &SpendParts) -> String {
+    parts
+        .stranded_usd_per_month
+        .map_or_else(|| "unknown".to_string(), usd_compact)
 }
