@@ -200,6 +200,10 @@ pub struct ClusterAudit {
     pub hourly: HourlySeries,
     /// DCGM's figures for the cluster, when its GPUs were measured.
     pub measured: Option<MeasuredCluster>,
+    /// Why a source of measurements was asked and gave the cluster no measured hour (its
+    /// figures are then the log's): "Prometheus returned no series for it", a partial response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
     /// The job log's own figures, kept beside the measured ones that replaced them.
     pub log: Option<LogFigures>,
     /// Jobs that asked for GPUs in the window and never started.

@@ -42,7 +42,7 @@ use crate::data::audit::classify::JobClasses;
 use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
-use crate::data::prometheus::pull::{PullProgress, UtilizationPull, pull_cluster_utilization};
+use crate::data::prometheus::pull::{PullProgress, UtilizationPull, explain_unmeasured, pull_cluster_utilization};
 use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
@@ -435,6 +435,7 @@ impl Pipeline {
                         Ok(pull) => {
                             attach_measurements(&mut report, &pull.measurements, settings);
                             report.measurement_notes.extend(pull.notes.iter().cloned());
+                            explain_unmeasured(&mut report, &pull);
                             report.measurement_notes.push(format!(
                                 "{} queries to {}, {} bytes received",
                                 pull.queries,

@@ -310,6 +310,7 @@ fn cluster_audit(
             non_training_minutes,
         },
         measured: None,
+        unmeasured: None,
         log: None,
         pending: PendingDemand::default(),
     }

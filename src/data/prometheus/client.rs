@@ -1,11 +1,12 @@
-//! HTTP to a Prometheus-compatible server: timeouts, a bounded retry with backoff for answers
-//! that may pass (connection refused or reset, 429, 502, 503, 504), a cap on the size of an
-//! answer, and messages that name the server, the HTTP status or the PromQL error. A bearer
-//! token is read from the environment variable the settings name and never printed.
+//! HTTP to a Prometheus-compatible server: one deadline per query (connect, headers, the whole
+//! body and any retries), a bounded retry with backoff for answers that may pass (connection
+//! refused or reset, 429, 502, 503, 504), a cap on the size of an answer, and messages that name
+//! the server, the HTTP status or the PromQL error. A bearer token is read from the environment
+//! variable the settings name and never printed.
 
 use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::data::prometheus::response::{Matrix, ResponseError, parse_labels, parse_matrix};
 use crate::model::plan::PrometheusSource;
@@ -15,6 +16,8 @@ const ATTEMPTS: u32 = 3;
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 /// Answers are per cluster and step: far smaller than this unless the server misbehaves.
 const MAX_ANSWER_BYTES: u64 = 256 * 1024 * 1024;
+/// The body is read in pieces this size, the deadline checked between them.
+const READ_CHUNK_BYTES: usize = 64 * 1024;
 
 /// A failure talking to the server, with the server's address (never its credentials).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +83,8 @@ impl PrometheusClient {
             None => None,
         };
         let timeout = Duration::from_secs(u64::from(source.timeout_seconds.max(1)));
+        // The blocking client's own timeout bounds each read, not the request: a server dripping
+        // a byte a second never trips it. Each request sets its remaining time instead (`post_once`).
         let http = reqwest::blocking::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
@@ -155,22 +160,41 @@ impl PrometheusClient {
         }
     }
 
+    /// What a query that ran out of time says: the deadline covers the whole of it.
+    fn too_slow(&self, bytes_so_far: usize) -> String {
+        let mut message = format!(
+            "no answer within {} s (timeout_seconds, for connecting, the headers, the whole body and any retries)",
+            self.timeout.as_secs()
+        );
+        if bytes_so_far > 0 {
+            message.push_str(&format!("; {bytes_so_far} bytes of it had come"));
+        }
+        message
+    }
+
     fn post(&self, path: &str, form: &[(&str, String)]) -> Result<Vec<u8>, PrometheusError> {
+        let deadline = Instant::now() + self.timeout;
         let mut backoff = FIRST_BACKOFF;
         let mut attempt = 1;
         loop {
-            match self.post_once(path, form) {
+            match self.post_once(path, form, deadline) {
                 Ok(body) => return Ok(body),
-                Err((_, true)) if attempt < ATTEMPTS => {
+                // A retry is tried only if its backoff leaves time before the deadline.
+                Err((_, true)) if attempt < ATTEMPTS && Instant::now() + backoff < deadline => {
                     std::thread::sleep(backoff);
                     backoff *= 2;
                     attempt += 1;
                 }
                 Err((message, retry)) => {
-                    let tries = if retry {
+                    let tries = if !retry {
+                        String::new()
+                    } else if attempt >= ATTEMPTS {
                         format!(" (after {attempt} tries)")
                     } else {
-                        String::new()
+                        format!(
+                            " (after {attempt} of {ATTEMPTS} tries: the {} s deadline, timeout_seconds, left no time for another)",
+                            self.timeout.as_secs()
+                        )
                     };
                     return Err(self.fail(format!("{message}{tries}")));
                 }
@@ -178,19 +202,20 @@ impl PrometheusClient {
         }
     }
 
-    /// One request: the body, or why not and whether trying again may help.
-    fn post_once(&self, path: &str, form: &[(&str, String)]) -> Result<Vec<u8>, (String, bool)> {
+    /// One request, given up at `deadline`: the body, or why not and whether trying again may help.
+    fn post_once(&self, path: &str, form: &[(&str, String)], deadline: Instant) -> Result<Vec<u8>, (String, bool)> {
+        let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+            return Err((self.too_slow(0), false));
+        };
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let mut request = self.http.post(format!("{}{path}", self.base)).form(form);
+        // A request's own timeout is reqwest's total one: it reaches the body as well.
+        let mut request = self.http.post(format!("{}{path}", self.base)).form(form).timeout(left);
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
         let response = request.send().map_err(|e| {
-            if e.is_timeout() {
-                (
-                    format!("no answer within {} s (timeout_seconds)", self.timeout.as_secs()),
-                    false,
-                )
+            if e.is_timeout() || Instant::now() >= deadline {
+                (self.too_slow(0), false)
             } else if e.is_connect() {
                 (
                     "cannot connect (is the server up, and the URL its root, e.g. http://host:9090?)".to_string(),
@@ -201,21 +226,7 @@ impl PrometheusClient {
             }
         })?;
         let status = response.status();
-        let mut body = Vec::new();
-        let read = response
-            .take(MAX_ANSWER_BYTES + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| (format!("the answer broke off: {e}"), true))?;
-        self.bytes_received.fetch_add(read as u64, Ordering::Relaxed);
-        if read as u64 > MAX_ANSWER_BYTES {
-            return Err((
-                format!(
-                    "the answer is larger than {} MiB: shorten the window or raise step_seconds",
-                    MAX_ANSWER_BYTES >> 20
-                ),
-                false,
-            ));
-        }
+        let body = self.read_body(response, deadline)?;
         match status.as_u16() {
             200..=299 => Ok(body),
             401 | 403 => Err((
@@ -238,6 +249,46 @@ impl PrometheusClient {
             )),
             _ => Err((format!("HTTP {status}"), false)),
         }
+    }
+
+    /// The body in pieces, the deadline checked between them and the size capped: a server
+    /// that drips its answer is given up on at the deadline, not after its last byte.
+    fn read_body(&self, mut response: impl Read, deadline: Instant) -> Result<Vec<u8>, (String, bool)> {
+        let mut body = Vec::new();
+        let mut chunk = vec![0u8; READ_CHUNK_BYTES];
+        loop {
+            if Instant::now() >= deadline {
+                self.bytes_received.fetch_add(body.len() as u64, Ordering::Relaxed);
+                return Err((self.too_slow(body.len()), false));
+            }
+            match response.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => body.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.bytes_received.fetch_add(body.len() as u64, Ordering::Relaxed);
+                    return Err(
+                        if e.kind() == std::io::ErrorKind::TimedOut || Instant::now() >= deadline {
+                            (self.too_slow(body.len()), false)
+                        } else {
+                            (format!("the answer broke off: {e}"), true)
+                        },
+                    );
+                }
+            }
+            if body.len() as u64 > MAX_ANSWER_BYTES {
+                self.bytes_received.fetch_add(body.len() as u64, Ordering::Relaxed);
+                return Err((
+                    format!(
+                        "the answer is larger than {} MiB: shorten the window or raise step_seconds",
+                        MAX_ANSWER_BYTES >> 20
+                    ),
+                    false,
+                ));
+            }
+        }
+        self.bytes_received.fetch_add(body.len() as u64, Ordering::Relaxed);
+        Ok(body)
     }
 }
 
@@ -263,6 +314,31 @@ mod tests {
             "https://prom.example:9090/thanos"
         );
         assert_eq!(shown_url("http://127.0.0.1:9090"), "http://127.0.0.1:9090");
+    }
+
+    /// A body that gives a byte every 20 ms, for ever.
+    struct Drip;
+
+    impl Read for Drip {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            std::thread::sleep(Duration::from_millis(20));
+            buf[0] = b' ';
+            Ok(1)
+        }
+    }
+
+    #[test]
+    fn a_dripping_body_is_given_up_at_the_deadline() {
+        let client = PrometheusClient::connect(&PrometheusSource::at("http://127.0.0.1:9")).expect("client");
+        let started = Instant::now();
+        let (message, retry) = client
+            .read_body(Drip, started + Duration::from_millis(200))
+            .expect_err("never ends");
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(message.starts_with("no answer within "), "{message}");
+        assert!(message.contains("bytes of it had come"), "{message}");
+        assert!(!retry);
+        assert!(client.bytes_received() > 0);
     }
 
     #[test]

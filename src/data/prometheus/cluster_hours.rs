@@ -4,8 +4,12 @@
 //! A point of `sum by (g)` over `count by (g)` is the mean over g's GPU series of their means
 //! over one step. An hour's mean is Σ sum / Σ count over the hour's points, and hosts combine
 //! into their cluster the same way, so every GPU series weighs alike.
+//!
+//! Sum and count are two queries: a step only counts when both answered for it. A sum without
+//! its count (or the reverse) would divide one step's sum by another's count, so it is left out
+//! and counted as a gap, per group (docs/utilization.md, "Pulling from Prometheus").
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::query::{HOST_LABELS, StepGrid, UtilizationMetric};
 use super::response::Matrix;
@@ -18,6 +22,8 @@ pub struct GroupHours {
     pub count: Vec<f64>,
     /// The most series any one point counted.
     pub max_series: f64,
+    /// Steps with a sum and no count, or a count and no sum: left out.
+    pub unpaired_steps: u64,
 }
 
 impl GroupHours {
@@ -26,6 +32,7 @@ impl GroupHours {
             sum: vec![0.0; hours],
             count: vec![0.0; hours],
             max_series: 0.0,
+            unpaired_steps: 0,
         }
     }
 
@@ -45,8 +52,16 @@ pub fn group_key(labels: &BTreeMap<String, String>, cluster_label: Option<&str>)
     }
 }
 
-/// Adds one chunk's sums and counts to the groups. A count whose sum was NaN or infinite (left
-/// out of the answer) is left out too, so the hour is not read as idle. Series with no key (the
+/// One step of one group: its sum and its count as the two answers gave them.
+#[derive(Default)]
+struct Step {
+    sum: Option<f64>,
+    count: Option<f64>,
+}
+
+/// Adds one chunk's sums and counts to the groups, step by step: a step counts only when both
+/// answers have it. One that only one answer has is a gap (`GroupHours::unpaired_steps`), unless
+/// the other's value there was NaN or infinite (already counted as such). Series with no key (the
 /// label missing) are counted in the returned number of points left out.
 pub fn accumulate(
     grid: &StepGrid,
@@ -56,30 +71,36 @@ pub fn accumulate(
     groups: &mut BTreeMap<String, GroupHours>,
 ) -> u64 {
     let mut unlabelled_points = 0;
-    let mut summed: HashSet<(String, i64)> = HashSet::new();
-    for series in &sums.series {
-        let Some(key) = group_key(&series.labels, cluster_label) else {
-            unlabelled_points += series.points.len() as u64;
-            continue;
-        };
-        let group = groups.entry(key.clone()).or_insert_with(|| GroupHours::new(grid.hours));
-        for &(t_ms, value) in &series.points {
-            let Some(hour) = grid.hour_of(t_ms) else { continue };
-            group.sum[hour] += value;
-            summed.insert((key.clone(), t_ms));
+    // Ordered, so that sums add up in the same order on every run.
+    let mut steps: BTreeMap<(String, i64), Step> = BTreeMap::new();
+    let mut non_finite: BTreeSet<(String, i64)> = BTreeSet::new();
+    for (answer, is_sum) in [(sums, true), (counts, false)] {
+        for series in &answer.series {
+            let Some(key) = group_key(&series.labels, cluster_label) else {
+                if is_sum {
+                    unlabelled_points += series.points.len() as u64;
+                }
+                continue;
+            };
+            for &(t_ms, value) in &series.points {
+                let step = steps.entry((key.clone(), t_ms)).or_default();
+                let side = if is_sum { &mut step.sum } else { &mut step.count };
+                *side = Some(side.unwrap_or(0.0) + value);
+            }
+            non_finite.extend(series.non_finite_ms.iter().map(|&t| (key.clone(), t)));
         }
     }
-    for series in &counts.series {
-        let Some(key) = group_key(&series.labels, cluster_label) else {
-            continue;
-        };
-        let Some(group) = groups.get_mut(&key) else { continue };
-        for &(t_ms, value) in &series.points {
-            let Some(hour) = grid.hour_of(t_ms) else { continue };
-            if summed.contains(&(key.clone(), t_ms)) {
-                group.count[hour] += value;
-                group.max_series = group.max_series.max(value);
+    for ((key, t_ms), step) in steps {
+        let Some(hour) = grid.hour_of(t_ms) else { continue };
+        let group = groups.entry(key.clone()).or_insert_with(|| GroupHours::new(grid.hours));
+        match (step.sum, step.count) {
+            (Some(sum), Some(count)) => {
+                group.sum[hour] += sum;
+                group.count[hour] += count;
+                group.max_series = group.max_series.max(count);
             }
+            _ if non_finite.contains(&(key, t_ms)) => {}
+            _ => group.unpaired_steps += 1,
         }
     }
     unlabelled_points
@@ -93,6 +114,9 @@ pub type HostToCluster<'a> = &'a dyn Fn(&str) -> Option<String>;
 pub struct ClusterHours {
     /// Cluster → its hours, and the hosts counted in it (0 when grouped by cluster).
     pub clusters: BTreeMap<String, (GroupHours, u64)>,
+    /// Cluster → steps left out because the sum or the count lacked them, clusters with no
+    /// paired step included.
+    pub unpaired_steps: BTreeMap<String, u64>,
     /// Hosts no cluster claims.
     pub unmapped_hosts: Vec<String>,
 }
@@ -100,17 +124,25 @@ pub struct ClusterHours {
 impl ClusterHours {
     /// Adds groups: each a cluster (`cluster_of` = None) or a host that `cluster_of` places.
     pub fn add(&mut self, groups: &BTreeMap<String, GroupHours>, cluster_of: Option<HostToCluster<'_>>) {
-        for (key, hours) in groups.iter().filter(|(_, h)| h.has_points()) {
+        for (key, hours) in groups {
             let cluster = match cluster_of {
                 None => key.clone(),
                 Some(map) => match map(key) {
                     Some(cluster) => cluster,
                     None => {
-                        self.unmapped_hosts.push(key.clone());
+                        if hours.has_points() {
+                            self.unmapped_hosts.push(key.clone());
+                        }
                         continue;
                     }
                 },
             };
+            if hours.unpaired_steps > 0 {
+                *self.unpaired_steps.entry(cluster.clone()).or_default() += hours.unpaired_steps;
+            }
+            if !hours.has_points() {
+                continue;
+            }
             let (acc, hosts) = self
                 .clusters
                 .entry(cluster)
@@ -218,8 +250,10 @@ mod tests {
         let h = 3_600_000;
         let grid = StepGrid::over(&Window::from_ms(0, 2 * h), 3600);
         // The server's sum was NaN in hour 1 (left out of the answer); its count was not.
+        let mut nan_in_hour_1 = series(&[("cluster", "x")], &[(h, 0.5)]);
+        nan_in_hour_1.non_finite_ms.push(2 * h);
         let sums = Matrix {
-            series: vec![series(&[("cluster", "x")], &[(h, 0.5)])],
+            series: vec![nan_in_hour_1],
             ..Matrix::default()
         };
         let counts = Matrix {
@@ -228,10 +262,54 @@ mod tests {
         };
         let mut groups = BTreeMap::new();
         accumulate(&grid, Some("cluster"), &sums, &counts, &mut groups);
+        // Counted once, as NaN, not again as a gap.
+        assert_eq!(groups["x"].unpaired_steps, 0);
         let mut hours = ClusterHours::default();
         hours.add(&groups, None);
         let placed = measurements(&hours, UTILIZATION_METRICS[0], "prometheus");
         assert_eq!(placed.clusters[0].hourly_util_frac, vec![Some(0.5), None]);
+    }
+
+    #[test]
+    fn a_sum_without_its_count_is_a_gap_not_a_doubled_hour() {
+        let h = 3_600_000;
+        let q = h / 4;
+        let grid = StepGrid::over(&Window::from_ms(0, h), 900);
+        // Four quarter-hours at 40 % on 10 GPUs; the count answered only two of them. Dividing
+        // the hour's four sums by two counts would read 80 %.
+        let sums = Matrix {
+            series: vec![series(
+                &[("cluster", "ap-south")],
+                &[(q, 4.0), (2 * q, 4.0), (3 * q, 4.0), (h, 4.0)],
+            )],
+            ..Matrix::default()
+        };
+        let counts = Matrix {
+            series: vec![series(&[("cluster", "ap-south")], &[(q, 10.0), (3 * q, 10.0)])],
+            ..Matrix::default()
+        };
+        let mut groups = BTreeMap::new();
+        accumulate(&grid, Some("cluster"), &sums, &counts, &mut groups);
+        assert_eq!(groups["ap-south"].unpaired_steps, 2);
+        let mut hours = ClusterHours::default();
+        hours.add(&groups, None);
+        assert_eq!(hours.unpaired_steps["ap-south"], 2);
+        let placed = measurements(&hours, UTILIZATION_METRICS[0], "prometheus");
+        let u = placed.clusters[0].hourly_util_frac[0].expect("measured");
+        assert!((u - 0.4).abs() < 1e-12, "{u}");
+        // The reverse, a count without its sum, is a gap too; a cluster with no paired step is
+        // not measured but its gaps are still counted.
+        let sums = Matrix::default();
+        let counts = Matrix {
+            series: vec![series(&[("cluster", "eu")], &[(q, 10.0)])],
+            ..Matrix::default()
+        };
+        let mut groups = BTreeMap::new();
+        accumulate(&grid, Some("cluster"), &sums, &counts, &mut groups);
+        let mut hours = ClusterHours::default();
+        hours.add(&groups, None);
+        assert!(hours.clusters.is_empty());
+        assert_eq!(hours.unpaired_steps["eu"], 1);
     }
 
     #[test]

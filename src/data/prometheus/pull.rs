@@ -16,9 +16,9 @@ use crate::data::prometheus::query::{
     Grouping, HOST_LABELS, MAX_POINTS_PER_QUERY, StepGrid, UTILIZATION_METRICS, utilization_queries,
 };
 use crate::data::prometheus::response::Matrix;
-use crate::model::fleet::{Window, iso_utc};
+use crate::model::fleet::{AuditReport, Window, iso_utc};
 use crate::model::plan::PrometheusSource;
-use crate::model::utilization::ClusterMeasurement;
+use crate::model::utilization::{ClusterMeasurement, UtilizationSource};
 use crate::shared::format::count_of;
 
 /// Queries done and to do, for a progress bar.
@@ -35,6 +35,30 @@ pub struct UtilizationPull {
     pub notes: Vec<String>,
     pub queries: u64,
     pub bytes_received: u64,
+    /// What the server warned of in any answer (a partial response, a store that did not
+    /// answer), each once.
+    pub warnings: Vec<String>,
+    /// Cluster → steps left out because its sum or its count lacked them.
+    pub unpaired_steps: BTreeMap<String, u64>,
+}
+
+/// What a pass over the metrics gave: groups, and what was left out or said on the way.
+struct Pulled {
+    groups: MetricGroups,
+    /// Points of series without the group's label.
+    unlabelled: u64,
+    non_finite: u64,
+    warnings: Vec<String>,
+    infos: Vec<String>,
+}
+
+/// Adds remarks not yet seen, keeping their order.
+fn add_new(into: &mut Vec<String>, remarks: &[String]) {
+    for remark in remarks {
+        if !into.contains(remark) {
+            into.push(remark.clone());
+        }
+    }
 }
 
 struct Tally<'a> {
@@ -58,19 +82,24 @@ impl Tally<'_> {
 type MetricGroups = [BTreeMap<String, GroupHours>; 2];
 
 /// Sums and counts per group, per metric, over every chunk of the window; with the points of
-/// series that had no group key, and the points that were NaN or infinite.
+/// series that had no group key, the points that were NaN or infinite, and what the server said.
 fn pull_groups(
     client: &PrometheusClient,
     grid: &StepGrid,
     grouping: &Grouping,
     tally: &mut Tally<'_>,
-) -> Result<(MetricGroups, u64, u64), PrometheusError> {
+) -> Result<Pulled, PrometheusError> {
     let label = match grouping {
         Grouping::Cluster(label) => Some(label.as_str()),
         Grouping::Host { .. } => None,
     };
-    let mut groups = [BTreeMap::new(), BTreeMap::new()];
-    let (mut unlabelled, mut non_finite) = (0, 0);
+    let mut pulled = Pulled {
+        groups: [BTreeMap::new(), BTreeMap::new()],
+        unlabelled: 0,
+        non_finite: 0,
+        warnings: Vec::new(),
+        infos: Vec::new(),
+    };
     for (m, metric) in UTILIZATION_METRICS.iter().enumerate() {
         let [sum_query, count_query] = utilization_queries(metric.name, grouping, grid.step_ms);
         for (first, last) in grid.chunks(MAX_POINTS_PER_QUERY) {
@@ -78,11 +107,20 @@ fn pull_groups(
             tally.tick();
             let counts = client.query_range(&count_query, first, last, grid.step_ms)?;
             tally.tick();
-            non_finite += sums.non_finite_points + counts.non_finite_points;
-            unlabelled += accumulate(grid, label, &sums, &counts, &mut groups[m]);
+            pulled.non_finite += sums.non_finite_points + counts.non_finite_points;
+            pulled.unlabelled += accumulate(grid, label, &sums, &counts, &mut pulled.groups[m]);
+            for answer in [&sums, &counts] {
+                add_new(&mut pulled.warnings, &answer.warnings);
+                add_new(&mut pulled.infos, &answer.infos);
+            }
         }
     }
-    Ok((groups, unlabelled, non_finite))
+    Ok(pulled)
+}
+
+/// "partial response: …; …": the server's warnings, for a message.
+pub fn warned(warnings: &[String]) -> String {
+    warnings.join("; ")
 }
 
 /// Each cluster's hourly utilization over the window. Series carrying the cluster label are
@@ -104,10 +142,11 @@ pub fn pull_cluster_utilization(
     };
     let mut notes = Vec::new();
     let label = &source.cluster_label;
-    let (labelled, unlabelled, mut non_finite) =
-        pull_groups(client, &grid, &Grouping::Cluster(label.clone()), &mut tally)?;
+    let labelled = pull_groups(client, &grid, &Grouping::Cluster(label.clone()), &mut tally)?;
+    let (unlabelled, mut non_finite) = (labelled.unlabelled, labelled.non_finite);
+    let (mut warnings, mut infos) = (labelled.warnings, labelled.infos);
     let mut hours = [ClusterHours::default(), ClusterHours::default()];
-    for (m, groups) in labelled.iter().enumerate() {
+    for (m, groups) in labelled.groups.iter().enumerate() {
         hours[m].add(groups, None);
     }
     let any_labelled = hours.iter().any(|h| !h.clusters.is_empty());
@@ -138,10 +177,12 @@ pub fn pull_cluster_utilization(
     } else if unlabelled > 0 {
         tally.total += per_pass;
         let by_host = Grouping::Host { without: label.clone() };
-        let (host_groups, _, host_non_finite) = pull_groups(client, &grid, &by_host, &mut tally)?;
-        non_finite += host_non_finite;
+        let by_host = pull_groups(client, &grid, &by_host, &mut tally)?;
+        non_finite += by_host.non_finite;
+        add_new(&mut warnings, &by_host.warnings);
+        add_new(&mut infos, &by_host.infos);
         let cluster_of = |host: &str| hosts.cluster_of(host);
-        for (m, groups) in host_groups.iter().enumerate() {
+        for (m, groups) in by_host.groups.iter().enumerate() {
             hours[m].add(groups, Some(&cluster_of));
         }
         notes.push(format!(
@@ -151,13 +192,29 @@ pub fn pull_cluster_utilization(
         ));
     }
     if hours.iter().all(|h| h.clusters.is_empty()) && unlabelled == 0 {
-        return Err(client_error(
-            client,
-            format!(
-                "no {} or {} samples between {} and {}",
-                UTILIZATION_METRICS[0].name, UTILIZATION_METRICS[1].name, window.start, window.end
-            ),
+        let mut message = format!(
+            "no {} or {} samples between {} and {}",
+            UTILIZATION_METRICS[0].name, UTILIZATION_METRICS[1].name, window.start, window.end
+        );
+        let gaps: u64 = hours.iter().flat_map(|h| h.unpaired_steps.values()).sum();
+        if gaps > 0 {
+            message.push_str(&format!(
+                " with both a sum and a count ({} had one without the other)",
+                count_of(gaps, "step", "steps")
+            ));
+        }
+        if !warnings.is_empty() {
+            message.push_str(&format!("; the server warned: {}", warned(&warnings)));
+        }
+        return Err(client_error(client, message));
+    }
+    for warning in &warnings {
+        notes.push(format!(
+            "the server warned (a partial response leaves out the series it could not reach): {warning}"
         ));
+    }
+    for info in &infos {
+        notes.push(format!("the server noted: {info}"));
     }
     if non_finite > 0 {
         notes.push(format!(
@@ -179,6 +236,14 @@ pub fn pull_cluster_utilization(
         }
     }
     measured.sort_by(|a, b| a.cluster.cmp(&b.cluster));
+    let unpaired_steps = unpaired_by_cluster(&hours, &measured);
+    for (cluster, steps) in &unpaired_steps {
+        notes.push(format!(
+            "{cluster}: {} left out where the server answered the sum and not the count, or the reverse \
+             (one without the other would skew the hour's mean)",
+            count_of(*steps, "step", "steps")
+        ));
+    }
     let mut unmapped: Vec<String> = hours.iter().flat_map(|h| h.unmapped_hosts.iter().cloned()).collect();
     unmapped.sort();
     unmapped.dedup();
@@ -197,7 +262,61 @@ pub fn pull_cluster_utilization(
         notes,
         queries: client.requests(),
         bytes_received: client.bytes_received(),
+        warnings,
+        unpaired_steps,
     })
+}
+
+/// Each cluster's gaps in the metric it was measured by; for a cluster measured by neither, the
+/// gaps of the first metric that had any.
+fn unpaired_by_cluster(hours: &[ClusterHours; 2], measured: &[ClusterMeasurement]) -> BTreeMap<String, u64> {
+    let mut gaps = BTreeMap::new();
+    for (m, metric_hours) in hours.iter().enumerate() {
+        for (cluster, &steps) in &metric_hours.unpaired_steps {
+            let metric_used = measured
+                .iter()
+                .find(|c| &c.cluster == cluster)
+                .map(|c| c.metric.as_str());
+            let counts = match metric_used {
+                Some(name) => name == UTILIZATION_METRICS[m].name,
+                None => !gaps.contains_key(cluster),
+            };
+            if counts {
+                gaps.insert(cluster.clone(), steps);
+            }
+        }
+    }
+    gaps
+}
+
+/// Why a cluster of the audit has no measured hour although Prometheus was asked: its
+/// utilization is the job log's, and this says so on the cluster and in the notes.
+pub fn explain_unmeasured(report: &mut AuditReport, pull: &UtilizationPull) {
+    let mut notes = Vec::new();
+    for cluster in report.clusters.iter_mut().filter(|c| c.measured.is_none()) {
+        let gaps = pull.unpaired_steps.get(&cluster.name).copied().unwrap_or(0);
+        let mut why = match pull.measurements.iter().find(|m| m.cluster == cluster.name) {
+            Some(_) => "its series gave no hour with a usable mean".to_string(),
+            None if gaps > 0 => format!(
+                "no step had both its sum and its count ({} had one without the other)",
+                count_of(gaps, "step", "steps")
+            ),
+            None => "Prometheus returned no series for it".to_string(),
+        };
+        if !pull.warnings.is_empty() {
+            why.push_str(&format!(
+                "; the server's answer was partial or flagged, it warned: {}",
+                warned(&pull.warnings)
+            ));
+        }
+        let stands = match cluster.utilization_source {
+            UtilizationSource::Allocation => "allocation stands in for its utilization (the log has none)",
+            _ => "the job log's utilization stands",
+        };
+        notes.push(format!("{}: not measured, {stands}: {why}", cluster.name));
+        cluster.unmeasured = Some(why);
+    }
+    report.measurement_notes.extend(notes);
 }
 
 fn client_error(client: &PrometheusClient, message: String) -> PrometheusError {
@@ -244,6 +363,7 @@ pub fn pull_pods(
     let mut label_answers: Vec<Matrix> = Vec::new();
     let mut utilization: BTreeMap<(String, String), PodUtilization> = BTreeMap::new();
     let mut metric_used = None;
+    let mut warnings = Vec::new();
     for &(first, last) in &chunks {
         request_answers.push(client.query_range(&requests, first, last, POD_STEP_MS)?);
         tally.tick();
@@ -261,6 +381,7 @@ pub fn pull_pods(
             let mut answers: [Matrix; 4] = Default::default();
             for (answer, query) in answers.iter_mut().zip(&queries) {
                 *answer = client.query_range(query, last, last, POD_STEP_MS)?;
+                add_new(&mut warnings, &answer.warnings);
             }
             tally.tick();
             if answers.iter().any(|a| !a.series.is_empty()) {
@@ -269,6 +390,9 @@ pub fn pull_pods(
                 break;
             }
         }
+    }
+    for answer in request_answers.iter().chain(&owner_answers).chain(&label_answers) {
+        add_new(&mut warnings, &answer.warnings);
     }
     let owners = with_label_kinds(owners(&owner_answers), &label_answers);
     let runs = pod_runs(
@@ -299,6 +423,11 @@ pub fn pull_pods(
     match metric_used {
         Some(metric) => notes.push(format!("pod utilization from {metric} by pod label")),
         None => notes.push("no DCGM series carries pod labels: pods' utilization unknown".to_string()),
+    }
+    for warning in &warnings {
+        notes.push(format!(
+            "the server warned (pods it could not reach are missing): {warning}"
+        ));
     }
     Ok(PodPull { runs, notes })
 }

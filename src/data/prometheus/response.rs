@@ -5,6 +5,9 @@
 //! "values":[[<unix seconds>,"<value>"],…]}]}}`; a failure is `{"status":"error","errorType":
 //! "bad_data","error":"…"}` whatever the HTTP status. Values are strings because Prometheus
 //! writes `NaN`, `+Inf` and `-Inf`: those points are counted and left out, never summed.
+//!
+//! A success may carry `warnings` (Thanos' and Mimir's partial responses, a store or querier
+//! that did not answer) and, since Prometheus 3, `infos`: both are kept, for the audit to say.
 
 use std::collections::BTreeMap;
 
@@ -16,6 +19,8 @@ pub struct Series {
     pub labels: BTreeMap<String, String>,
     /// (unix milliseconds, value).
     pub points: Vec<(i64, f64)>,
+    /// Instants whose value was NaN or infinite, left out of `points`.
+    pub non_finite_ms: Vec<i64>,
 }
 
 impl Series {
@@ -25,6 +30,7 @@ impl Series {
         Series {
             labels: labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             points: points.to_vec(),
+            non_finite_ms: Vec::new(),
         }
     }
 }
@@ -35,8 +41,10 @@ pub struct Matrix {
     pub series: Vec<Series>,
     /// Points whose value was NaN or infinite, left out.
     pub non_finite_points: u64,
-    /// What the server warned about (e.g. partial responses from Thanos).
+    /// What the server warned about (e.g. partial responses from Thanos or Mimir).
     pub warnings: Vec<String>,
+    /// What the server noted without warning (Prometheus 3's `infos`).
+    pub infos: Vec<String>,
 }
 
 /// Why an answer is not a result.
@@ -66,8 +74,18 @@ struct Envelope<T> {
     #[serde(rename = "errorType")]
     error_type: Option<String>,
     error: Option<String>,
+    // Some servers write `null` where there is nothing to say.
     #[serde(default)]
+    warnings: Option<Vec<String>>,
+    #[serde(default)]
+    infos: Option<Vec<String>>,
+}
+
+/// What a success said beside its data.
+#[derive(Debug, Default)]
+struct Remarks {
     warnings: Vec<String>,
+    infos: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -99,7 +117,7 @@ fn describe_body(body: &[u8]) -> String {
     }
 }
 
-fn envelope<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<(T, Vec<String>), ResponseError> {
+fn envelope<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<(T, Remarks), ResponseError> {
     let parsed: Envelope<T> = serde_json::from_slice(body).map_err(|e| ResponseError::NotTheApi {
         what: if body.trim_ascii_start().starts_with(b"{") {
             format!("{e}")
@@ -116,27 +134,38 @@ fn envelope<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<(T, Vec<String>), 
     let data = parsed.data.ok_or_else(|| ResponseError::NotTheApi {
         what: "a success without data".to_string(),
     })?;
-    Ok((data, parsed.warnings))
+    let remarks = Remarks {
+        warnings: parsed.warnings.unwrap_or_default(),
+        infos: parsed.infos.unwrap_or_default(),
+    };
+    Ok((data, remarks))
 }
 
 /// A `query_range` answer.
 pub fn parse_matrix(body: &[u8]) -> Result<Matrix, ResponseError> {
-    let (data, warnings): (MatrixData, _) = envelope(body)?;
+    let (data, remarks): (MatrixData, _) = envelope(body)?;
     if data.result_type != "matrix" {
         return Err(ResponseError::NotTheApi {
             what: format!("a '{}' result where a range query gives a matrix", data.result_type),
         });
     }
     let mut matrix = Matrix {
-        warnings,
+        warnings: remarks.warnings,
+        infos: remarks.infos,
         ..Matrix::default()
     };
     for raw in data.result {
         let mut points = Vec::with_capacity(raw.values.len());
+        let mut non_finite_ms = Vec::new();
         for (seconds, value) in raw.values {
             match value.parse::<f64>() {
                 Ok(v) if v.is_finite() && seconds.is_finite() => points.push(((seconds * 1000.0).round() as i64, v)),
-                Ok(_) => matrix.non_finite_points += 1,
+                Ok(_) => {
+                    matrix.non_finite_points += 1;
+                    if seconds.is_finite() {
+                        non_finite_ms.push((seconds * 1000.0).round() as i64);
+                    }
+                }
                 Err(_) => {
                     return Err(ResponseError::NotTheApi {
                         what: format!(
@@ -150,6 +179,7 @@ pub fn parse_matrix(body: &[u8]) -> Result<Matrix, ResponseError> {
         matrix.series.push(Series {
             labels: raw.metric,
             points,
+            non_finite_ms,
         });
     }
     Ok(matrix)
@@ -177,7 +207,44 @@ mod tests {
             vec![(1_700_000_000_000, 0.5), (1_700_010_800_000, 0.25)]
         );
         assert_eq!(m.non_finite_points, 2);
+        assert_eq!(m.series[0].non_finite_ms, vec![1_700_003_600_500, 1_700_007_200_000]);
         assert_eq!(m.warnings, vec!["partial response".to_string()]);
+    }
+
+    #[test]
+    fn warnings_and_infos_are_kept_whatever_the_server() {
+        // Thanos with partial_response: the data it could reach, and why the rest is missing.
+        let thanos = br#"{"status":"success","data":{"resultType":"matrix","result":[
+            {"metric":{"cluster":"eu-west"},"values":[[1700000000,"0.5"]]}]},
+            "warnings":["partial response: fetch series for {cluster=\"ap-south\"}: receive series from store 10.0.0.7:10901: rpc error: code = Unavailable"]}"#;
+        let m = parse_matrix(thanos).expect("matrix");
+        assert_eq!(m.series.len(), 1);
+        assert_eq!(m.warnings.len(), 1);
+        assert!(
+            m.warnings[0].starts_with("partial response: fetch series"),
+            "{:?}",
+            m.warnings
+        );
+        assert!(m.infos.is_empty());
+        // Prometheus 3: an info annotation beside a warning.
+        let prom3 = br#"{"status":"success","data":{"resultType":"matrix","result":[]},
+            "warnings":["PromQL warning: encountered a mix of histograms and floats"],
+            "infos":["PromQL info: metric might not be a counter, name does not end in _total"]}"#;
+        let m = parse_matrix(prom3).expect("matrix");
+        assert_eq!(
+            m.warnings,
+            ["PromQL warning: encountered a mix of histograms and floats"]
+        );
+        assert_eq!(
+            m.infos,
+            ["PromQL info: metric might not be a counter, name does not end in _total"]
+        );
+        // Null where there is nothing to say, and the fields absent: no remarks.
+        let quiet = br#"{"status":"success","data":{"resultType":"matrix","result":[]},"warnings":null,"infos":null}"#;
+        let m = parse_matrix(quiet).expect("matrix");
+        assert!(m.warnings.is_empty() && m.infos.is_empty());
+        let m = parse_matrix(br#"{"status":"success","data":{"resultType":"matrix","result":[]}}"#).expect("matrix");
+        assert!(m.warnings.is_empty() && m.infos.is_empty());
     }
 
     #[test]

@@ -184,17 +184,21 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                 ],
                 width,
             )),
-            _ => lines.push(fields_line(
-                vec![(
+            _ => {
+                let mut fields = vec![(
                     format!(
                         "util {} from {}",
                         pct(cluster.utilization_frac),
                         cluster.utilization_source.label()
                     ),
                     theme.muted,
-                )],
-                width,
-            )),
+                )];
+                // A source was asked and did not measure it: say why beside the log's figure.
+                if let Some(why) = &cluster.unmeasured {
+                    fields.push((format!(" · not measured: {why}"), theme.warn));
+                }
+                lines.push(fields_line(fields, width));
+            }
         }
         let parts = &cluster.spend_parts;
         let mut paid = vec![
