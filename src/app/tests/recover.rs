@@ -67,7 +67,13 @@ fn discard_removes_the_recovery_file_and_keeps_the_plan_on_disk() {
 fn diff_shows_the_kept_edits_beside_the_plan_on_disk_and_esc_returns_to_the_offer() {
     let mut app = offered(0.52);
     press(&mut app, Key::char('C'));
-    assert!(matches!(app.overlay, Overlay::Compare { from_conflict: None, .. }));
+    assert!(matches!(
+        app.overlay,
+        Overlay::Compare {
+            from_conflict: None,
+            ..
+        }
+    ));
     let comparison = app.comparison.as_ref().expect("a comparison");
     assert_eq!(comparison.labels, ["this plan", "recovered"]);
     assert!(

@@ -12,7 +12,11 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         KeyCode::Esc | KeyCode::Char('q') => {
             app.overlay = match from_conflict.take() {
                 Some(conflict) => Overlay::Conflict(conflict),
-                None => match app.recovery.as_deref_mut().filter(|r| r.step == RecoveryStep::Comparing) {
+                None => match app
+                    .recovery
+                    .as_deref_mut()
+                    .filter(|r| r.step == RecoveryStep::Comparing)
+                {
                     Some(recovery) => {
                         recovery.step = RecoveryStep::Offered;
                         Overlay::Recover

@@ -208,7 +208,10 @@ fn edit_and_signal(plan: &Path, home: &Path, signal: i32) {
         assert!(contains(&after, mouse_off), "signal {signal}: mouse tracking left on");
     }
     let said = String::from_utf8_lossy(&after);
-    assert!(said.contains(".plan.toml.gpuplan-recover"), "says where the edits went: {said}");
+    assert!(
+        said.contains(".plan.toml.gpuplan-recover"),
+        "says where the edits went: {said}"
+    );
 }
 
 #[test]
