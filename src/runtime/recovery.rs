@@ -119,3 +119,72 @@ pub fn find(plan_path: Option<&Path>, logs: &[PathBuf], on_disk: &Plan, catalog:
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::field::Field;
+    use crate::app::{LogInputs, PlanFile, update};
+    use crate::config::catalog::builtin;
+    use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan};
+
+    // The one test of the static: what the signal path and the panic hook write.
+    #[test]
+    fn kept_edits_are_written_as_a_save_would_and_offered_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let plan_path = dir.path().join("plan.toml");
+        std::fs::write(&plan_path, DEFAULT_PLAN_TOML).expect("plan");
+        let catalog = builtin().catalog;
+        let on_disk = default_plan(&catalog).expect("plan");
+        let file = PlanFile {
+            path: Some(plan_path.clone()),
+            text: Some(DEFAULT_PLAN_TOML.to_string()),
+        };
+        let mut app = App::new(catalog.clone(), on_disk.clone(), file, LogInputs::default());
+        let mut keeper = Keeper::default();
+        keeper.follow(&app);
+        assert_eq!(write_kept(), None, "nothing unsaved, nothing written");
+
+        update(
+            &mut app,
+            Action::SetField {
+                field: Field::Mfu(0),
+                value: 0.5,
+            },
+        );
+        keeper.follow(&app);
+        let recovery = dir.path().join(".plan.toml.gpuplan-recover");
+        assert_eq!(write_kept(), Some(Ok(recovery.clone())));
+        let kept = std::fs::read_to_string(&recovery).expect("recovery file");
+        // The file's own layout, only the moved value rewritten.
+        let changed: Vec<_> = DEFAULT_PLAN_TOML
+            .lines()
+            .zip(kept.lines())
+            .filter(|(a, b)| a != b)
+            .collect();
+        assert_eq!(changed, [("mfu = 0.45", "mfu = 0.5")], "{kept}");
+        match find(Some(&plan_path), &[], &on_disk, &catalog) {
+            Some(Action::RecoveryFound(found)) => {
+                assert_eq!(found.path, recovery);
+                assert_eq!(found.plan, app.plan);
+            }
+            other => panic!("{other:?}"),
+        }
+
+        // Back to what is on disk: nothing to keep, and a file holding the disk's plan goes.
+        update(&mut app, Action::Command(crate::app::command::CommandId::Undo));
+        keeper.follow(&app);
+        assert_eq!(write_kept(), None);
+        std::fs::write(&recovery, DEFAULT_PLAN_TOML).expect("recovery file");
+        assert_eq!(find(Some(&plan_path), &[], &on_disk, &catalog), None);
+        assert!(!recovery.exists());
+
+        // One that does not read stays, and the banner says why.
+        std::fs::write(&recovery, "mfu = fast").expect("recovery file");
+        assert!(matches!(
+            find(Some(&plan_path), &[], &on_disk, &catalog),
+            Some(Action::Failed { .. })
+        ));
+        assert!(recovery.exists());
+    }
+}
