@@ -193,6 +193,29 @@ pub struct Conflict {
     pub theirs_text: String,
 }
 
+/// Unsaved edits an earlier workbench kept in a recovery file when a signal or a panic stopped
+/// it, offered back on the next open of the plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recovery {
+    /// The recovery file (config::recovery).
+    pub path: PathBuf,
+    /// The plan file the edits belong to (None for the built-in plan).
+    pub plan_path: Option<PathBuf>,
+    pub plan: Plan,
+    pub step: RecoveryStep,
+}
+
+/// Where the user stands with a recovery file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecoveryStep {
+    /// Offered, or put off with Esc: a clean quit leaves the file for the next open.
+    Offered,
+    /// Shown beside the plan on disk; Esc there returns to the offer.
+    Comparing,
+    /// Loaded as unsaved edits: a clean quit (saved, or the edits dropped) removes the file.
+    Recovered,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     None,
@@ -214,6 +237,8 @@ pub enum Overlay {
     /// Unsaved edits and a quit request.
     ConfirmQuit,
     Conflict(Box<Conflict>),
+    /// Recover, discard or compare the edits in `App::recovery`.
+    Recover,
     /// Plans side by side; Esc returns to the conflict it was opened from, if any.
     Compare {
         from_conflict: Option<Box<Conflict>>,
@@ -265,6 +290,8 @@ pub struct App {
     pub comparison: Option<crate::model::compare::PlanComparison>,
     /// Why the plan file on disk does not load, while it does not; the last good plan stays.
     pub disk_error: Option<String>,
+    /// The recovery file found on opening the plan, and what the user did with it.
+    pub recovery: Option<Box<Recovery>>,
     /// Quit once the save in flight lands; a failed save keeps the workbench open.
     pub quit_after_save: bool,
     pub quit: bool,
@@ -335,6 +362,8 @@ pub enum Action {
     FilesListed {
         files: Vec<PathBuf>,
     },
+    /// The plan just opened has a recovery file from a workbench stopped by a signal or a panic.
+    RecoveryFound(Box<Recovery>),
     /// The report was written: its JSON and Markdown files.
     ReportExported {
         json: PathBuf,
@@ -399,6 +428,10 @@ pub enum Effect {
         path: PathBuf,
     },
     ListFiles,
+    /// Delete a recovery file whose edits the user discarded.
+    RemoveRecovery {
+        path: PathBuf,
+    },
     /// Replay the audited jobs through today's clusters and the plan's split.
     Replay {
         generation: u64,
@@ -447,6 +480,7 @@ impl App {
             compare: Vec::new(),
             comparison: None,
             disk_error: None,
+            recovery: None,
             quit_after_save: false,
             quit: false,
             replay: ReplayState::default(),

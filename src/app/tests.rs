@@ -8,6 +8,7 @@ use crate::config::catalog::builtin;
 use crate::config::plan_file::default_plan;
 
 mod plan_file;
+mod recover;
 
 fn app() -> App {
     let catalog = builtin().catalog;

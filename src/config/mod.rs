@@ -11,4 +11,5 @@ pub mod paths;
 pub mod plan_edit;
 pub mod plan_file;
 pub mod plan_from_logs;
+pub mod recovery;
 pub mod sample_log;

@@ -116,6 +116,10 @@ impl Runtime {
             Effect::OpenPlan { path } => Some(match read(&path, &self.catalog) {
                 Ok((plan, text)) => {
                     super::remember_plan(&path);
+                    // Edits a stopped workbench kept for this plan, offered once it is open.
+                    if let Some(found) = super::recovery::find(Some(&path), &app.logs.paths, &plan, &self.catalog) {
+                        let _ = self.results.send(found);
+                    }
                     Action::PlanOpened {
                         path,
                         plan: Box::new(plan),
@@ -159,6 +163,13 @@ impl Runtime {
                     let _ = results.send(Action::FilesListed { files });
                 });
                 None
+            }
+            Effect::RemoveRecovery { path } => {
+                crate::config::recovery::remove_recovery(&path)
+                    .err()
+                    .map(|e| Action::Failed {
+                        message: format!("{}: not removed: {e}", path.display()),
+                    })
             }
             Effect::Quit => None,
         }

@@ -13,6 +13,7 @@ use ratatui::layout::Rect;
 use super::Startup;
 use super::effects::Runtime;
 use super::keys::key_of;
+use super::recovery::{Keeper, farewell, write_kept};
 use super::terminal::{TerminalGuard, Tui};
 use super::worker::Worker;
 use crate::app::field::Field;
@@ -47,15 +48,23 @@ pub fn run(startup: Startup) -> io::Result<()> {
         results: results_tx,
         catalog: app.catalog.clone(),
     };
+    // Before the screen is taken, so a signal from then on finds the terminal given back.
+    let signals = super::signals::listen().unwrap_or_else(|_| crossbeam_channel::never());
     let mut guard = TerminalGuard::enter()?;
     let input = spawn_input_reader();
     let start = app.start();
     let mut view = ViewState::default();
     draw(&mut guard.terminal, &app, &mut view, &themes)?;
     runtime.execute(&mut app, start);
+    let mut keeper = Keeper::default();
+    keeper.follow(&app);
     let mut drag: Option<Field> = None;
     while !app.quit {
         let mut changed = select! {
+            recv(signals) -> signal => match signal {
+                Ok(signal) => super::signals::die(signal),
+                Err(_) => false,
+            },
             recv(input) -> event => match event {
                 Ok(event) => on_event(&mut app, &mut runtime, &mut guard.terminal, event, &mut drag),
                 Err(_) => break,
@@ -75,8 +84,20 @@ pub fn run(startup: Startup) -> io::Result<()> {
                 break;
             }
         }
+        keeper.follow(&app);
         if changed && !app.quit {
             draw(&mut guard.terminal, &app, &mut view, &themes)?;
+        }
+    }
+    if app.quit {
+        super::recovery::clean_quit(&app);
+    } else {
+        // The terminal went away (a hang-up closes input): not a quit the user chose.
+        let written = write_kept();
+        drop(guard);
+        if let Some(line) = farewell(written) {
+            // Not eprintln!: with the terminal gone it would panic.
+            let _ = writeln!(io::stderr(), "{line}");
         }
     }
     Ok(())

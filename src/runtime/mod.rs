@@ -8,6 +8,8 @@ pub mod error;
 mod event_loop;
 pub mod keymap_file;
 pub mod keys;
+pub mod recovery;
+pub mod signals;
 pub mod terminal;
 pub mod theme_files;
 pub mod watcher;
@@ -123,6 +125,10 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         },
     );
     app.keymap = keymap;
+    // Edits a workbench stopped by a signal or a panic kept for this plan: offered first.
+    if let Some(found) = recovery::find(args.plan.as_deref(), &app.logs.paths, &app.plan, &app.catalog) {
+        crate::app::update(&mut app, found);
+    }
     app.theme_names = loaded_themes.themes.iter().map(|t| t.name.clone()).collect();
     app.known_plans = known_plans();
     Ok(Startup {

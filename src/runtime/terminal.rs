@@ -1,5 +1,6 @@
 //! The terminal in raw mode on the alternate screen, given back on every way out: normal
-//! exit, error, and panic (the hook restores it before the message prints).
+//! exit, error, a signal (runtime::signals) and panic (the hook restores it before the message
+//! prints, and keeps the unsaved edits in their recovery file).
 
 use std::io::{self, Stdout, Write};
 use std::sync::Mutex;
@@ -12,7 +13,9 @@ use ratatui::backend::CrosstermBackend;
 
 pub type Tui = Terminal<CrosstermBackend<Stdout>>;
 
-fn restore() {
+/// Raw mode off, mouse tracking off, the normal screen back, the cursor shown. Errors are
+/// ignored: a hung-up terminal cannot be restored, and the way out must go on.
+pub fn restore() {
     let _ = disable_raw_mode();
     let mut out = io::stdout();
     let _ = execute!(out, DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
@@ -64,7 +67,12 @@ fn install_panic_hook() {
     std::panic::set_hook(Box::new(move |info| {
         if std::thread::current().name() == Some("main") {
             restore();
+            // Best effort and panic-free: a panic inside this hook would abort the process.
+            let written = super::recovery::write_kept();
             previous(info);
+            if let Some(line) = super::recovery::farewell(written) {
+                let _ = writeln!(io::stderr(), "{line}");
+            }
             std::process::exit(101);
         }
         if let Ok(mut last) = LAST_PANIC.lock() {

@@ -1,4 +1,5 @@
-//! Dialogs drawn over the panes: help, palette, value entry, save as, quit, conflict, compare.
+//! Dialogs drawn over the panes: help, palette, value entry, save as, quit, conflict, recovery,
+//! compare.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -109,8 +110,36 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
             ];
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
         }
+        Overlay::Recover => recover(app, theme, frame, size),
         Overlay::Compare { scroll, .. } => super::compare::render(app, theme, frame, size, *scroll),
     }
+}
+
+/// The offer of edits kept by a workbench that a signal or a panic stopped.
+fn recover(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
+    let file = app
+        .recovery
+        .as_ref()
+        .map_or_else(String::new, |r| r.path.display().to_string());
+    let area = centered(size, 72, 10);
+    let body = dialog(frame, area, "Unsaved edits were kept", theme);
+    let choice = |key: &'static str, what: &'static str| {
+        Line::from(vec![
+            Span::styled(format!(" {key}  "), theme.title),
+            Span::styled(what, theme.base),
+        ])
+    };
+    let lines = vec![
+        Line::styled(
+            format!("A workbench stopped by a signal or a crash kept its unsaved edits of this plan in {file}."),
+            theme.warn,
+        ),
+        choice("R", "recover them, as unsaved edits (the file changes when you save)"),
+        choice("D", "discard them (deletes the recovery file)"),
+        choice("C", "diff: the kept edits beside the plan on disk"),
+        choice("Esc", "decide later (the recovery file stays)"),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
 }
 
 /// A dialog that takes a line of text: (title, prompt), (text, suffix after it), (error, hint).

@@ -7,6 +7,7 @@ mod entry;
 mod help;
 mod palette;
 mod plan_file;
+mod recover;
 mod save_as;
 
 use plan_file::{file_stem, is_plan_file, plan_changed_on_disk, save};
@@ -221,6 +222,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.known_files = files;
             Vec::new()
         }
+        Action::RecoveryFound(recovery) => recover::found(app, *recovery),
     }
 }
 
@@ -236,6 +238,7 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         Overlay::Palette(_) => palette::key_pressed(app, key),
         Overlay::ConfirmQuit => confirm_quit::key_pressed(app, key),
         Overlay::Conflict(_) => conflict::key_pressed(app, key),
+        Overlay::Recover => recover::key_pressed(app, key),
         Overlay::Compare { .. } => compare::key_pressed(app, key),
         Overlay::Help { .. } => help::key_pressed(app, key),
         Overlay::None => match app.command_for(key) {
