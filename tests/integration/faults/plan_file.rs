@@ -47,8 +47,9 @@ fn their_plan() -> (String, usize) {
 
 fn start(home: &Path, plan: &Path) -> Running {
     let screen = Running(Workbench::start(&["--plan".as_ref(), plan.as_os_str()], home, 200, 60));
-    screen.0.wait_for("the plan's title", PATIENCE, |s| {
-        s.contains("Seed worked examples (plan.toml)")
+    // The audit lands after the start's effects ran: the plan's watcher is in place by then.
+    screen.0.wait_for("the plan and the audited sample", PATIENCE, |s| {
+        s.contains("Seed worked examples (plan.toml)") && s.contains("stranded spend")
     });
     screen
 }
