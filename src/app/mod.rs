@@ -294,6 +294,8 @@ pub struct App {
     pub recovery: Option<Box<Recovery>>,
     /// Quit once the save in flight lands; a failed save keeps the workbench open.
     pub quit_after_save: bool,
+    /// The read-only plan file the next save may replace: set when a save found it read-only.
+    pub replace_read_only: Option<PathBuf>,
     pub quit: bool,
     pub replay: ReplayState,
     pub forecast: ForecastState,
@@ -340,6 +342,21 @@ pub enum Action {
     PlanInvalidOnDisk {
         path: PathBuf,
         message: String,
+    },
+    /// The plan file is changing under another program's write: it is read once it settles.
+    PlanBeingWritten {
+        path: PathBuf,
+    },
+    /// A save found the file on disk changed since it was read (or last saved) and wrote
+    /// nothing; this is what is there now.
+    SaveFoundChange {
+        path: PathBuf,
+        plan: Box<Plan>,
+        text: String,
+    },
+    /// A save found the plan file read-only and wrote nothing; another save replaces it.
+    PlanReadOnly {
+        path: PathBuf,
     },
     PlanOpened {
         path: PathBuf,
@@ -409,6 +426,8 @@ pub enum Effect {
         path: PathBuf,
         plan: Box<Plan>,
         original_text: Option<String>,
+        /// The user confirmed replacing a read-only file (a second save, as vim's `:w!`).
+        replace_read_only: bool,
     },
     /// Save under a name in the data folder's plans/; with `pick_free_name`, `NAME-2`,
     /// `NAME-3`... when the name is taken, else a taken name is refused.
@@ -482,6 +501,7 @@ impl App {
             disk_error: None,
             recovery: None,
             quit_after_save: false,
+            replace_read_only: None,
             quit: false,
             replay: ReplayState::default(),
             forecast: ForecastState::default(),

@@ -1,8 +1,11 @@
 //! Atomic file replacement: a crash mid-save leaves the old file or the new one, never half.
 
 use std::fs::{self, File};
+use std::hash::Hasher;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+use super::error::ConfigError;
 
 /// The temporary file a save of `target` writes before renaming it over `target`.
 pub fn temp_path_for(target: &Path) -> PathBuf {
@@ -36,16 +39,47 @@ pub fn save_target(path: &Path) -> PathBuf {
 /// links), fsyncs it, gives it the old file's permissions and renames it over the old file;
 /// on any error the temporary file is removed and the old file is untouched.
 pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
+    write_atomically_unless_changed(path, contents, None).map_err(|e| match e {
+        ConfigError::CannotReplace { source, .. } => source,
+        other => io::Error::other(other.to_string()),
+    })
+}
+
+/// A stable hash of a file's bytes: SipHash with zero keys (std's `DefaultHasher::new`), so a
+/// save can tell whether the file on disk is still the one it was made against.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
+}
+
+/// As [`write_atomically`], and right before the rename, when `expected_hash` is given, the
+/// file on disk must still hash to it (or be gone): another program's write since the plan was
+/// read is never replaced, and the temporary file is removed.
+pub fn write_atomically_unless_changed(
+    path: &Path,
+    contents: &[u8],
+    expected_hash: Option<u64>,
+) -> Result<(), ConfigError> {
     let target = save_target(path);
     let target = target.as_path();
     let temp = temp_path_for(target);
+    let cannot = |source: io::Error| ConfigError::CannotReplace {
+        path: target.to_path_buf(),
+        source,
+    };
     let written = write_and_sync(&temp, contents)
         .and_then(|()| match fs::metadata(target) {
             Ok(old) => fs::set_permissions(&temp, old.permissions()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(e),
         })
-        .and_then(|()| fs::rename(&temp, target));
+        .map_err(cannot)
+        .and_then(|()| match expected_hash {
+            Some(expected) => unchanged_on_disk(target, expected),
+            None => Ok(()),
+        })
+        .and_then(|()| fs::rename(&temp, target).map_err(cannot));
     if written.is_err() {
         let _ = fs::remove_file(&temp);
         return written;
@@ -55,6 +89,27 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> io::Result<()> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Ok when `target` still hashes to `expected`, or is gone (a save writes a deleted plan again).
+fn unchanged_on_disk(target: &Path, expected: u64) -> Result<(), ConfigError> {
+    match fs::read(target) {
+        Ok(bytes) if content_hash(&bytes) == expected => Ok(()),
+        Ok(_) => Err(ConfigError::ChangedOnDisk {
+            path: target.to_path_buf(),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(ConfigError::CannotReplace {
+            path: target.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Whether the file a save of `path` replaces has no write permission in its mode bits (as
+/// `chmod a-w` leaves it). Read from the mode, not access(2): root may write anything.
+pub fn is_read_only(path: &Path) -> bool {
+    fs::metadata(save_target(path)).is_ok_and(|m| m.permissions().readonly())
 }
 
 /// The first half of a save, and nothing after it: writes and fsyncs the temporary file of
@@ -122,5 +177,41 @@ mod tests {
         let target = dir.path().join("missing-dir").join("plan.toml");
         assert!(write_atomically(&target, b"new").is_err());
         assert!(!target.exists());
+    }
+
+    #[test]
+    fn a_file_changed_since_it_was_read_is_not_replaced() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("plan.toml");
+        fs::write(&target, "as read").expect("seed file");
+        let read = content_hash(b"as read");
+        // Another program rewrites it in place before the save's rename.
+        fs::write(&target, "theirs").expect("their write");
+        let refused = write_atomically_unless_changed(&target, b"mine", Some(read));
+        assert!(matches!(refused, Err(ConfigError::ChangedOnDisk { .. })), "{refused:?}");
+        assert_eq!(fs::read_to_string(&target).expect("read"), "theirs");
+        assert!(!temp_path_for(&target).exists());
+        // Against what is there now, or with the file gone, the save goes ahead.
+        write_atomically_unless_changed(&target, b"mine", Some(content_hash(b"theirs"))).expect("save");
+        assert_eq!(fs::read_to_string(&target).expect("read"), "mine");
+        fs::remove_file(&target).expect("remove");
+        write_atomically_unless_changed(&target, b"again", Some(read)).expect("written again");
+        assert_eq!(fs::read_to_string(&target).expect("read"), "again");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_plan_is_told_by_its_mode_and_a_replace_keeps_the_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let target = dir.path().join("plan.toml");
+        fs::write(&target, "old").expect("seed file");
+        assert!(!is_read_only(&target));
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o444)).expect("chmod");
+        assert!(is_read_only(&target));
+        assert!(!is_read_only(&dir.path().join("missing.toml")));
+        write_atomically(&target, b"new").expect("replace");
+        assert_eq!(fs::read_to_string(&target).expect("read"), "new");
+        assert_eq!(fs::metadata(&target).expect("meta").permissions().mode() & 0o777, 0o444);
     }
 }

@@ -29,6 +29,12 @@ pub enum ConfigError {
     /// The file's layout with the edits does not read back.
     #[error("keeping the file's layout would give a file that does not parse ({0}); nothing was written")]
     LayoutBreaksPlan(Diagnostic),
+    /// The file on disk is no longer the one the save was made against: nothing was written.
+    #[error("{}: changed on disk since it was read; nothing was written", .path.display())]
+    ChangedOnDisk { path: PathBuf },
+    /// The file cannot be written, or the new one not put in its place.
+    #[error("{source}")]
+    CannotReplace { path: PathBuf, source: io::Error },
     /// A folder that cannot be created.
     #[error("{}: cannot create: {source}", .path.display())]
     CannotCreate { path: PathBuf, source: io::Error },

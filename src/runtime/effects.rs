@@ -8,6 +8,7 @@ use super::error::RuntimeError;
 use super::watcher::{PlanWatcher, watch_plan};
 use super::worker::{ExportTarget, Job, Worker};
 use crate::app::{Action, App, Effect};
+use crate::config::error::ConfigError;
 use crate::config::paths::data_dir;
 use crate::config::plan_file::{read_plan_file_text, read_plan_text};
 use crate::model::catalog::Catalog;
@@ -83,9 +84,11 @@ impl Runtime {
                 path,
                 plan,
                 original_text,
-            } => Some(match changed_on_disk(&path, original_text.as_deref(), &self.catalog) {
-                Some(changed) => changed,
-                None => save(&path, &plan, original_text.as_deref()),
+                replace_read_only,
+            } => Some(if !replace_read_only && crate::config::atomic::is_read_only(&path) {
+                Action::PlanReadOnly { path }
+            } else {
+                save(&path, &plan, original_text.as_deref(), &self.catalog)
             }),
             Effect::SavePlanAs {
                 name,
@@ -100,7 +103,7 @@ impl Runtime {
                         .map(|n| folder.join(format!("{n}.toml")))
                         .find(|p| !p.exists());
                     match free {
-                        Some(path) => save(&path, &plan, app.plan_file.text.as_deref()),
+                        Some(path) => save_new(&path, &plan, app.plan_file.text.as_deref()),
                         None => Action::Failed {
                             message: format!(
                                 "{} exists: save under another name",
@@ -185,47 +188,40 @@ fn read(path: &Path, catalog: &Catalog) -> Result<(Plan, String), RuntimeError> 
     Ok((plan, text))
 }
 
-/// When the file on disk is no longer the text the plan was read from (an edit the watcher has
-/// not reported yet, or no watcher), what is on disk now: the app then asks before anything is
-/// overwritten. None when the save may go ahead.
-fn changed_on_disk(path: &Path, original_text: Option<&str>, catalog: &Catalog) -> Option<Action> {
-    let original = original_text?;
-    let on_disk = std::fs::read_to_string(path).ok()?;
-    if on_disk == original {
-        return None;
-    }
-    Some(match super::watcher::read_changed_plan(path, catalog) {
+/// What the save of a plan against `original_text` found on disk in its place: the file as it
+/// now is for the app's conflict dialog, or why that file does not read.
+fn found_on_disk(path: &Path, catalog: &Catalog) -> Action {
+    match super::watcher::read_changed_plan(path, catalog) {
+        Action::PlanChangedOnDisk { path, plan, text } => Action::SaveFoundChange { path, plan, text },
         Action::PlanInvalidOnDisk { message, .. } => Action::Failed {
             message: format!(
                 "not saved: the file changed on disk and does not read ({message}); fix it, or save under another name"
             ),
         },
         other => other,
-    })
+    }
 }
 
 /// Writes the plan atomically; with the file's text, only the values that changed are
-/// rewritten and the planner's comments and layout stay.
-fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
-    let shown = path.display().to_string();
-    let (text, note) = match crate::config::plan_file::render_for_save(original_text, plan) {
-        Ok(rendered) => rendered,
-        Err(message) => {
-            return Action::Failed {
-                message: format!("{shown}: not saved: {message}"),
-            };
-        }
-    };
-    if let Some(folder) = path.parent()
-        && !folder.as_os_str().is_empty()
-        && let Err(e) = std::fs::create_dir_all(folder)
-    {
-        return Action::Failed {
-            message: format!("{shown}: not saved: cannot create {}: {e}", folder.display()),
-        };
+/// rewritten and the planner's comments and layout stay, and the file must still be that text
+/// right before the rename: another program's write since is never replaced.
+fn save(path: &Path, plan: &Plan, original_text: Option<&str>, catalog: &Catalog) -> Action {
+    let expected_hash = original_text.map(|t| crate::config::atomic::content_hash(t.as_bytes()));
+    match write_plan(path, plan, original_text, expected_hash) {
+        Err(ConfigError::ChangedOnDisk { .. }) => found_on_disk(path, catalog),
+        other => saved(path, other),
     }
-    match crate::config::atomic::write_atomically(path, text.as_bytes()) {
-        Ok(()) => {
+}
+
+/// Writes the plan to a new file (save as): nothing there to have changed.
+fn save_new(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
+    saved(path, write_plan(path, plan, original_text, None))
+}
+
+fn saved(path: &Path, written: Result<(String, Option<String>), ConfigError>) -> Action {
+    let shown = path.display().to_string();
+    match written {
+        Ok((text, note)) => {
             super::remember_plan(path);
             Action::PlanSaved {
                 path: path.to_path_buf(),
@@ -233,10 +229,33 @@ fn save(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
                 note,
             }
         }
-        Err(e) => Action::Failed {
+        Err(e @ ConfigError::CannotReplace { .. }) => Action::Failed {
             message: format!("{shown}: not saved (the file on disk is unchanged): {e}"),
         },
+        Err(e) => Action::Failed {
+            message: format!("{shown}: not saved: {e}"),
+        },
     }
+}
+
+/// The text written and a note when the file's layout could not be kept.
+fn write_plan(
+    path: &Path,
+    plan: &Plan,
+    original_text: Option<&str>,
+    expected_hash: Option<u64>,
+) -> Result<(String, Option<String>), ConfigError> {
+    let (text, note) = crate::config::plan_file::render_for_save(original_text, plan)?;
+    if let Some(folder) = path.parent()
+        && !folder.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(folder).map_err(|source| ConfigError::CannotCreate {
+            path: folder.to_path_buf(),
+            source,
+        })?;
+    }
+    crate::config::atomic::write_atomically_unless_changed(path, text.as_bytes(), expected_hash)?;
+    Ok((text, note))
 }
 
 /// Log and plan files under `root`, a few folders deep, skipping build and VCS folders.

@@ -318,6 +318,7 @@ fn a_save_after_cluster_edits_rewrites_only_their_lines_and_keeps_the_comments()
             path,
             plan,
             original_text,
+            ..
         },
     ] = effects.as_slice()
     else {

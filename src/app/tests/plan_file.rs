@@ -53,6 +53,7 @@ fn save_carries_the_original_text_for_a_format_preserving_write() {
                 path,
                 plan,
                 original_text,
+                replace_read_only: false,
             },
         ] => {
             assert_eq!(path, &PathBuf::from("/plans/seed.toml"));
@@ -238,4 +239,136 @@ fn undoing_back_to_the_saved_plan_is_not_an_unsaved_edit() {
     run(&mut app, CommandId::Undo);
     assert!(!app.modified);
     assert_eq!(run(&mut app, CommandId::Quit), vec![Effect::Quit]);
+}
+
+#[test]
+fn a_read_only_plan_is_replaced_only_on_a_second_save_in_a_row() {
+    let mut app = app();
+    run(&mut app, CommandId::FocusMfu);
+    run(&mut app, CommandId::Increase);
+    let save_replaces = |effects: &[Effect]| match effects {
+        [Effect::SavePlan { replace_read_only, .. }] => *replace_read_only,
+        other => panic!("{other:?}"),
+    };
+    assert!(!save_replaces(&run(&mut app, CommandId::Save)));
+    update(
+        &mut app,
+        Action::PlanReadOnly {
+            path: PathBuf::from("/plans/seed.toml"),
+        },
+    );
+    let banner = app.banner.as_ref().expect("banner");
+    assert_eq!(banner.text, "seed.toml is read-only: press Ctrl-S again to replace it");
+    assert!(app.modified, "the edit is kept");
+    // Anything else in between withdraws the confirmation.
+    run(&mut app, CommandId::Down);
+    assert!(!save_replaces(&run(&mut app, CommandId::Save)));
+    update(
+        &mut app,
+        Action::PlanReadOnly {
+            path: PathBuf::from("/plans/seed.toml"),
+        },
+    );
+    assert!(save_replaces(&run(&mut app, CommandId::Save)));
+    // Once only: the save after that asks again.
+    assert!(!save_replaces(&run(&mut app, CommandId::Save)));
+}
+
+#[test]
+fn a_save_that_finds_the_file_changed_asks_and_quits_nothing() {
+    for modified in [true, false] {
+        let mut app = app();
+        if modified {
+            run(&mut app, CommandId::FocusMfu);
+            run(&mut app, CommandId::Increase);
+        }
+        app.quit_after_save = true;
+        let mine = app.plan.clone();
+        let mut theirs = app.plan.clone();
+        theirs.clusters.clear();
+        update(
+            &mut app,
+            Action::SaveFoundChange {
+                path: PathBuf::from("/plans/seed.toml"),
+                plan: Box::new(theirs.clone()),
+                text: "half of theirs".to_string(),
+            },
+        );
+        assert!(
+            matches!(&app.overlay, Overlay::Conflict(c) if c.theirs == theirs),
+            "{:?}",
+            app.overlay
+        );
+        assert_eq!(app.plan, mine, "nothing is taken unasked");
+        assert!(!app.quit_after_save);
+        assert!(
+            app.banner
+                .as_ref()
+                .is_some_and(|b| b.text.starts_with("not saved: seed.toml changed"))
+        );
+        // Writing mine over theirs is a save against their text.
+        let effects = press(&mut app, Key::char('O'));
+        match &effects[..] {
+            [Effect::SavePlan { original_text, .. }] => assert_eq!(original_text.as_deref(), Some("half of theirs")),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_plan_being_written_is_waited_for_and_the_whole_file_settles_the_choice() {
+    let mut app = app();
+    let plan = app.plan.clone();
+    update(
+        &mut app,
+        Action::PlanBeingWritten {
+            path: PathBuf::from("/plans/seed.toml"),
+        },
+    );
+    assert_eq!(app.plan, plan);
+    let banner = app.banner.as_ref().expect("banner");
+    assert_eq!(banner.text, "the plan file is being written: waiting");
+    // The writer put back what was there: the wait is over, nothing to reload.
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(plan.clone()),
+            text: "original".to_string(),
+        },
+    );
+    assert!(app.banner.is_none());
+    // A save with nothing unsaved asked about the half file; the whole one then settles it.
+    let mut half = plan.clone();
+    half.clusters.clear();
+    update(
+        &mut app,
+        Action::SaveFoundChange {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(half),
+            text: "half".to_string(),
+        },
+    );
+    let mut whole = plan.clone();
+    whole.name = "rewritten".to_string();
+    update(
+        &mut app,
+        Action::PlanChangedOnDisk {
+            path: PathBuf::from("/plans/seed.toml"),
+            plan: Box::new(whole.clone()),
+            text: "whole".to_string(),
+        },
+    );
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.plan, whole);
+    assert_eq!(app.plan_file.text.as_deref(), Some("whole"));
+    // Another file being written is not ours to wait for.
+    app.banner = None;
+    update(
+        &mut app,
+        Action::PlanBeingWritten {
+            path: PathBuf::from("/plans/other.toml"),
+        },
+    );
+    assert!(app.banner.is_none());
 }

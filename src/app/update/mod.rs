@@ -10,7 +10,9 @@ mod plan_file;
 mod recover;
 mod save_as;
 
-use plan_file::{file_stem, is_plan_file, plan_changed_on_disk, save};
+use plan_file::{
+    file_stem, is_plan_file, plan_being_written, plan_changed_on_disk, plan_read_only, save, save_found_change,
+};
 
 use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
@@ -44,7 +46,9 @@ pub fn changes_nothing(app: &App, action: &Action) -> bool {
         Action::ForecastFitted { generation, .. } | Action::ForecastFailed { generation, .. } => {
             *generation != app.forecast.generation
         }
-        Action::PlanChangedOnDisk { path, .. } | Action::PlanInvalidOnDisk { path, .. } => !is_plan_file(app, path),
+        Action::PlanChangedOnDisk { path, .. }
+        | Action::PlanInvalidOnDisk { path, .. }
+        | Action::PlanBeingWritten { path } => !is_plan_file(app, path),
         _ => false,
     }
 }
@@ -151,6 +155,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::PlanChangedOnDisk { plan, text, .. } => plan_changed_on_disk(app, *plan, text),
+        Action::PlanBeingWritten { .. } => plan_being_written(app),
+        Action::SaveFoundChange { path, plan, text } => save_found_change(app, &path, *plan, text),
+        Action::PlanReadOnly { path } => plan_read_only(app, path),
         Action::PlanInvalidOnDisk { message, .. } => {
             app.disk_error = Some(message.clone());
             banner(
@@ -262,6 +269,10 @@ fn edit_text(text: &mut String, key: Key) {
 fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
     if !is_step(id) {
         app.history.last_field = None;
+    }
+    // Replacing a read-only file is confirmed by the very next command being a save.
+    if id != CommandId::Save {
+        app.replace_read_only = None;
     }
     match id {
         CommandId::Quit => {

@@ -4,6 +4,9 @@ use super::{banner, replace_plan};
 use crate::app::{App, Banner, BannerLevel, Conflict, Effect, Overlay};
 use crate::model::plan::Plan;
 
+/// What the status says while another program's write of the plan file settles.
+pub(super) const BEING_WRITTEN: &str = "the plan file is being written: waiting";
+
 /// True when `path` is the open plan's file (paths compared absolute).
 pub(super) fn is_plan_file(app: &App, path: &std::path::Path) -> bool {
     let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
@@ -43,11 +46,14 @@ pub(super) fn save(app: &mut App) -> Vec<Effect> {
         banner(app, BannerLevel::Error, why);
         return Vec::new();
     }
+    // A second save in a row after "read-only" is the confirmation to replace it.
+    let confirmed = app.replace_read_only.take();
     match &app.plan_file.path {
         Some(path) => vec![Effect::SavePlan {
             path: path.clone(),
             plan: Box::new(app.plan.clone()),
             original_text: app.plan_file.text.clone(),
+            replace_read_only: confirmed.as_ref() == Some(path),
         }],
         None => {
             app.overlay = Overlay::SaveAs {
@@ -83,6 +89,8 @@ pub(super) fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> V
         // Our own save coming back, a touch that changed nothing, or the file put back as it was.
         if was_invalid {
             banner(app, BannerLevel::Info, "the plan file reads again".to_string());
+        } else if app.banner.as_ref().is_some_and(|b| b.text == BEING_WRITTEN) {
+            app.banner = None;
         }
         return Vec::new();
     }
@@ -94,6 +102,10 @@ pub(super) fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> V
             theirs_text: text,
         }));
         return Vec::new();
+    }
+    // With nothing unsaved, a choice the save asked for is settled by the file as it now is.
+    if matches!(app.overlay, Overlay::Conflict(_)) {
+        app.overlay = Overlay::None;
     }
     app.plan_file.text = Some(text);
     let effects = replace_plan(app, plan);
@@ -112,4 +124,44 @@ pub(super) fn plan_changed_on_disk(app: &mut App, plan: Plan, text: String) -> V
         "reloaded: the plan file changed on disk".to_string(),
     );
     effects
+}
+
+pub(super) fn plan_being_written(app: &mut App) -> Vec<Effect> {
+    banner(app, BannerLevel::Warning, BEING_WRITTEN.to_string());
+    Vec::new()
+}
+
+/// A save refused because the file changed under it: the user chooses, as when the watcher
+/// reports the change first, even with nothing unsaved (the save was asked for).
+pub(super) fn save_found_change(app: &mut App, path: &std::path::Path, plan: Plan, text: String) -> Vec<Effect> {
+    app.quit_after_save = false;
+    let shown = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
+    banner(
+        app,
+        BannerLevel::Warning,
+        format!("not saved: {shown} changed on disk since it was read"),
+    );
+    app.overlay = Overlay::Conflict(Box::new(Conflict {
+        theirs: plan,
+        theirs_text: text,
+    }));
+    Vec::new()
+}
+
+/// A save refused because the file is read-only: the next save, if it comes next, replaces it.
+pub(super) fn plan_read_only(app: &mut App, path: std::path::PathBuf) -> Vec<Effect> {
+    app.quit_after_save = false;
+    let shown = path
+        .file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().to_string());
+    let key = app.key_hint(crate::app::command::CommandId::Save);
+    banner(
+        app,
+        BannerLevel::Warning,
+        format!("{shown} is read-only: press {key} again to replace it"),
+    );
+    app.replace_read_only = Some(path);
+    Vec::new()
 }
