@@ -28,5 +28,14 @@ pub fn run(clear: bool) -> Result<(), Failure> {
         thousands((bytes >> 20) as f64),
         thousands((cache.max_bytes >> 20) as f64)
     );
+    let (staging, staging_bytes) = cache.staging_usage();
+    if staging > 0 {
+        println!(
+            "{staging} staging folder{} ({} MiB) left by a write that stopped or is under way; \
+             the next read removes those whose process is gone",
+            if staging == 1 { "" } else { "s" },
+            thousands((staging_bytes >> 20) as f64)
+        );
+    }
     Ok(())
 }

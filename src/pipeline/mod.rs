@@ -43,7 +43,7 @@ use crate::data::audit::fleet_source::{FleetSource, attach_measurements};
 use crate::data::audit::host_map::HostMap;
 use crate::data::prometheus::client::{PrometheusClient, PrometheusError, shown_url};
 use crate::data::prometheus::pull::{PullProgress, UtilizationPull, explain_unmeasured, pull_cluster_utilization};
-use crate::data::read_cache::{Lookup, ReadCache, read_key, store_in_background};
+use crate::data::read_cache::{InputStamps, Lookup, ReadCache, note_read, read_key, store_in_background};
 use crate::data::readers::load::{FileSummary, LoadError, expand_inputs};
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
@@ -340,6 +340,9 @@ impl Pipeline {
                     bytes > LARGE_INPUT_BYTES || inputs.iter().any(|p| p.is_dir()) || sources.prometheus.is_some();
                 observer.started(&format!("reading {} MB", bytes / 1_000_000), bytes, large);
                 let started = std::time::Instant::now();
+                // Before the key's hash: a change from here to the read's end is a change while read.
+                let stamps = InputStamps::of(&inputs);
+                let mut damaged = None;
                 let cache_key = self.read_cache.as_ref().and_then(|_| {
                     read_key(
                         &inputs,
@@ -357,26 +360,28 @@ impl Pipeline {
                             observer.phase(format!(
                                 "the cache's copy of this read was unusable ({why}): reading the logs"
                             ));
+                            damaged = Some(why);
                             None
                         }
                     },
                     _ => None,
                 };
                 from_cache = cached.is_some();
-                let source = match cached {
+                let mut source = match cached {
                     Some(source) => source,
-                    None => {
-                        let source =
-                            FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?;
-                        if let (Some(cache), Some(key), FleetSource::Runs { .. }) =
-                            (&self.read_cache, &cache_key, &source)
-                        {
-                            // Written beside the audit; the process waits for it before it ends.
-                            store_in_background(cache.clone(), key.clone(), source.clone());
-                        }
-                        source
-                    }
+                    None => FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?,
                 };
+                let changed = stamps.changed_since();
+                // A log changed while read is not kept: its key would name bytes the read never saw.
+                if !from_cache
+                    && changed.is_empty()
+                    && let (Some(cache), Some(key), FleetSource::Runs { .. }) = (&self.read_cache, &cache_key, &source)
+                {
+                    // Written beside the audit; the process waits for it before it ends.
+                    store_in_background(cache.clone(), key.clone(), source.clone());
+                }
+                // Said on the inputs' warnings, after the copy for the cache was taken.
+                note_read(&mut source, &changed, damaged.as_ref());
                 observer.phase(match (&source, source.rows_read()) {
                     (FleetSource::Partitioned { partitions, .. }, _) => {
                         format!("auditing {} cluster partitions one at a time", partitions.len())

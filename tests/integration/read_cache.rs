@@ -137,7 +137,7 @@ fn a_damaged_entry_is_not_trusted_but_read_again_and_replaced() {
     let (second, cached) = report(home.path(), &log, &[]);
     assert!(!cached, "a truncated frame is never read");
     assert_eq!(first, second);
-    // Flipped bytes of the same length: caught by the fingerprint.
+    // Flipped bytes of the same length: caught by the checksum.
     let mut flipped = std::fs::read(&runs).expect("runs rewritten");
     let middle = flipped.len() / 2;
     flipped[middle] ^= 0xff;

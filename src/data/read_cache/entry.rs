@@ -1,16 +1,21 @@
 //! One cache entry on disk: the read's frames as Parquet (through Polars) and the rest of it
-//! as JSON, with what each frame file must be (its length, a fingerprint of its bytes, its
-//! rows), so a damaged or partial entry is recognised and never used.
+//! as JSON (`meta.json`), with what each frame file must be (its length, an XXH3-128 checksum
+//! of all its bytes, its rows); `meta.sum`, written last, is the checksum of `meta.json`'s
+//! bytes. Every file is fsynced before the folder is renamed into place. On the way back each
+//! checksum is verified and the runs kept within the readers' bounds (`entry_bounds`), so a
+//! damaged, edited or partial entry is recognised and never used.
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::io::Write;
 use std::path::Path;
 
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::entry_bounds::check_runs;
 use super::error::CacheError;
-use super::key::{ENTRY_FORMAT, content_fingerprint};
+use super::key::{ENTRY_FORMAT, bytes_hash, content_hash};
 use crate::data::audit::classify::features::GPU_TYPE_CODE;
 use crate::data::audit::classify::vocabulary::{GPU_TYPES, MAX_NAMES, UNKNOWN_LABELS, Vocabulary};
 use crate::data::audit::classify::{LABEL_CODE, UNKNOWN_LABEL_BASE};
@@ -22,6 +27,9 @@ use crate::data::readers::panic_guard::without_panics;
 use crate::data::readers::reject::Quarantine;
 
 pub const META: &str = "meta.json";
+/// The checksum of `meta.json`'s bytes, as 32 hex digits: written last, so an entry without it
+/// is partial.
+pub const SUM: &str = "meta.sum";
 const RUNS: &str = "runs.parquet";
 const PENDING: &str = "pending.parquet";
 const UTILIZATION: &str = "utilization.parquet";
@@ -30,7 +38,8 @@ const UTILIZATION: &str = "utilization.parquet";
 struct FrameFile {
     name: String,
     bytes: u64,
-    fingerprint: u64,
+    /// XXH3-128 of every byte, as 32 hex digits.
+    checksum: String,
     rows: usize,
 }
 
@@ -63,10 +72,10 @@ struct Meta {
 
 fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFile, CacheError> {
     let path = dir.join(name);
-    let file = File::create(&path).map_err(CacheError::io(&path))?;
+    let mut file = File::create(&path).map_err(CacheError::io(&path))?;
     // Uncompressed: reading it back is the point, and it needs no codec.
     // No statistics: nothing filters this file, it is read whole.
-    ParquetWriter::new(file)
+    ParquetWriter::new(&mut file)
         .with_compression(ParquetCompression::Uncompressed)
         .with_statistics(StatisticsOptions {
             min_value: false,
@@ -80,12 +89,13 @@ fn write_frame(dir: &Path, name: &str, frame: &mut DataFrame) -> Result<FrameFil
             frame: name.to_string(),
             source,
         })?;
+    file.sync_all().map_err(CacheError::io(&path))?;
     let bytes = std::fs::metadata(&path).map_err(CacheError::io(&path))?.len();
-    let fingerprint = content_fingerprint(&path).map_err(CacheError::io(&path))?;
+    let checksum = content_hash(&path).map_err(CacheError::io(&path))?;
     Ok(FrameFile {
         name: name.to_string(),
         bytes,
-        fingerprint,
+        checksum: format!("{checksum:032x}"),
         rows: frame.height(),
     })
 }
@@ -104,6 +114,8 @@ pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), Ca
     else {
         return Err(CacheError::NotReadWhole);
     };
+    // A read the way back would refuse is not kept (it would only be read again, and said damaged).
+    check_runs(RUNS, runs)?;
     let mut frames = vec![
         write_frame(dir, RUNS, &mut runs.clone())?,
         write_frame(dir, PENDING, &mut pending.clone())?,
@@ -134,16 +146,28 @@ pub fn write_entry(dir: &Path, key: &str, source: &FleetSource) -> Result<(), Ca
         unknown_labels: UNKNOWN_LABELS.texts(),
     };
     let text = serde_json::to_string(&meta).map_err(|source| CacheError::Index { source })?;
+    write_synced(&dir.join(META), text.as_bytes())?;
     // Written last: an entry without it is partial.
-    let path = dir.join(META);
-    std::fs::write(&path, text).map_err(CacheError::io(&path))
+    write_synced(
+        &dir.join(SUM),
+        format!("{:032x}", bytes_hash(text.as_bytes())).as_bytes(),
+    )
+}
+
+/// `bytes` in a new file at `path`, on the disk before this returns.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+    let mut file = File::create(path).map_err(CacheError::io(path))?;
+    file.write_all(bytes).map_err(CacheError::io(path))?;
+    file.sync_all().map_err(CacheError::io(path))
 }
 
 fn read_frame(dir: &Path, expected: &FrameFile) -> Result<DataFrame, CacheError> {
     let path = dir.join(&expected.name);
     let frame_name = || expected.name.clone();
     let bytes = std::fs::metadata(&path).map_err(CacheError::io(&path))?.len();
-    if bytes != expected.bytes || content_fingerprint(&path).map_err(CacheError::io(&path))? != expected.fingerprint {
+    if bytes != expected.bytes
+        || format!("{:032x}", content_hash(&path).map_err(CacheError::io(&path))?) != expected.checksum
+    {
         return Err(CacheError::Changed { frame: frame_name() });
     }
     let file = File::open(&path).map_err(CacheError::io(&path))?;
@@ -214,9 +238,20 @@ fn renumbered(mut frame: DataFrame, gpu_types: &[String], unknown_labels: &[Stri
 
 /// The read kept in `dir` when it is whole and stands for `key`; why not, otherwise.
 pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, CacheError> {
+    let sum_path = dir.join(SUM);
+    let sum = match std::fs::read_to_string(&sum_path) {
+        Ok(sum) => sum,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheError::Unfinished),
+        Err(e) => return Err(CacheError::io(&sum_path)(e)),
+    };
     let path = dir.join(META);
-    let text = std::fs::read_to_string(&path).map_err(CacheError::io(&path))?;
-    let meta: Meta = serde_json::from_str(&text).map_err(|source| CacheError::Index { source })?;
+    let text = std::fs::read(&path).map_err(CacheError::io(&path))?;
+    if format!("{:032x}", bytes_hash(&text)) != sum.trim() {
+        return Err(CacheError::Changed {
+            frame: META.to_string(),
+        });
+    }
+    let meta: Meta = serde_json::from_slice(&text).map_err(|source| CacheError::Index { source })?;
     if meta.entry_format != ENTRY_FORMAT || meta.key != key {
         return Err(CacheError::OtherInputs);
     }
@@ -229,7 +264,10 @@ pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, CacheError> {
     };
     let renumber = |frame: DataFrame| renumbered(frame, &meta.gpu_types, &meta.unknown_labels);
     let missing = |frame: &'static str| CacheError::MissingFrame { frame };
-    let runs = renumber(frame(RUNS)?.ok_or_else(|| missing(RUNS))?)?;
+    let runs = frame(RUNS)?.ok_or_else(|| missing(RUNS))?;
+    // Cached rows skip the readers' checks: a value they would set aside means damage.
+    check_runs(RUNS, &runs)?;
+    let runs = renumber(runs)?;
     let pending = renumber(frame(PENDING)?.ok_or_else(|| missing(PENDING))?)?;
     let utilization = frame(UTILIZATION)?;
     if utilization.is_some() != meta.has_utilization {

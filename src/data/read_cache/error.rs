@@ -23,6 +23,18 @@ pub enum CacheError {
     OtherInputs,
     #[error("{frame} was changed after it was written")]
     Changed { frame: String },
+    /// The index's checksum (`meta.sum`, written last) is not there: a write that stopped.
+    #[error("the entry was never finished (its checksum is missing)")]
+    Unfinished,
+    /// A cached value outside the bounds the readers set rows aside for (`entry_bounds`).
+    #[error("{frame}: {column} in row {row} is {value}, outside {bounds}")]
+    OutOfBounds {
+        frame: String,
+        column: &'static str,
+        row: usize,
+        value: String,
+        bounds: &'static str,
+    },
     #[error("{frame} holds {found} rows, not {expected}")]
     Rows {
         frame: String,

@@ -2,24 +2,34 @@
 //! their classification features, the pending jobs, the utilization samples, and what was set
 //! aside), in the user's cache folder, so reopening unchanged logs skips the bytes.
 //!
-//! - Keyed by every input's path, size, modification time and a fingerprint of its bytes, the
-//!   mapping's bytes, the forced layout, the classification rules and gpuplan's version
-//!   (`key`): a change to any reads the logs again.
+//! - Keyed by every input's path, size, modification and change times, inode, device and an
+//!   XXH3-128 hash of all its bytes, the mapping's bytes, the forced layout, the
+//!   classification rules and gpuplan's version (`key`): a change to any reads the logs again.
+//! - A log whose size or times moved between the key and the end of the read (`stamp`) was
+//!   changed while read: that is said on the input's warnings and the read is not kept.
 //! - Frames as Parquet through Polars, the rest as JSON (`entry`); an entry is written in a
-//!   folder of its own and renamed into place whole, and checked on the way back (each frame's
-//!   length, fingerprint and rows): a damaged or partial one is removed and the logs read.
+//!   folder of its own, fsynced, and renamed into place whole, and checked on the way back
+//!   (the index's and each frame's checksum of all their bytes, each frame's rows, the runs'
+//!   bounds in `entry_bounds`): a damaged or partial one is removed, the logs read, and that is
+//!   said on the input's warnings.
 //! - Bounded: after each write the least recently used entries go until the cache is under
 //!   its bound (`GPUPLAN_CACHE_MAX_MB`, default 4,096 MiB); an entry larger than the bound is
 //!   not kept. Folders (partitioned datasets) and Prometheus pods are not cached.
+//! - A staging folder left by a process that stopped mid-write is counted by `gpuplan cache
+//!   info` and removed at the next process's first lookup (`staging`).
 
 mod entry;
+mod entry_bounds;
 mod error;
 mod key;
+mod staging;
+mod stamp;
 
 use std::path::{Path, PathBuf};
 
 pub use self::error::CacheError;
-pub use self::key::{content_fingerprint, entry_name, read_key};
+pub use self::key::{content_hash, entry_name, read_key};
+pub use self::stamp::{CHANGED_WHILE_READ, InputStamps, note_read};
 use crate::data::audit::fleet_source::FleetSource;
 
 /// Reads being written into the cache on threads of their own, for `wait_for_stores`.
@@ -67,6 +77,17 @@ pub enum Lookup {
     Damaged(CacheError),
 }
 
+/// A folder's list of names on the disk (Unix; elsewhere the rename is all there is).
+fn sync_folder(dir: &Path) -> Result<(), CacheError> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|f| f.sync_all())
+        .map_err(CacheError::io(dir))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
 fn folder_bytes(dir: &Path) -> u64 {
     std::fs::read_dir(dir)
         .map(|entries| {
@@ -87,6 +108,7 @@ impl ReadCache {
 
     /// The read kept for `key`, if whole. A hit marks the entry as just used.
     pub fn lookup(&self, key: &str) -> Lookup {
+        staging::sweep_once(&self.dir);
         let dir = self.dir.join(entry_name(key));
         if !dir.join(entry::META).is_file() {
             return Lookup::Miss;
@@ -127,8 +149,11 @@ impl ReadCache {
                 });
             }
             let target = self.dir.join(&name);
+            // The folder's names on the disk before it is renamed, the rename after.
+            sync_folder(&staging)?;
             let _ = std::fs::remove_dir_all(&target);
-            std::fs::rename(&staging, &target).map_err(CacheError::io(&target))
+            std::fs::rename(&staging, &target).map_err(CacheError::io(&target))?;
+            sync_folder(&self.dir)
         });
         if written.is_err() {
             let _ = std::fs::remove_dir_all(&staging);
@@ -153,7 +178,8 @@ impl ReadCache {
                 continue;
             }
             if name.starts_with('.') {
-                let stale = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago);
+                let stale = entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t < hour_ago)
+                    || staging::owner_is_gone(&name);
                 if stale {
                     let _ = std::fs::remove_dir_all(&path);
                 }
@@ -190,6 +216,14 @@ impl ReadCache {
                     .fold((0, 0), |(count, bytes), path| (count + 1, bytes + folder_bytes(&path)))
             })
             .unwrap_or((0, 0))
+    }
+
+    /// Staging folders a write left behind (a process stopped mid-write, or one writing now):
+    /// how many and their size.
+    pub fn staging_usage(&self) -> (usize, u64) {
+        staging::folders(&self.dir)
+            .iter()
+            .fold((0, 0), |(count, bytes), path| (count + 1, bytes + folder_bytes(path)))
     }
 
     /// Removes every entry; how many there were and their size.
