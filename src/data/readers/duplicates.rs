@@ -1,17 +1,25 @@
 //! Runs listed more than once (the same cluster, job id and start: two overlapping exports, a
 //! row repeated by a script) are counted once, the first kept; copies that disagree on their
 //! GPUs or end are said, with one example, in the warnings of the file that repeated them.
+//! Rows of one job and start with names of different stems are its parallel tasks (PAI's
+//! worker, parameter server and evaluator), not copies.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use polars::prelude::*;
 
 use super::load::FileSummary;
-use crate::data::audit::classify::JOB_KEY;
-use crate::data::audit::classify::features::job_key;
+use crate::data::audit::classify::features::{job_key, stem_key};
 use crate::data::audit::classify::grouping::JobRuns;
+use crate::data::audit::classify::{JOB_KEY, STEM_KEY};
 use crate::data::audit::job_details::{RunOrigins, WantedRun};
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::model::fleet::iso_utc;
+
+/// Runs of one job compared pairwise; more are looked up by their start and name.
+const LINEAR_SCAN_RUNS: usize = 16;
 
 /// One run dropped as a copy of an earlier one: its row and the row it repeats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +44,25 @@ fn keys_of(jobs: &DataFrame) -> Result<Vec<u64>, DataError> {
         .collect())
 }
 
-/// The later copies of runs with the same job key and start, in row order.
+/// Each row's name as its stem key (the reader's `stem_key` column, or computed), `None`
+/// unnamed.
+fn names_of(jobs: &DataFrame) -> Result<Vec<Option<u64>>, DataError> {
+    if let Ok(keys) = jobs.column(STEM_KEY) {
+        return Ok(keys.u64()?.iter().collect());
+    }
+    let Ok(names) = jobs.column(c::NAME) else {
+        return Ok(vec![None; jobs.height()]);
+    };
+    let names = names.str()?.clone();
+    let clusters = jobs.column(c::CLUSTER)?.str()?.clone();
+    Ok(clusters
+        .iter()
+        .zip(names.iter())
+        .map(|(cluster, name)| name.map(|name| stem_key(cluster, name)))
+        .collect())
+}
+
+/// The later copies of runs with the same job key, start and name stem, in row order.
 fn copies_of(jobs: &DataFrame) -> Result<Vec<Repeat>, DataError> {
     if jobs.height() < 2 {
         return Ok(Vec::new());
@@ -45,6 +71,7 @@ fn copies_of(jobs: &DataFrame) -> Result<Vec<Repeat>, DataError> {
     let starts = c::int64_column(jobs, c::START)?;
     let ends = c::int64_column(jobs, c::END)?;
     let gpus = jobs.column(c::GPUS)?.f64()?.clone();
+    let names = names_of(jobs)?;
     let grouped = JobRuns::of(jobs.height(), |row| keys[row]);
     let mut copies = Vec::new();
     for span in &grouped.spans {
@@ -52,17 +79,26 @@ fn copies_of(jobs: &DataFrame) -> Result<Vec<Repeat>, DataError> {
         if rows.len() < 2 {
             continue;
         }
-        for (at, &row) in rows.iter().enumerate().skip(1) {
+        // A job of many runs (an array, a long trace's one id) is looked up, not scanned.
+        let mut seen: HashMap<(Option<i64>, Option<u64>), usize> = HashMap::new();
+        for (at, &row) in rows.iter().enumerate() {
             let row = row as usize;
-            let start = starts.get(row);
-            let Some(&first) = rows[..at]
-                .iter()
-                .find(|&&earlier| starts.get(earlier as usize) == start)
-            else {
-                continue;
+            let identity = (starts.get(row), names[row]);
+            let first = if rows.len() <= LINEAR_SCAN_RUNS {
+                rows[..at]
+                    .iter()
+                    .map(|&earlier| earlier as usize)
+                    .find(|&earlier| (starts.get(earlier), names[earlier]) == identity)
+            } else {
+                match seen.entry(identity) {
+                    Entry::Occupied(first) => Some(*first.get()),
+                    Entry::Vacant(slot) => {
+                        slot.insert(row);
+                        None
+                    }
+                }
             };
-            let first = first as usize;
-            // A run listed again after an earlier copy was itself a copy repeats the first.
+            let Some(first) = first else { continue };
             let conflicting = gpus.get(row) != gpus.get(first) || ends.get(row) != ends.get(first);
             copies.push(Repeat {
                 row,
@@ -93,7 +129,7 @@ fn job_id_of(jobs: &DataFrame, origins: &RunOrigins, row: usize) -> Option<Strin
 /// What a file is told of its copies: how many, and one that disagreed.
 fn warning_of(jobs: &DataFrame, origins: &RunOrigins, copies: &[Repeat]) -> Result<String, DataError> {
     let mut text = format!(
-        "{} run{} listed more than once (same cluster, job id and start): counted once, the first kept",
+        "{} run{} listed more than once (same cluster, job id, name and start): counted once, the first kept",
         copies.len(),
         if copies.len() == 1 { "" } else { "s" }
     );
@@ -188,7 +224,7 @@ pub fn drop_copied_runs(
 mod tests {
     use super::*;
 
-    fn frame(rows: &[(&str, i64, f64)]) -> DataFrame {
+    fn frame(rows: &[(&str, i64, f64, &str)]) -> DataFrame {
         let ms = |v: i64| v * 1000;
         df!(
             c::CLUSTER => rows.iter().map(|_| "a").collect::<Vec<_>>(),
@@ -196,6 +232,7 @@ mod tests {
             c::START => rows.iter().map(|r| ms(r.1)).collect::<Vec<_>>(),
             c::END => rows.iter().map(|r| ms(r.1 + 3600)).collect::<Vec<_>>(),
             c::GPUS => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+            c::NAME => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
         )
         .expect("frame")
     }
@@ -203,9 +240,9 @@ mod tests {
     #[test]
     fn a_run_listed_twice_is_kept_once_and_a_disagreement_named() {
         let mut jobs = frame(&[
-            ("42", 1_735_876_800, 64.0),
-            ("7", 1_735_876_800, 8.0),
-            ("42", 1_735_876_800, 256.0),
+            ("42", 1_735_876_800, 64.0, "train"),
+            ("7", 1_735_876_800, 8.0, "serve"),
+            ("42", 1_735_876_800, 256.0, "train"),
         ]);
         let mut origins = RunOrigins::default();
         let mut files = vec![FileSummary {
@@ -231,9 +268,19 @@ mod tests {
 
     #[test]
     fn runs_of_one_job_at_different_starts_are_all_kept() {
-        let mut jobs = frame(&[("42", 1_735_876_800, 64.0), ("42", 1_735_880_400, 64.0)]);
+        let mut jobs = frame(&[
+            ("42", 1_735_876_800, 64.0, "train"),
+            ("42", 1_735_880_400, 64.0, "train"),
+        ]);
         let mut files = Vec::new();
         drop_copied_runs(&mut jobs, &mut RunOrigins::default(), &mut files).expect("kept");
         assert_eq!(jobs.height(), 2);
+        // A job's parallel tasks at one start (PAI's worker and evaluator) are no copies.
+        let mut tasks = frame(&[
+            ("j", 1_735_876_800, 2.0, "worker"),
+            ("j", 1_735_876_800, 1.0, "evaluator"),
+        ]);
+        drop_copied_runs(&mut tasks, &mut RunOrigins::default(), &mut files).expect("kept");
+        assert_eq!(tasks.height(), 2);
     }
 }
