@@ -21,8 +21,10 @@ use crate::data::readers::load::FileSummary;
 pub const UNPLANNED_MIN_GPUS: f64 = 1_024.0;
 /// Without a capacity in the plan, a run is believed up to this many times the 99th percentile.
 pub const UNPLANNED_P99_FACTOR: f64 = 8.0;
-/// Runs named in a file's warning; the rest are counted.
+/// Jobs named in a file's warning; their runs and the rest are counted.
 const NAMED: usize = 3;
+/// Runs whose job ids are read back from the logs to name them.
+const READ_BACK: usize = 64;
 
 /// A run kept out of the figures.
 #[derive(Debug, Clone, PartialEq)]
@@ -136,8 +138,10 @@ pub fn without_oversized(runs: &DataFrame, oversized: &[OversizedRun]) -> Result
 pub fn tell_files(runs: &DataFrame, origins: &RunOrigins, oversized: &[OversizedRun], files: &mut [FileSummary]) {
     let lines = runs.column(c::SOURCE_LINE).ok().and_then(|l| l.u64().ok().cloned());
     let keys = runs.column(JOB_KEY).ok().and_then(|k| k.u64().ok().cloned());
+    // Enough runs read back to name a few jobs, however many runs are too large.
     let wanted: Vec<WantedRun> = oversized
         .iter()
+        .take(READ_BACK)
         .filter_map(|run| {
             Some(WantedRun {
                 row: run.row,
@@ -159,33 +163,31 @@ pub fn tell_files(runs: &DataFrame, origins: &RunOrigins, oversized: &[Oversized
         by_file.entry(file_of(run.row)).or_default().push(run);
     }
     for (shown, runs_of_file) in by_file {
-        let named: Vec<String> = runs_of_file
-            .iter()
-            .take(NAMED)
-            .map(|run| {
-                let job = texts
-                    .get(&run.row)
-                    .and_then(|t| t.job_id.clone())
-                    .map_or_else(|| format!("the run at line {}", line_of(runs, run.row)), |id| format!("job {id}"));
-                let bound = match run.capacity_gpus {
-                    Some(capacity) => format!("cluster {}'s capacity of {capacity} GPUs in the plan", run.cluster),
-                    None => format!(
-                        "{} GPUs ({UNPLANNED_P99_FACTOR}x the 99th percentile of the runs; the plan gives cluster {} no capacity)",
-                        run.bound_gpus, run.cluster
-                    ),
-                };
-                format!("{job} asks {} GPUs, more than {bound}", run.gpus)
-            })
-            .collect();
-        let more = runs_of_file.len().saturating_sub(NAMED);
-        let warning = format!(
-            "{}{}: kept out of GPU-hours, peaks, utilization and stranded spend",
-            named.join("; "),
-            if more > 0 {
-                format!(" (and {more} more)")
-            } else {
-                String::new()
+        // Each job named once (its runs may all be too large), the first few of the file.
+        let mut named: Vec<(String, String)> = Vec::new();
+        for run in &runs_of_file {
+            let job = texts.get(&run.row).and_then(|t| t.job_id.clone()).map_or_else(
+                || format!("the run at line {}", line_of(runs, run.row)),
+                |id| format!("job {id}"),
+            );
+            if named.len() == NAMED || named.iter().any(|(named_job, _)| *named_job == job) {
+                continue;
             }
+            let bound = match run.capacity_gpus {
+                Some(capacity) => format!("cluster {}'s capacity of {capacity} GPUs in the plan", run.cluster),
+                None => format!(
+                    "{} GPUs ({UNPLANNED_P99_FACTOR}x the 99th percentile of the runs; the plan gives cluster {} no capacity)",
+                    run.bound_gpus, run.cluster
+                ),
+            };
+            let said = format!("{job} asks {} GPUs, more than {bound}", run.gpus);
+            named.push((job, said));
+        }
+        let runs_count = runs_of_file.len();
+        let warning = format!(
+            "{}: {runs_count} run{} kept out of GPU-hours, peaks, utilization and stranded spend",
+            named.into_iter().map(|(_, said)| said).collect::<Vec<_>>().join("; "),
+            if runs_count == 1 { "" } else { "s" }
         );
         let index = shown
             .and_then(|shown| files.iter().position(|s| s.path == shown))
@@ -201,4 +203,64 @@ fn line_of(runs: &DataFrame, row: usize) -> String {
         .ok()
         .and_then(|l| l.u64().ok()?.get(row))
         .map_or_else(|| "?".to_string(), |l| l.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::audit_settings::{ClusterPricing, WindowSpec};
+    use crate::model::catalog::Term;
+
+    fn settings() -> AuditSettings {
+        let catalog = crate::config::catalog::builtin().catalog;
+        let mut settings = AuditSettings::for_plan(&catalog, None, WindowSpec::default(), None);
+        settings.clusters = vec![ClusterPricing {
+            name: "planned".into(),
+            capacity_gpus: Some(192.0),
+            usd_per_gpu_hour: 2.0,
+            source: "test".into(),
+            term: Term::OneYear,
+        }];
+        settings
+    }
+
+    fn runs(rows: &[(&str, f64)]) -> DataFrame {
+        df!(
+            c::CLUSTER => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            c::GPUS => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        )
+        .expect("frame")
+    }
+
+    #[test]
+    fn a_run_above_its_cluster_s_planned_capacity_is_oversized() {
+        let frame = runs(&[("planned", 192.0), ("planned", 999_999.0), ("planned", 8.0)]);
+        let found = oversized_runs(&frame, &settings()).expect("found");
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].row, found[0].capacity_gpus), (1, Some(192.0)));
+        let capped = without_oversized(&frame, &found).expect("capped");
+        let gpus: Vec<Option<f64>> = capped
+            .column(c::GPUS)
+            .expect("gpus")
+            .f64()
+            .expect("f64")
+            .iter()
+            .collect();
+        assert_eq!(gpus, vec![Some(192.0), Some(0.0), Some(8.0)]);
+    }
+
+    #[test]
+    fn without_a_planned_capacity_the_other_runs_set_the_bound() {
+        // 99 runs of 64 GPUs: the bound is 8 × 64 = 512; 1,024 GPUs are believed regardless.
+        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 64.0); 99];
+        rows.extend([("unplanned", 1_024.0), ("unplanned", 4_096.0)]);
+        let found = oversized_runs(&runs(&rows), &settings()).expect("found");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].row, found[0].capacity_gpus), (100, None));
+        assert_eq!(found[0].bound_gpus, UNPLANNED_MIN_GPUS);
+        // A fleet of large runs: 2,048 GPUs are ordinary when the others hold 512.
+        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 512.0); 99];
+        rows.push(("unplanned", 2_048.0));
+        assert!(oversized_runs(&runs(&rows), &settings()).expect("found").is_empty());
+    }
 }

@@ -130,7 +130,7 @@ fn a_job_larger_than_its_cluster_is_kept_out_of_the_figures_and_named() {
     let warnings = report["inputs"][0]["warnings"].to_string();
     assert!(
         warnings
-            .contains("job big-1 asks 999999 GPUs, more than cluster us-east-h100's capacity of 192 GPUs in the plan"),
+            .contains("job big-1 asks 999999 GPUs, more than cluster us-east-h100's capacity of 192 GPUs in the plan: 1 run kept out"),
         "{warnings}"
     );
     assert!(
