@@ -212,3 +212,20 @@ pub fn int64_column(frame: &DataFrame, name: &str) -> Result<Int64Chunked, crate
 /// More GPUs than any job holds (the largest clusters have some 100,000): a count above this is
 /// a unit mistake or garbage, set aside as an unparseable number rather than priced.
 pub const MAX_JOB_GPUS: f64 = 1_000_000.0;
+
+/// Utilization a job log may write above 100 % and still be believed: counters that overshoot a
+/// little (a sample taken across an interval's edge) are read as 100 %; past it the row is set
+/// aside (`RejectReason::UtilizationOutOfRange`).
+pub const JOB_UTIL_SLACK_FRAC: f64 = 0.05;
+
+/// The earliest time a log's start or end may hold: 2000-01-01T00:00:00Z. Earlier values are
+/// seconds from a trace's start read as dates, or a zero written for "unknown".
+pub const EARLIEST_TIME_MS: i64 = 946_684_800_000;
+
+/// How far past the run's clock a time may lie (clocks of other hosts, a zone read wrong).
+pub const FUTURE_SLACK_MS: i64 = 86_400_000;
+
+/// The latest time a log's start or end may hold: a day past the run's clock.
+pub fn latest_time_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis().saturating_add(FUTURE_SLACK_MS)
+}

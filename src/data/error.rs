@@ -220,6 +220,18 @@ pub enum DataError {
         "column {column}: no known time layout reads values like \"{sample}\"; set [units] time to a strftime pattern"
     )]
     NoTimeLayout { column: String, sample: String },
+    /// Every row's times fall before 2000: a trace's relative seconds read as dates.
+    #[error(
+        "column {column}: every time is before 2000 (the first, {first}, reads as {}): these look like seconds \
+         from a trace's start, not dates; give the trace's start as [units] time_origin and time = \"offset-s\" \
+         in a mapping",
+        iso(.first_ms)
+    )]
+    TimesBefore2000 {
+        column: String,
+        first: String,
+        first_ms: i64,
+    },
     /// A strftime pattern that does not parse.
     #[error("time pattern \"{pattern}\": {source}")]
     TimePattern {

@@ -21,17 +21,24 @@ pub enum RejectReason {
     NegativeGpus,
     EndBeforeStart,
     MalformedRow,
+    /// A job log's utilization below 0 or above 100 % (past the reader's tolerance).
+    UtilizationOutOfRange,
+    /// A start or end before 2000-01-01 or more than a day after the run's clock.
+    TimeOutOfRange,
 }
 
 impl RejectReason {
     /// Every reason, in the order of their codes (`reason as u32`).
-    pub const ALL: [RejectReason; 6] = [
+    /// New reasons go at the end: the codes are written into the warehouse's SQL.
+    pub const ALL: [RejectReason; 8] = [
         RejectReason::MissingJobId,
         RejectReason::UnparseableTime,
         RejectReason::UnparseableNumber,
         RejectReason::NegativeGpus,
         RejectReason::EndBeforeStart,
         RejectReason::MalformedRow,
+        RejectReason::UtilizationOutOfRange,
+        RejectReason::TimeOutOfRange,
     ];
 
     /// The reason whose code (`reason as u32`) a query carried.
@@ -47,6 +54,8 @@ impl RejectReason {
             RejectReason::NegativeGpus => "negative GPU count",
             RejectReason::EndBeforeStart => "end before start",
             RejectReason::MalformedRow => "malformed row",
+            RejectReason::UtilizationOutOfRange => "utilization outside 0-100 %",
+            RejectReason::TimeOutOfRange => "time outside 2000..now+1d",
         }
     }
 }

@@ -300,7 +300,7 @@ fn with_a_log_the_bill_is_set_against_its_window_and_lines_outside_are_said() {
     let log = home.path().join("march.csv");
     std::fs::write(
         &log,
-        "job_id,user,cluster,gpus,start,end\n1,a,east,8,2030-03-01T00:00:00Z,2030-03-02T00:00:00Z\n",
+        "job_id,user,cluster,gpus,start,end\n1,a,east,8,2021-03-01T00:00:00Z,2021-03-02T00:00:00Z\n",
     )
     .expect("write the log");
     let log = log.display().to_string();

@@ -14,6 +14,7 @@ use super::host_map::{HostMap, unmapped_note};
 use super::job_details::RunOrigins;
 use super::measured::{measured_by_cluster, measured_utilization};
 use super::node_clock::in_utc;
+use super::oversized::{oversized_runs, tell_files, without_oversized};
 use super::partitioned::{audit_partitioned, cluster_partitions};
 use super::{AuditInput, AuditSettings, audit_input_classified};
 use crate::data::canonical::{JobRun, frame_from_runs};
@@ -194,9 +195,18 @@ impl FleetSource {
     ) -> Result<super::replay_jobs::FleetJobs, LoadError> {
         match self {
             FleetSource::Runs { runs, files, .. } => {
+                let fail = |error| LoadError::new(joined(files), error);
                 let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
-                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters, classes)
-                    .map_err(|error| LoadError::new(joined(files), error))
+                // The runs the audit kept out of its figures hold no GPUs in the replay either.
+                let oversized = oversized_runs(runs, settings).map_err(fail)?;
+                let capped;
+                let runs = if oversized.is_empty() {
+                    runs
+                } else {
+                    capped = without_oversized(runs, &oversized).map_err(fail)?;
+                    &capped
+                };
+                super::replay_jobs::fleet_jobs(runs, rules, &report.window, &clusters, classes).map_err(fail)
             }
             FleetSource::Partitioned { partitions, .. } => Err(LoadError::new(
                 partitions
@@ -247,6 +257,17 @@ impl FleetSource {
                 ..
             } => {
                 let fail = |error| LoadError::new(joined(files), error);
+                let mut files = files.clone();
+                // Runs larger than their cluster are kept out of the figures and named.
+                let oversized = oversized_runs(runs, settings).map_err(fail)?;
+                let capped;
+                let runs = if oversized.is_empty() {
+                    runs
+                } else {
+                    tell_files(runs, origins, &oversized, &mut files);
+                    capped = without_oversized(runs, &oversized).map_err(fail)?;
+                    &capped
+                };
                 let input = AuditInput {
                     runs,
                     quarantine,
@@ -259,11 +280,11 @@ impl FleetSource {
                     let (samples, clock_note) = in_utc(samples, &hosts, settings).map_err(fail)?;
                     report
                         .measurement_notes
-                        .extend(recording_notes(files).chain(clock_note));
+                        .extend(recording_notes(&files).chain(clock_note));
                     report.measured_utilization =
                         measured_utilization(&samples, &report.window, settings.min_utilization_frac).map_err(fail)?;
                     if !hosts.is_empty() {
-                        let origin = samples_origin(files);
+                        let origin = samples_origin(&files);
                         let (measured, unmapped) =
                             measured_by_cluster(&samples, &report.window, &hosts, &origin).map_err(fail)?;
                         if !unmapped.is_empty() {
@@ -272,7 +293,7 @@ impl FleetSource {
                         attach_measurements(&mut report, &measured, settings);
                     }
                 }
-                Ok((report, files.clone(), Some(classes)))
+                Ok((report, files, Some(classes)))
             }
             FleetSource::Partitioned { partitions, mapping } => {
                 let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)?;

@@ -11,6 +11,7 @@
 //! - `unknown_labels`: label values `[labels]` does not know, with their jobs and GPU-hours;
 //! - `measured` and `host_map`: DCGM utilization samples and the clusters their hosts belong to;
 //!   `node_clock`: nvidia-smi recordings' local times moved to UTC first;
+//! - `oversized`: runs asking more GPUs than their cluster holds, kept out of the figures;
 //! - `replay_jobs`: the audit's jobs as replay input;
 //! - `fleet_source` and `partitioned`: logs kept ready to audit again, and datasets too large to
 //!   hold, audited one cluster at a time.
@@ -22,6 +23,7 @@ pub mod host_map;
 pub mod job_details;
 pub mod measured;
 pub mod node_clock;
+pub mod oversized;
 pub mod partitioned;
 pub mod replay_jobs;
 pub mod run_totals;

@@ -278,9 +278,9 @@ struct Pieces {
 fn assemble(
     pieces: Pieces,
     quarantine: Quarantine,
-    files: Vec<FileSummary>,
+    mut files: Vec<FileSummary>,
     hosts: BTreeMap<String, String>,
-    origins: RunOrigins,
+    mut origins: RunOrigins,
     detail: Detail<'_>,
 ) -> Result<LoadedLogs, LoadError> {
     let Pieces {
@@ -315,6 +315,7 @@ fn assemble(
     let mut jobs = concat_frames(with_optional_columns(frames).map_err(combined)?).map_err(combined)?;
     // Streaming reads leave many small chunks; consumers read rows by index.
     jobs.rechunk_mut();
+    super::duplicates::drop_copied_runs(&mut jobs, &mut origins, &mut files).map_err(combined)?;
     let utilization = match utilization.len() {
         0 => None,
         _ => Some(concat_any(utilization).map_err(combined)?),

@@ -13,7 +13,7 @@ pub enum SlurmError {
         stderr: String,
     },
     #[error(
-        "sacct did not finish within {seconds} s and was stopped: give a longer --slurm-timeout, or smaller pieces with --slurm-piece-days\n  command: {command}"
+        "sacct did not finish within {seconds} s (its output still open at the deadline) and was stopped with every process it started: give a longer --slurm-timeout, or smaller pieces with --slurm-piece-days\n  command: {command}"
     )]
     TimedOut { command: String, seconds: u64 },
     #[error("sacct printed more than {} MB for one piece and was stopped: give smaller pieces with --slurm-piece-days\n  command: {command}", .max_bytes / 1_000_000)]

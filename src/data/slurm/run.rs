@@ -1,10 +1,13 @@
-//! One `sacct` call: started, its output read as it comes (rows counted for progress), stopped
-//! when it takes too long or prints more than a piece may hold.
+//! One `sacct` call: started in a process group of its own, its output read as it comes (rows
+//! counted for progress), and the whole group stopped when it takes too long or prints more
+//! than a piece may hold, even when something it started still holds its output open.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::{Duration, Instant};
 
 use super::command::{SACCT_ENVIRONMENT, shown_command};
@@ -23,8 +26,60 @@ const MAX_STDERR_BYTES: u64 = 16 * 1024;
 /// How often the call is looked at for an end, a timeout and progress.
 const POLL: Duration = Duration::from_millis(50);
 
+/// How long a stopped group is given to end on SIGTERM before it is sent SIGKILL.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// The started call and its process group (the group's id is the call's pid): stopped as a
+/// whole, so a wrapper's own children (`srun`, `ssh`, a `sleep` in a script) go with it.
+struct Group {
+    child: Child,
+    reaped: bool,
+}
+
+impl Group {
+    fn pgid(&self) -> libc::pid_t {
+        // A pid always fits pid_t: the kernel handed it out as one.
+        libc::pid_t::try_from(self.child.id()).unwrap_or(libc::pid_t::MAX)
+    }
+
+    fn try_wait(&mut self) -> std::io::Result<Option<ExitStatus>> {
+        let status = self.child.try_wait()?;
+        self.reaped |= status.is_some();
+        Ok(status)
+    }
+
+    /// SIGTERM to every process of the group, SIGKILL after `GRACE` to whatever is left.
+    fn stop(&mut self) {
+        let pgid = self.pgid();
+        // SAFETY: killpg only sends a signal; the group is the one this call started.
+        unsafe { libc::killpg(pgid, libc::SIGTERM) };
+        let given_up = Instant::now() + GRACE;
+        while Instant::now() < given_up {
+            let _ = self.try_wait();
+            // SAFETY: signal 0 only asks whether any process of the group is left.
+            if self.reaped && unsafe { libc::killpg(pgid, 0) } != 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // SAFETY: as above; the group's id stays reserved while any member (even a zombie) is left.
+        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+        self.reaped = true;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if !self.reaped {
+            self.stop();
+        }
+    }
+}
+
 /// Runs `program args` under the environment sacct is read in, reading its output as it comes;
-/// `on_rows` hears the rows read so far. Stopped after `timeout` or past `max_bytes`.
+/// `on_rows` hears the rows read so far. The call and everything it started are stopped after
+/// `timeout` (counted until its output is closed, not only until it exits) or past `max_bytes`.
 pub fn run_sacct(
     program: &str,
     args: &[String],
@@ -33,65 +88,96 @@ pub fn run_sacct(
     on_rows: &mut dyn FnMut(u64),
 ) -> Result<CallOutput, SlurmError> {
     let command = shown_command(program, args);
-    let mut child = Command::new(program)
+    let child = Command::new(program)
         .args(args)
         .envs(SACCT_ENVIRONMENT)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .map_err(|e| SlurmError::CannotStart {
             command: command.clone(),
             why: e.to_string(),
         })?;
+    let mut group = Group { child, reaped: false };
     let rows = Arc::new(AtomicU64::new(0));
     let too_large = Arc::new(AtomicBool::new(false));
-    let stdout = child.stdout.take().map(|out| {
+    let stdout = group.child.stdout.take().map(|out| {
         let (rows, too_large) = (rows.clone(), too_large.clone());
-        std::thread::spawn(move || read_rows(out, max_bytes, &rows, &too_large))
+        read_on_a_thread(move || read_rows(out, max_bytes, &rows, &too_large))
     });
-    let stderr = child.stderr.take().map(|err| {
-        std::thread::spawn(move || {
+    let stderr = group.child.stderr.take().map(|err| {
+        read_on_a_thread(move || {
             let mut text = String::new();
             let _ = err.take(MAX_STDERR_BYTES).read_to_string(&mut text);
             text
         })
     });
-    let started = Instant::now();
+    let (mut stdout, mut stderr) = (Pending::from(stdout), Pending::from(stderr));
+    let deadline = Instant::now() + timeout;
     let mut told = 0;
-    let status = loop {
+    let mut status = None;
+    loop {
         let now = rows.load(Ordering::Relaxed);
         if now != told {
             told = now;
             on_rows(now);
         }
         if too_large.load(Ordering::Relaxed) {
-            let _ = child.kill();
-            let _ = child.wait();
+            group.stop();
             return Err(SlurmError::TooLarge { command, max_bytes });
         }
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() >= timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(SlurmError::TimedOut {
-                    command,
-                    seconds: timeout.as_secs(),
-                });
-            }
-            Ok(None) => std::thread::sleep(POLL),
-            Err(e) => {
-                let _ = child.kill();
-                return Err(SlurmError::CannotStart {
-                    command,
-                    why: e.to_string(),
-                });
-            }
+        if status.is_none() {
+            status = match group.try_wait() {
+                Ok(status) => status,
+                Err(e) => {
+                    group.stop();
+                    return Err(SlurmError::CannotStart {
+                        command,
+                        why: e.to_string(),
+                    });
+                }
+            };
         }
-    };
-    let text = stdout.and_then(|t| t.join().ok()).unwrap_or_default();
-    let stderr = stderr.and_then(|t| t.join().ok()).unwrap_or_default();
+        stdout.poll();
+        stderr.poll();
+        if let (Some(status), true, true) = (status, stdout.done(), stderr.done()) {
+            break finish(
+                command,
+                status,
+                stdout.take(),
+                stderr.take(),
+                &rows,
+                &too_large,
+                max_bytes,
+                on_rows,
+            );
+        }
+        if Instant::now() >= deadline {
+            // Its output may still be held open by a process it started: the group goes.
+            group.stop();
+            return Err(SlurmError::TimedOut {
+                command,
+                seconds: timeout.as_secs(),
+            });
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// The call ended and its output closed: its rows, or why not.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    command: String,
+    status: ExitStatus,
+    text: String,
+    stderr: String,
+    rows: &AtomicU64,
+    too_large: &AtomicBool,
+    max_bytes: u64,
+    on_rows: &mut dyn FnMut(u64),
+) -> Result<CallOutput, SlurmError> {
     if too_large.load(Ordering::Relaxed) {
         return Err(SlurmError::TooLarge { command, max_bytes });
     }
@@ -105,6 +191,51 @@ pub fn run_sacct(
     let rows = rows.load(Ordering::Relaxed);
     on_rows(rows);
     Ok(CallOutput { text, rows })
+}
+
+/// Runs `read` on its own thread; its text comes back on the channel, so the caller never
+/// blocks on a pipe past its deadline.
+fn read_on_a_thread(read: impl FnOnce() -> String + Send + 'static) -> Receiver<String> {
+    let (sender, receiver) = channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(read());
+    });
+    receiver
+}
+
+/// One output being read: still coming, or read in full.
+enum Pending {
+    Reading(Receiver<String>),
+    Read(String),
+}
+
+impl From<Option<Receiver<String>>> for Pending {
+    fn from(receiver: Option<Receiver<String>>) -> Self {
+        receiver.map_or(Pending::Read(String::new()), Pending::Reading)
+    }
+}
+
+impl Pending {
+    fn poll(&mut self) {
+        if let Pending::Reading(receiver) = self {
+            match receiver.try_recv() {
+                Ok(text) => *self = Pending::Read(text),
+                Err(TryRecvError::Disconnected) => *self = Pending::Read(String::new()),
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+    }
+
+    fn done(&self) -> bool {
+        matches!(self, Pending::Read(_))
+    }
+
+    fn take(&mut self) -> String {
+        match std::mem::replace(self, Pending::Read(String::new())) {
+            Pending::Read(text) => text,
+            Pending::Reading(_) => String::new(),
+        }
+    }
 }
 
 /// Reads lines until the end (or `max_bytes`), counting every line after the first non-empty

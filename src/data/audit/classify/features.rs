@@ -68,6 +68,13 @@ pub fn job_key(cluster: Option<&str>, job_id: &str) -> u64 {
     key_of(JOB_SEED, cluster, job_id.as_bytes())
 }
 
+/// The stem key of a (cluster, name), as the `stem_key` column holds it.
+pub fn stem_key(cluster: Option<&str>, name: &str) -> u64 {
+    let mut stem = Vec::new();
+    stem_into(name, &mut stem);
+    key_of(STEM_SEED, cluster, &stem)
+}
+
 /// The name's stem: lowercased, every run of six or more hex digits and every run of decimal
 /// digits replaced by `#` (`sweep-lr-3-17` and `sweep-lr-9-2` share the stem `sweep-lr-#-#`).
 /// Written into `out`, which is cleared first.

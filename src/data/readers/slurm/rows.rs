@@ -128,6 +128,14 @@ pub(super) fn parse_row(
             format!("Start \"{start_raw}\" is after End \"{end_raw}\""),
         ));
     }
+    // A clock reset to 1970 or a year typed wrong must not move the window.
+    let latest_ms = crate::data::canonical::latest_time_ms();
+    if start_ms < crate::data::canonical::EARLIEST_TIME_MS || end_ms.unwrap_or(start_ms).max(start_ms) > latest_ms {
+        return Err((
+            RejectReason::TimeOutOfRange,
+            format!("Start \"{start_raw}\", End \"{end_raw}\": outside 2000..now+1d"),
+        ));
+    }
 
     let gpus = gpus_of(columns, fields)?;
     let queue = queue_of(get(columns.partition), get(columns.qos));

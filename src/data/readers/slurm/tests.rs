@@ -544,3 +544,14 @@ fn a_heterogeneous_job_waiting_is_each_component_asking_its_own_gpus() {
     assert_eq!(asked, [("1+0", 2.0, None), ("1+1", 1.0, None)]);
     assert_eq!(log.quarantine.total(), 0);
 }
+
+#[test]
+fn times_outside_2000_to_a_day_from_now_are_set_aside_not_audited() {
+    let text = "JobID|State|Start|End|AllocTRES\n\
+                1|COMPLETED|2024-03-01T10:00:00|2024-03-01T11:00:00|gres/gpu=8\n\
+                2|COMPLETED|1970-01-01T00:00:00|2024-03-01T11:00:00|gres/gpu=8\n\
+                3|COMPLETED|2024-03-01T10:00:00|2100-01-01T00:00:00|gres/gpu=8\n";
+    let log = read(text);
+    assert_eq!(log.runs.len(), 1);
+    assert_eq!(log.quarantine.counts.get(&RejectReason::TimeOutOfRange), Some(&2));
+}

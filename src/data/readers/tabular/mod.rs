@@ -231,6 +231,10 @@ fn read_tabular_in_pieces(
         pending,
     } = split;
     settle_util_unit(&mut jobs, &mut mapping.units.gpu_util)?;
+    cap_util_at_full(&mut jobs)?;
+    if jobs.height() == 0 && pending.height() == 0 {
+        refuse_relative_times(&rejected, &mapping)?;
+    }
     warnings.extend(no_gpu_warning(&jobs, &mapping)?);
     let quarantine = quarantine_of(&rejected, path, format)?;
     Ok(TabularRead {
@@ -293,4 +297,53 @@ fn settle_util_unit(jobs: &mut DataFrame, unit: &mut UtilUnit) -> Result<(), Dat
         *unit = UtilUnit::Ratio;
     }
     Ok(())
+}
+
+/// Utilization within the tolerance above 100 % (`JOB_UTIL_SLACK_FRAC`) read as 100 %: rows
+/// beyond it were set aside, so no figure holds more than every GPU busy.
+fn cap_util_at_full(jobs: &mut DataFrame) -> Result<(), DataError> {
+    let util = jobs
+        .column(c::GPU_UTIL_FRAC)
+        .map_err(err)?
+        .as_materialized_series()
+        .clone();
+    if util.max::<f64>().map_err(err)?.is_none_or(|max| max <= 1.0) {
+        return Ok(());
+    }
+    let capped: Float64Chunked = util
+        .f64()
+        .map_err(err)?
+        .iter()
+        .map(|value| value.map(|v| v.min(1.0)))
+        .collect();
+    jobs.with_column(capped.with_name(c::GPU_UTIL_FRAC.into()).into_column())
+        .map_err(err)?;
+    Ok(())
+}
+
+/// Refuses a file whose every row was set aside for a time before 2000: its times are a trace's
+/// relative seconds, not dates, and the message names the column and its first value.
+fn refuse_relative_times(rejected: &DataFrame, mapping: &Mapping) -> Result<(), DataError> {
+    if rejected.height() == 0 {
+        return Ok(());
+    }
+    let codes = rejected.column(REASON).map_err(err)?.u32().map_err(err)?.clone();
+    let time_code = crate::data::readers::reject::RejectReason::TimeOutOfRange as u32;
+    if codes.iter().any(|code| code != Some(time_code)) {
+        return Ok(());
+    }
+    let starts = c::int64_column(rejected, c::START)?;
+    // Seconds from a trace's start read as dates land in 1970..2000; a year -9999 is no trace.
+    if starts
+        .iter()
+        .any(|start| start.is_none_or(|ms| !(0..c::EARLIEST_TIME_MS).contains(&ms)))
+    {
+        return Ok(());
+    }
+    let first_ms = starts.get(0).unwrap_or(0);
+    Err(DataError::TimesBefore2000 {
+        column: mapping.columns.get("start").cloned().unwrap_or_else(|| "start".into()),
+        first: format!("{} s", first_ms as f64 / 1000.0),
+        first_ms,
+    })
 }

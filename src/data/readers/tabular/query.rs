@@ -5,7 +5,7 @@
 use polars::prelude::*;
 
 use super::fields::{gpu_multiplier, id_and_line, null_text, number_field, raw_present, text_field, time_limit_field};
-use super::split::reject_reason;
+use super::split::{Bounds, reject_reason};
 use super::times::{MS, time_field};
 use super::{DETAIL_ONLY_FIELDS, Detail, END_PRESENT, REASON, START_PRESENT, UTIL_PRESENT, audit_columns};
 use crate::data::audit::classify::features::{gpu_type_code_expr, run_feature_exprs};
@@ -44,6 +44,7 @@ pub(super) struct RowQuery {
     /// An audit keeps the GPU type as its number (`gpu_type_code`), for logs that have one.
     has_gpu_type: bool,
     empty_end: EmptyEnd,
+    bounds: Bounds,
 }
 
 impl RowQuery {
@@ -127,6 +128,16 @@ impl RowQuery {
             has_time_limit,
             has_gpu_type: mapping.columns.contains_key("gpu_type"),
             empty_end: mapping.units.empty_end,
+            bounds: Bounds {
+                // Ratios are bounded as ratios; percentages (divided already) and values whose
+                // unit is settled later (`auto`, percentages once any exceeds 1) as percentages.
+                util_max: match mapping.units.gpu_util {
+                    UtilUnit::Auto => 100.0 * (1.0 + c::JOB_UTIL_SLACK_FRAC),
+                    UtilUnit::Percent | UtilUnit::Ratio => 1.0 + c::JOB_UTIL_SLACK_FRAC,
+                },
+                // One clock for every piece of the file.
+                latest_ms: c::latest_time_ms(),
+            },
         })
     }
 
@@ -144,7 +155,7 @@ impl RowQuery {
             );
         }
         let query = query
-            .with_column(reject_reason(self.empty_end, self.has_submit).alias(REASON))
+            .with_column(reject_reason(self.empty_end, self.has_submit, self.bounds).alias(REASON))
             .drop(by_name([END_PRESENT, UTIL_PRESENT, START_PRESENT], true, false));
         match &self.features {
             None => query,

@@ -18,10 +18,29 @@ fn reason_code(reason: RejectReason) -> Expr {
     lit(reason as u32)
 }
 
+/// What a row's values may be and still be believed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Bounds {
+    /// The largest utilization read, in the column's unit before an `auto` unit is settled:
+    /// 105 for percentages or `auto` (any value above 1 means percentages), 1.05 for ratios.
+    pub(super) util_max: f64,
+    /// Times outside `EARLIEST_TIME_MS..=latest_ms` are set aside.
+    pub(super) latest_ms: i64,
+}
+
+/// A time column (milliseconds) outside 2000-01-01..`latest_ms`; false when empty.
+fn time_outside(column: &str, latest_ms: i64) -> Expr {
+    let ms = col(column).cast(DataType::Int64);
+    ms.clone()
+        .lt(lit(c::EARLIEST_TIME_MS))
+        .or(ms.gt(lit(latest_ms)))
+        .fill_null(lit(false))
+}
+
 /// The first matching reason a row cannot be used, `PENDING_CODE` for a job that never
 /// started, or null. With `has_submit`, a row whose start is empty (not unreadable) and whose
 /// submit time reads is a job that never started; its empty end is no problem.
-pub(super) fn reject_reason(empty_end: EmptyEnd, has_submit: bool) -> Expr {
+pub(super) fn reject_reason(empty_end: EmptyEnd, has_submit: bool, bounds: Bounds) -> Expr {
     let id = col(c::JOB_ID);
     let gpus = col(c::GPUS);
     let util = col(c::GPU_UTIL_FRAC);
@@ -47,7 +66,7 @@ pub(super) fn reject_reason(empty_end: EmptyEnd, has_submit: bool) -> Expr {
                 .is_null()
                 .or(gpus.clone().is_finite().not())
                 .or(gpus.clone().gt(lit(c::MAX_JOB_GPUS)))
-                .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.is_finite().not()))),
+                .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.clone().is_finite().not()))),
         )
         .then(reason_code(RejectReason::UnparseableNumber))
         .when(gpus.lt(lit(0.0)))
@@ -59,6 +78,15 @@ pub(super) fn reject_reason(empty_end: EmptyEnd, has_submit: bool) -> Expr {
                 .and(col(c::END).lt(col(c::START))),
         )
         .then(reason_code(RejectReason::EndBeforeStart))
+        .when(time_outside(c::START, bounds.latest_ms).or(time_outside(c::END, bounds.latest_ms)))
+        .then(reason_code(RejectReason::TimeOutOfRange))
+        .when(
+            util.clone()
+                .lt(lit(0.0))
+                .or(util.gt(lit(bounds.util_max)))
+                .fill_null(lit(false)),
+        )
+        .then(reason_code(RejectReason::UtilizationOutOfRange))
         .when(never_started)
         .then(lit(PENDING_CODE))
         .otherwise(lit(NULL).cast(DataType::UInt32))

@@ -152,9 +152,34 @@ pub(super) fn time_field(field: &str, lf: &LazyFrame, mapping: &Mapping, schema:
     })
 }
 
+/// ISO 8601 in UTC with a `Z`, and with an offset: both name the instant, so a column
+/// recognised as one reads the other too. The layout is recognised from the first values; an
+/// offset first seen on a later row (`+14:00`, `-12:00`) is still read, not set aside.
+const UTC_Z: &str = "%Y-%m-%dT%H:%M:%S%.fZ";
+const UTC_OFFSET: &str = "%Y-%m-%dT%H:%M:%S%.f%:z";
+
+/// The other of `UTC_Z` and `UTC_OFFSET`, for a column whose values name instants (no zone of
+/// the mapping applied afterwards).
+fn instant_fallback(pattern: &TimePattern, time_zone: Option<&str>) -> Option<TimePattern> {
+    if !matches!(time_zone, None | Some("UTC") | Some("utc")) {
+        return None;
+    }
+    match pattern.pattern.as_str() {
+        UTC_Z => Some(TimePattern {
+            pattern: UTC_OFFSET.into(),
+            aware: true,
+        }),
+        UTC_OFFSET => Some(TimePattern {
+            pattern: UTC_Z.into(),
+            aware: false,
+        }),
+        _ => None,
+    }
+}
+
 /// One strftime pattern applied to a text column, giving naive UTC milliseconds.
 fn parse_with_pattern(text: Expr, pattern: &TimePattern, time_zone: Option<&str>) -> Result<Expr, DataError> {
-    let read = read_times(text, pattern)?;
+    let read = read_times(text, pattern, instant_fallback(pattern, time_zone).as_ref())?;
     if pattern.aware {
         return Ok(read);
     }

@@ -226,6 +226,9 @@ pub struct TimeReader {
     items: Vec<Item<'static>>,
     aware: bool,
     iso: Option<IsoLayout>,
+    /// Tried on a value this pattern does not read (`read_column` only: `read_ms` stays
+    /// exactly chrono's reading of the pattern).
+    fallback: Option<Box<TimeReader>>,
 }
 
 impl TimeReader {
@@ -242,7 +245,18 @@ impl TimeReader {
             items,
             aware: pattern.aware,
             iso,
+            fallback: None,
         })
+    }
+
+    /// The reader, trying `fallback` on the values its own pattern does not read.
+    pub fn with_fallback(pattern: &TimePattern, fallback: Option<&TimePattern>) -> Result<TimeReader, DataError> {
+        let mut reader = TimeReader::new(pattern)?;
+        reader.fallback = match fallback {
+            Some(fallback) => Some(Box::new(TimeReader::new(fallback)?)),
+            None => None,
+        };
+        Ok(reader)
     }
 
     /// UTC milliseconds (naive patterns: the wall time read as UTC), or `None` when the value
@@ -269,14 +283,19 @@ impl TimeReader {
     }
 
     fn read_column(&self, text: &StringChunked) -> Int64Chunked {
-        text.iter().map(|value| value.and_then(|v| self.read_ms(v))).collect()
+        text.iter()
+            .map(|value| {
+                let value = value?;
+                self.read_ms(value).or_else(|| self.fallback.as_ref()?.read_ms(value))
+            })
+            .collect()
     }
 }
 
 /// `text` (a string expression) read with `pattern` into naive UTC milliseconds
-/// (`Datetime(ms)`); values that do not read are null.
-pub fn read_times(text: Expr, pattern: &TimePattern) -> Result<Expr, DataError> {
-    let reader = std::sync::Arc::new(TimeReader::new(pattern)?);
+/// (`Datetime(ms)`), a value it does not read with `fallback`; values neither reads are null.
+pub fn read_times(text: Expr, pattern: &TimePattern, fallback: Option<&TimePattern>) -> Result<Expr, DataError> {
+    let reader = std::sync::Arc::new(TimeReader::with_fallback(pattern, fallback)?);
     let dtype = DataType::Datetime(TimeUnit::Milliseconds, None);
     let output = dtype.clone();
     Ok(text.map(
@@ -391,6 +410,33 @@ mod tests {
                 assert_eq!(r.read_ms(value), chrono_ms(pattern, value), "{pattern} on {value:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_column_read_as_utc_takes_any_rfc_3339_offset_through_its_fallback() {
+        let z = TimePattern {
+            pattern: "%Y-%m-%dT%H:%M:%S%.fZ".into(),
+            aware: false,
+        };
+        let offset = TimePattern {
+            pattern: "%Y-%m-%dT%H:%M:%S%.f%:z".into(),
+            aware: true,
+        };
+        let reader = TimeReader::with_fallback(&z, Some(&offset)).expect("reader");
+        let text = StringChunked::from_iter_values(
+            "t".into(),
+            [
+                "2025-01-03T04:00:00Z",
+                "2025-01-03T18:00:00+14:00",
+                "2025-01-02T16:00:00-12:00",
+            ]
+            .into_iter(),
+        );
+        let four = 1_735_876_800_000;
+        let read: Vec<Option<i64>> = reader.read_column(&text).iter().collect();
+        assert_eq!(read, vec![Some(four); 3]);
+        // The pattern alone still reads exactly as chrono does.
+        assert_eq!(reader.read_ms("2025-01-03T18:00:00+14:00"), None);
     }
 
     #[test]

@@ -1,0 +1,266 @@
+//! Runs asking more GPUs than their cluster holds: a 999,999-GPU job on a 192-GPU cluster is a
+//! typo or garbage, and counted it would make the peak, the utilization and the stranded spend
+//! impossible. Such a run is kept out of every figure (its GPUs counted as none, its row kept so
+//! the classes and the origins stay in step) and named in its file's warnings.
+//!
+//! The bound is the plan's capacity for the cluster; for a cluster the plan gives none, a run
+//! above both `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of the
+//! other runs' GPUs (those at or below `UNPLANNED_MIN_GPUS`, so that the outlier does not set
+//! its own bound).
+
+use polars::prelude::*;
+
+use super::AuditSettings;
+use super::classify::JOB_KEY;
+use super::job_details::{RunOrigins, WantedRun};
+use crate::data::canonical as c;
+use crate::data::error::DataError;
+use crate::data::readers::load::FileSummary;
+
+/// Without a capacity in the plan, a run is believed up to this many GPUs whatever the others.
+pub const UNPLANNED_MIN_GPUS: f64 = 1_024.0;
+/// Without a capacity in the plan, a run is believed up to this many times the 99th percentile.
+pub const UNPLANNED_P99_FACTOR: f64 = 8.0;
+/// Jobs named in a file's warning; their runs and the rest are counted.
+const NAMED: usize = 3;
+/// Runs whose job ids are read back from the logs to name them.
+const READ_BACK: usize = 64;
+
+/// A run kept out of the figures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OversizedRun {
+    pub row: usize,
+    pub cluster: String,
+    pub gpus: f64,
+    /// The plan's capacity, or `None` when the bound came from the other runs.
+    pub capacity_gpus: Option<f64>,
+    pub bound_gpus: f64,
+}
+
+fn err(e: PolarsError) -> DataError {
+    DataError::Frame(e)
+}
+
+/// The largest GPUs a run of a cluster the plan gives no capacity may ask, from the runs.
+fn unplanned_bound(runs: &DataFrame) -> Result<f64, DataError> {
+    let gpus = runs.column(c::GPUS).map_err(err)?.as_materialized_series().clone();
+    let most = gpus.max::<f64>().map_err(err)?.unwrap_or(0.0);
+    if most <= UNPLANNED_MIN_GPUS {
+        return Ok(UNPLANNED_MIN_GPUS);
+    }
+    let p99 = runs
+        .clone()
+        .lazy()
+        // The others: the runs that are no candidate themselves.
+        .filter(col(c::GPUS).lt_eq(lit(UNPLANNED_MIN_GPUS)))
+        .select([col(c::GPUS).quantile(lit(0.99), QuantileMethod::Nearest)])
+        .collect()
+        .map_err(err)?
+        .column(c::GPUS)
+        .map_err(err)?
+        .f64()
+        .map_err(err)?
+        .get(0)
+        .unwrap_or(0.0);
+    Ok((p99 * UNPLANNED_P99_FACTOR).max(UNPLANNED_MIN_GPUS))
+}
+
+/// The runs whose GPUs exceed their cluster's bound, in row order.
+pub fn oversized_runs(runs: &DataFrame, settings: &AuditSettings) -> Result<Vec<OversizedRun>, DataError> {
+    if runs.height() == 0 {
+        return Ok(Vec::new());
+    }
+    let unplanned = unplanned_bound(runs)?;
+    // One pass: each row's bound by its cluster's name, the unplanned bound otherwise.
+    let mut bound = lit(unplanned);
+    for cluster in settings.clusters.iter().rev() {
+        if let Some(capacity) = cluster.capacity_gpus.filter(|c| *c > 0.0) {
+            bound = when(col(c::CLUSTER).eq(lit(cluster.name.clone())))
+                .then(lit(capacity))
+                .otherwise(bound);
+        }
+    }
+    let over = runs
+        .clone()
+        .lazy()
+        .select([col(c::GPUS).gt(bound).fill_null(lit(false)).alias("over")])
+        .collect()
+        .map_err(err)?;
+    let over = over.column("over").map_err(err)?.bool().map_err(err)?.clone();
+    if !over.any() {
+        return Ok(Vec::new());
+    }
+    let clusters = runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
+    let gpus = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
+    Ok(over
+        .iter()
+        .enumerate()
+        .filter(|(_, over)| *over == Some(true))
+        .map(|(row, _)| {
+            let cluster = clusters.get(row).unwrap_or("").to_string();
+            let capacity_gpus = settings
+                .clusters
+                .iter()
+                .find(|c| c.name == cluster)
+                .and_then(|c| c.capacity_gpus)
+                .filter(|c| *c > 0.0);
+            OversizedRun {
+                row,
+                gpus: gpus.get(row).unwrap_or(0.0),
+                bound_gpus: capacity_gpus.unwrap_or(unplanned),
+                capacity_gpus,
+                cluster,
+            }
+        })
+        .collect())
+}
+
+/// The runs with the oversized ones' GPUs counted as none.
+pub fn without_oversized(runs: &DataFrame, oversized: &[OversizedRun]) -> Result<DataFrame, DataError> {
+    let mut zeroed = vec![false; runs.height()];
+    for run in oversized {
+        zeroed[run.row] = true;
+    }
+    let gpus = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?;
+    let kept: Float64Chunked = gpus
+        .iter()
+        .zip(zeroed)
+        .map(|(value, zero)| if zero { Some(0.0) } else { value })
+        .collect();
+    let mut out = runs.clone();
+    out.with_column(kept.with_name(c::GPUS.into()).into_column())
+        .map_err(err)?;
+    Ok(out)
+}
+
+/// Each oversized run named in the warnings of the file it came from (the first file when its
+/// origin is unknown): the job id, its GPUs and the bound.
+pub fn tell_files(runs: &DataFrame, origins: &RunOrigins, oversized: &[OversizedRun], files: &mut [FileSummary]) {
+    let lines = runs.column(c::SOURCE_LINE).ok().and_then(|l| l.u64().ok().cloned());
+    let keys = runs.column(JOB_KEY).ok().and_then(|k| k.u64().ok().cloned());
+    // Enough runs read back to name a few jobs, however many runs are too large.
+    let wanted: Vec<WantedRun> = oversized
+        .iter()
+        .take(READ_BACK)
+        .filter_map(|run| {
+            Some(WantedRun {
+                row: run.row,
+                line: lines.as_ref()?.get(run.row)?,
+                key: keys.as_ref()?.get(run.row)?,
+            })
+        })
+        .collect();
+    let texts = origins.read_back(&wanted);
+    let file_of = |row: usize| {
+        origins
+            .files
+            .iter()
+            .find(|f| f.rows.contains(&row))
+            .map(|f| f.path.display().to_string())
+    };
+    let mut by_file: std::collections::BTreeMap<Option<String>, Vec<&OversizedRun>> = Default::default();
+    for run in oversized {
+        by_file.entry(file_of(run.row)).or_default().push(run);
+    }
+    for (shown, runs_of_file) in by_file {
+        // Each job named once (its runs may all be too large), the first few of the file.
+        let mut named: Vec<(String, String)> = Vec::new();
+        for run in &runs_of_file {
+            let job = texts.get(&run.row).and_then(|t| t.job_id.clone()).map_or_else(
+                || format!("the run at line {}", line_of(runs, run.row)),
+                |id| format!("job {id}"),
+            );
+            if named.len() == NAMED || named.iter().any(|(named_job, _)| *named_job == job) {
+                continue;
+            }
+            let bound = match run.capacity_gpus {
+                Some(capacity) => format!("cluster {}'s capacity of {capacity} GPUs in the plan", run.cluster),
+                None => format!(
+                    "{} GPUs ({UNPLANNED_P99_FACTOR}x the 99th percentile of the runs; the plan gives cluster {} no capacity)",
+                    run.bound_gpus, run.cluster
+                ),
+            };
+            let said = format!("{job} asks {} GPUs, more than {bound}", run.gpus);
+            named.push((job, said));
+        }
+        let runs_count = runs_of_file.len();
+        let warning = format!(
+            "{}: {runs_count} run{} kept out of GPU-hours, peaks, utilization and stranded spend",
+            named.into_iter().map(|(_, said)| said).collect::<Vec<_>>().join("; "),
+            if runs_count == 1 { "" } else { "s" }
+        );
+        let index = shown
+            .and_then(|shown| files.iter().position(|s| s.path == shown))
+            .unwrap_or(0);
+        if let Some(summary) = files.get_mut(index) {
+            summary.warnings.push(warning);
+        }
+    }
+}
+
+fn line_of(runs: &DataFrame, row: usize) -> String {
+    runs.column(c::SOURCE_LINE)
+        .ok()
+        .and_then(|l| l.u64().ok()?.get(row))
+        .map_or_else(|| "?".to_string(), |l| l.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::audit_settings::{ClusterPricing, WindowSpec};
+    use crate::model::catalog::Term;
+
+    fn settings() -> AuditSettings {
+        let catalog = crate::config::catalog::builtin().catalog;
+        let mut settings = AuditSettings::for_plan(&catalog, None, WindowSpec::default(), None);
+        settings.clusters = vec![ClusterPricing {
+            name: "planned".into(),
+            capacity_gpus: Some(192.0),
+            usd_per_gpu_hour: 2.0,
+            source: "test".into(),
+            term: Term::OneYear,
+        }];
+        settings
+    }
+
+    fn runs(rows: &[(&str, f64)]) -> DataFrame {
+        df!(
+            c::CLUSTER => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            c::GPUS => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        )
+        .expect("frame")
+    }
+
+    #[test]
+    fn a_run_above_its_cluster_s_planned_capacity_is_oversized() {
+        let frame = runs(&[("planned", 192.0), ("planned", 999_999.0), ("planned", 8.0)]);
+        let found = oversized_runs(&frame, &settings()).expect("found");
+        assert_eq!(found.len(), 1);
+        assert_eq!((found[0].row, found[0].capacity_gpus), (1, Some(192.0)));
+        let capped = without_oversized(&frame, &found).expect("capped");
+        let gpus: Vec<Option<f64>> = capped
+            .column(c::GPUS)
+            .expect("gpus")
+            .f64()
+            .expect("f64")
+            .iter()
+            .collect();
+        assert_eq!(gpus, vec![Some(192.0), Some(0.0), Some(8.0)]);
+    }
+
+    #[test]
+    fn without_a_planned_capacity_the_other_runs_set_the_bound() {
+        // 99 runs of 64 GPUs: the bound is 8 × 64 = 512; 1,024 GPUs are believed regardless.
+        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 64.0); 99];
+        rows.extend([("unplanned", 1_024.0), ("unplanned", 4_096.0)]);
+        let found = oversized_runs(&runs(&rows), &settings()).expect("found");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!((found[0].row, found[0].capacity_gpus), (100, None));
+        assert_eq!(found[0].bound_gpus, UNPLANNED_MIN_GPUS);
+        // A fleet of large runs: 2,048 GPUs are ordinary when the others hold 512.
+        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 512.0); 99];
+        rows.push(("unplanned", 2_048.0));
+        assert!(oversized_runs(&runs(&rows), &settings()).expect("found").is_empty());
+    }
+}
