@@ -8,6 +8,7 @@ use super::Pipeline;
 use super::error::PipelineError;
 use super::observer::Observer;
 use super::sources::Sources;
+use crate::data::readers::load::FileSummary;
 use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::commitment_layers::CommitmentReport;
 use crate::model::evaluate::{Evaluation, evaluate};
@@ -42,6 +43,11 @@ pub struct Report {
     /// Each class's commitment layers sized on that forecast, with their risk; null without
     /// logs or contract offers.
     pub commitments: Option<CommitmentReport>,
+    /// The logs read, with what went wrong reading each (a log changed while read, a damaged
+    /// cached read, runs set aside or listed twice): as `gpuplan audit`'s `inputs[]`, so every
+    /// output says it. Empty, and left out, without logs.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<ReportInput>,
     /// The cost curves the charts draw.
     #[serde(skip)]
     pub curves: Vec<CostCurve>,
@@ -51,6 +57,28 @@ pub struct Report {
     /// Why there is no replay, when there are logs but their jobs could not be replayed.
     #[serde(skip)]
     pub replay_error: Option<String>,
+}
+
+/// One log the report read, as `gpuplan audit --format json` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportInput {
+    pub path: String,
+    pub format: &'static str,
+    pub rows: usize,
+    pub rejected: u64,
+    pub warnings: Vec<String>,
+}
+
+impl ReportInput {
+    fn of(file: &FileSummary) -> ReportInput {
+        ReportInput {
+            path: file.path.clone(),
+            format: file.format,
+            rows: file.rows,
+            rejected: file.rejected,
+            warnings: file.warnings.clone(),
+        }
+    }
 }
 
 /// What a report is asked for.
@@ -135,6 +163,7 @@ impl Pipeline {
         let plan = request.plan;
         let mut evaluation = evaluate(plan, self.catalog());
         let curves = cost_curves(plan, self.catalog());
+        let mut inputs = Vec::new();
         let (audit, contracts, replay, replay_error, waterfall, forecast, commitments) = match request.sources {
             None => (None, None, None, None, None, None, None),
             Some(sources) => {
@@ -144,6 +173,7 @@ impl Pipeline {
                     return Err(failure.into_error());
                 }
                 let audit = audited.report.clone();
+                inputs = audited.files.iter().map(ReportInput::of).collect();
                 let billed = if request.bill.is_empty() {
                     Vec::new()
                 } else {
@@ -187,6 +217,7 @@ impl Pipeline {
             waterfall,
             forecast,
             commitments,
+            inputs,
             curves,
             audit,
             replay_error,

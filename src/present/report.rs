@@ -7,7 +7,7 @@ use crate::model::fleet_contracts::ContractsReport;
 use crate::model::inference::Breakeven;
 use crate::model::migration::MigrationBreakeven;
 use crate::model::waterfall::Waterfall;
-use crate::pipeline::report::Report;
+use crate::pipeline::report::{Report, ReportInput};
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 use crate::shared::format::{delta_pct, pct, si, thousands, usd, usd_compact};
 
@@ -20,6 +20,9 @@ pub fn report_document(report: &Report, with_charts: bool) -> Document {
         report.contracts.as_ref(),
         report.waterfall.as_ref(),
     );
+    if let Some(section) = input_warnings_section(&report.inputs) {
+        doc.sections.insert(0, section);
+    }
     doc.sections
         .extend(report.replay.as_ref().map(super::replay::sections).unwrap_or_default());
     if let Some(forecast) = &report.forecast {
@@ -36,6 +39,19 @@ pub fn report_document(report: &Report, with_charts: bool) -> Document {
             .extend(chart_sections(&report.curves, &rules, report.audit.as_ref()));
     }
     doc
+}
+
+/// What reading the logs said, first: a report on a log that changed while read, or whose
+/// runs were set aside or listed twice, says so before any figure.
+fn input_warnings_section(inputs: &[ReportInput]) -> Option<Section> {
+    let facts: Vec<(String, String)> = inputs
+        .iter()
+        .flat_map(|input| input.warnings.iter().map(|w| (input.path.clone(), w.clone())))
+        .collect();
+    (!facts.is_empty()).then(|| Section {
+        title: "Inputs: warnings".into(),
+        blocks: vec![Block::Facts(facts)],
+    })
 }
 
 /// The report as the terminal table `gpuplan report` prints.

@@ -64,11 +64,8 @@ fn physically_possible(report: &Value) {
     assert!((0.0..=1.0).contains(&util), "utilization {util}");
     let peak = east["peak_concurrent_gpus"].as_f64().expect("peak");
     assert!(peak <= 192.0, "peak {peak}");
-    assert!(
-        east["stranded_usd_per_month"].as_f64().expect("stranded") > 0.0,
-        "{}",
-        east["stranded_usd_per_month"]
-    );
+    let stranded = &east["spend_parts"]["stranded_usd_per_month"];
+    assert!(stranded.as_f64().expect("stranded") > 0.0, "{stranded}");
 }
 
 /// The GPU-hour-weighted mean utilization over the classes that report one.
@@ -223,4 +220,26 @@ fn offsets_from_minus_12_to_plus_14_hours_are_read() {
         (hours - (6.0 * 16.0 * 23.0 + 600.0 + 2.0 * 8.0 * 4.0)).abs() < 1e-6,
         "{hours}"
     );
+}
+
+/// What reading a log said reaches `report` too, in every format: JSON `inputs[]` and the
+/// table's and Markdown's first section, not only `audit` (nor only standard error).
+#[test]
+fn the_report_says_what_reading_its_log_said() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("jobs.csv");
+    let extra = "42,us-east-h100,train-llm,ml,train,COMPLETED,2025-01-03T04:00:00Z,2025-01-03T08:00:00Z,64,90\n\
+                 42,us-east-h100,train-llm,ml,train,COMPLETED,2025-01-03T04:00:00Z,2025-01-03T08:00:00Z,256,90\n";
+    std::fs::write(&log, format!("{HEADER}{}{extra}", believable_rows())).expect("log");
+    let log = log.to_str().expect("utf-8");
+    let said = "job 42 at 2025-01-03T04:00:00Z listed twice with 64 and 256 GPUs: kept the first";
+    let json = common::gpuplan_in(home.path(), &["report", "--logs", log, "--format", "json"]);
+    assert_eq!(json.code, 0, "{}", json.stderr);
+    let report: Value = serde_json::from_str(&json.stdout).expect("JSON");
+    assert!(report["inputs"][0]["warnings"].to_string().contains(said), "{}", report["inputs"]);
+    for format in ["table", "markdown"] {
+        let run = common::gpuplan_in(home.path(), &["report", "--logs", log, "--format", format]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(run.stdout.contains(said), "{format}:\n{}", run.stdout);
+    }
 }
