@@ -236,7 +236,11 @@ fn the_report_says_what_reading_its_log_said() {
     let json = common::gpuplan_in(home.path(), &["report", "--logs", log, "--format", "json"]);
     assert_eq!(json.code, 0, "{}", json.stderr);
     let report: Value = serde_json::from_str(&json.stdout).expect("JSON");
-    assert!(report["inputs"][0]["warnings"].to_string().contains(said), "{}", report["inputs"]);
+    assert!(
+        report["inputs"][0]["warnings"].to_string().contains(said),
+        "{}",
+        report["inputs"]
+    );
     for format in ["table", "markdown"] {
         let run = common::gpuplan_in(home.path(), &["report", "--logs", log, "--format", format]);
         assert_eq!(run.code, 0, "{}", run.stderr);
