@@ -222,7 +222,7 @@ pub enum DataError {
     NoTimeLayout { column: String, sample: String },
     /// Every row's times fall before 2000: a trace's relative seconds read as dates.
     #[error(
-        "column {column}: every time is before 2000 (the first, {first}, reads as {}): these look like seconds \
+        "column {column}: every dated row is before 2000 (the first, {first}, reads as {}): these look like seconds \
          from a trace's start, not dates; give the trace's start as [units] time_origin and time = \"offset-s\" \
          in a mapping",
         iso(.first_ms)

@@ -155,6 +155,32 @@ fn times_outside_2000_to_a_day_from_now_are_set_aside_and_never_move_the_window(
     physically_possible(&report);
 }
 
+/// Rows of Alibaba's GPU-DLRM 2025 trace as published (cluster-trace-gpu-v2025, CC BY 4.0):
+/// times in seconds from the trace's start, empty for instances running before it began (about
+/// 30 % of its rows, one of four here). Read raw they are not January 1970: the audit stops
+/// naming the column and its first value.
+#[test]
+fn a_raw_trace_of_relative_seconds_with_empty_times_is_refused_not_read_as_1970() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("disaggregated_DLRM_trace.csv");
+    std::fs::write(
+        &log,
+        "instance_sn,role,app_name,cpu_request,cpu_limit,gpu_request,gpu_limit,rdma_request,rdma_limit,\
+         memory_request,memory_limit,disk_request,disk_limit,max_instance_per_node,creation_time,scheduled_time,\
+         deletion_time\n\
+         instance_0,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n\
+         instance_7280,CN,app_22,64,64,0,0,1,1,320.0,320.0,544.0,640.0,-1,475.00000000000006,623.0,\n\
+         instance_7281,CN,app_88,64,64,0,0,1,1,320.0,320.0,255.0,300.0,-1,610.0,683.0,91730.0\n\
+         instance_7283,CN,app_0,48,48,0,0,25,25,240.0,240.0,680.0,800.0,-1,475.00000000000006,475.00000000000006,\n",
+    )
+    .expect("log");
+    let run = common::gpuplan_in(home.path(), &["audit", log.to_str().expect("utf-8")]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("before 2000"), "{}", run.stderr);
+    assert!(run.stderr.contains("time_origin"), "{}", run.stderr);
+    assert!(!run.stdout.contains("1970"), "{}", run.stdout);
+}
+
 #[test]
 fn a_log_whose_every_time_is_before_2000_is_refused_naming_the_column() {
     let home = tempfile::tempdir().expect("tempdir");

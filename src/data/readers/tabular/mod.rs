@@ -321,18 +321,28 @@ fn cap_util_at_full(jobs: &mut DataFrame) -> Result<(), DataError> {
     Ok(())
 }
 
-/// Refuses a file whose every row was set aside for a time before 2000: its times are a trace's
-/// relative seconds, not dates, and the message names the column and its first value.
+/// Refuses a file none of whose rows could be used, most of them set aside for a time before
+/// 2000 and none for a time after: its times are a trace's relative seconds, not dates (rows
+/// with an empty time, as a trace writes for what ran before it began, do not change that), and
+/// the message names the column and its first value.
 fn refuse_relative_times(rejected: &DataFrame, mapping: &Mapping) -> Result<(), DataError> {
     if rejected.height() == 0 {
         return Ok(());
     }
-    let codes = rejected.column(REASON).map_err(err)?.u32().map_err(err)?.clone();
     let time_code = crate::data::readers::reject::RejectReason::TimeOutOfRange as u32;
-    if codes.iter().any(|code| code != Some(time_code)) {
+    let out_of_range = rejected
+        .column(REASON)
+        .map_err(err)?
+        .as_materialized_series()
+        .equal(time_code)
+        .map_err(err)?;
+    let dated = rejected.filter(&out_of_range).map_err(err)?;
+    // Most of the file, not one stray row: a lone overflowing time that tipped the column to
+    // milliseconds is a bad row, not a trace of relative seconds.
+    if dated.height() * 2 <= rejected.height() {
         return Ok(());
     }
-    let starts = c::int64_column(rejected, c::START)?;
+    let starts = c::int64_column(&dated, c::START)?;
     // Seconds from a trace's start read as dates land in 1970..2000; a year -9999 is no trace.
     if starts
         .iter()
