@@ -6,6 +6,8 @@
 # `audit FILE` again (warm). Prints each round and the medians of NEW/BASE cold (target within
 # 1.05) and of warm/cold (target at most 0.3).
 #   BASE=/tmp/gpuplan-main BENCH_RUNS=3 bash bench/cache-hash.sh ~/.cache/gpuplan/bench/jobs-10m.csv
+# To isolate the hash, BASE is this tree built with `describe_file` in data/read_cache/key.rs
+# hashing main's 256 sampled blocks of 64 KiB instead of every byte (docs/performance.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 file=${1:?a log to open}
