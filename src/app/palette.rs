@@ -159,13 +159,14 @@ pub fn matches(app: &App, state: &PaletteState) -> Vec<PaletteEntry> {
         .into_iter()
         .enumerate()
         .filter_map(|(i, e)| {
-            // Files match on their name, and rank after what is in the plan and the fleet.
+            // Files match on their name (then their path), and rank after what is in the plan
+            // and the fleet.
             let (haystack, bonus) = match e.target {
                 PaletteTarget::OpenLog(_) | PaletteTarget::OpenPlan(_) | PaletteTarget::ComparePlan(_) => {
                     let name = Path::new(&e.label)
                         .file_name()
                         .map_or_else(|| e.label.clone(), |n| n.to_string_lossy().to_string());
-                    (format!("{} {name}", e.kind), 0)
+                    (format!("{} {name} {}", e.kind, e.label), 0)
                 }
                 _ => (format!("{} {}", e.kind, e.label), FILE_PENALTY),
             };

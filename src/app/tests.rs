@@ -236,9 +236,9 @@ fn the_file_picker_opens_a_typed_path() {
         matches!(effects.as_slice(), [Effect::OpenPlan { path }] if path == &PathBuf::from("q4.toml")),
         "{effects:?}"
     );
-    // A name that matches a listed file still picks it.
+    // A name or a relative path that matches a listed file still picks it.
     run(&mut app, CommandId::OpenFile);
-    for c in "jobs".chars() {
+    for c in "sample-data/jo".chars() {
         press(&mut app, Key::char(c));
     }
     press(&mut app, Key::plain(KeyCode::Enter));

@@ -1,7 +1,8 @@
 //! The recovery file: the plan's unsaved edits, written as a save would write them when the
 //! workbench is stopped by a signal or a panic, and offered back on the next open (as vim's
 //! swap file). Beside the plan (`.plan.toml.gpuplan-recover`); for the built-in plan, in the
-//! data folder's `recover/`, named after the first log the workbench read.
+//! data folder's `recover/`, named after the first log the workbench read and a hash of its
+//! whole path.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -23,11 +24,15 @@ pub fn recovery_path(plan: Option<&Path>, logs: &[PathBuf]) -> Option<PathBuf> {
             Some(plan.with_file_name(format!(".{name}{RECOVERY_SUFFIX}")))
         }
         None => {
-            // Slurm, a warehouse or the shipped sample: no log file to be named after.
-            let log = logs
-                .first()
-                .and_then(|l| l.file_name())
-                .map_or_else(|| "sample".to_string(), |n| n.to_string_lossy().into_owned());
+            // Slurm, a warehouse or the shipped sample: no log file to be named after. A log is
+            // named with a hash of its whole path, so ~/a/sacct.csv and ~/b/sacct.csv keep
+            // their edits apart.
+            let log = logs.first().and_then(|l| {
+                let name = l.file_name()?.to_string_lossy().into_owned();
+                let whole = std::path::absolute(l).unwrap_or_else(|_| l.clone());
+                Some(format!("{name}-{:08x}", path_fnv1a(&whole)))
+            });
+            let log = log.unwrap_or_else(|| "sample".to_string());
             Some(
                 super::paths::data_dir()?
                     .join(RECOVERY_FOLDER)
@@ -35,6 +40,14 @@ pub fn recovery_path(plan: Option<&Path>, logs: &[PathBuf]) -> Option<PathBuf> {
             )
         }
     }
+}
+
+/// FNV-1a (32 bits) of a path's bytes: the same in every build, so a recovery file written by
+/// one version of gpuplan is found by the next.
+fn path_fnv1a(path: &Path) -> u32 {
+    path.to_string_lossy()
+        .bytes()
+        .fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
 }
 
 /// Writes the plan text atomically, making the data folder's `recover/` when it is the home.

@@ -38,7 +38,9 @@ enum Seen {
     Written,
     /// A writer closed it.
     Closed,
-    /// Renamed over, created, removed, its mode changed.
+    /// Renamed over, created or removed: another file now, which no writer of the old one holds.
+    Replaced,
+    /// Its mode or times changed.
     Changed,
 }
 
@@ -48,6 +50,9 @@ impl Seen {
             EventKind::Access(AccessKind::Close(AccessMode::Write)) if CLOSES_REPORTED => Some(Seen::Closed),
             EventKind::Access(_) => None,
             EventKind::Modify(ModifyKind::Data(_)) if CLOSES_REPORTED => Some(Seen::Written),
+            EventKind::Create(_) | EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_)) => {
+                Some(Seen::Replaced)
+            }
             _ => Some(Seen::Changed),
         }
     }
@@ -168,7 +173,7 @@ impl Settling {
     fn note(&mut self, seen: Seen) {
         match seen {
             Seen::Written => self.writer_open = true,
-            Seen::Closed => self.writer_open = false,
+            Seen::Closed | Seen::Replaced => self.writer_open = false,
             Seen::Changed => {}
         }
     }
@@ -206,6 +211,9 @@ impl Settling {
                 return Some(plan_from_bytes(&self.file, now.bytes, catalog));
             }
             if started.elapsed() >= MOST_WAIT {
+                // A close the watcher missed must not hold every later reload: the next change
+                // starts a wait of its own.
+                self.writer_open = false;
                 return Some(Action::PlanInvalidOnDisk {
                     path: self.file.clone(),
                     message: format!(

@@ -40,14 +40,15 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
     Vec::new()
 }
 
-/// A path typed into the file picker or the compare list, opened as typed: one with a `/` (or
-/// a leading `~`), or one that matches no listed file. `~/` is the home folder.
+/// A path typed into the file picker or the compare list, opened as typed: an absolute one
+/// (`/…`, `~/…`), or one that matches no listed file (`data/jo` with `data/jobs.csv` listed
+/// opens the listed file). `~/` is the home folder.
 fn typed_path(app: &App, state: &PaletteState) -> Option<PaletteTarget> {
     let typed = state.query.trim();
     if typed.is_empty() || state.mode == PaletteMode::All {
         return None;
     }
-    let looks_like_a_path = typed.contains('/') || typed.starts_with('~');
+    let looks_like_a_path = typed.starts_with('/') || typed.starts_with('~');
     if !looks_like_a_path && !matches(app, state).is_empty() {
         return None;
     }

@@ -4,9 +4,10 @@
 //! the classes and the origins stay in step) and named in its file's warnings.
 //!
 //! The bound is the plan's capacity for the cluster; for a cluster the plan gives none, a run
-//! above both `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of the
-//! other runs' GPUs (those at or below `UNPLANNED_MIN_GPUS`, so that the outlier does not set
-//! its own bound).
+//! above both `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of that
+//! cluster's runs (a few outliers do not move a 99th percentile; a cluster of large gangs is not
+//! judged by another's small jobs). One grouping finds each cluster's largest run first, so a
+//! log with nothing too large costs one pass.
 
 use polars::prelude::*;
 
@@ -41,18 +42,32 @@ fn err(e: PolarsError) -> DataError {
     DataError::Frame(e)
 }
 
-/// The largest GPUs a run of a cluster the plan gives no capacity may ask, from the runs.
-fn unplanned_bound(runs: &DataFrame) -> Result<f64, DataError> {
-    let gpus = runs.column(c::GPUS).map_err(err)?.as_materialized_series().clone();
-    let most = gpus.max::<f64>().map_err(err)?.unwrap_or(0.0);
-    if most <= UNPLANNED_MIN_GPUS {
-        return Ok(UNPLANNED_MIN_GPUS);
-    }
+/// Each cluster's largest run and run count, in one grouping: most logs stop here.
+fn cluster_maxima(runs: &DataFrame) -> Result<Vec<(String, f64)>, DataError> {
+    let maxima = runs
+        .clone()
+        .lazy()
+        .group_by([col(c::CLUSTER)])
+        .agg([col(c::GPUS).max()])
+        .collect()
+        .map_err(err)?;
+    let clusters = maxima.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
+    let most = maxima.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
+    Ok(clusters
+        .iter()
+        .zip(most.iter())
+        .map(|(cluster, most)| (cluster.unwrap_or("").to_string(), most.unwrap_or(0.0)))
+        .collect())
+}
+
+/// The largest GPUs a run of `cluster`, which the plan gives no capacity, may ask: the larger of
+/// `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of the cluster's
+/// own runs (a few outliers do not move it; a fleet of large gangs sets a large one).
+fn unplanned_bound(runs: &DataFrame, cluster: &str) -> Result<f64, DataError> {
     let p99 = runs
         .clone()
         .lazy()
-        // The others: the runs that are no candidate themselves.
-        .filter(col(c::GPUS).lt_eq(lit(UNPLANNED_MIN_GPUS)))
+        .filter(col(c::CLUSTER).eq(lit(cluster.to_string())))
         .select([col(c::GPUS).quantile(lit(0.99), QuantileMethod::Nearest)])
         .collect()
         .map_err(err)?
@@ -70,47 +85,47 @@ pub fn oversized_runs(runs: &DataFrame, settings: &AuditSettings) -> Result<Vec<
     if runs.height() == 0 {
         return Ok(Vec::new());
     }
-    let unplanned = unplanned_bound(runs)?;
-    // One pass: each row's bound by its cluster's name, the unplanned bound otherwise.
-    let mut bound = lit(unplanned);
-    for cluster in settings.clusters.iter().rev() {
-        if let Some(capacity) = cluster.capacity_gpus.filter(|c| *c > 0.0) {
-            bound = when(col(c::CLUSTER).eq(lit(cluster.name.clone())))
-                .then(lit(capacity))
-                .otherwise(bound);
+    let capacity_of = |cluster: &str| {
+        settings
+            .clusters
+            .iter()
+            .find(|c| c.name == cluster)
+            .and_then(|c| c.capacity_gpus)
+            .filter(|c| *c > 0.0)
+    };
+    // Each cluster whose largest run passes its bound, with that bound.
+    let mut over_bound: Vec<(String, Option<f64>, f64)> = Vec::new();
+    for (cluster, most) in cluster_maxima(runs)? {
+        let capacity = capacity_of(&cluster);
+        let bound = match capacity {
+            Some(capacity) => capacity,
+            None if most <= UNPLANNED_MIN_GPUS => continue,
+            None => unplanned_bound(runs, &cluster)?,
+        };
+        if most > bound {
+            over_bound.push((cluster, capacity, bound));
         }
     }
-    let over = runs
-        .clone()
-        .lazy()
-        .select([col(c::GPUS).gt(bound).fill_null(lit(false)).alias("over")])
-        .collect()
-        .map_err(err)?;
-    let over = over.column("over").map_err(err)?.bool().map_err(err)?.clone();
-    if !over.any() {
+    if over_bound.is_empty() {
         return Ok(Vec::new());
     }
     let clusters = runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?.clone();
     let gpus = runs.column(c::GPUS).map_err(err)?.f64().map_err(err)?.clone();
-    Ok(over
+    Ok(clusters
         .iter()
+        .zip(gpus.iter())
         .enumerate()
-        .filter(|(_, over)| *over == Some(true))
-        .map(|(row, _)| {
-            let cluster = clusters.get(row).unwrap_or("").to_string();
-            let capacity_gpus = settings
-                .clusters
-                .iter()
-                .find(|c| c.name == cluster)
-                .and_then(|c| c.capacity_gpus)
-                .filter(|c| *c > 0.0);
-            OversizedRun {
+        .filter_map(|(row, (cluster, gpus))| {
+            let (cluster, capacity_gpus, bound_gpus) =
+                over_bound.iter().find(|(name, _, _)| Some(name.as_str()) == cluster)?;
+            let gpus = gpus?;
+            (gpus > *bound_gpus).then(|| OversizedRun {
                 row,
-                gpus: gpus.get(row).unwrap_or(0.0),
-                bound_gpus: capacity_gpus.unwrap_or(unplanned),
-                capacity_gpus,
-                cluster,
-            }
+                cluster: cluster.clone(),
+                gpus,
+                capacity_gpus: *capacity_gpus,
+                bound_gpus: *bound_gpus,
+            })
         })
         .collect())
 }
@@ -176,7 +191,8 @@ pub fn tell_files(runs: &DataFrame, origins: &RunOrigins, oversized: &[Oversized
             let bound = match run.capacity_gpus {
                 Some(capacity) => format!("cluster {}'s capacity of {capacity} GPUs in the plan", run.cluster),
                 None => format!(
-                    "{} GPUs ({UNPLANNED_P99_FACTOR}x the 99th percentile of the runs; the plan gives cluster {} no capacity)",
+                    "{} GPUs (the larger of {UNPLANNED_MIN_GPUS} and {UNPLANNED_P99_FACTOR}x the 99th percentile of the \
+                     cluster's runs; the plan gives cluster {} no capacity)",
                     run.bound_gpus, run.cluster
                 ),
             };
@@ -250,17 +266,22 @@ mod tests {
     }
 
     #[test]
-    fn without_a_planned_capacity_the_other_runs_set_the_bound() {
-        // 99 runs of 64 GPUs: the bound is 8 × 64 = 512; 1,024 GPUs are believed regardless.
-        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 64.0); 99];
+    fn without_a_planned_capacity_the_clusters_own_runs_set_the_bound() {
+        // 199 runs of 64 GPUs: the bound is the larger of 1,024 and 8 × 64; 1,024 GPUs are
+        // believed regardless, 4,096 are not.
+        let mut rows: Vec<(&str, f64)> = vec![("unplanned", 64.0); 199];
         rows.extend([("unplanned", 1_024.0), ("unplanned", 4_096.0)]);
         let found = oversized_runs(&runs(&rows), &settings()).expect("found");
         assert_eq!(found.len(), 1, "{found:?}");
-        assert_eq!((found[0].row, found[0].capacity_gpus), (100, None));
+        assert_eq!((found[0].row, found[0].capacity_gpus), (200, None));
         assert_eq!(found[0].bound_gpus, UNPLANNED_MIN_GPUS);
         // A fleet of large runs: 2,048 GPUs are ordinary when the others hold 512.
         let mut rows: Vec<(&str, f64)> = vec![("unplanned", 512.0); 99];
         rows.push(("unplanned", 2_048.0));
+        assert!(oversized_runs(&runs(&rows), &settings()).expect("found").is_empty());
+        // A cluster of 2,048-GPU gangs beside a cluster of small jobs is judged by its own runs.
+        let mut rows: Vec<(&str, f64)> = vec![("small", 8.0); 500];
+        rows.extend(vec![("gangs", 2_048.0); 50]);
         assert!(oversized_runs(&runs(&rows), &settings()).expect("found").is_empty());
     }
 }

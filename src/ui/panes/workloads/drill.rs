@@ -30,7 +30,10 @@ pub(super) fn cluster_lines(
                 (format!("util {} · ", pct(cluster.utilization_frac)), theme.muted),
                 (format!("{}/h · ", usd_compact(cluster.usd_per_gpu_hour)), theme.muted),
                 (
-                    format!("stranded {}/mo", super::fleet::stranded_text(&cluster.spend_parts)),
+                    match cluster.spend_parts.stranded_usd_per_month {
+                        Some(stranded) => format!("stranded {}/mo", usd_compact(stranded)),
+                        None => "stranded unknown".to_string(),
+                    },
                     theme.warn,
                 ),
             ],

@@ -140,7 +140,7 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
     let total: f64 = known.iter().sum();
     lines.push(Line::styled("stranded spend (paid, not working)", theme.title));
     let mut fields = if known.is_empty() && unknown > 0 {
-        vec![("unknown: no utilization to tell idle from busy".to_string(), theme.warn)]
+        vec![("unknown: no utilization tells idle from busy".to_string(), theme.warn)]
     } else {
         vec![
             (format!("{}/month", usd_compact(total)), theme.warn),
@@ -387,7 +387,7 @@ fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -
 
 /// A cluster's stranded spend a month as the list shows it: "unknown" where no utilization
 /// splits what its jobs held into idle and busy.
-pub(super) fn stranded_text(parts: &SpendParts) -> String {
+fn stranded_text(parts: &SpendParts) -> String {
     parts
         .stranded_usd_per_month
         .map_or_else(|| "unknown".to_string(), usd_compact)
