@@ -200,32 +200,22 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                 lines.push(fields_line(fields, width));
             }
         }
+        // Wrapped, never cut: the parts must be seen to add up to what is paid.
         let parts = &cluster.spend_parts;
-        let mut paid = vec![
-            (
-                format!("paid {}/mo = ", usd_compact(cluster.monthly_cost_usd)),
-                theme.muted,
-            ),
-            (
-                format!("never allocated {} ", usd_compact(parts.never_allocated_usd_per_month)),
-                theme.warn,
-            ),
-        ];
-        match (parts.allocated_idle_usd_per_month, parts.busy_usd_per_month) {
-            (Some(idle), Some(busy)) => {
-                paid.push((format!("+ allocated idle {} ", usd_compact(idle)), theme.warn));
-                paid.push((format!("+ busy {}", usd_compact(busy)), theme.muted));
-            }
+        let split = match (parts.allocated_idle_usd_per_month, parts.busy_usd_per_month) {
+            (Some(idle), Some(busy)) => format!("+ allocated idle {} + busy {}", usd_compact(idle), usd_compact(busy)),
             // Without utilization, what the jobs held cannot be split.
-            _ => paid.push((
-                format!(
-                    "+ allocated {} (idle and busy unknown: no utilization)",
-                    usd_compact(parts.allocated_usd_per_month)
-                ),
-                theme.muted,
-            )),
-        }
-        lines.push(fields_line(paid, width));
+            _ => format!(
+                "+ allocated {} (idle and busy unknown: no utilization)",
+                usd_compact(parts.allocated_usd_per_month)
+            ),
+        };
+        let paid = format!(
+            "paid {}/mo = never allocated {} {split}",
+            usd_compact(cluster.monthly_cost_usd),
+            usd_compact(parts.never_allocated_usd_per_month)
+        );
+        lines.extend(wrapped(&paid, width, theme.warn));
         lines.push(fields_line(
             vec![(
                 format!(
