@@ -652,5 +652,8 @@ pub fn merge_audits(parts: Vec<AuditReport>) -> Option<AuditReport> {
     Some(merged)
 }
 
+mod known_sum;
+pub use known_sum::KnownSum;
+
 #[cfg(test)]
 mod tests;

@@ -59,7 +59,8 @@ pub struct Report {
     pub replay_error: Option<String>,
 }
 
-/// One log the report read, as `gpuplan audit --format json` lists it.
+/// One log read, with what reading it said: `inputs[]` of `gpuplan report` and `gpuplan audit`
+/// alike.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReportInput {
     pub path: String,
@@ -70,7 +71,7 @@ pub struct ReportInput {
 }
 
 impl ReportInput {
-    fn of(file: &FileSummary) -> ReportInput {
+    pub fn of(file: &FileSummary) -> ReportInput {
         ReportInput {
             path: file.path.clone(),
             format: file.format,

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{gpuplan_in, gpuplan_with};
+use crate::common::{cache_entries as entries, gpuplan_in, gpuplan_with, without_input_warnings};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/jobs-90d.csv");
 
@@ -20,24 +20,9 @@ fn report(home: &Path, log: &Path, extra: &[&str]) -> (String, bool) {
     (run.stdout, cached)
 }
 
-/// A report's JSON with its inputs' warnings emptied (what a damaged cache entry adds), keys sorted.
-fn without_inputs(json: &str) -> String {
-    let mut report: serde_json::Value = serde_json::from_str(json).expect("JSON");
-    for input in report["inputs"].as_array_mut().into_iter().flatten() {
-        input["warnings"] = serde_json::json!([]);
-    }
-    serde_json::to_string_pretty(&report).expect("JSON") + "\n"
-}
-
-fn entries(home: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(home.join("cache/reads"))
-        .map(|dir| {
-            dir.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
-                .collect()
-        })
-        .unwrap_or_default()
+/// A report's figures: its JSON with the inputs' warnings emptied.
+fn without_inputs(json: &str) -> serde_json::Value {
+    without_input_warnings(&serde_json::from_str(json).expect("JSON"))
 }
 
 fn copy_of_sample(home: &Path) -> PathBuf {

@@ -9,7 +9,7 @@ use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table};
 use crate::shared::format::{pct, thousands, usd};
 
-use super::known::{known_sum, known_usd};
+use super::known::{PerMonthText, known_usd};
 use super::sections::{
     measured_clusters_section, measured_section, pending_section, spend_parts_section, top_jobs_section,
 };
@@ -162,7 +162,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             flags.push((c.name.clone(), flag.clone()));
         }
     }
-    let stranded = known_sum(r.clusters.iter().map(|c| c.spend_parts.stranded_usd_per_month));
+    let stranded = r.stranded_usd_per_month();
     let mut cluster_blocks = vec![
         Block::Table(clusters),
         Block::Note(format!(

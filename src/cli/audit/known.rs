@@ -1,6 +1,7 @@
 //! Money that may be unknown (a cluster's idle spend where no utilization splits what its jobs
 //! held): "unknown" in text, never $0.00, and sums that say what they leave out.
 
+pub(super) use crate::model::fleet::KnownSum;
 use crate::shared::format::{count_of, usd};
 
 /// A monthly figure, or "unknown".
@@ -8,40 +9,20 @@ pub(super) fn known_usd(value: Option<f64>) -> String {
     value.map_or_else(|| "unknown".to_string(), usd)
 }
 
-/// The sum of the known figures and how many were unknown.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) struct KnownSum {
-    pub total: f64,
-    pub known: usize,
-    pub unknown: usize,
-}
-
+/// The sum of the known figures, as `model::fleet::KnownSum` counts them.
 pub(super) fn known_sum(values: impl Iterator<Item = Option<f64>>) -> KnownSum {
-    values.fold(
-        KnownSum {
-            total: 0.0,
-            known: 0,
-            unknown: 0,
-        },
-        |sum, value| match value {
-            Some(v) => KnownSum {
-                total: sum.total + v,
-                known: sum.known + 1,
-                ..sum
-            },
-            None => KnownSum {
-                unknown: sum.unknown + 1,
-                ..sum
-            },
-        },
-    )
+    KnownSum::of(values)
 }
 
-impl KnownSum {
-    /// "$1,234 per month across clusters", "unknown …" when nothing is known, and the clusters
-    /// left out of a partial sum named by their count.
-    pub fn per_month_text(&self, what: &str) -> String {
-        if self.known == 0 && self.unknown > 0 {
+/// A sum in words: "$1,234 per month across clusters", "unknown …" when nothing is known, and
+/// the clusters left out of a partial sum named by their count.
+pub(super) trait PerMonthText {
+    fn per_month_text(&self, what: &str) -> String;
+}
+
+impl PerMonthText for KnownSum {
+    fn per_month_text(&self, what: &str) -> String {
+        if self.all_unknown() {
             return "unknown: no utilization tells idle from busy".to_string();
         }
         let mut text = format!("{} per month {what}", usd(self.total));

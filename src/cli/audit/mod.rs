@@ -16,6 +16,7 @@ use crate::data::readers::load::FileSummary;
 use crate::model::catalog::Catalog;
 use crate::model::plan::Plan;
 use crate::pipeline::bill::Bill;
+use crate::pipeline::report::ReportInput;
 use crate::pipeline::sources::{Given, Sources};
 use crate::pipeline::{Audited, Pipeline};
 use crate::present::document::{Document, render_markdown, render_text};
@@ -49,20 +50,11 @@ pub struct AuditArgs {
 /// no log: `inputs` is empty and the audit's keys are absent.
 #[derive(Serialize)]
 struct JsonAudit<'a> {
-    inputs: Vec<JsonInput<'a>>,
+    inputs: Vec<ReportInput>,
     #[serde(flatten)]
     report: Option<&'a AuditReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bill: Option<&'a Bill>,
-}
-
-#[derive(Serialize)]
-struct JsonInput<'a> {
-    path: &'a str,
-    format: &'a str,
-    rows: usize,
-    rejected: u64,
-    warnings: &'a [String],
 }
 
 fn parse_instant(flag: &str, text: &str) -> Result<i64, Failure> {
@@ -227,16 +219,7 @@ fn print_audit(format: Format, report: Option<&AuditReport>, files: &[FileSummar
     };
     let out = match format {
         Format::Json => {
-            let inputs = files
-                .iter()
-                .map(|f| JsonInput {
-                    path: &f.path,
-                    format: f.format,
-                    rows: f.rows,
-                    rejected: f.rejected,
-                    warnings: &f.warnings,
-                })
-                .collect();
+            let inputs = files.iter().map(ReportInput::of).collect();
             serde_json::to_string_pretty(&JsonAudit { inputs, report, bill }).unwrap_or_default() + "\n"
         }
         Format::Table => render_text(&document()),

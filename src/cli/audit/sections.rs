@@ -1,7 +1,7 @@
 //! The audit document's optional sections: measured utilization, pending jobs, top jobs.
 
 use super::document::{BARS, points_per_column, source_tag};
-use super::known::{known_sum, known_usd};
+use super::known::{PerMonthText, known_sum, known_usd};
 use crate::data::audit::AuditReport;
 use crate::model::fleet::{MeasuredUtilization, PendingClass, SpendParts};
 use crate::model::utilization::UtilizationSource;

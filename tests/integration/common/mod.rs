@@ -18,16 +18,24 @@ pub fn gpuplan_in(home: &Path, args: &[&str]) -> Run {
     gpuplan_with(home, args, &[])
 }
 
-/// `gpuplan_in` with more environment variables.
-pub fn gpuplan_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let output: Output = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
+/// `gpuplan ARGS` with config, data and cache folders inside `home`, and no variable of the
+/// user's that changes what it prints.
+pub fn gpuplan_command(home: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gpuplan"));
+    command
         .args(args)
         .env("GPUPLAN_CONFIG_DIR", home.join("config"))
         .env("GPUPLAN_DATA_DIR", home.join("data"))
         .env("GPUPLAN_CACHE_DIR", home.join("cache"))
         .env_remove("GPUPLAN_CACHE_MAX_MB")
         .env_remove("GPUPLAN_TIMINGS")
-        .env_remove("NO_COLOR")
+        .env_remove("NO_COLOR");
+    command
+}
+
+/// `gpuplan_in` with more environment variables.
+pub fn gpuplan_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let output: Output = gpuplan_command(home, args)
         .envs(env.iter().copied())
         .output()
         .expect("the gpuplan binary runs");
@@ -101,4 +109,26 @@ pub fn settle(
         };
         pending.extend(update(app, action));
     }
+}
+
+/// The read cache's entries in `home` (not the staging folders of writes under way).
+pub fn cache_entries(home: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(home.join("cache/reads"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A JSON document (`audit`, `report`) with its inputs' warnings emptied: its figures, to
+/// compare a read that said something (a damaged cached read) with one that did not.
+pub fn without_input_warnings(document: &serde_json::Value) -> serde_json::Value {
+    let mut document = document.clone();
+    for input in document["inputs"].as_array_mut().into_iter().flatten() {
+        input["warnings"] = serde_json::json!([]);
+    }
+    document
 }

@@ -10,8 +10,12 @@ use std::time::{Duration, Instant};
 
 use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
 
+/// Killed on drop, so a failed assertion leaves no process behind.
 pub struct Workbench {
     parser: Arc<Mutex<vt100::Parser>>,
+    /// Every byte the program wrote: the screen alone cannot tell what was written after an
+    /// event (the terminal restored after a signal rather than before).
+    written: Arc<Mutex<Vec<u8>>>,
     keys: Box<dyn Write + Send>,
     pub child: Box<dyn Child + Send + Sync>,
 }
@@ -39,19 +43,52 @@ impl Workbench {
         let keys = pair.master.take_writer().expect("writer");
         let size = |n: u16| NonZeroU16::new(n.max(1)).expect("non-zero");
         let parser = Arc::new(Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
-        let feed = Arc::clone(&parser);
+        let written = Arc::new(Mutex::new(Vec::new()));
+        let (feed, record) = (Arc::clone(&parser), Arc::clone(&written));
         thread::spawn(move || {
             let mut buffer = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buffer) {
                 if n == 0 {
                     break;
                 }
+                if let Ok(mut w) = record.lock() {
+                    w.extend_from_slice(&buffer[..n]);
+                }
                 if let Ok(mut p) = feed.lock() {
                     p.process(&buffer[..n]);
                 }
             }
         });
-        Workbench { parser, keys, child }
+        Workbench {
+            parser,
+            written,
+            keys,
+            child,
+        }
+    }
+
+    /// How many bytes the program has written so far.
+    #[allow(dead_code)]
+    pub fn written_len(&self) -> usize {
+        self.written.lock().map(|w| w.len()).unwrap_or(0)
+    }
+
+    /// What the program wrote from byte `from` on.
+    #[allow(dead_code)]
+    pub fn written_since(&self, from: usize) -> Vec<u8> {
+        self.written
+            .lock()
+            .map(|w| w.get(from..).unwrap_or_default().to_vec())
+            .unwrap_or_default()
+    }
+
+    /// Sends `signal` to the program, still running.
+    #[allow(dead_code)]
+    pub fn signal(&self, signal: i32) {
+        let pid = self.child.process_id().expect("pid") as i32;
+        // SAFETY: kill(2) on the pid of our own child, not yet waited for.
+        let sent = unsafe { libc::kill(pid, signal) };
+        assert_eq!(sent, 0, "kill({pid}, {signal})");
     }
 
     /// Whether the program is still drawing on the alternate screen (a TUI that exits cleanly
@@ -99,6 +136,15 @@ impl Workbench {
             }
             assert!(start.elapsed() < patience, "gpuplan did not exit");
             thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Workbench {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
     }
 }

@@ -5,13 +5,13 @@
 //! on the input; a staging folder left by a stopped write is counted and then removed.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use polars::prelude::*;
 use serde_json::Value;
 
-use crate::common::{SAMPLE_LOG, gpuplan_in, gpuplan_with};
+use crate::common::{SAMPLE_LOG, cache_entries as entries, gpuplan_in, gpuplan_with, without_input_warnings};
 
 const CHANGED: &str = "changed while read: figures may mix old and new rows";
 const DAMAGED: &str = "the cached read was damaged (";
@@ -62,24 +62,6 @@ fn warnings(document: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The document without its inputs' warnings: the figures.
-fn figures(document: &Value) -> Value {
-    let mut document = document.clone();
-    document["inputs"][0]["warnings"] = Value::Array(Vec::new());
-    document
-}
-
-fn entries(home: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(home.join("cache/reads"))
-        .map(|dir| {
-            dir.filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.is_dir() && !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn set_modified(path: &Path, modified: std::time::SystemTime) {
     std::fs::File::options()
         .write(true)
@@ -128,13 +110,7 @@ fn a_large_log_rewritten_with_its_size_and_time_kept_is_read_again() {
 /// Starts an audit of `log`, truncates the log to `keep` bytes after `delay`, and gives the run's
 /// exit code and document.
 fn audit_truncated_after(home: &Path, log: &Path, keep: u64, delay: Duration) -> (Option<i32>, String, String) {
-    let child = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .args(["audit", log.to_str().expect("utf-8"), "--format", "json"])
-        .env("GPUPLAN_CONFIG_DIR", home.join("config"))
-        .env("GPUPLAN_DATA_DIR", home.join("data"))
-        .env("GPUPLAN_CACHE_DIR", home.join("cache"))
-        .env_remove("GPUPLAN_CACHE_MAX_MB")
-        .env_remove("GPUPLAN_TIMINGS")
+    let child = crate::common::gpuplan_command(home, &["audit", log.to_str().expect("utf-8"), "--format", "json"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -206,7 +182,7 @@ fn damage_is_said_and_read_again(home: &Path, log: &Path, first: &Value, what: &
     let second = audit(home, log, &[]);
     let said = warnings(&second);
     assert!(said.iter().any(|w| w.starts_with(DAMAGED)), "{what}: {said:?}");
-    assert_eq!(figures(&second), figures(first), "{what}");
+    assert_eq!(without_input_warnings(&second), without_input_warnings(first), "{what}");
     assert!(from_cache(home, log), "{what}: replaced by a whole entry");
     let third = audit(home, log, &[]);
     assert_eq!(&third, first, "{what}");

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -203,14 +203,7 @@ fn matrix(clusters: &[&str], times: &[i64], value: &dyn Fn(&str, i64) -> Option<
 /// when killed), stdout, stderr and how long it ran.
 fn gpuplan_within(home: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String, String, Duration) {
     let (out_path, err_path) = (home.join("stdout.txt"), home.join("stderr.txt"));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gpuplan"))
-        .args(args)
-        .env("GPUPLAN_CONFIG_DIR", home.join("config"))
-        .env("GPUPLAN_DATA_DIR", home.join("data"))
-        .env("GPUPLAN_CACHE_DIR", home.join("cache"))
-        .env_remove("GPUPLAN_CACHE_MAX_MB")
-        .env_remove("GPUPLAN_TIMINGS")
-        .env_remove("NO_COLOR")
+    let mut child = crate::common::gpuplan_command(home, args)
         .stdin(Stdio::null())
         .stdout(File::create(&out_path).expect("stdout file"))
         .stderr(File::create(&err_path).expect("stderr file"))

@@ -3,139 +3,23 @@
 //! the plan (the plan itself untouched), and the terminal is given back (normal screen, cursor
 //! shown, mouse tracking off). The next open offers the edit back; Recover puts it on screen.
 
-use std::io::{Read, Write};
-use std::num::NonZeroU16;
+use std::ffi::OsStr;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::common::pty::Workbench;
 
 use gpuplan::config::catalog::builtin;
 use gpuplan::config::plan_file::{DEFAULT_PLAN_TOML, read_plan_text};
 use gpuplan::model::evaluate::{MfuSource, training_run};
 use gpuplan::shared::format::usd_compact;
-use portable_pty::{Child, CommandBuilder, PtySize, native_pty_system};
 
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// The workbench in a pseudo-terminal, with every byte it wrote kept (the screen alone cannot
-/// tell that the terminal was restored after the signal rather than before). Killed on drop, so
-/// a failed assertion leaves no process behind.
-struct Workbench {
-    parser: Arc<Mutex<vt100::Parser>>,
-    written: Arc<Mutex<Vec<u8>>>,
-    keys: Box<dyn Write + Send>,
-    child: Box<dyn Child + Send + Sync>,
-}
-
-impl Workbench {
-    fn start(plan: &Path, home: &Path) -> Workbench {
-        let (rows, cols) = (60, 200);
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows,
-                cols,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("a pseudo-terminal");
-        let mut command = CommandBuilder::new(env!("CARGO_BIN_EXE_gpuplan"));
-        command.arg("--plan");
-        command.arg(plan);
-        command.env("TERM", "xterm-256color");
-        command.env("GPUPLAN_CONFIG_DIR", home.join("config"));
-        command.env("GPUPLAN_DATA_DIR", home.join("data"));
-        command.env_remove("NO_COLOR");
-        let child = pair.slave.spawn_command(command).expect("gpuplan starts");
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().expect("reader");
-        let keys = pair.master.take_writer().expect("writer");
-        let size = |n: u16| NonZeroU16::new(n).expect("non-zero");
-        let parser = Arc::new(Mutex::new(vt100::Parser::new(size(rows), size(cols), 0)));
-        let written = Arc::new(Mutex::new(Vec::new()));
-        let (feed, record) = (Arc::clone(&parser), Arc::clone(&written));
-        thread::spawn(move || {
-            let mut buffer = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buffer) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut w) = record.lock() {
-                    w.extend_from_slice(&buffer[..n]);
-                }
-                if let Ok(mut p) = feed.lock() {
-                    p.process(&buffer[..n]);
-                }
-            }
-        });
-        // The master stays open through `keys` until the test ends.
-        Workbench {
-            parser,
-            written,
-            keys,
-            child,
-        }
-    }
-
-    fn text(&self) -> String {
-        self.parser.lock().map(|p| p.screen().contents()).unwrap_or_default()
-    }
-
-    fn written_len(&self) -> usize {
-        self.written.lock().map(|w| w.len()).unwrap_or(0)
-    }
-
-    fn written_since(&self, from: usize) -> Vec<u8> {
-        self.written.lock().map(|w| w[from..].to_vec()).unwrap_or_default()
-    }
-
-    fn wait_for(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let text = self.text();
-            if ready(&text) {
-                return text;
-            }
-            assert!(
-                start.elapsed() < PATIENCE,
-                "timed out waiting for {what}; the screen:\n{text}"
-            );
-            thread::sleep(Duration::from_millis(2));
-        }
-    }
-
-    fn press(&mut self, keys: &[u8]) {
-        self.keys.write_all(keys).expect("keys");
-        self.keys.flush().expect("flush");
-    }
-
-    fn signal(&self, signal: i32) {
-        let pid = self.child.process_id().expect("pid") as i32;
-        // SAFETY: kill(2) on the pid of our own child, still running (not yet waited for).
-        let sent = unsafe { libc::kill(pid, signal) };
-        assert_eq!(sent, 0, "kill({pid}, {signal})");
-    }
-
-    /// The exit code once the process has ended.
-    fn wait_exit(&mut self) -> u32 {
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().expect("wait") {
-                return status.exit_code();
-            }
-            assert!(start.elapsed() < PATIENCE, "gpuplan did not exit");
-            thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-impl Drop for Workbench {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
+/// The workbench on `plan` at 200×60.
+fn workbench(plan: &Path, home: &Path) -> Workbench {
+    Workbench::start(&[OsStr::new("--plan"), plan.as_os_str()], home, 200, 60)
 }
 
 /// The cost shown at the end of an accelerator's slider line.
@@ -162,16 +46,16 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// `signal`: what it does then.
 fn edit_and_signal(plan: &Path, home: &Path, signal: i32) {
     std::fs::write(plan, DEFAULT_PLAN_TOML).expect("plan");
-    let mut screen = Workbench::start(plan, home);
-    screen.wait_for("the sliders", |s| s.contains("h100-sxm") && s.contains('●'));
+    let mut screen = workbench(plan, home);
+    screen.wait_for("the sliders", PATIENCE, |s| s.contains("h100-sxm") && s.contains('●'));
     screen.press(b"2\x1b[C\x1b[C");
     let at_46 = h100_cost_at(0.46);
-    screen.wait_for("the edit", |s| {
+    screen.wait_for("the edit", PATIENCE, |s| {
         s.contains(" * ") && slider_cost(s, "h100-sxm").as_deref() == Some(at_46.as_str())
     });
     let before_signal = screen.written_len();
     screen.signal(signal);
-    let code = screen.wait_exit();
+    let code = screen.wait_exit(PATIENCE).exit_code();
     assert_eq!(code, 128 + signal as u32, "signal {signal}: the exit status");
 
     let recovery = plan.with_file_name(".plan.toml.gpuplan-recover");
@@ -228,14 +112,16 @@ fn the_next_open_offers_the_kept_edit_and_recover_puts_it_on_screen() {
     let plan = home.path().join("plan.toml");
     edit_and_signal(&plan, home.path(), libc::SIGTERM);
 
-    let mut screen = Workbench::start(&plan, home.path());
-    let offer = screen.wait_for("the recovery offer", |s| s.contains("Unsaved edits were kept"));
+    let mut screen = workbench(&plan, home.path());
+    let offer = screen.wait_for("the recovery offer", PATIENCE, |s| {
+        s.contains("Unsaved edits were kept")
+    });
     for choice in ["recover them", "discard them", "diff"] {
         assert!(offer.contains(choice), "{choice} is offered:\n{offer}");
     }
     screen.press(b"R");
     let at_46 = h100_cost_at(0.46);
-    screen.wait_for("the recovered edit", |s| {
+    screen.wait_for("the recovered edit", PATIENCE, |s| {
         !s.contains("Unsaved edits were kept")
             && s.contains(" * ")
             && slider_cost(s, "h100-sxm").as_deref() == Some(at_46.as_str())
@@ -247,9 +133,9 @@ fn the_next_open_offers_the_kept_edit_and_recover_puts_it_on_screen() {
     );
     // Save, then a clean quit: the recovery file goes.
     screen.press(b"\x13");
-    screen.wait_for("the save", |s| !s.contains(" * "));
+    screen.wait_for("the save", PATIENCE, |s| !s.contains(" * "));
     screen.press(b"q");
-    assert_eq!(screen.wait_exit(), 0);
+    assert_eq!(screen.wait_exit(PATIENCE).exit_code(), 0);
     let saved = std::fs::read_to_string(&plan).expect("plan");
     let catalog = builtin().catalog;
     let saved_plan = read_plan_text("plan.toml", &saved, &catalog).expect("saved plan reads");

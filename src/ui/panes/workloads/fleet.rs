@@ -131,25 +131,22 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         ],
         width,
     ));
-    let known: Vec<f64> = report
-        .clusters
-        .iter()
-        .filter_map(|c| c.spend_parts.stranded_usd_per_month)
-        .collect();
-    let unknown = report.clusters.len() - known.len();
-    let total: f64 = known.iter().sum();
+    let stranded = report.stranded_usd_per_month();
     lines.push(Line::styled("stranded spend (paid, not working)", theme.title));
-    let mut fields = if known.is_empty() && unknown > 0 {
+    let mut fields = if stranded.all_unknown() {
         vec![("unknown: no utilization tells idle from busy".to_string(), theme.warn)]
     } else {
         vec![
-            (format!("{}/month", usd_compact(total)), theme.warn),
-            (format!(" · {}/year", usd_compact(total * 12.0)), theme.warn),
+            (format!("{}/month", usd_compact(stranded.total)), theme.warn),
+            (format!(" · {}/year", usd_compact(stranded.total * 12.0)), theme.warn),
         ]
     };
-    if unknown > 0 && !known.is_empty() {
+    if stranded.unknown > 0 && stranded.known > 0 {
         fields.push((
-            format!(" · unknown on {}", count_of(unknown as u64, "cluster", "clusters")),
+            format!(
+                " · unknown on {}",
+                count_of(stranded.unknown as u64, "cluster", "clusters")
+            ),
             theme.muted,
         ));
     }
