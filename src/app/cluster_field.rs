@@ -7,7 +7,7 @@ use super::error::InputError;
 use crate::model::catalog::Term;
 use crate::model::deployment::Deployment;
 use crate::model::plan::{ClusterCost, Plan};
-use crate::shared::format::{thousands, usd};
+use crate::shared::format::{gpu_count, usd};
 
 /// Far beyond any real GPU's hourly price, so a typo cannot reach the plan.
 pub const MAX_USD_PER_GPU_HOUR: f64 = 10_000.0;
@@ -77,7 +77,7 @@ impl ClusterField {
         let cluster = self.of(plan)?;
         match self {
             ClusterField::UsdPerGpuHour(_) => Some(cluster.usd_per_gpu_hour),
-            ClusterField::Gpus(_) => Some(f64::from(cluster.gpus)),
+            ClusterField::Gpus(_) => Some(cluster.gpus),
             ClusterField::Term(_) => Term::ALL.iter().position(|t| *t == cluster.term).map(|i| i as f64),
             ClusterField::Deployment(_) => Deployment::ALL
                 .iter()
@@ -95,8 +95,8 @@ impl ClusterField {
         match self {
             // Steps land on round numbers: $4.55, not $4.5500000001.
             ClusterField::UsdPerGpuHour(_) => cluster.usd_per_gpu_hour = (value * 1e9).round() / 1e9,
-            // Whole GPUs: the plan file holds a count.
-            ClusterField::Gpus(_) => cluster.gpus = value.round() as u32,
+            // A count as typed, fractions kept (shared GPUs), without float noise.
+            ClusterField::Gpus(_) => cluster.gpus = (value * 1e6).round() / 1e6,
             ClusterField::Term(_) => cluster.term = Term::ALL[choice(Term::ALL.len())],
             ClusterField::Deployment(_) => cluster.deployment = Deployment::ALL[choice(Deployment::ALL.len())],
         }
@@ -146,7 +146,7 @@ impl ClusterField {
                 format!("{money}/h")
             }
             ClusterField::Gpus(_) if value == 1.0 => "1 GPU".to_string(),
-            ClusterField::Gpus(_) => format!("{} GPUs", thousands(value)),
+            ClusterField::Gpus(_) => format!("{} GPUs", gpu_count(value)),
             ClusterField::Term(_) => Term::ALL[choice(Term::ALL.len())].label().to_string(),
             ClusterField::Deployment(_) => Deployment::ALL[choice(Deployment::ALL.len())].label().to_string(),
         }
@@ -170,16 +170,6 @@ impl ClusterField {
             text: typed.to_string(),
             choices: names.join(", "),
         }))
-    }
-
-    /// What a number read from `text` must also be: a capacity is a whole count of GPUs.
-    pub fn check_number(self, text: &str, value: f64) -> Result<(), InputError> {
-        match self {
-            ClusterField::Gpus(_) if value.fract() != 0.0 => Err(InputError::NotWhole {
-                text: text.trim().to_string(),
-            }),
-            _ => Ok(()),
-        }
     }
 }
 
@@ -210,7 +200,7 @@ mod tests {
         assert!(ClusterField::Term(last).set(&mut plan, 3.0));
         assert!(ClusterField::Deployment(last).set(&mut plan, 1.0));
         let cluster = &plan.clusters[last];
-        assert_eq!(cluster.gpus, 144);
+        assert_eq!(cluster.gpus, 144.0);
         assert_eq!(cluster.usd_per_gpu_hour, 7.224);
         assert_eq!(cluster.term, Term::OneYear);
         assert_eq!(cluster.deployment, Deployment::BareMetal);

@@ -22,8 +22,6 @@ pub enum InputError {
     NotYesOrNo { text: String },
     #[error("'{text}' is not one of: {choices}")]
     NotAChoice { text: String, choices: String },
-    #[error("'{text}' is not a whole number of GPUs")]
-    NotWhole { text: String },
     #[error("'{text}' is not a finite number")]
     NotFinite { text: String },
     /// A value outside the field's limits.

@@ -296,9 +296,6 @@ impl Field {
         if value < low || value > high {
             return Err(InputError::OutOfRange { field: self });
         }
-        if let Some(c) = self.cluster() {
-            c.check_number(text, value)?;
-        }
         Ok(value)
     }
 }

@@ -58,7 +58,7 @@ fn apply_audited_utilization(plan: &mut Plan, audit: &AuditReport) {
             None => plan.clusters.push(ClusterCost {
                 name: audited.name.clone(),
                 accelerator: plan.inference.accelerator.clone(),
-                gpus: audited.capacity_gpus.round().max(1.0) as u32,
+                gpus: audited.capacity_gpus,
                 usd_per_gpu_hour: audited.usd_per_gpu_hour,
                 term: Term::OneYear,
                 deployment: Deployment::Vm,

@@ -262,6 +262,15 @@ fn respelled(old: &Value, new: &Value) -> Value {
         value.decor_mut().clear();
         value
     };
+    // A count written as an integer stays one while the new value is whole (`gpus = 144`,
+    // not `144.0`); a fraction (shared GPUs) is written as it is.
+    if let (Value::Integer(_), Some(number)) = (old, new.as_float())
+        && number.fract() == 0.0
+        && number.abs() < 9.0e15
+        && written_exponent(old).is_none()
+    {
+        return Value::from(number as i64);
+    }
     let (Some(number), Some(exponent)) = (new.as_float(), written_exponent(old)) else {
         return fallback();
     };
@@ -390,7 +399,7 @@ mod tests {
         let cluster = &mut plan.clusters[last];
         assert_eq!(cluster.name, "ap-south-h100");
         cluster.usd_per_gpu_hour = 7.224;
-        cluster.gpus = 144;
+        cluster.gpus = 144.0;
         cluster.term = Term::OneYear;
         cluster.deployment = Deployment::BareMetal;
         let out = render_preserving(DEFAULT_PLAN_TOML, &plan).expect("render");

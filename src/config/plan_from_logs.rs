@@ -62,8 +62,7 @@ pub fn plan_from_logs(
             (_, None) => "ASSUMED: the log names no GPU type".to_string(),
         };
         set_comment(&mut t, "accelerator", &accelerator_note);
-        let gpus = c.peak_gpus.ceil().clamp(1.0, f64::from(u32::MAX)) as i64;
-        t.insert("gpus", value(gpus));
+        t.insert("gpus", gpus_value(c.peak_gpus));
         set_comment(&mut t, "gpus", "ASSUMED: the observed peak; the cluster may own more");
         t.insert("usd_per_gpu_hour", value(round_cents_tenths(c.usd_per_gpu_hour)));
         set_comment(&mut t, "usd_per_gpu_hour", "ASSUMED: a list price, not your contract's");
@@ -95,6 +94,18 @@ pub fn plan_from_logs(
         doc.insert("logs", Item::ArrayOfTables(log_tables));
     }
     Ok(doc.to_string())
+}
+
+/// The observed peak as it was measured: a whole count is written as an integer, a peak of
+/// shared GPUs keeps its hundredths, and neither is rounded up (a rounded-up capacity is paid
+/// for every month).
+fn gpus_value(peak_gpus: f64) -> Item {
+    let hundredths = ((peak_gpus * 100.0).round() / 100.0).max(1.0);
+    if hundredths.fract() == 0.0 {
+        value(hundredths as i64)
+    } else {
+        value(hundredths)
+    }
 }
 
 /// A price kept to a tenth of a cent: list prices are quoted so.
@@ -137,7 +148,12 @@ mod tests {
         let plan: toml::Value = toml::from_str(&text).expect("valid TOML");
         let written = plan["clusters"].as_array().expect("clusters");
         assert_eq!(written.len(), 2, "the built-in clusters are gone:\n{text}");
-        assert_eq!(written[0]["gpus"].as_integer(), Some(48));
+        assert_eq!(
+            written[0]["gpus"].as_float(),
+            Some(47.5),
+            "a peak of shared GPUs is not rounded up"
+        );
+        assert_eq!(written[1]["gpus"].as_integer(), Some(8), "a whole peak stays a count");
         assert_eq!(written[0]["accelerator"].as_str(), Some("a100-80gb"));
         assert_eq!(written[0]["usd_per_gpu_hour"].as_float(), Some(3.432));
         assert_eq!(written[1]["accelerator"].as_str(), Some(ASSUMED_ACCELERATOR));

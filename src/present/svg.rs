@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::chart::{Axis, bucket_means};
 use crate::model::fleet::ClusterAudit;
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{gpu_count, pct, thousands, usd_compact};
 
 pub(super) const WIDTH: f64 = 820.0;
 pub(super) const PALETTE: [&str; 8] = [
@@ -369,7 +369,7 @@ fn panel(out: &mut String, cluster: &ClusterAudit, top: f64) {
         &format!(
             "{}: capacity {} GPUs ({}), {} allocated, {} utilized",
             cluster.name,
-            thousands(cluster.capacity_gpus),
+            gpu_count(cluster.capacity_gpus),
             cluster.capacity_source,
             pct(cluster.allocation_frac),
             pct(cluster.utilization_frac)

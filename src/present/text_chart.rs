@@ -5,7 +5,7 @@ use super::chart::{Axis, bucket_means};
 use crate::model::fleet::ClusterAudit;
 use crate::model::forecast::{DailyForecast, SeriesForecast};
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC, CostCurve};
-use crate::shared::format::{pct, thousands, usd_compact};
+use crate::shared::format::{gpu_count, pct, thousands, usd_compact};
 
 const PLOT_COLUMNS: usize = 64;
 const PLOT_ROWS: usize = 18;
@@ -200,7 +200,7 @@ pub fn utilization_chart(cluster: &ClusterAudit) -> String {
         "cluster {}: GPUs over {:.0} days, capacity {} ({})\n\n{}\nb  busy (allocated) GPUs   u  utilized GPUs, drawn over b   =  capacity\n",
         cluster.name,
         days,
-        thousands(cluster.capacity_gpus),
+        gpu_count(cluster.capacity_gpus),
         cluster.capacity_source,
         plot.render()
     )

@@ -22,7 +22,24 @@ pub fn thousands(value: f64) -> String {
     }
 }
 
-/// Dollars, exact to the dollar: "$1,234,568"; cents below $100.
+/// A capacity in GPUs with the precision it holds: a whole count as "1,024", a capacity of
+/// shared GPUs (an observed peak of fractional requests) as "65.59", never rounded to a count
+/// it does not hold.
+pub fn gpu_count(gpus: f64) -> String {
+    let hundredths = (gpus * 100.0).round() / 100.0;
+    if !hundredths.is_finite() || hundredths.fract() == 0.0 {
+        return thousands(gpus);
+    }
+    let whole = thousands(hundredths.trunc());
+    let cents = format!("{:.2}", hundredths.abs().fract());
+    let sign = if hundredths < 0.0 && hundredths.trunc() == 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}{whole}{}", &cents[1..])
+}
+
 /// At most `max_chars` characters: longer text is cut and ends with `…`.
 pub fn truncated(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
@@ -38,6 +55,7 @@ pub fn or_dash(text: Option<&str>) -> String {
     text.map_or_else(|| "–".to_string(), str::to_string)
 }
 
+/// Dollars, exact to the dollar: "$1,234,568"; cents below $100.
 pub fn usd(value: f64) -> String {
     let body = if value.abs() < 100.0 {
         format!("${:.2}", value.abs())
@@ -150,6 +168,15 @@ pub fn wait_text(ms: Option<f64>, compact: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capacity_keeps_the_precision_it_holds() {
+        assert_eq!(gpu_count(65.59), "65.59");
+        assert_eq!(gpu_count(1_024.0), "1,024");
+        assert_eq!(gpu_count(12_345.5), "12,345.50");
+        assert_eq!(gpu_count(0.5), "0.50");
+        assert_eq!(gpu_count(7.999), "8", "within a hundredth of a count is the count");
+    }
 
     #[test]
     fn dollars_read_as_a_planner_writes_them() {

@@ -183,7 +183,15 @@ fn a_starting_plan_is_written_from_the_logs_and_reads_back() {
     for (written, audited) in clusters.iter().zip(audit["clusters"].as_array().expect("clusters")) {
         assert_eq!(written["name"].as_str(), audited["name"].as_str());
         let peak = audited["peak_concurrent_gpus"].as_f64().expect("peak");
-        assert_eq!(written["gpus"].as_integer(), Some(peak.ceil() as i64), "{written}");
+        // Kept to the hundredth it holds, never rounded up to a count nobody owns.
+        let capacity = written["gpus"]
+            .as_float()
+            .or_else(|| written["gpus"].as_integer().map(|g| g as f64))
+            .expect("gpus");
+        assert!(
+            (capacity - peak.max(1.0)).abs() <= 0.005,
+            "{written} against a peak of {peak}"
+        );
         assert!(written["price_source"].as_str().expect("source").starts_with("ASSUMED"));
     }
     assert_eq!(clusters[1]["accelerator"].as_str(), Some("a100-80gb"));

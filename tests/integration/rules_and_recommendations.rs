@@ -119,7 +119,7 @@ fn bare_metal_rules() {
             p.clusters = vec![ClusterCost {
                 name: "c".into(),
                 accelerator: "h100-sxm".into(),
-                gpus: 8,
+                gpus: 8.0,
                 usd_per_gpu_hour: 2.0,
                 term,
                 deployment: gpuplan::model::deployment::Deployment::Vm,

@@ -153,24 +153,23 @@ fn a_price_step_audits_again_through_the_pipeline_and_every_figure_follows() {
 }
 
 #[test]
-fn capacity_steps_by_a_gpu_or_a_node_and_zero_or_a_fraction_is_refused() {
+fn capacity_steps_by_a_gpu_or_a_node_zero_is_refused_and_a_fraction_is_kept() {
     let mut app = on(ClusterField::Gpus);
     let i = ap_south(&app);
     let gpus = app.plan.clusters[i].gpus;
     command(&mut app, CommandId::IncreaseCoarse);
     command(&mut app, CommandId::Decrease);
-    assert_eq!(app.plan.clusters[i].gpus, gpus + 7);
+    assert_eq!(app.plan.clusters[i].gpus, gpus + 7.0);
     assert_eq!(app.history.undo.len(), 1, "steps of one value undo together");
     let mut pipeline = Pipeline::new(app.catalog.clone());
     let effects = command(&mut app, CommandId::Increase);
     settle(&mut app, &mut pipeline, effects);
     let cluster = &app.fleet.as_ref().expect("a fleet").report.clusters[0];
-    assert_eq!(cluster.capacity_gpus, f64::from(gpus + 8));
+    assert_eq!(cluster.capacity_gpus, gpus + 8.0);
     let planned = app.plan.clusters[i].clone();
     for (typed, why) in [
         ("0", "clusters[3].gpus must be between 1 GPU and 10,000,000 GPUs"),
         ("-8", "clusters[3].gpus must be between 1 GPU and 10,000,000 GPUs"),
-        ("12.5", "'12.5' is not a whole number of GPUs"),
         ("many", "'many' is not a number"),
     ] {
         command(&mut app, CommandId::Edit);
@@ -187,12 +186,18 @@ fn capacity_steps_by_a_gpu_or_a_node_and_zero_or_a_fraction_is_refused() {
     for _ in 0..40 {
         command(&mut app, CommandId::DecreaseCoarse);
     }
-    assert_eq!(app.plan.clusters[i].gpus, 1);
+    assert_eq!(app.plan.clusters[i].gpus, 1.0);
+    assert!(app.plan.problems(&app.catalog).is_empty());
+    // A capacity of shared GPUs is kept as typed, never rounded to a count.
+    command(&mut app, CommandId::Edit);
+    type_text(&mut app, "65.59");
+    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.plan.clusters[i].gpus, 65.59);
     assert!(app.plan.problems(&app.catalog).is_empty());
     command(&mut app, CommandId::Edit);
     type_text(&mut app, "2k");
     assert_eq!(app.overlay, Overlay::None);
-    assert_eq!(app.plan.clusters[i].gpus, 2_000);
+    assert_eq!(app.plan.clusters[i].gpus, 2_000.0);
 }
 
 #[test]

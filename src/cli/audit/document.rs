@@ -7,7 +7,7 @@ use crate::model::fleet::ClusterAudit;
 use crate::model::utilization::UtilizationSource;
 use crate::model::workload::WorkloadClass;
 use crate::present::document::{Align, Block, Document, Section, Table};
-use crate::shared::format::{pct, thousands, usd};
+use crate::shared::format::{gpu_count, pct, thousands, usd};
 
 use super::known::{PerMonthText, known_usd};
 use super::sections::{
@@ -142,7 +142,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             c.name.clone(),
             format!(
                 "{}{}",
-                thousands(c.capacity_gpus),
+                gpu_count(c.capacity_gpus),
                 if c.capacity_source == "plan" { "" } else { "*" }
             ),
             format!("{} %", mix.join("/")),

@@ -498,7 +498,9 @@ pub struct RoiInputs {
 pub struct ClusterCost {
     pub name: String,
     pub accelerator: String,
-    pub gpus: u32,
+    /// The GPUs paid for: whole for a cluster of whole GPUs, fractional where the capacity
+    /// is an observed peak of shared GPUs (kept as measured, never rounded up).
+    pub gpus: f64,
     pub usd_per_gpu_hour: f64,
     pub term: Term,
     pub deployment: Deployment,
@@ -518,7 +520,7 @@ pub struct ClusterCost {
 
 impl ClusterCost {
     pub fn usd_per_month(&self, hours_per_month: f64) -> f64 {
-        f64::from(self.gpus) * self.usd_per_gpu_hour * hours_per_month
+        self.gpus * self.usd_per_gpu_hour * hours_per_month
     }
 }
 

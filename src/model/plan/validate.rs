@@ -347,7 +347,11 @@ impl Plan {
                 format!("clusters[{i}].accelerator"),
                 "expected an accelerator id of the catalog",
             );
-            check(cluster.gpus > 0, format!("clusters[{i}].gpus"), positive);
+            check(
+                cluster.gpus.is_finite() && (1.0..=super::MAX_PLANNED_GPUS).contains(&cluster.gpus),
+                format!("clusters[{i}].gpus"),
+                "expected between 1 and 10,000,000 GPUs (fractions allowed: a peak of shared GPUs)",
+            );
             check(
                 cluster.usd_per_gpu_hour > 0.0,
                 format!("clusters[{i}].usd_per_gpu_hour"),

@@ -7,7 +7,7 @@ use crate::app::field::{ClusterField, Field};
 use crate::app::{App, class_jobs, cluster_classes};
 use crate::model::fleet::{AuditReport, ClusterAudit, JobLine};
 use crate::model::workload::WorkloadClass;
-use crate::shared::format::{or_dash, pct, thousands, usd_compact};
+use crate::shared::format::{gpu_count, or_dash, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right};
 
@@ -26,7 +26,7 @@ pub(super) fn cluster_lines(
         Line::styled(format!("{} ▸ classes", cluster.name), theme.title),
         fields_line(
             vec![
-                (format!("{} GPUs · ", thousands(cluster.capacity_gpus)), theme.muted),
+                (format!("{} GPUs · ", gpu_count(cluster.capacity_gpus)), theme.muted),
                 (format!("util {} · ", pct(cluster.utilization_frac)), theme.muted),
                 (format!("{}/h · ", usd_compact(cluster.usd_per_gpu_hour)), theme.muted),
                 (
@@ -148,7 +148,7 @@ fn plan_lines(app: &App, cluster: &ClusterAudit, index: usize, theme: &Theme, wi
         let text = format!(
             "not in the plan's [[clusters]]: audited as {} GPUs ({}) at the fallback {}/h; add it there to edit its \
              price, capacity, term and deployment",
-            thousands(cluster.capacity_gpus),
+            gpu_count(cluster.capacity_gpus),
             cluster.capacity_source,
             usd_compact(cluster.usd_per_gpu_hour),
         );

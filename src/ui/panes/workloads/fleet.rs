@@ -9,7 +9,7 @@ use super::{Listing, class_glyph, wrapped};
 use crate::app::App;
 use crate::model::fleet::{AuditReport, ClusterAudit, SpendParts};
 use crate::model::workload::WorkloadClass;
-use crate::shared::format::{count_of, pct, thousands, usd_compact};
+use crate::shared::format::{count_of, gpu_count, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
 
@@ -159,7 +159,7 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                 (
                     format!(
                         "{} GPUs ({}) ",
-                        thousands(cluster.capacity_gpus),
+                        gpu_count(cluster.capacity_gpus),
                         cluster.capacity_source
                     ),
                     theme.muted,
