@@ -123,6 +123,8 @@ pub struct LogInputs {
     pub mapping: Option<PathBuf>,
     /// The logs' layout when detection guesses wrong (a plan's `[[logs]] format`).
     pub input_format: Option<String>,
+    /// `--time-origin`: second 0 of the logs' relative times (RFC 3339).
+    pub time_origin: Option<String>,
     /// The Prometheus holding the fleet's DCGM metrics, when there is one.
     pub prometheus: Option<crate::model::plan::PrometheusSource>,
     /// With no paths: the jobs are read from Slurm's accounting through sacct.

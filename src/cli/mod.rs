@@ -50,6 +50,9 @@ pub struct Cli {
     /// Column mapping (TOML) for the workbench's logs; see `gpuplan mapping init`.
     #[arg(long, value_name = "FILE")]
     mapping: Option<PathBuf>,
+    /// The instant second 0 of the logs' relative times stands for (YYYY-MM-DD or RFC 3339).
+    #[arg(long, value_name = "DATE")]
+    time_origin: Option<String>,
     /// Plan file (TOML); the built-in seed examples when absent.
     #[arg(long, global = true, value_name = "FILE")]
     plan: Option<PathBuf>,
@@ -206,6 +209,10 @@ struct LogFlags {
     /// dcgm-wide, nvidia-smi, dmon.
     #[arg(long, value_name = "LAYOUT")]
     input_format: Option<String>,
+    /// The instant second 0 of the logs' relative times stands for (YYYY-MM-DD or RFC 3339):
+    /// a trace that counts seconds from its start (openb, PAI 2020, DLRM 2025 have defaults).
+    #[arg(long, value_name = "DATE")]
+    time_origin: Option<String>,
     /// Audit the last N days of the data (default 90).
     #[arg(long, value_name = "N", conflicts_with = "all_time")]
     days: Option<f64>,
@@ -239,6 +246,7 @@ impl LogFlags {
             logs: self.logs,
             mapping: self.mapping,
             input_format: self.input_format,
+            time_origin: self.time_origin,
             plan,
             format,
             days: self.days,
@@ -378,6 +386,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             crate::runtime::run_workbench(crate::runtime::WorkbenchArgs {
                 logs: cli.logs,
                 mapping: cli.mapping,
+                time_origin: cli.time_origin.as_deref().map(audit::time_origin).transpose()?,
                 prometheus: cli.prometheus.overrides(),
                 slurm: cli.slurm.overrides(),
                 plan: cli.plan,

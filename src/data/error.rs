@@ -223,8 +223,8 @@ pub enum DataError {
     /// Every row's times fall before 2000: a trace's relative seconds read as dates.
     #[error(
         "column {column}: every dated row is before 2000 (the first, {first}, reads as {}): these look like seconds \
-         from a trace's start, not dates; give the trace's start as [units] time_origin and time = \"offset-s\" \
-         in a mapping",
+         from a trace's start, not dates; give the trace's start with --time-origin DATE (or as [units] \
+         time_origin with time = \"offset-s\" in a mapping)",
         iso(.first_ms)
     )]
     TimesBefore2000 {
@@ -242,6 +242,9 @@ pub enum DataError {
     // The audit.
     #[error("no usable rows: nothing to audit")]
     NoUsableRows,
+    /// Every row read holds no GPU: a CPU cluster's log, not a fleet of nothing.
+    #[error("no GPUs allocated in this log: all {rows} of its runs are CPU-only ({why}); nothing GPU-shaped to audit")]
+    NoGpus { rows: u64, why: String },
     #[error("the observation window is empty: {} to {}", iso(.start_ms), iso(.end_ms))]
     EmptyWindow { start_ms: i64, end_ms: i64 },
     #[error("no partitions")]

@@ -141,7 +141,7 @@ impl AuditSettings {
                     .iter()
                     .map(|c| ClusterPricing {
                         name: c.name.clone(),
-                        capacity_gpus: Some(f64::from(c.gpus)),
+                        capacity_gpus: Some(c.gpus),
                         usd_per_gpu_hour: cost_override.unwrap_or(c.usd_per_gpu_hour),
                         source: "plan".to_string(),
                         term: c.term,

@@ -25,12 +25,15 @@ pub enum RejectReason {
     UtilizationOutOfRange,
     /// A start or end before 2000-01-01 or more than a day after the run's clock.
     TimeOutOfRange,
+    /// A row that holds no GPU (a CPU-only pod, task or job): counted apart, kept out of jobs,
+    /// rules, peaks and every GPU figure.
+    CpuOnly,
 }
 
 impl RejectReason {
     /// Every reason, in the order of their codes (`reason as u32`).
     /// New reasons go at the end: the codes are written into the warehouse's SQL.
-    pub const ALL: [RejectReason; 8] = [
+    pub const ALL: [RejectReason; 9] = [
         RejectReason::MissingJobId,
         RejectReason::UnparseableTime,
         RejectReason::UnparseableNumber,
@@ -39,6 +42,7 @@ impl RejectReason {
         RejectReason::MalformedRow,
         RejectReason::UtilizationOutOfRange,
         RejectReason::TimeOutOfRange,
+        RejectReason::CpuOnly,
     ];
 
     /// The reason whose code (`reason as u32`) a query carried.
@@ -56,6 +60,7 @@ impl RejectReason {
             RejectReason::MalformedRow => "malformed row",
             RejectReason::UtilizationOutOfRange => "utilization outside 0-100 %",
             RejectReason::TimeOutOfRange => "time outside 2000..now+1d",
+            RejectReason::CpuOnly => "CPU-only (no GPU): not in GPU figures",
         }
     }
 }

@@ -121,12 +121,24 @@ fn file_stamps(sources: &Sources) -> Vec<Option<(u64, std::time::SystemTime)>> {
 
 /// The sources' column mapping, read from its file when they name one.
 fn read_mapping_of(sources: &Sources) -> Result<Option<crate::data::readers::mapping::Mapping>, PipelineError> {
-    sources
+    use crate::data::readers::mapping::{Mapping, TimeFormat};
+    let mapping = sources
         .mapping
         .as_deref()
         .map(crate::config::mapping_file::read_mapping)
         .transpose()
-        .map_err(PipelineError::Mapping)
+        .map_err(PipelineError::Mapping)?;
+    let Some(origin) = &sources.time_origin else {
+        return Ok(mapping);
+    };
+    // `--time-origin`: the logs' numeric times are seconds from this instant (a recognised
+    // trace keeps its own reading of them, from this origin).
+    let mut mapping = mapping.unwrap_or_else(Mapping::default);
+    mapping.units.time_origin = Some(origin.clone());
+    if mapping.units.time == TimeFormat::Auto {
+        mapping.units.time = TimeFormat::OffsetS;
+    }
+    Ok(Some(mapping))
 }
 
 struct ReadStep {
@@ -348,6 +360,7 @@ impl Pipeline {
                         &inputs,
                         sources.mapping.as_deref(),
                         sources.input_format.as_deref(),
+                        sources.time_origin.as_deref(),
                         &rules,
                         env!("CARGO_PKG_VERSION"),
                     )

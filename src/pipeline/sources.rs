@@ -15,6 +15,8 @@ pub struct Sources {
     pub mapping: Option<PathBuf>,
     /// The logs' layout when detection guesses wrong (`--input-format`, a log's `format`).
     pub input_format: Option<String>,
+    /// `--time-origin`: the instant second 0 of the logs' relative times stands for (RFC 3339).
+    pub time_origin: Option<String>,
     pub prometheus: Option<PrometheusSource>,
     /// With no logs: the jobs are read from Slurm's accounting through `sacct`.
     pub slurm: Option<SlurmSource>,
@@ -28,6 +30,7 @@ pub struct Given {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
     pub input_format: Option<String>,
+    pub time_origin: Option<String>,
     pub prometheus: Option<PrometheusSource>,
     pub slurm: Option<SlurmSource>,
     pub warehouse: Option<WarehouseSource>,
@@ -69,6 +72,7 @@ impl Sources {
             logs,
             mapping,
             input_format,
+            time_origin: given.time_origin,
             prometheus: given.prometheus,
             slurm: given.slurm,
             warehouse: given.warehouse,

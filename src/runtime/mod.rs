@@ -32,6 +32,8 @@ const SHIPPED_PLANS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/pl
 pub struct WorkbenchArgs {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
+    /// `--time-origin`, RFC 3339: second 0 of the logs' relative times.
+    pub time_origin: Option<String>,
     pub plan: Option<PathBuf>,
     /// Prometheus settings over the plan's `[prometheus]`, for measured utilization.
     pub prometheus: crate::model::plan::PrometheusOverrides,
@@ -85,6 +87,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
         logs: args.logs.clone(),
         mapping: args.mapping.clone(),
         input_format: None,
+        time_origin: args.time_origin.clone(),
         prometheus: None,
         slurm: args.slurm.resolve(Some(&plan)),
         // A plan whose runs live in a database ([warehouse]) is audited there.
@@ -119,6 +122,7 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             paths: sources.logs,
             mapping: sources.mapping,
             input_format: sources.input_format,
+            time_origin: sources.time_origin,
             prometheus,
             slurm: sources.slurm.map(Box::new),
             warehouse: sources.warehouse.map(Box::new),

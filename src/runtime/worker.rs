@@ -128,6 +128,7 @@ pub fn sources_of(logs: &LogInputs) -> Sources {
         logs: logs.paths.clone(),
         mapping: logs.mapping.clone(),
         input_format: logs.input_format.clone(),
+        time_origin: logs.time_origin.clone(),
         prometheus: logs.prometheus.clone(),
         slurm: logs.slurm.as_deref().cloned(),
         warehouse: logs.warehouse.as_deref().cloned(),

@@ -566,7 +566,7 @@ fn pending_demand_and_named_top_jobs_reach_json_and_text() {
 /// A CPU partition's export: said plainly, the column read as GPUs named, and no flag about
 /// shortening a commitment on a cluster that held no GPU.
 #[test]
-fn a_log_with_no_gpu_job_says_so_and_names_the_gpu_column() {
+fn a_log_with_no_gpu_job_says_so_exits_2_and_names_the_gpu_column() {
     let home = tempfile::tempdir().expect("tempdir");
     let log = home.path().join("cpu-partition.csv");
     std::fs::write(
@@ -575,24 +575,40 @@ fn a_log_with_no_gpu_job_says_so_and_names_the_gpu_column() {
          2,cpu,0,2024-01-01T01:00:00Z,2024-01-01T05:00:00Z\n",
     )
     .expect("write");
+    // Nothing GPU-shaped is left: exit 2, said with the column read as GPUs, not a fleet of
+    // nothing at $0.00.
     let run = gpuplan_in(home.path(), &["audit", log.to_str().expect("utf-8"), "--all-time"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("no GPUs allocated in this log: all 2 of its runs are CPU-only")
+            && run.stderr.contains("column `gpu_num`, read as the GPU count, is 0"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    // A CPU partition beside a GPU one: the GPU jobs audited, the CPU ones counted apart.
+    std::fs::write(
+        &log,
+        "id,cluster,gpu_num,start,end\n1,cpu,0,2024-01-01T00:00:00Z,2024-01-01T02:00:00Z\n\
+         2,gpu,8,2024-01-01T01:00:00Z,2024-01-01T05:00:00Z\n",
+    )
+    .expect("write");
+    let run = gpuplan_in(
+        home.path(),
+        &["audit", log.to_str().expect("utf-8"), "--all-time", "--format", "json"],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(
-        run.stderr
-            .contains("no row holds a GPU: column `gpu_num`, read as the GPU count, is 0 on all 2 rows"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stdout.contains("The log holds no GPU job in the window"),
-        "{}",
-        run.stdout
-    );
-    assert!(
-        !run.stdout.contains("candidate for a shorter commitment"),
-        "{}",
-        run.stdout
-    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(report["jobs_total"].as_u64(), Some(1));
+    assert_eq!(report["rows_rejected"]["cpu_only"].as_u64(), Some(1));
+    let clusters: Vec<&str> = report["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(clusters, ["gpu"], "the CPU cluster is not priced as GPUs");
 }
 
 /// The star's footnote only where a row carries the star, and the utilization flag names the

@@ -228,7 +228,9 @@ fn slurm_sacct_counts_gpus_once_per_job() {
     let logs = load("slurm/sacct_steps_arrays.txt").expect("loads");
     assert_eq!(logs.files[0].format, "sacct");
     let report = audited(&logs);
-    assert_eq!(report.jobs_total, 10);
+    // Job 1004 ran on the CPU partition (its AllocTRES names no gres/gpu): counted apart.
+    assert_eq!(report.jobs_total, 9);
+    assert_eq!(logs.quarantine.counts.get(&RejectReason::CpuOnly), Some(&1));
 }
 
 #[test]

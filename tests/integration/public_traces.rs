@@ -180,6 +180,11 @@ fn pai_task_rows() -> (String, f64, usize) {
     (text, gpu_hours, jobs.len())
 }
 
+/// PAI's tasks with an empty `plan_gpu`: CPU-only.
+fn pai_cpu_tasks(text: &str) -> u64 {
+    text.lines().filter(|line| line.split(',').nth(8) == Some("")).count() as u64
+}
+
 /// PAI 2020's task table has no header: known by its ten columns and their values; GPUs are
 /// `plan_gpu` hundredths × `inst_num` instances; times are seconds from the trace's origin;
 /// parameter-server tasks hold no GPU.
@@ -196,13 +201,19 @@ fn a_headerless_pai_task_table_is_read_as_published() {
         report["gpu_hours_total"]
     );
     assert_eq!(report["jobs_total"].as_u64(), Some(jobs as u64));
-    // A parameter server's empty plan_gpu is a CPU-only task, not a bad row.
+    // A parameter server's empty plan_gpu is a CPU-only task, not a bad row: set apart under
+    // its own reason, out of every GPU figure.
+    let cpu_only = pai_cpu_tasks(&text);
+    assert!(cpu_only > 0);
     assert_eq!(
-        report["rows_rejected_total"].as_u64(),
-        Some(0),
+        report["rows_rejected"]
+            .as_object()
+            .map(|r| r.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["cpu_only".to_string()]),
         "{}",
         report["rows_rejected"]
     );
+    assert_eq!(report["rows_rejected"]["cpu_only"].as_u64(), Some(cpu_only));
     // Second 5,600,000 (64 days 19:33:20) from the nominal origin 2020-07-02T00:00:00Z: a
     // Friday, as 1970-01-01 + 5,600,000 s is.
     assert_eq!(
@@ -227,7 +238,7 @@ fn a_headerless_pai_task_table_is_read_as_published() {
     );
     let (with_zero, _) = audit_json(home.path(), &zero);
     assert_eq!(
-        with_zero["rows_rejected_total"].as_u64(),
+        with_zero["rows_rejected"]["unparseable_time"].as_u64(),
         Some(1),
         "{}",
         with_zero["rows_rejected"]
@@ -458,4 +469,87 @@ fn acme_s_published_kalos_and_seren_layouts_are_read_with_their_offsets() {
         report["classes"]
     );
     assert_eq!(report["clusters"][0]["name"].as_str(), Some("seren"));
+}
+
+/// A slice of Alibaba's GPU-disaggregated DLRM 2025 trace as published (every 60th instance,
+/// tests/fixtures/dlrm-2025): read with no mapping and no flag, its seconds anchored at the
+/// stated origin, an empty scheduled time read as the trace's first instant (left-censored),
+/// an empty deletion time as its last (right-censored), its CPU-node instances counted apart.
+/// The GPU-hours equal the same rows anchored by hand, here, within 1 %.
+#[test]
+fn the_raw_dlrm_2025_trace_is_anchored_censored_at_its_edges_and_its_cpu_pods_kept_apart() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dlrm-2025/disaggregated_DLRM_trace.csv");
+    let text = std::fs::read_to_string(&fixture).expect("fixture");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (gpu, scheduled, deleted) = (at("gpu_request"), at("scheduled_time"), at("deletion_time"));
+    let seconds = |v: &str| (!v.is_empty() && v != "NaN").then(|| v.parse::<f64>().expect("seconds"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let last = rows
+        .iter()
+        .flat_map(|r| [at("creation_time"), scheduled, deleted].map(|i| seconds(r[i])))
+        .flatten()
+        .fold(0.0, f64::max);
+    let (mut gpu_hours, mut gpu_rows, mut cpu_rows, mut left, mut right) = (0.0, 0u64, 0u64, 0, 0);
+    for row in &rows {
+        let gpus: f64 = row[gpu].parse().expect("gpus");
+        if gpus == 0.0 {
+            cpu_rows += 1;
+            continue;
+        }
+        gpu_rows += 1;
+        let start = seconds(row[scheduled]).unwrap_or_else(|| {
+            left += 1;
+            0.0
+        });
+        let end = seconds(row[deleted]).unwrap_or_else(|| {
+            right += 1;
+            last
+        });
+        gpu_hours += gpus * (end - start) / 3600.0;
+    }
+    assert!(
+        left > 0 && right > 0,
+        "the slice holds censored instances of both kinds"
+    );
+
+    let home = tempfile::tempdir().expect("tempdir");
+    let (report, run) = audit_json(home.path(), &fixture);
+    assert_recognised(&run, "its header as Alibaba GPU-disaggregated DLRM 2025");
+    assert!(!run.stdout.contains("1970"), "{}", run.stdout);
+    assert_eq!(report["window"]["start"].as_str(), Some("2025-01-06T00:00:00Z"));
+    assert_eq!(
+        report["jobs_total"].as_u64(),
+        Some(gpu_rows),
+        "every GPU instance, censored ones too"
+    );
+    assert_eq!(report["rows_rejected"]["cpu_only"].as_u64(), Some(cpu_rows));
+    let audited = report["gpu_hours_total"].as_f64().expect("GPU-hours");
+    assert!(
+        (audited - gpu_hours).abs() <= 0.01 * gpu_hours,
+        "audited {audited:.1} GPU-hours against {gpu_hours:.1} anchored by hand"
+    );
+    // Every instance serves (the trace's README): no training, no burst.
+    assert!(
+        close(class_hours(&report, "inference"), audited),
+        "{}",
+        report["classes"]
+    );
+    // `--time-origin` moves second 0.
+    let moved = gpuplan_in(
+        home.path(),
+        &[
+            "audit",
+            fixture.to_str().expect("utf-8"),
+            "--all-time",
+            "--time-origin",
+            "2025-03-03",
+            "--format",
+            "json",
+        ],
+    );
+    let moved: serde_json::Value = serde_json::from_str(&moved.stdout).expect("JSON");
+    assert_eq!(moved["window"]["start"].as_str(), Some("2025-03-03T00:00:00Z"));
+    assert_eq!(moved["gpu_hours_total"], report["gpu_hours_total"]);
 }

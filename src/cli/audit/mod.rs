@@ -28,6 +28,8 @@ pub struct AuditArgs {
     pub logs: Vec<PathBuf>,
     pub mapping: Option<PathBuf>,
     pub input_format: Option<String>,
+    /// `--time-origin`: YYYY-MM-DD or RFC 3339.
+    pub time_origin: Option<String>,
     pub plan: Option<PathBuf>,
     pub format: Format,
     pub days: Option<f64>,
@@ -55,6 +57,14 @@ struct JsonAudit<'a> {
     report: Option<&'a AuditReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bill: Option<&'a Bill>,
+}
+
+/// `--time-origin` as RFC 3339 (a date is its midnight, UTC).
+pub fn time_origin(text: &str) -> Result<String, Failure> {
+    let ms = parse_instant("--time-origin", text)?;
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+        .ok_or_else(|| Diagnostic::file("--time-origin", format!("'{text}' is out of range")).into())
 }
 
 fn parse_instant(flag: &str, text: &str) -> Result<i64, Failure> {
@@ -105,6 +115,7 @@ fn given_sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failu
         logs: args.logs.clone(),
         mapping: args.mapping.clone(),
         input_format: args.input_format.clone(),
+        time_origin: args.time_origin.as_deref().map(time_origin).transpose()?,
         prometheus: args.prometheus.resolve(plan),
         slurm: args.slurm.resolve(plan)?,
         warehouse: args.warehouse.resolve(plan, !args.logs.is_empty())?,

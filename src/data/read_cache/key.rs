@@ -67,6 +67,7 @@ pub fn read_key(
     inputs: &[PathBuf],
     mapping: Option<&Path>,
     input_format: Option<&str>,
+    time_origin: Option<&str>,
     rules: &ClassificationRules,
     version: &str,
 ) -> Option<String> {
@@ -79,6 +80,9 @@ pub fn read_key(
         lines.push(format!("mapping {} {:032x}", mapping.display(), bytes_hash(&bytes)));
     }
     lines.push(format!("layout {}", input_format.unwrap_or("detected")));
+    if let Some(origin) = time_origin {
+        lines.push(format!("time origin {origin}"));
+    }
     let mut h = hasher();
     serde_json::to_string(rules).ok()?.hash(&mut h);
     lines.push(format!("rules {:016x}", h.finish()));

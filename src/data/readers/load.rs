@@ -178,7 +178,8 @@ pub fn load_logs(
         let (rows, file_quarantine, warnings) = match format {
             LogFormat::Sacct => {
                 let text = read_text(&path).map_err(fail)?;
-                let log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
+                let mut log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
+                log.set_cpu_jobs_apart(&shown);
                 frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?);
                 if !log.pending.is_empty() {
                     pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?);
@@ -330,6 +331,10 @@ fn assemble(
     } else {
         concat_any(with_optional_columns(pending).map_err(combined)?).map_err(combined)?
     };
+    if let Some(error) = no_gpus(&jobs, &pending, utilization.as_ref(), &quarantine, &origins) {
+        let shown: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        return Err(LoadError::new(shown.join(", ").as_str(), error));
+    }
     Ok(LoadedLogs {
         jobs,
         utilization,
@@ -341,6 +346,41 @@ fn assemble(
     })
 }
 
+/// Logs whose every run is CPU-only: said as such (exit 2), rather than audited as a fleet of
+/// 0 GPUs and $0.00.
+fn no_gpus(
+    jobs: &DataFrame,
+    pending: &DataFrame,
+    utilization: Option<&DataFrame>,
+    quarantine: &Quarantine,
+    origins: &RunOrigins,
+) -> Option<DataError> {
+    use crate::data::readers::reject::RejectReason;
+    let rows = *quarantine.counts.get(&RejectReason::CpuOnly)?;
+    if jobs.height() > 0 || pending.height() > 0 || utilization.is_some_and(|u| u.height() > 0) {
+        return None;
+    }
+    let sample = quarantine.samples.iter().find(|s| s.reason == RejectReason::CpuOnly);
+    let why = match sample {
+        Some(row) if row.detail.contains("AllocTRES") => "`AllocTRES` names no gres/gpu".to_string(),
+        Some(row) => {
+            let column = origins
+                .files
+                .iter()
+                .find_map(|f| f.mapping.as_ref()?.columns.get("gpus").cloned());
+            match column {
+                Some(column) => format!(
+                    "column `{column}`, read as the GPU count, is 0 or empty on every row, e.g. {}:{}",
+                    row.file, row.line
+                ),
+                None => format!("the GPU count is 0 on every row, e.g. {}:{}", row.file, row.line),
+            }
+        }
+        None => "the GPU count is 0 on every row".to_string(),
+    };
+    Some(DataError::NoGpus { rows, why })
+}
+
 /// A Slurm accounting log that arrived without a file (`sacct` run by gpuplan), shown as
 /// `shown` with format `format`: the same frames a sacct export gives.
 pub fn load_sacct_log(
@@ -350,6 +390,8 @@ pub fn load_sacct_log(
     detail: Detail<'_>,
 ) -> Result<LoadedLogs, LoadError> {
     let fail = |error: DataError| LoadError::new(shown, error);
+    let mut log = log;
+    log.set_cpu_jobs_apart(shown);
     let frames = vec![frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?];
     let pending = if log.pending.is_empty() {
         Vec::new()

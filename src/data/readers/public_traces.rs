@@ -4,6 +4,7 @@
 //! - AcmeTrace (Shanghai AI Lab, NSDI '24): `trace_kalos.csv`, `trace_seren.csv`;
 //! - Helios (SenseTime, SC '21): `<Cluster>/cluster_log.csv`;
 //! - Alibaba GPU 2023 (openb, Kubernetes pods): `openb_pod_list_*.csv`;
+//! - Alibaba GPU-disaggregated DLRM 2025 (NSDI '25): `disaggregated_DLRM_trace.csv`;
 //! - Alibaba PAI 2020: `pai_task_table.csv` (and `pai_job_table.csv`, refused with the table
 //!   to audit instead: it holds no GPU counts).
 //!
@@ -14,7 +15,7 @@
 use std::path::Path;
 
 use super::detect::split_header;
-use super::mapping::{EmptyGpus, GpuUnit, Mapping, TimeFormat};
+use super::mapping::{EmptyEnd, EmptyGpus, EmptyStart, GpuUnit, Mapping, TimeFormat};
 
 /// Where second 0 of a trace that writes seconds from an undisclosed origin is placed; dates
 /// are nominal, spans, hours and waits exact. PAI 2020's times are Unix times less a
@@ -23,6 +24,10 @@ use super::mapping::{EmptyGpus, GpuUnit, Mapping, TimeFormat};
 const PAI_2020_ORIGIN: &str = "2020-07-02T00:00:00Z";
 /// openb counts seconds from the trace's start; the trace was published in 2023.
 const OPENB_ORIGIN: &str = "2023-01-01T00:00:00Z";
+/// DLRM 2025 counts seconds from the trace's start and publishes no date: second 0 is placed
+/// on a Monday of the year it was published (a week's shape stays a week's), overridable with
+/// `--time-origin` or the mapping's `units.time_origin`.
+pub const DLRM_2025_ORIGIN: &str = "2025-01-06T00:00:00Z";
 
 /// One public trace's table.
 pub struct PublicTable {
@@ -199,6 +204,63 @@ const OPENB_PODS: PublicTable = PublicTable {
     audit_instead: None,
 };
 
+const DLRM_2025: PublicTable = PublicTable {
+    trace: "Alibaba GPU-disaggregated DLRM 2025 (cluster-trace-gpu-v2025, NSDI '25)",
+    table: "disaggregated_DLRM_trace.csv",
+    columns: &[
+        "instance_sn",
+        "role",
+        "app_name",
+        "cpu_request",
+        "cpu_limit",
+        "gpu_request",
+        "gpu_limit",
+        "rdma_request",
+        "rdma_limit",
+        "memory_request",
+        "memory_limit",
+        "disk_request",
+        "disk_limit",
+        "max_instance_per_node",
+        "creation_time",
+        "scheduled_time",
+        "deletion_time",
+    ],
+    row_shape: None,
+    fields: &[
+        ("job_id", "instance_sn", "DLRM's inference instance"),
+        (
+            "name",
+            "app_name",
+            "DLRM's application group: the service its instances serve",
+        ),
+        (
+            "queue",
+            "role",
+            "DLRM's role: HN (a heterogeneous GPU node's instance) or CN (CPU node: no GPU)",
+        ),
+        ("gpus", "gpu_request", "DLRM's GPUs requested by the instance"),
+        (
+            "submit",
+            "creation_time",
+            "DLRM's creation, seconds from the trace's start (empty: before it began)",
+        ),
+        (
+            "start",
+            "scheduled_time",
+            "DLRM's scheduling, seconds from the trace's start (empty: before it began)",
+        ),
+        (
+            "end",
+            "deletion_time",
+            "DLRM's deletion, seconds from the trace's start (empty: after it ended)",
+        ),
+    ],
+    cluster: ClusterName::Named("dlrm"),
+    units: dlrm_units,
+    audit_instead: None,
+};
+
 const PAI_TASKS: PublicTable = PublicTable {
     trace: "Alibaba PAI 2020 (cluster-trace-gpu-v2020)",
     table: "pai_task_table.csv",
@@ -253,7 +315,7 @@ const PAI_JOBS: PublicTable = PublicTable {
 };
 
 /// Every table recognised.
-pub const PUBLIC_TABLES: [&PublicTable; 5] = [&ACME, &HELIOS, &OPENB_PODS, &PAI_TASKS, &PAI_JOBS];
+pub const PUBLIC_TABLES: [&PublicTable; 6] = [&ACME, &HELIOS, &OPENB_PODS, &DLRM_2025, &PAI_TASKS, &PAI_JOBS];
 
 /// PAI's task and job statuses.
 const PAI_STATUSES: [&str; 5] = ["Terminated", "Failed", "Running", "Waiting", "Interrupted"];
@@ -294,7 +356,8 @@ fn openb_units(mapping: &mut Mapping) {
     mapping.units.gpus = GpuUnit::Milli;
     mapping.gpu_multiplier = Some("num_gpu".into());
     mapping.units.time = TimeFormat::OffsetS;
-    mapping.units.time_origin = Some(OPENB_ORIGIN.into());
+    // `--time-origin` (already set) wins over the nominal origin.
+    mapping.units.time_origin.get_or_insert_with(|| OPENB_ORIGIN.into());
     let reasons = [
         (
             "gpu_multiplier",
@@ -303,7 +366,46 @@ fn openb_units(mapping: &mut Mapping) {
         ("units.gpus", "openb's gpu_milli: thousandths of a GPU".to_string()),
         (
             "units.time",
-            format!("openb writes seconds from an undisclosed origin: second 0 is placed at {OPENB_ORIGIN}"),
+            format!(
+                "openb writes seconds from an undisclosed origin: second 0 is placed at {}",
+                mapping.units.time_origin.as_deref().unwrap_or(OPENB_ORIGIN)
+            ),
+        ),
+    ];
+    mapping.reasons.extend(reasons.map(|(key, why)| (key.to_string(), why)));
+}
+
+/// DLRM 2025 (its README): seconds from the trace's start; `NaN` or empty for an instance
+/// created or scheduled before the trace began (left-censored: it runs from the first
+/// instant) or deleted after it ended (right-censored: it runs to the last); every instance
+/// latency-sensitive serving; CN instances hold no GPU.
+fn dlrm_units(mapping: &mut Mapping) {
+    mapping.units.time = TimeFormat::OffsetS;
+    if mapping.units.time_origin.is_none() {
+        mapping.units.time_origin = Some(DLRM_2025_ORIGIN.into());
+    }
+    mapping.units.empty_start = EmptyStart::TraceStart;
+    mapping.units.empty_end = EmptyEnd::Censored;
+    mapping.null_values.extend(["NaN".to_string(), "nan".to_string()]);
+    mapping.constants.insert("qos".into(), "LS".into());
+    let origin = mapping.units.time_origin.clone().unwrap_or_default();
+    let reasons = [
+        (
+            "units.time",
+            format!("DLRM writes seconds from the trace's start and publishes no date: second 0 is placed at {origin} (--time-origin moves it)"),
+        ),
+        (
+            "units.empty_start",
+            "DLRM leaves scheduled_time empty (NaN) for an instance there before the trace began: it runs from the trace's first instant (left-censored)".to_string(),
+        ),
+        (
+            "units.empty_end",
+            "DLRM leaves deletion_time empty (NaN) for an instance still there at the trace's end: it runs to the trace's last instant (right-censored)".to_string(),
+        ),
+        ("null_values", "DLRM writes a time it does not have as NaN".to_string()),
+        (
+            "qos",
+            "DLRM's README: every instance is latency-sensitive (LS) serving".to_string(),
         ),
     ];
     mapping.reasons.extend(reasons.map(|(key, why)| (key.to_string(), why)));
@@ -318,7 +420,7 @@ fn pai_task_units(mapping: &mut Mapping) {
     // PAI's own analysis (analysis/utils.py) takes a zero time as missing.
     mapping.null_values.extend(["0".to_string(), "0.0".to_string()]);
     mapping.units.time = TimeFormat::OffsetS;
-    mapping.units.time_origin = Some(PAI_2020_ORIGIN.into());
+    mapping.units.time_origin.get_or_insert_with(|| PAI_2020_ORIGIN.into());
     let reasons = [
         (
             "null_values",

@@ -157,10 +157,11 @@ fn times_outside_2000_to_a_day_from_now_are_set_aside_and_never_move_the_window(
 
 /// Rows of Alibaba's GPU-DLRM 2025 trace as published (cluster-trace-gpu-v2025, CC BY 4.0):
 /// times in seconds from the trace's start, empty for instances running before it began (about
-/// 30 % of its rows, one of four here). Read raw they are not January 1970: the audit stops
-/// naming the column and its first value.
+/// 30 % of its rows). Read raw they are not January 1970: the trace is recognised, second 0
+/// placed at its stated origin, the empty times read as the trace's edges, and its CPU-node
+/// instances counted apart.
 #[test]
-fn a_raw_trace_of_relative_seconds_with_empty_times_is_refused_not_read_as_1970() {
+fn a_raw_dlrm_trace_of_relative_seconds_with_empty_times_is_anchored_never_read_as_1970() {
     let home = tempfile::tempdir().expect("tempdir");
     let log = home.path().join("disaggregated_DLRM_trace.csv");
     std::fs::write(
@@ -171,14 +172,29 @@ fn a_raw_trace_of_relative_seconds_with_empty_times_is_refused_not_read_as_1970(
          instance_0,HN,app_0,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,,,\n\
          instance_7280,CN,app_22,64,64,0,0,1,1,320.0,320.0,544.0,640.0,-1,475.00000000000006,623.0,\n\
          instance_7281,CN,app_88,64,64,0,0,1,1,320.0,320.0,255.0,300.0,-1,610.0,683.0,91730.0\n\
-         instance_7283,CN,app_0,48,48,0,0,25,25,240.0,240.0,680.0,800.0,-1,475.00000000000006,475.00000000000006,\n",
+         instance_7283,CN,app_0,48,48,0,0,25,25,240.0,240.0,680.0,800.0,-1,475.00000000000006,475.00000000000006,\n\
+         instance_7290,HN,app_1,12,12,1,1,25,25,120.0,120.0,640.0,800.0,8,300.0,310.0,7510.0\n",
     )
     .expect("log");
-    let run = common::gpuplan_in(home.path(), &["audit", log.to_str().expect("utf-8")]);
-    assert_eq!(run.code, 2, "{}", run.stdout);
-    assert!(run.stderr.contains("before 2000"), "{}", run.stderr);
-    assert!(run.stderr.contains("time_origin"), "{}", run.stderr);
+    let run = common::gpuplan_in(home.path(), &["audit", log.to_str().expect("utf-8"), "--all-time"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("recognised by its header as Alibaba GPU-disaggregated DLRM 2025"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stdout.contains("1970"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("2025-01-06"),
+        "second 0 at the stated origin: {}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("CPU-only (no GPU): not in GPU figures"),
+        "{}",
+        run.stdout
+    );
 }
 
 #[test]
@@ -195,10 +211,28 @@ fn a_log_whose_every_time_is_before_2000_is_refused_naming_the_column() {
     assert!(run.stderr.contains("column begin"), "{}", run.stderr);
     assert!(run.stderr.contains("12 s"), "{}", run.stderr);
     assert!(
-        run.stderr.contains("seconds from a trace's start, not dates"),
-        "{}",
+        run.stderr.contains("seconds from a trace's start, not dates") && run.stderr.contains("--time-origin DATE"),
+        "the message names the flag that reads them: {}",
         run.stderr
     );
+    // With the origin stated, the same log audits from it: no 1970 anywhere.
+    let run = common::gpuplan_in(
+        home.path(),
+        &[
+            "audit",
+            log.to_str().expect("utf-8"),
+            "--all-time",
+            "--time-origin",
+            "2024-03-01",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("1970"), "{}", run.stdout);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(report["window"]["start"].as_str(), Some("2024-03-01T00:00:12Z"));
+    assert_eq!(report["gpu_hours_total"].as_f64(), Some(8.0 + 4.0 + 0.5));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{MAPPING_SCHEMA_VERSION, Mapping, TimeFormat, canonical_fields};
+use super::{EmptyStart, MAPPING_SCHEMA_VERSION, Mapping, TimeFormat, canonical_fields};
 
 /// The commented TOML `gpuplan mapping init` writes for a file with `header`.
 pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str) -> String {
@@ -128,6 +128,12 @@ pub fn render_mapping_toml(mapping: &Mapping, header: &[String], file_name: &str
         "empty_end = \"{}\"  # censored (clipped to the observation window) or reject\n",
         kebab(&u.empty_end)
     ));
+    if u.empty_start != EmptyStart::default() {
+        out.push_str(&format!(
+            "empty_start = \"{}\"  # reject, or trace-start (running before the trace began: starts at second 0)\n",
+            kebab(&u.empty_start)
+        ));
+    }
     out.push_str(&format!(
         "empty_gpus = \"{}\"  # an empty GPU count: reject the row, or zero (a CPU-only task)\n",
         kebab(&u.empty_gpus)

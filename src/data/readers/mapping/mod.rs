@@ -116,6 +116,22 @@ pub enum EmptyEnd {
     Reject,
 }
 
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// What an empty start time means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmptyStart {
+    /// Unreadable (set aside), unless a submit time says the job never started.
+    #[default]
+    Reject,
+    /// Running before the trace began (left-censored): the run starts at the trace's first
+    /// instant, second 0 of `time_origin` (Alibaba's DLRM 2025 leaves these times empty).
+    TraceStart,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct Units {
@@ -133,6 +149,10 @@ pub struct Units {
     pub time_origin: Option<String>,
     #[serde(default)]
     pub empty_end: EmptyEnd,
+    /// An empty start: `reject` (the default) or `trace-start` (left-censored, for
+    /// `time = "offset-s"`).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub empty_start: EmptyStart,
     /// An empty GPU count: `reject` (the default) or `zero` (a CPU-only row).
     #[serde(default)]
     pub empty_gpus: EmptyGpus,

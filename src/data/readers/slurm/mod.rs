@@ -191,6 +191,25 @@ pub fn read_sacct_detailed(path: &Path, text: &str, cluster_default: &str) -> Re
     Ok(log)
 }
 
+impl SacctLog {
+    /// Moves the jobs whose allocation names no GPU (CPU jobs) out of the runs into the
+    /// quarantine, counted apart: a GPU audit never sees them as jobs of 0 GPUs.
+    pub fn set_cpu_jobs_apart(&mut self, file: &str) {
+        let (runs, cpu_only): (Vec<JobRun>, Vec<JobRun>) = std::mem::take(&mut self.runs)
+            .into_iter()
+            .partition(|run| run.gpus > 0.0);
+        self.runs = runs;
+        for run in cpu_only {
+            self.quarantine.add(RejectedRow {
+                file: file.to_string(),
+                line: run.source_line,
+                reason: RejectReason::CpuOnly,
+                detail: format!("job {}: AllocTRES names no gres/gpu", run.job_id),
+            });
+        }
+    }
+}
+
 /// Most hosts one `NodeList` may name: larger than any real allocation, small enough that a
 /// hostile `n[0-99999999]` is refused before it is expanded.
 const MAX_HOSTS_PER_JOB: usize = 100_000;

@@ -6,14 +6,14 @@ use polars::prelude::*;
 
 use super::fields::{gpu_multiplier, id_and_line, null_text, number_field, raw_present, text_field, time_limit_field};
 use super::split::{Bounds, reject_reason};
-use super::times::{MS, time_field};
+use super::times::{MS, parse_origin, time_field};
 use super::{DETAIL_ONLY_FIELDS, Detail, END_PRESENT, REASON, START_PRESENT, UTIL_PRESENT, audit_columns};
 use crate::data::audit::classify::features::{gpu_type_code_expr, run_feature_exprs};
 use crate::data::audit::classify::placement::KindColumns;
 use crate::data::canonical as c;
 use crate::data::error::DataError;
 use crate::data::readers::detect::LogFormat;
-use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, Mapping, UtilUnit};
+use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, EmptyStart, Mapping, UtilUnit};
 
 /// A log with a wait and no submit time (AcmeTrace's and Helios's numeric `queue`): submitted
 /// = started − wait seconds; a negative or missing wait leaves it unknown.
@@ -75,7 +75,17 @@ impl RowQuery {
         let has_submit = mapping.columns.contains_key("submit") || mapping.columns.contains_key("wait");
         let has_time_limit = mapping.columns.contains_key("time_limit");
         // The start's layout is recognised once, for the start and a submit derived from it.
-        let start = time_field("start", lf, mapping, schema)?;
+        let mut start = time_field("start", lf, mapping, schema)?;
+        if mapping.units.empty_start == EmptyStart::TraceStart {
+            // Running before the trace began (left-censored): from the trace's first instant.
+            let origin_ms = match &mapping.units.time_origin {
+                Some(origin) => parse_origin(origin)?,
+                None => 0,
+            };
+            start = when(raw_present("start", mapping).not())
+                .then(lit(origin_ms).cast(MS))
+                .otherwise(start);
+        }
         let mut columns = vec![
             job_id.alias(c::JOB_ID),
             text_field("cluster", mapping).alias(c::CLUSTER),
@@ -106,8 +116,8 @@ impl RowQuery {
         }
         // What the scheduler says a job is, for the logs that say it.
         let kinds = KindColumns {
-            qos: mapping.columns.contains_key("qos"),
-            owner_kind: mapping.columns.contains_key("owner_kind"),
+            qos: mapping.columns.contains_key("qos") || mapping.constants.contains_key("qos"),
+            owner_kind: mapping.columns.contains_key("owner_kind") || mapping.constants.contains_key("owner_kind"),
         };
         for (present, field, column) in [
             (kinds.qos, "qos", c::QOS),

@@ -69,8 +69,10 @@ pub(super) fn reject_reason(empty_end: EmptyEnd, has_submit: bool, bounds: Bound
                 .or(col(UTIL_PRESENT).and(util.clone().is_null().or(util.clone().is_finite().not()))),
         )
         .then(reason_code(RejectReason::UnparseableNumber))
-        .when(gpus.lt(lit(0.0)))
+        .when(gpus.clone().lt(lit(0.0)))
         .then(reason_code(RejectReason::NegativeGpus))
+        .when(gpus.eq(lit(0.0)))
+        .then(reason_code(RejectReason::CpuOnly))
         .when(
             col(c::START)
                 .is_not_null()

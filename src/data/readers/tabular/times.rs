@@ -23,7 +23,7 @@ fn epoch_expr(numbers: Expr, millis_per_unit: f64, origin_ms: i64) -> Expr {
         .cast(MS)
 }
 
-fn parse_origin(origin: &str) -> Result<i64, DataError> {
+pub(super) fn parse_origin(origin: &str) -> Result<i64, DataError> {
     chrono::DateTime::parse_from_rfc3339(origin)
         .map(|t| t.timestamp_millis())
         .map_err(|source| DataError::TimeOrigin {

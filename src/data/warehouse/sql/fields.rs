@@ -3,7 +3,7 @@
 //! what the engine says each column holds. Times become UTC milliseconds, GPU counts and
 //! utilization doubles in their units; a field the mapping does not name is NULL.
 
-use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, Mapping, TimeFormat, UtilUnit};
+use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, EmptyStart, Mapping, TimeFormat, UtilUnit};
 use crate::data::warehouse::dialect::{Dialect, StoredAs};
 use crate::data::warehouse::error::WarehouseError;
 
@@ -306,7 +306,19 @@ impl FieldBuilder<'_> {
                 d.cast("0.0", d.double_type())
             );
         }
-        let start_ms = self.time("start", probe)?;
+        let mut start_ms = self.time("start", probe)?;
+        if units.empty_start == EmptyStart::TraceStart {
+            // Running before the trace began (left-censored): from the trace's first instant.
+            let origin = units.time_origin.as_deref().unwrap_or("1970-01-01T00:00:00Z");
+            let origin_ms = chrono::DateTime::parse_from_rfc3339(origin)
+                .map(|t| t.timestamp_millis())
+                .unwrap_or(0);
+            start_ms = format!(
+                "CASE WHEN {} THEN {start_ms} ELSE {} END",
+                self.present("start"),
+                d.cast(&origin_ms.to_string(), "BIGINT")
+            );
+        }
         let submit_ms = if self.mapping.columns.contains_key("submit") {
             Some(self.time("submit", probe)?)
         } else if self.mapping.columns.contains_key("wait") {

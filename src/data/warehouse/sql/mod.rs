@@ -190,7 +190,7 @@ impl AuditSql<'_> {
         };
         let code = |r: RejectReason| r as u32;
         let reason = format!(
-            "CASE\n      WHEN job_id IS NULL OR {} = 0 THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
+            "CASE\n      WHEN job_id IS NULL OR {} = 0 THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN gpus = 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
             d.char_length("job_id"),
             code(RejectReason::MissingJobId),
             code(RejectReason::UnparseableTime),
@@ -199,6 +199,7 @@ impl AuditSql<'_> {
             d.is_finite("util"),
             code(RejectReason::UnparseableNumber),
             code(RejectReason::NegativeGpus),
+            code(RejectReason::CpuOnly),
             code(RejectReason::EndBeforeStart),
         );
         format!(
