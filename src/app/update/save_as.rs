@@ -10,19 +10,20 @@ use crate::app::{App, Effect, Overlay};
 /// also drops a quit that was waiting for the save.
 pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
     let cannot_save = unsavable(app);
-    let plan = plan_to_save(app);
+    let plan = (key.code == KeyCode::Enter).then(|| plan_to_save(app));
     let Overlay::SaveAs { text, error, choices } = &mut app.overlay else {
         return Vec::new();
     };
     match key.code {
         KeyCode::Enter if text.trim().is_empty() => *error = Some("type a path to save the plan to".to_string()),
-        KeyCode::Enter => match cannot_save {
-            Some(why) => *error = Some(why),
-            None => {
+        KeyCode::Enter => match (cannot_save, plan) {
+            (Some(why), _) => *error = Some(why),
+            (None, Some(plan)) => {
                 let typed = text.trim().to_string();
                 app.overlay = Overlay::None;
                 return vec![Effect::SavePlanTo { typed, plan }];
             }
+            (None, None) => {}
         },
         KeyCode::Tab => return vec![Effect::CompleteSavePath { typed: text.clone() }],
         KeyCode::Esc => {
