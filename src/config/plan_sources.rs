@@ -143,6 +143,19 @@ mod tests {
     }
 
     #[test]
+    fn the_users_csv_follows_the_plan_to_another_folder() {
+        let mut plan = crate::config::plan_file::default_plan(&crate::config::catalog::builtin().catalog)
+            .expect("the default plan");
+        plan.inference.users_csv = Some("users.csv".to_string());
+        anchor_read(&mut plan, Path::new("/work/scenarios/q3.toml"));
+        assert_eq!(plan.inference.users_csv.as_deref(), Some("/work/scenarios/users.csv"));
+        let beside = anchor_written(&plan, Path::new("/work/scenarios/q4.toml"));
+        assert_eq!(beside.inference.users_csv.as_deref(), Some("users.csv"));
+        let above = anchor_written(&plan, Path::new("/work/q3.toml"));
+        assert_eq!(above.inference.users_csv.as_deref(), Some("scenarios/users.csv"));
+    }
+
+    #[test]
     fn patterns_are_told_from_files() {
         assert!(is_pattern("runs/*.parquet"));
         assert!(is_pattern("runs/part-[0-9].csv"));
