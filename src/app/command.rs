@@ -191,14 +191,14 @@ pub const COMMANDS: &[CommandSpec] = &[
         id: CommandId::Save,
         name: "plan.save",
         title: "Save the plan",
-        help: "write the plan file (TOML), atomically",
+        help: "write the plan file (TOML) naming the data it reads, atomically; asks a path when there is none",
         default_keys: &[Key::ctrl('s')],
     },
     CommandSpec {
         id: CommandId::SaveAs,
         name: "plan.save_as",
-        title: "Save the plan as a new name",
-        help: "write the plan under a new file name",
+        title: "Save the plan to another file",
+        help: "write the plan to a path you type (Tab completes; the folder must exist)",
         default_keys: &[Key::char('S')],
     },
     CommandSpec {

@@ -27,8 +27,4 @@ pub enum InputError {
     /// A value outside the field's limits.
     #[error("{} must be between {} and {}", .field.key_path(), .field.show(.field.bounds().0), .field.show(.field.bounds().1))]
     OutOfRange { field: Field },
-    #[error("type a name")]
-    NoName,
-    #[error("'{name}' can't be a file name: use letters, digits, '-', '_' and '.'")]
-    BadName { name: String },
 }

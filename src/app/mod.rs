@@ -131,6 +131,17 @@ pub struct LogInputs {
     pub slurm: Option<Box<crate::model::plan::SlurmSource>>,
     /// With no paths: the runs live in a database, audited there (the plan's `[warehouse]`).
     pub warehouse: Option<Box<crate::model::plan::WarehouseSource>>,
+    /// The paths are the shipped sample, read because nothing named a log: a save names none.
+    pub shipped_sample: bool,
+    /// Logs the plan names that were not there when it was opened: not read, kept in the plan.
+    pub missing: Vec<PathBuf>,
+}
+
+impl LogInputs {
+    /// Whether there is nothing to read: every log the plan names is missing, and no live source.
+    pub fn nothing_to_read(&self) -> bool {
+        self.paths.is_empty() && self.prometheus.is_none() && self.slurm.is_none() && self.warehouse.is_none()
+    }
 }
 
 /// The plan file behind the plan on screen.
@@ -231,10 +242,12 @@ pub enum Overlay {
         text: String,
         error: Option<String>,
     },
-    /// Typing a name to save the plan under.
+    /// Typing the path to save the plan to; Tab completes it from the folders on disk.
     SaveAs {
         text: String,
         error: Option<String>,
+        /// What Tab found when more than one entry matches.
+        choices: Vec<String>,
     },
     /// Unsaved edits and a quit request.
     ConfirmQuit,
@@ -298,6 +311,8 @@ pub struct App {
     pub quit_after_save: bool,
     /// The read-only plan file the next save may replace: set when a save found it read-only.
     pub replace_read_only: Option<PathBuf>,
+    /// The plan file this session last wrote: named again when the workbench quits.
+    pub written: Option<PathBuf>,
     pub quit: bool,
     pub replay: ReplayState,
     pub forecast: ForecastState,
@@ -374,6 +389,17 @@ pub enum Action {
     Failed {
         message: String,
     },
+    /// The path typed in "save as" cannot be saved to: the dialog opens again with it.
+    SavePathRefused {
+        typed: String,
+        message: String,
+    },
+    /// Tab's completion of the path typed in "save as".
+    SavePathCompleted {
+        typed: String,
+        text: String,
+        choices: Vec<String>,
+    },
     ComparePlanLoaded {
         label: String,
         plan: Box<Plan>,
@@ -430,6 +456,16 @@ pub enum Effect {
         original_text: Option<String>,
         /// The user confirmed replacing a read-only file (a second save, as vim's `:w!`).
         replace_read_only: bool,
+    },
+    /// Save to the path typed in "save as" (relative to the current folder): its folder must
+    /// exist and the file must not.
+    SavePlanTo {
+        typed: String,
+        plan: Box<Plan>,
+    },
+    /// Complete the path typed in "save as" from the folders on disk.
+    CompleteSavePath {
+        typed: String,
     },
     /// Save under a name in the data folder's plans/; with `pick_free_name`, `NAME-2`,
     /// `NAME-3`... when the name is taken, else a taken name is refused.
@@ -504,6 +540,7 @@ impl App {
             recovery: None,
             quit_after_save: false,
             replace_read_only: None,
+            written: None,
             quit: false,
             replay: ReplayState::default(),
             forecast: ForecastState::default(),
@@ -513,7 +550,23 @@ impl App {
     /// The effects to run once at start: read the logs, watch the plan file. (Files for the
     /// palette are listed when it opens, not before the first frame.)
     pub fn start(&mut self) -> Vec<Effect> {
-        let mut effects = vec![self.request_fleet()];
+        let mut effects = Vec::new();
+        if self.logs.nothing_to_read() && !self.logs.missing.is_empty() {
+            // Every log the plan names is missing: the plan's own figures, and no stand-in fleet.
+            self.fleet_status = FleetStatus::Failed {
+                message: format!(
+                    "no audit: not found: {}",
+                    self.logs
+                        .missing
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+        } else {
+            effects.push(self.request_fleet());
+        }
         if let Some(path) = &self.plan_file.path {
             effects.push(Effect::WatchPlan { path: path.clone() });
         }

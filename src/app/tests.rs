@@ -9,6 +9,7 @@ use crate::config::plan_file::default_plan;
 
 mod plan_file;
 mod recover;
+mod save_sources;
 
 fn app() -> App {
     let catalog = builtin().catalog;
@@ -271,15 +272,15 @@ fn text_dialogs_take_keys_that_are_commands_elsewhere() {
     let mut app = app();
     run(&mut app, CommandId::SaveAs);
     press(&mut app, Key::ctrl('u'));
-    for c in "q1/".chars() {
+    press(&mut app, Key::plain(KeyCode::Enter));
+    assert!(matches!(&app.overlay, Overlay::SaveAs { error: Some(_), .. }));
+    for c in "plans/q1x".chars() {
         press(&mut app, Key::char(c));
     }
     assert!(!app.quit);
-    press(&mut app, Key::plain(KeyCode::Enter));
-    assert!(matches!(&app.overlay, Overlay::SaveAs { error: Some(_), .. }));
     press(&mut app, Key::plain(KeyCode::Backspace));
     let effects = press(&mut app, Key::plain(KeyCode::Enter));
-    assert!(matches!(&effects[..], [Effect::SavePlanAs { name, .. }] if name == "q1"));
+    assert!(matches!(&effects[..], [Effect::SavePlanTo { typed, .. }] if typed == "plans/q1"));
 }
 
 #[test]

@@ -42,6 +42,10 @@ pub fn run(
         ..Given::default()
     };
     let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
+    // A log the plan names that is not there is said; the report goes on without it.
+    for note in sources.missing_notes(&plan_file) {
+        eprintln!("warning: {note}");
+    }
     let has_logs = !sources.logs.is_empty() || sources.slurm.is_some() || sources.warehouse.is_some();
     let mut pipeline = crate::cli::new_pipeline(catalog);
     let settings = crate::pipeline::report::report_settings(&pipeline, &plan);

@@ -11,5 +11,7 @@ pub mod paths;
 pub mod plan_edit;
 pub mod plan_file;
 pub mod plan_from_logs;
+pub mod plan_sources;
 pub mod recovery;
 pub mod sample_log;
+pub mod save_path;

@@ -83,12 +83,13 @@ pub fn read_plan(path: &Path, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>
 }
 
 /// A plan file's text as read from `path`: validated, with what it names beside it (its
-/// `users_csv`, relative to its folder) read in. Every face reads plan files through here, so a
+/// `users_csv`, relative to its folder) read in, and its `[[logs]]` taken from its folder. Every face reads plan files through here, so a
 /// plan means the same in the workbench and on the command line.
 pub fn read_plan_file_text(path: &Path, text: &str, catalog: &Catalog) -> Result<Plan, Vec<Diagnostic>> {
     let shown = path.display().to_string();
     let mut plan = read_plan_text(&shown, text, catalog)?;
     attach_user_latencies(&mut plan, &shown, path.parent()).map_err(|d| vec![d])?;
+    super::plan_sources::anchor_read(&mut plan, path);
     Ok(plan)
 }
 

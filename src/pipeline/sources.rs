@@ -22,6 +22,9 @@ pub struct Sources {
     pub slurm: Option<SlurmSource>,
     /// With no logs: the runs live in a database, audited there (`[warehouse]`).
     pub warehouse: Option<WarehouseSource>,
+    /// Logs the plan names that are not there: left out of `logs`, each said by the face that
+    /// reads the plan, and no stand-in read in their place.
+    pub missing: Vec<PathBuf>,
 }
 
 /// What a face was given beside the plan.
@@ -55,10 +58,13 @@ impl Sources {
             .filter(|_| from_plan)
             .map(|p| p.logs.as_slice())
             .unwrap_or_default();
-        let logs = if from_plan {
-            listed.iter().map(|l| PathBuf::from(&l.path)).collect()
+        let (logs, missing) = if from_plan {
+            listed
+                .iter()
+                .map(|l| PathBuf::from(&l.path))
+                .partition(|path| is_pattern_or_present(path))
         } else {
-            given.logs
+            (given.logs, Vec::new())
         };
         let mapping = match given.mapping {
             Some(mapping) => Some(mapping),
@@ -76,7 +82,21 @@ impl Sources {
             prometheus: given.prometheus,
             slurm: given.slurm,
             warehouse: given.warehouse,
+            missing,
         })
+    }
+
+    /// What to say of the plan's logs that are not there, one line each.
+    pub fn missing_notes(&self, plan_file: &str) -> Vec<String> {
+        self.missing
+            .iter()
+            .map(|path| {
+                format!(
+                    "{} not found (named by {plan_file} [[logs]]): left out; figures that need its jobs are not shown",
+                    path.display()
+                )
+            })
+            .collect()
     }
 
     /// Whether there is anything to audit: logs, a Slurm to ask, or a Prometheus to pull pods from.
@@ -90,9 +110,10 @@ impl Sources {
         self.logs.is_empty() && (self.slurm.is_some() || self.prometheus.is_some())
     }
 
-    /// With no log and no Prometheus, the shipped sample; returns the note that says so.
+    /// With no log and no Prometheus, the shipped sample; returns the note that says so. Never
+    /// in place of logs the plan names that are missing: that would show another fleet.
     pub fn or_sample(&mut self) -> Result<Option<String>, PipelineError> {
-        if !self.is_empty() {
+        if !self.is_empty() || !self.missing.is_empty() {
             return Ok(None);
         }
         let sample =
@@ -101,6 +122,11 @@ impl Sources {
         self.logs.push(sample);
         Ok(Some(note))
     }
+}
+
+/// A log to read: a pattern (matched when read) or a path that exists.
+fn is_pattern_or_present(path: &std::path::Path) -> bool {
+    crate::config::plan_sources::is_pattern(&path.to_string_lossy()) || path.exists()
 }
 
 /// The one value the plan's logs give for a key: one mapping (or layout) reads all of them.

@@ -116,6 +116,16 @@ impl Runtime {
                     message: "no data folder (set GPUPLAN_DATA_DIR) to save plans in".to_string(),
                 },
             }),
+            Effect::SavePlanTo { typed, plan } => Some(save_to(&typed, &plan, app.plan_file.text.as_deref())),
+            Effect::CompleteSavePath { typed } => {
+                let here = std::env::current_dir().unwrap_or_default();
+                let found = crate::config::save_path::complete(&typed, &here);
+                Some(Action::SavePathCompleted {
+                    typed,
+                    text: found.text,
+                    choices: found.choices,
+                })
+            }
             Effect::OpenPlan { path } => Some(match read(&path, &self.catalog) {
                 Ok((plan, text)) => {
                     super::remember_plan(&path);
@@ -218,6 +228,19 @@ fn save_new(path: &Path, plan: &Plan, original_text: Option<&str>) -> Action {
     saved(path, write_plan(path, plan, original_text, None))
 }
 
+/// Save as, to a typed path: refused back to the dialog when its folder is missing or the file
+/// exists; the path kept absolute, so the banner and the quit name where it went.
+fn save_to(typed: &str, plan: &Plan, original_text: Option<&str>) -> Action {
+    let here = std::env::current_dir().unwrap_or_default();
+    match crate::config::save_path::save_target(typed, &here) {
+        Ok(path) => save_new(&path, plan, original_text),
+        Err(message) => Action::SavePathRefused {
+            typed: typed.to_string(),
+            message,
+        },
+    }
+}
+
 fn saved(path: &Path, written: Result<(String, Option<String>), ConfigError>) -> Action {
     let shown = path.display().to_string();
     match written {
@@ -245,7 +268,9 @@ fn write_plan(
     original_text: Option<&str>,
     expected_hash: Option<u64>,
 ) -> Result<(String, Option<String>), ConfigError> {
-    let (text, note) = crate::config::plan_file::render_for_save(original_text, plan)?;
+    // The data it names, relative to where it is written when below its folder.
+    let plan = crate::config::plan_sources::anchor_written(plan, path);
+    let (text, note) = crate::config::plan_file::render_for_save(original_text, &plan)?;
     if let Some(folder) = path.parent()
         && !folder.as_os_str().is_empty()
     {

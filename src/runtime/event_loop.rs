@@ -91,6 +91,12 @@ pub fn run(startup: Startup) -> io::Result<()> {
     }
     if app.quit {
         super::recovery::clean_quit(&app);
+        drop(guard);
+        // On the normal screen, once the workbench is gone: where this session's save went.
+        if let Some(path) = &app.written {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            let _ = writeln!(io::stdout(), "gpuplan: the plan was saved to {}", path.display());
+        }
     } else {
         // The terminal went away (a hang-up closes input): not a quit the user chose.
         let written = write_kept();

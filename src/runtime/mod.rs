@@ -99,8 +99,15 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             .filter(|_| args.slurm.resolve(Some(&plan)).is_none()),
     };
     let mut sources = crate::pipeline::sources::Sources::resolve(given, Some(&plan)).map_err(|e| e.diagnostics())?;
+    // A log the plan names that is not there is a banner; the rest of the picture stays.
+    let plan_shown = args
+        .plan
+        .as_ref()
+        .map_or_else(|| "the plan".to_string(), |p| p.display().to_string());
+    notes.splice(0..0, sources.missing_notes(&plan_shown));
+    let mut shipped_sample = false;
     if sources.logs.is_empty() && sources.slurm.is_none() && sources.warehouse.is_none() {
-        sources.or_sample().map_err(|e| e.diagnostics())?;
+        shipped_sample = sources.or_sample().map_err(|e| e.diagnostics())?.is_some();
     }
     let config = config_dir();
     let loaded_themes = load_themes(
@@ -126,6 +133,8 @@ pub fn prepare(args: WorkbenchArgs) -> Result<Startup, Vec<Diagnostic>> {
             prometheus,
             slurm: sources.slurm.map(Box::new),
             warehouse: sources.warehouse.map(Box::new),
+            shipped_sample,
+            missing: sources.missing,
         },
     );
     app.keymap = keymap;
@@ -234,6 +243,7 @@ pub fn loaded_workbench(
             Some(log) => log.to_path_buf(),
             None => crate::config::sample_log::sample_log_path()?,
         }],
+        shipped_sample: log.is_none(),
         ..LogInputs::default()
     };
     let mut app = App::new(catalog.clone(), plan, file, logs);

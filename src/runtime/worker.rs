@@ -132,6 +132,7 @@ pub fn sources_of(logs: &LogInputs) -> Sources {
         prometheus: logs.prometheus.clone(),
         slurm: logs.slurm.as_deref().cloned(),
         warehouse: logs.warehouse.as_deref().cloned(),
+        missing: logs.missing.clone(),
     }
 }
 

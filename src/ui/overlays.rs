@@ -62,17 +62,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
             (text, ""),
             (error.as_deref(), "Enter to set, Esc to cancel"),
         ),
-        Overlay::SaveAs { text, error } => text_dialog(
-            frame,
-            theme,
-            centered(size, 56, 6),
-            (
-                "Save the plan as",
-                "a name in the plans folder (letters, digits, - _ .)",
-            ),
-            (text, ".toml"),
-            (error.as_deref(), "Enter to save, Esc to cancel"),
-        ),
+        Overlay::SaveAs { text, error, choices } => save_as_dialog(frame, theme, size, text, error.as_deref(), choices),
         Overlay::ConfirmQuit => {
             let area = centered(size, 50, 5);
             let body = dialog(frame, area, "Unsaved edits", theme);
@@ -165,6 +155,35 @@ fn text_dialog(
         },
     ];
     frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The path to save to, with what Tab found or why the last try was refused, wrapped.
+fn save_as_dialog(frame: &mut Frame, theme: &Theme, size: Rect, text: &str, error: Option<&str>, choices: &[String]) {
+    let body = dialog(frame, centered(size, 72, 8), "Save the plan to", theme);
+    // The end of a long path is what is being typed: keep it in view.
+    let room = usize::from(body.width).saturating_sub(3);
+    let shown: String = {
+        let count = text.chars().count();
+        text.chars().skip(count.saturating_sub(room)).collect()
+    };
+    let last = match (error, choices.is_empty()) {
+        (Some(e), _) => Line::styled(e.to_string(), theme.bad),
+        (None, false) => Line::styled(choices.join("  "), theme.base),
+        (None, true) => Line::styled("Enter to save, Tab to complete, Esc to cancel", theme.muted),
+    };
+    let lines = vec![
+        Line::styled(
+            "a file path, from the current folder; its folder must exist",
+            theme.muted,
+        ),
+        Line::from(vec![
+            Span::styled("› ", theme.title),
+            Span::styled(shown, theme.base),
+            Span::styled("▏", theme.muted),
+        ]),
+        last,
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
 }
 
 fn dialog(frame: &mut Frame, area: Rect, title: &str, theme: &Theme) -> Rect {

@@ -45,4 +45,5 @@ mod workbench_clusters;
 mod workbench_forecast;
 mod workbench_kill;
 mod workbench_pty;
+mod workbench_save_sources;
 mod workbench_soak;

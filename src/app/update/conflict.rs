@@ -1,6 +1,6 @@
 //! Keys of the conflict dialog: the plan file changed on disk under unsaved edits.
 
-use super::plan_file::{file_stem, save};
+use super::plan_file::{file_stem, plan_to_save, save};
 use super::{banner, push_undo, refresh_comparison, replace_plan};
 use crate::app::key::{Key, KeyCode};
 use crate::app::{App, BannerLevel, Effect, Overlay};
@@ -25,7 +25,7 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
             let name = format!("{}-mine", file_stem(app));
             vec![Effect::SavePlanAs {
                 name,
-                plan: Box::new(app.plan.clone()),
+                plan: plan_to_save(app),
                 pick_free_name: true,
             }]
         }

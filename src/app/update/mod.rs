@@ -10,9 +10,7 @@ mod plan_file;
 mod recover;
 mod save_as;
 
-use plan_file::{
-    file_stem, is_plan_file, plan_being_written, plan_changed_on_disk, plan_read_only, save, save_found_change,
-};
+use plan_file::{is_plan_file, plan_being_written, plan_changed_on_disk, plan_read_only, save, save_found_change};
 
 use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
@@ -189,6 +187,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.plan_file.text = Some(text);
             app.saved = app.plan.clone();
             app.modified = false;
+            app.written = Some(path.clone());
             match note {
                 Some(note) => banner(app, BannerLevel::Warning, format!("saved {}: {note}", path.display())),
                 None => banner(app, BannerLevel::Info, format!("saved {}", path.display())),
@@ -211,6 +210,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             banner(app, BannerLevel::Error, message);
             Vec::new()
         }
+        Action::SavePathRefused { typed, message } => save_as::refused(app, typed, message),
+        Action::SavePathCompleted { typed, text, choices } => save_as::completed(app, &typed, text, choices),
         Action::ComparePlanLoaded { label, plan } => {
             app.compare.retain(|(l, _)| *l != label);
             app.compare.push((label, *plan));
@@ -343,8 +344,9 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         CommandId::Save => save(app),
         CommandId::SaveAs => {
             app.overlay = Overlay::SaveAs {
-                text: file_stem(app),
+                text: save_as::suggested_path(app),
                 error: None,
+                choices: Vec::new(),
             };
             Vec::new()
         }

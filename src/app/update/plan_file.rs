@@ -40,6 +40,37 @@ pub(super) fn unsavable(app: &App) -> Option<String> {
     })
 }
 
+/// The plan as a save writes it: with every source the workbench reads (its logs with their
+/// mapping and layout, the Prometheus, Slurm or warehouse it asks), so the file opened alone
+/// shows the same picture. The shipped sample, read because nothing named a log, is not named.
+pub(super) fn plan_to_save(app: &App) -> Box<Plan> {
+    let mut plan = app.plan.clone();
+    let logs = &app.logs;
+    if !logs.shipped_sample && (!logs.paths.is_empty() || !logs.missing.is_empty()) {
+        let mapping = logs.mapping.as_ref().map(|m| m.display().to_string());
+        plan.logs = logs
+            .paths
+            .iter()
+            .chain(&logs.missing)
+            .map(|path| crate::model::plan::LogSource {
+                path: path.display().to_string(),
+                mapping: mapping.clone(),
+                format: logs.input_format.clone(),
+            })
+            .collect();
+    }
+    if let Some(prometheus) = &logs.prometheus {
+        plan.prometheus = Some(prometheus.clone());
+    }
+    if let Some(slurm) = &logs.slurm {
+        plan.slurm = Some(slurm.as_ref().clone());
+    }
+    if let Some(warehouse) = &logs.warehouse {
+        plan.warehouse = Some(warehouse.as_ref().clone());
+    }
+    Box::new(plan)
+}
+
 pub(super) fn save(app: &mut App) -> Vec<Effect> {
     if let Some(why) = unsavable(app) {
         app.quit_after_save = false;
@@ -51,21 +82,16 @@ pub(super) fn save(app: &mut App) -> Vec<Effect> {
     match &app.plan_file.path {
         Some(path) => vec![Effect::SavePlan {
             path: path.clone(),
-            plan: Box::new(app.plan.clone()),
+            plan: plan_to_save(app),
             original_text: app.plan_file.text.clone(),
             replace_read_only: confirmed.as_ref() == Some(path),
         }],
         None => {
+            // No file yet: ask where, `plan.toml` in the current folder unless typed otherwise.
             app.overlay = Overlay::SaveAs {
-                text: app
-                    .plan
-                    .name
-                    .to_lowercase()
-                    .split(|c: char| !c.is_alphanumeric())
-                    .filter(|s| !s.is_empty())
-                    .collect::<Vec<_>>()
-                    .join("-"),
+                text: "plan.toml".to_string(),
                 error: None,
+                choices: Vec::new(),
             };
             Vec::new()
         }

@@ -127,6 +127,28 @@ fn given_sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failu
 /// either) the shipped sample, said on stderr.
 pub fn sources(args: &AuditArgs, plan: Option<&Plan>) -> Result<Sources, Failure> {
     let mut sources = given_sources(args, plan)?;
+    let plan_shown = args
+        .plan
+        .as_ref()
+        .map_or_else(|| "the plan".to_string(), |p| p.display().to_string());
+    if sources.is_empty() && !sources.missing.is_empty() {
+        // Nothing left to audit: the shipped sample in their place would be another fleet.
+        return Err(Failure::Input(
+            sources
+                .missing
+                .iter()
+                .map(|path| {
+                    Diagnostic::file(
+                        &path.display().to_string(),
+                        format!("not found (named by {plan_shown} [[logs]]): no log left to audit"),
+                    )
+                })
+                .collect(),
+        ));
+    }
+    for note in sources.missing_notes(&plan_shown) {
+        eprintln!("warning: {note}");
+    }
     if let Some(note) = sources.or_sample().map_err(pipeline_failure)? {
         eprintln!("{note}");
     }

@@ -23,6 +23,11 @@ pub struct Workbench {
 impl Workbench {
     /// Starts `gpuplan ARGS` on a `cols`×`rows` terminal with config and data folders in `home`.
     pub fn start(args: &[&std::ffi::OsStr], home: &Path, cols: u16, rows: u16) -> Workbench {
+        Workbench::start_in(args, home, None, cols, rows)
+    }
+
+    /// `start`, run from the folder `cwd` when given (relative paths typed are taken from it).
+    pub fn start_in(args: &[&std::ffi::OsStr], home: &Path, cwd: Option<&Path>, cols: u16, rows: u16) -> Workbench {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows,
@@ -37,6 +42,9 @@ impl Workbench {
         command.env("GPUPLAN_CONFIG_DIR", home.join("config"));
         command.env("GPUPLAN_DATA_DIR", home.join("data"));
         command.env_remove("NO_COLOR");
+        if let Some(folder) = cwd {
+            command.cwd(folder);
+        }
         let child = pair.slave.spawn_command(command).expect("gpuplan starts");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("reader");
