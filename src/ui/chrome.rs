@@ -141,6 +141,8 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
         ],
     };
     hints.extend([
+        (CommandId::PageDown, "scroll"),
+        (CommandId::Zoom, if app.zoomed { "unzoom" } else { "zoom" }),
         (CommandId::NextPane, "pane"),
         (CommandId::Save, "save"),
         (CommandId::Undo, "undo"),
@@ -161,6 +163,11 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
                 "{}/{}",
                 app.key_hint(CommandId::DecreaseCoarse),
                 app.key_hint(CommandId::IncreaseCoarse)
+            ),
+            CommandId::PageDown => format!(
+                "{}/{}",
+                app.key_hint(CommandId::PageUp),
+                app.key_hint(CommandId::PageDown)
             ),
             _ => app.key_hint(id),
         };

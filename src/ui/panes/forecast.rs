@@ -16,6 +16,7 @@ use crate::model::forecast::{ClassForecast, ForecastReport};
 use crate::model::plan::GROWTH_RANGE;
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::thousands;
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, rows_from, track_of};
 
@@ -34,14 +35,16 @@ fn growth_frac(factor: f64) -> f64 {
     ((factor.ln() - low.ln()) / (high.ln() - low.ln())).clamp(0.0, 1.0)
 }
 
-/// The growth slider's track of `class` inside the pane's body: for drawing and for turning a
-/// click or drag into a factor. Row 0 is the status line, row 1 the horizon, then the classes.
-pub fn growth_track(body: Rect, class: WorkloadClass) -> Option<Rect> {
-    let row = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)? as u16;
+/// The growth slider's track of `class` inside the pane's body, its lines scrolled by
+/// `first_line`: for turning a click or drag into a factor. Line 0 is the status line, line 1
+/// the horizon, then the classes.
+pub fn growth_track(body: Rect, class: WorkloadClass, first_line: usize) -> Option<Rect> {
+    let line = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)?;
+    let row = line.checked_sub(first_line)?;
     let width = track_width(body.width)?;
-    (row < body.height).then_some(Rect {
+    (row < usize::from(body.height)).then_some(Rect {
         x: body.x + NAME_WIDTH as u16 + 1,
-        y: body.y + row,
+        y: body.y + row as u16,
         width,
         height: 1,
     })
@@ -64,7 +67,7 @@ pub fn growth_at(track: Rect, x: u16) -> f64 {
     ((factor / unit).round() * unit).clamp(low, high)
 }
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let selected = focused.then(|| app.selected_field()).flatten();
     let shown = app.forecast.shown.as_ref();
     let mut lines = vec![status_line(app, shown, theme, body.width)];
@@ -72,10 +75,13 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     for class in WorkloadClass::ALL {
         lines.push(growth_line(app, shown, class, selected, theme, body.width));
     }
+    let before_training = lines.len();
     lines.extend(training_lines(app, selected, theme, body.width));
+    let before_planned = lines.len();
     lines.extend(planned_lines(app, selected, theme, body.width));
-    let used = lines.len() as u16;
-    frame.render_widget(Paragraph::new(lines), body);
+    let selected_line = selected.and_then(|field| selected_line(field, before_training, before_planned));
+    // The text scrolls; the charts take the rows it leaves.
+    let used = super::scrolled(frame, body, lines, selected_line, window);
     let Some(report) = shown else {
         return;
     };
@@ -101,6 +107,23 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             ..charts_area
         };
         chart(series, theme, frame, area);
+    }
+}
+
+/// The line of the selected row: the horizon on line 1, the growths under it, the training
+/// run's lines from `training`, a planned run's (one line each) from `planned`.
+fn selected_line(field: Field, training: usize, planned: usize) -> Option<usize> {
+    match field {
+        Field::Forecast(ForecastField::HorizonMonths) => Some(1),
+        Field::Forecast(ForecastField::Growth(class)) => {
+            WorkloadClass::ALL.iter().position(|c| *c == class).map(|i| 2 + i)
+        }
+        Field::Forecast(ForecastField::TrainingRun) => Some(training),
+        Field::Forecast(ForecastField::TrainingStart) => Some(training + 1),
+        Field::Forecast(
+            ForecastField::PlannedGpus(i) | ForecastField::PlannedStart(i) | ForecastField::PlannedDays(i),
+        ) => Some(planned + i),
+        _ => None,
     }
 }
 
@@ -315,7 +338,7 @@ mod tests {
     #[test]
     fn a_click_reads_back_the_factor_the_knob_is_drawn_at() {
         let body = Rect::new(3, 4, 64, 20);
-        let track = growth_track(body, WorkloadClass::Inference).expect("a track");
+        let track = growth_track(body, WorkloadClass::Inference, 0).expect("a track");
         assert_eq!(track.y, body.y + 3);
         assert!((growth_at(track, track.x) - GROWTH_RANGE.0).abs() < 1e-9);
         assert!((growth_at(track, track.x + track.width - 1) - GROWTH_RANGE.1).abs() < 1e-9);
@@ -325,7 +348,7 @@ mod tests {
             assert!(knob.abs_diff(x - track.x) <= 1, "column {x}");
         }
         assert_eq!(
-            growth_track(Rect::new(0, 0, 30, 20), WorkloadClass::Burst),
+            growth_track(Rect::new(0, 0, 30, 20), WorkloadClass::Burst, 0),
             None,
             "too narrow"
         );
