@@ -9,6 +9,7 @@ use crate::config::plan_file::default_plan;
 
 mod plan_file;
 mod recover;
+mod scrolling;
 
 fn app() -> App {
     let catalog = builtin().catalog;

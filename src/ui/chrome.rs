@@ -143,11 +143,12 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     hints.extend([
         (CommandId::PageDown, "scroll"),
         (CommandId::Zoom, if app.zoomed { "unzoom" } else { "zoom" }),
+        // Before the rest: the help names every key the line has no room for.
+        (CommandId::Help, "help"),
         (CommandId::NextPane, "pane"),
         (CommandId::Save, "save"),
         (CommandId::Undo, "undo"),
         (CommandId::Palette, "palette"),
-        (CommandId::Help, "help"),
         (CommandId::Quit, "quit"),
     ]);
     let mut fields = Vec::new();

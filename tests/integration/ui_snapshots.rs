@@ -537,7 +537,8 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
         },
     );
     assert_eq!(app.replay.result.as_ref(), Some(&report));
-    // Tall enough that the whole Contracts pane shows beneath the grid's top row.
+    // Zoomed and tall enough that the whole Contracts pane shows.
+    update(&mut app, Action::Command(CommandId::Zoom));
     let shown = screen(&app, 200, 160);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
