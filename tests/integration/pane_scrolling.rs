@@ -283,3 +283,80 @@ fn the_200x60_board_shows_the_same_waterfall_explanations_payback_and_causes_as_
         assert!(wide.contains(&text), "200×60 lacks {text:?}:\n{wide}");
     }
 }
+
+/// The real binary in a pseudo-terminal: the keys as a terminal sends them.
+mod in_a_terminal {
+    use std::time::Duration;
+
+    use crate::common::pty::Workbench;
+
+    const PATIENCE: Duration = Duration::from_secs(30);
+    const END: &[u8] = b"\x1b[F";
+    const HOME: &[u8] = b"\x1b[H";
+    const PAGE_DOWN: &[u8] = b"\x1b[6~";
+
+    fn row(screen: &str, index: usize) -> String {
+        screen.lines().nth(index).unwrap_or_default().trim_end().to_string()
+    }
+
+    #[test]
+    fn at_80x24_end_shows_the_contracts_panes_last_lines_and_z_zooms_it_and_back() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let mut screen = Workbench::start(&[], home.path(), 80, 24);
+        screen.wait_for("the audited sample", PATIENCE, |s| s.contains("stranded spend"));
+        screen.press(b"5");
+        let top = screen.wait_for("the Contracts pane", PATIENCE, |s| {
+            s.contains("5 Contracts") && s.contains("today as paid") && s.contains("more")
+        });
+        assert!(!top.contains("inference SLO"), "{top}");
+        // The replay lands in the background and lengthens the pane: End until its table shows.
+        let start = std::time::Instant::now();
+        let end = loop {
+            screen.press(END);
+            std::thread::sleep(Duration::from_millis(300));
+            let text = screen.text();
+            if text.contains("inference SLO") && text.contains("queue in the split") {
+                break text;
+            }
+            assert!(start.elapsed() < PATIENCE, "End never showed the replay table:\n{text}");
+        };
+        // Row 2 is the pane's top border, row 22 its bottom one (the key hints hold arrows too).
+        assert!(row(&end, 2).contains("↑") && !row(&end, 22).contains("more"), "at the end, lines above only:\n{end}");
+        screen.press(HOME);
+        screen.wait_for("the top again", PATIENCE, |s| s.contains("today as paid"));
+        screen.press(PAGE_DOWN);
+        screen.wait_for("a page down", PATIENCE, |s| {
+            !s.contains("today as paid") && row(s, 2).contains("↑")
+        });
+        // z: the pane takes the tab bar's row; the title says how back.
+        let tabs = row(&screen.text(), 1);
+        assert!(tabs.contains("Work") && tabs.contains("Forecast"), "the tab bar: {tabs}");
+        screen.press(b"z");
+        // (Waited for whole: a frame may be read half written.)
+        screen.wait_for("the zoom and its key hint", PATIENCE, |s| {
+            row(s, 1).contains("5 Contracts · zoomed") && row(s, 23).contains("z unzoom")
+        });
+        screen.press(b"z");
+        screen.wait_for("the tab bar back", PATIENCE, |s| row(s, 1) == tabs);
+        screen.press(b"q");
+        screen.wait_exit(PATIENCE);
+    }
+
+    #[test]
+    fn at_200x60_z_gives_the_focused_pane_the_whole_screen_and_esc_gives_it_back() {
+        let home = tempfile::tempdir().expect("tempdir");
+        let mut screen = Workbench::start(&[], home.path(), 200, 60);
+        screen.wait_for("the audited sample", PATIENCE, |s| s.contains("stranded spend"));
+        screen.press(b"5z");
+        // The whole board alone (waited for whole: a frame may be read half written).
+        screen.wait_for("the zoom", PATIENCE, |s| {
+            s.contains("5 Contracts · zoomed") && !s.contains("1 Workloads") && s.contains("paid back")
+        });
+        screen.press(b"\x1b");
+        screen.wait_for("the grid back", PATIENCE, |s| {
+            s.contains("1 Workloads") && s.contains("6 Forecast") && !s.contains("zoomed")
+        });
+        screen.press(b"q");
+        screen.wait_exit(PATIENCE);
+    }
+}
