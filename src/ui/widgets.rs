@@ -35,14 +35,15 @@ pub fn fields_line<'a>(fields: Vec<(String, Style)>, width: u16) -> Line<'a> {
     Line::from(spans)
 }
 
-/// Like `fields_line`, for groups that show together or not at all (a key and what it does).
+/// Like `fields_line`, for groups that show together or not at all (a key and what it does); a
+/// group that does not fit is passed over and a shorter one after it may still show.
 pub fn paired_fields_line<'a>(groups: Vec<Vec<(String, Style)>>, width: u16) -> Line<'a> {
     let mut used = 0usize;
     let mut spans = Vec::new();
     for group in groups {
         let len: usize = group.iter().map(|(t, _)| t.chars().count()).sum();
         if used + len > width as usize {
-            break;
+            continue;
         }
         used += len;
         spans.extend(group.into_iter().map(|(t, s)| Span::styled(t, s)));

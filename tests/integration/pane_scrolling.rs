@@ -17,6 +17,17 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
+/// `insta::assert_snapshot!` into `tests/snapshots/pane_scrolling__NAME.snap`, beside the other
+/// workbench captures the guides show.
+macro_rules! snapshot {
+    ($name:expr, $value:expr $(,)?) => {{
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path("../snapshots");
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!(format!("pane_scrolling__{}", $name), $value));
+    }};
+}
+
 fn app() -> App {
     static LOADED: OnceLock<App> = OnceLock::new();
     LOADED
@@ -282,6 +293,44 @@ fn the_200x60_board_shows_the_same_waterfall_explanations_payback_and_causes_as_
         assert!(narrow.contains(&text), "80×24 lacks {text:?}:\n{narrow}");
         assert!(wide.contains(&text), "200×60 lacks {text:?}:\n{wide}");
     }
+}
+
+/// The whole screen of a frame drawn with `view`.
+fn screen(app: &App, view: &mut ViewState, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    let theme = load_themes(None, false).themes.remove(0);
+    terminal
+        .draw(|frame| gpuplan::ui::render(app, view, &theme, frame))
+        .expect("draws");
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            (0..width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The guide's captures: the Contracts pane at 80×24 scrolled to its last line, then zoomed.
+#[test]
+fn the_contracts_pane_at_its_last_line_and_zoomed_at_80x24_for_the_guide() {
+    let mut app = app();
+    let mut view = ViewState::default();
+    act(&mut app, &mut view, Action::FocusPane(PaneId::Contracts));
+    screen(&app, &mut view, 80, 24);
+    key(&mut app, &mut view, KeyCode::End);
+    let end = screen(&app, &mut view, 80, 24);
+    assert!(end.contains("inference SLO"), "{end}");
+    snapshot!("contracts_end_80x24", end);
+    act(&mut app, &mut view, Action::Key(Key::char('z')));
+    key(&mut app, &mut view, KeyCode::Home);
+    let zoomed = screen(&app, &mut view, 80, 24);
+    assert!(zoomed.contains("zoomed, z back"), "{zoomed}");
+    snapshot!("contracts_zoomed_80x24", zoomed);
 }
 
 /// The real binary in a pseudo-terminal: the keys as a terminal sends them.
