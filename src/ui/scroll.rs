@@ -197,7 +197,15 @@ mod tests {
         let mut window = ScrollWindow::default();
         assert_eq!(window.follow(Some(2), 70, 20), 0);
         window.scroll(ScrollBy::Pages(2));
-        assert_eq!(window.follow(Some(2), 70, 20), 38, "the same selection: the window stays");
-        assert_eq!(window.follow(Some(3), 70, 20), 2, "the selection moved: it is shown again");
+        assert_eq!(
+            window.follow(Some(2), 70, 20),
+            38,
+            "the same selection: the window stays"
+        );
+        assert_eq!(
+            window.follow(Some(3), 70, 20),
+            2,
+            "the selection moved: it is shown again"
+        );
     }
 }

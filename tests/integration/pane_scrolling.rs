@@ -131,7 +131,11 @@ fn the_contracts_pane_scrolled_to_end_at_80x24_shows_the_replays_today_versus_sp
     shown(&app, &mut view, PaneId::Contracts, 80, 24);
     key(&mut app, &mut view, KeyCode::Home);
     let first = shown(&app, &mut view, PaneId::Contracts, 80, 24);
-    assert!(first.more_below(), "the pane holds more than a screen:\n{}", first.bottom);
+    assert!(
+        first.more_below(),
+        "the pane holds more than a screen:\n{}",
+        first.bottom
+    );
     assert!(!first.more_above(), "{}", first.top);
     assert!(!first.text().contains("inference SLO"), "{}", first.text());
     key(&mut app, &mut view, KeyCode::End);
@@ -168,10 +172,18 @@ fn page_down_moves_every_pane_and_end_reaches_its_last_line() {
         key(&mut app, &mut view, KeyCode::End);
         let end = shown(&app, &mut view, pane, 80, 10);
         assert!(!end.more_below(), "{pane:?}: End leaves lines below: {}", end.bottom);
-        assert!(!end.rows.last().is_some_and(|r| r.trim().is_empty()), "{pane:?}:\n{}", end.text());
+        assert!(
+            !end.rows.last().is_some_and(|r| r.trim().is_empty()),
+            "{pane:?}:\n{}",
+            end.text()
+        );
         // Past the end there is nothing: another page changes nothing.
         key(&mut app, &mut view, KeyCode::PageDown);
-        assert_eq!(shown(&app, &mut view, pane, 80, 10).rows, end.rows, "{pane:?}: overscroll");
+        assert_eq!(
+            shown(&app, &mut view, pane, 80, 10).rows,
+            end.rows,
+            "{pane:?}: overscroll"
+        );
     }
 }
 
@@ -278,7 +290,10 @@ fn the_200x60_board_shows_the_same_waterfall_explanations_payback_and_causes_as_
         timing.payback_month.as_deref().unwrap_or("later")
     ));
     // Every cause of the saving, so the parts shown add up to it.
-    assert!(waterfall.attribution.len() > 2, "more causes than the two a cut line kept");
+    assert!(
+        waterfall.attribution.len() > 2,
+        "more causes than the two a cut line kept"
+    );
     for cause in &waterfall.attribution {
         wanted.push(format!(
             "{} {}",
@@ -370,7 +385,10 @@ mod in_a_terminal {
             assert!(start.elapsed() < PATIENCE, "End never showed the replay table:\n{text}");
         };
         // Row 2 is the pane's top border, row 22 its bottom one (the key hints hold arrows too).
-        assert!(row(&end, 2).contains("↑") && !row(&end, 22).contains("more"), "at the end, lines above only:\n{end}");
+        assert!(
+            row(&end, 2).contains("↑") && !row(&end, 22).contains("more"),
+            "at the end, lines above only:\n{end}"
+        );
         screen.press(HOME);
         screen.wait_for("the top again", PATIENCE, |s| s.contains("today as paid"));
         screen.press(PAGE_DOWN);
@@ -379,7 +397,10 @@ mod in_a_terminal {
         });
         // z: the pane takes the tab bar's row; the title says how back.
         let tabs = row(&screen.text(), 1);
-        assert!(tabs.contains("Work") && tabs.contains("Forecast"), "the tab bar: {tabs}");
+        assert!(
+            tabs.contains("Work") && tabs.contains("Forecast"),
+            "the tab bar: {tabs}"
+        );
         screen.press(b"z");
         // (Waited for whole: a frame may be read half written.)
         screen.wait_for("the zoom and its key hint", PATIENCE, |s| {
@@ -407,5 +428,40 @@ mod in_a_terminal {
         });
         screen.press(b"q");
         screen.wait_exit(PATIENCE);
+    }
+}
+
+/// The figures of a pane's every line: words with a digit, outside the charts' glyphs, and
+/// leaving out what only says a chart's resolution (`30 h/column`).
+fn figures(app: &App, pane: PaneId, width: u16, height: u16) -> std::collections::BTreeSet<String> {
+    let mut app = app.clone();
+    let mut view = ViewState::default();
+    act(&mut app, &mut view, Action::FocusPane(pane));
+    let drawn = |c: char| ('\u{2500}'..='\u{28ff}').contains(&c) && !"─│→".contains(c);
+    every_line(&mut app, &mut view, pane, width, height)
+        .lines()
+        .filter(|line| !line.contains("h/column"))
+        .flat_map(|line| line.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|word| word.chars().any(|c| c.is_ascii_digit()) && !word.chars().any(drawn))
+        .collect()
+}
+
+#[test]
+fn no_pane_shows_a_figure_at_80x24_that_200x60_leaves_out_or_the_other_way() {
+    let app = app();
+    for pane in PaneId::ALL {
+        let narrow = figures(&app, pane, 80, 24);
+        let wide = figures(&app, pane, 200, 60);
+        assert!(narrow.len() > 3, "{pane:?} shows figures: {narrow:?}");
+        assert_eq!(
+            narrow.difference(&wide).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "{pane:?}: at 80×24 only"
+        );
+        assert_eq!(
+            wide.difference(&narrow).collect::<Vec<_>>(),
+            Vec::<&String>::new(),
+            "{pane:?}: at 200×60 only"
+        );
     }
 }

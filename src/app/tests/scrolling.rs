@@ -27,7 +27,11 @@ fn paging_keys_scroll_the_focused_pane() {
     ];
     for (code, by) in cases {
         let before = app.cursors;
-        assert_eq!(scrolls(&press(&mut app, Key::plain(code))), [(PaneId::Risk, by)], "{code:?}");
+        assert_eq!(
+            scrolls(&press(&mut app, Key::plain(code))),
+            [(PaneId::Risk, by)],
+            "{code:?}"
+        );
         assert_eq!(app.cursors, before, "{code:?} moves no selection");
     }
 }
@@ -37,7 +41,10 @@ fn an_arrow_with_nothing_more_to_select_scrolls_a_line() {
     let mut app = app();
     run(&mut app, CommandId::FocusMfu);
     // The first accelerator: Up has nothing above it.
-    assert_eq!(scrolls(&run(&mut app, CommandId::Up)), [(PaneId::Mfu, ScrollBy::Lines(-1))]);
+    assert_eq!(
+        scrolls(&run(&mut app, CommandId::Up)),
+        [(PaneId::Mfu, ScrollBy::Lines(-1))]
+    );
     // Down selects the next one and scrolls nothing.
     assert!(scrolls(&run(&mut app, CommandId::Down)).is_empty());
     assert_eq!(app.cursors.accelerator, 1);
@@ -46,7 +53,10 @@ fn an_arrow_with_nothing_more_to_select_scrolls_a_line() {
         run(&mut app, CommandId::Down);
     }
     assert_eq!(app.cursors.accelerator, last);
-    assert_eq!(scrolls(&run(&mut app, CommandId::Down)), [(PaneId::Mfu, ScrollBy::Lines(1))]);
+    assert_eq!(
+        scrolls(&run(&mut app, CommandId::Down)),
+        [(PaneId::Mfu, ScrollBy::Lines(1))]
+    );
     assert_eq!(app.cursors.accelerator, last);
 }
 

@@ -7,9 +7,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::forecast_fan::{fan_lines, fan_title, selection_line};
+use super::forecast_fan::{fan_lines, fan_title, selection_lines};
 use crate::app::App;
 use crate::app::field::{Field, ForecastField};
 use crate::model::forecast::{ClassForecast, ForecastReport};
@@ -18,15 +17,13 @@ use crate::model::workload::WorkloadClass;
 use crate::shared::format::thousands;
 use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, rows_from, track_of};
+use crate::ui::widgets::{fields_line, label, right, track_of};
 
 const NAME_WIDTH: usize = 10;
 const VALUE_WIDTH: usize = 14;
 const METHOD_WIDTH: usize = 12;
-/// A fan chart's least rows when all three classes fit: its title, four rows of plot, its axis.
-const MIN_CHART_ROWS: u16 = 6;
-/// Below room for all three, each chart shown gets this many at least (six of plot).
-const SHORT_CHART_ROWS: u16 = 8;
+/// A fan chart's least rows: its title, how its method was chosen, five rows of plot, its axis.
+const CHART_ROWS: u16 = 8;
 
 /// Where a growth factor sits on a slider from a tenth to ten times: a log scale, so ×1 is
 /// the middle and ×0.5 and ×2 are as far from it.
@@ -80,34 +77,27 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
     let before_planned = lines.len();
     lines.extend(planned_lines(app, selected, theme, body.width));
     let selected_line = selected.and_then(|field| selected_line(field, before_training, before_planned));
-    // The text scrolls; the charts take the rows it leaves.
-    let used = super::scrolled(frame, body, lines, selected_line, window);
-    let Some(report) = shown else {
-        return;
-    };
-    let charts_area = rows_from(body, used + 1);
-    let order = chart_order(app, selected);
-    let all = order.len() as u16;
-    let fitting = if charts_area.height >= MIN_CHART_ROWS * all {
-        all
-    } else {
-        (charts_area.height / SHORT_CHART_ROWS).max(u16::from(charts_area.height >= MIN_CHART_ROWS))
-    };
-    if fitting == 0 || charts_area.width < 20 {
-        return;
-    }
-    let rows_each = charts_area.height / fitting;
-    for (i, class) in order.into_iter().take(usize::from(fitting)).enumerate() {
-        let Some(series) = report.classes.iter().find(|c| c.class == class) else {
-            continue;
+    if let Some(report) = shown.filter(|_| body.width >= 20) {
+        // Every class's chart under the text, the selected one first, each with its title and
+        // how its method was chosen: as many as the height holds show at once, the rest are a
+        // scroll away, so no class's forecast is shown at one size only.
+        let order = chart_order(app, selected);
+        let room = body.height.saturating_sub(lines.len() as u16 + 1);
+        let count = order.len().max(1) as u16;
+        // All in view when they fit; else the first fills the view and the rest follow it.
+        let rows = |i: usize| match (room >= CHART_ROWS * count, i) {
+            (true, _) => room / count,
+            (false, 0) => room.max(CHART_ROWS),
+            (false, _) => CHART_ROWS,
         };
-        let area = Rect {
-            y: charts_area.y + i as u16 * rows_each,
-            height: rows_each,
-            ..charts_area
-        };
-        chart(series, theme, frame, area);
+        lines.push(Line::raw(""));
+        for (i, class) in order.into_iter().enumerate() {
+            if let Some(series) = report.classes.iter().find(|c| c.class == class) {
+                lines.extend(chart_lines(series, theme, body.width, rows(i)));
+            }
+        }
     }
+    super::scrolled(frame, body, lines, selected_line, window);
 }
 
 /// The line of the selected row: the horizon on line 1, the growths under it, the training
@@ -289,7 +279,8 @@ fn planned_lines(app: &App, selected: Option<Field>, theme: &Theme, width: u16) 
         .collect()
 }
 
-/// The classes to chart, the one the cursor is on first: a short pane shows that one.
+/// The classes to chart, the one the cursor is on first: a short pane shows that one whole, the
+/// others a scroll below it.
 fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
     let first = match selected {
         Some(Field::Forecast(ForecastField::Growth(class))) => Some(class),
@@ -311,24 +302,14 @@ fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
     order
 }
 
-/// A chart with room for this many rows also says how its method was chosen.
-const ROWS_FOR_SELECTION: u16 = 8;
-
-fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// A class's chart in `rows` rows: its title, how its method was chosen, the fan in the rest.
+fn chart_lines(series: &ClassForecast, theme: &Theme, width: u16, rows: u16) -> Vec<Line<'static>> {
     let style = theme.class_style(series.class);
-    let mut lines = vec![fan_title(series, area.width, style, theme)];
-    if area.height >= ROWS_FOR_SELECTION {
-        lines.push(selection_line(series, area.width, theme));
-    }
-    let used = lines.len() as u16;
-    lines.extend(fan_lines(
-        series,
-        area.width,
-        area.height.saturating_sub(used),
-        style,
-        theme,
-    ));
-    frame.render_widget(Paragraph::new(lines), area);
+    let mut lines = fan_title(series, width, style, theme);
+    lines.extend(selection_lines(series, width, theme));
+    let plot_rows = rows.saturating_sub(lines.len() as u16);
+    lines.extend(fan_lines(series, width, plot_rows, style, theme));
+    lines
 }
 
 #[cfg(test)]

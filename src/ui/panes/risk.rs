@@ -9,8 +9,8 @@ use crate::app::App;
 use crate::app::field::Field;
 use crate::model::checks::CheckStatus;
 use crate::shared::format::{pct, usd_compact};
-use crate::ui::theme::Theme;
 use crate::ui::scroll::ScrollWindow;
+use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, status_glyph, status_style, wrap_words};
 
 pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
