@@ -144,6 +144,18 @@ impl LogInputs {
     }
 }
 
+/// How far a pane's window moves: the view, which knows each pane's height and length, turns
+/// pages into lines and keeps the last line in reach without scrolling past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScrollBy {
+    /// Lines down (negative: up).
+    Lines(i32),
+    /// Pages down (negative: up); a page keeps one line of the last for context.
+    Pages(i32),
+    Top,
+    Bottom,
+}
+
 /// The plan file behind the plan on screen.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlanFile {
@@ -284,6 +296,8 @@ pub struct App {
     pub audited_for: Option<AuditSettings>,
     pub logs: LogInputs,
     pub focus: PaneId,
+    /// The focused pane fills the space between the title line and the key hints.
+    pub zoomed: bool,
     pub workloads_view: WorkloadsView,
     pub cursors: Cursors,
     pub overlay: Overlay,
@@ -327,6 +341,7 @@ pub enum Action {
     Command(CommandId),
     /// A click on a pane.
     FocusPane(PaneId),
+    /// The mouse wheel over a pane: its window moves, its selection stays.
     Scroll {
         pane: PaneId,
         lines: i32,
@@ -505,6 +520,11 @@ pub enum Effect {
         plan: Box<Plan>,
         unsaved_edits: bool,
     },
+    /// Move a pane's window (the view's state, kept by the runtime beside the app).
+    Scroll {
+        pane: PaneId,
+        by: ScrollBy,
+    },
     Quit,
 }
 
@@ -523,6 +543,7 @@ impl App {
             audited_for: None,
             logs,
             focus: PaneId::Workloads,
+            zoomed: false,
             workloads_view: WorkloadsView::Fleet,
             cursors: Cursors::default(),
             overlay: Overlay::None,

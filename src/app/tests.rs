@@ -10,6 +10,7 @@ use crate::config::plan_file::default_plan;
 mod plan_file;
 mod recover;
 mod save_sources;
+mod scrolling;
 
 fn app() -> App {
     let catalog = builtin().catalog;

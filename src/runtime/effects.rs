@@ -28,11 +28,16 @@ pub struct Runtime {
 
 impl Runtime {
     /// Runs the effects; effects that finish at once feed their result back through `update`.
-    pub fn execute(&mut self, app: &mut App, effects: Vec<Effect>) {
+    pub fn execute(&mut self, app: &mut App, view: &mut crate::ui::ViewState, effects: Vec<Effect>) {
         let mut queue = effects;
         while !queue.is_empty() {
             let mut next = Vec::new();
             for effect in queue {
+                // The view's own state: nothing to run, the next frame shows it.
+                if let Effect::Scroll { pane, by } = effect {
+                    view.scroll(pane, by);
+                    continue;
+                }
                 if let Some(action) = self.run(app, effect) {
                     next.extend(crate::app::update(app, action));
                 }
@@ -184,7 +189,7 @@ impl Runtime {
                         message: format!("{}: not removed: {e}", path.display()),
                     })
             }
-            Effect::Quit => None,
+            Effect::Quit | Effect::Scroll { .. } => None,
         }
     }
 }

@@ -23,6 +23,9 @@ use crate::ui::layout::{areas, pane_at, tab_at};
 use crate::ui::panes::{slider_track_on, slider_value_at, sliders};
 use crate::ui::theme::Theme;
 
+/// Lines a notch of the mouse wheel scrolls, as most terminals' own scrollback does.
+const WHEEL_LINES: i32 = 3;
+
 pub fn run(startup: Startup) -> io::Result<()> {
     let Startup {
         mut app,
@@ -55,7 +58,7 @@ pub fn run(startup: Startup) -> io::Result<()> {
     let start = app.start();
     let mut view = ViewState::default();
     draw(&mut guard.terminal, &app, &mut view, &themes)?;
-    runtime.execute(&mut app, start);
+    runtime.execute(&mut app, &mut view, start);
     let mut keeper = Keeper::default();
     keeper.follow(&app);
     let mut drag: Option<Field> = None;
@@ -66,20 +69,20 @@ pub fn run(startup: Startup) -> io::Result<()> {
                 Err(_) => false,
             },
             recv(input) -> event => match event {
-                Ok(event) => on_event(&mut app, &mut runtime, &mut guard.terminal, event, &mut drag),
+                Ok(event) => on_event(&mut app, &mut runtime, &mut view, &mut guard.terminal, event, &mut drag),
                 Err(_) => break,
             },
             recv(results) -> action => match action {
-                Ok(action) => apply(&mut app, &mut runtime, action),
+                Ok(action) => apply(&mut app, &mut runtime, &mut view, action),
                 Err(_) => break,
             },
         };
         // Everything already waiting goes in before the frame: a held key draws once.
         loop {
             if let Ok(event) = input.try_recv() {
-                changed |= on_event(&mut app, &mut runtime, &mut guard.terminal, event, &mut drag);
+                changed |= on_event(&mut app, &mut runtime, &mut view, &mut guard.terminal, event, &mut drag);
             } else if let Ok(action) = results.try_recv() {
-                changed |= apply(&mut app, &mut runtime, action);
+                changed |= apply(&mut app, &mut runtime, &mut view, action);
             } else {
                 break;
             }
@@ -125,10 +128,10 @@ fn spawn_input_reader() -> Receiver<Event> {
 }
 
 /// Applies an action; true when the screen may have changed and wants a new frame.
-fn apply(app: &mut App, runtime: &mut Runtime, action: Action) -> bool {
+fn apply(app: &mut App, runtime: &mut Runtime, view: &mut ViewState, action: Action) -> bool {
     let redraw = !changes_nothing(app, &action);
     let effects = update(app, action);
-    runtime.execute(app, effects);
+    runtime.execute(app, view, effects);
     redraw
 }
 
@@ -147,10 +150,17 @@ pub fn draw(terminal: &mut Tui, app: &App, view: &mut ViewState, themes: &[Theme
     terminal.backend_mut().flush()
 }
 
-fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Event, drag: &mut Option<Field>) -> bool {
+fn on_event(
+    app: &mut App,
+    runtime: &mut Runtime,
+    view: &mut ViewState,
+    terminal: &mut Tui,
+    event: Event,
+    drag: &mut Option<Field>,
+) -> bool {
     match event {
         Event::Key(key) => match key_of(key) {
-            Some(key) => apply(app, runtime, Action::Key(key)),
+            Some(key) => apply(app, runtime, view, Action::Key(key)),
             None => false,
         },
         Event::Mouse(mouse) => {
@@ -166,7 +176,7 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
             let layout = areas(size, app);
             let slider_under = |x: u16, y: u16| -> Option<(Field, f64)> {
                 sliders(app).into_iter().find_map(|field| {
-                    let track = slider_track_on(&layout, field)?;
+                    let track = slider_track_on(&layout, view, field)?;
                     (y == track.y && x >= track.x && x < track.x + track.width)
                         .then(|| (field, slider_value_at(field, track, x)))
                 })
@@ -175,12 +185,12 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                 MouseEventKind::Down(MouseButton::Left) => {
                     if let Some((field, value)) = slider_under(mouse.column, mouse.row) {
                         *drag = Some(field);
-                        return apply(app, runtime, Action::SetField { field, value });
+                        return apply(app, runtime, view, Action::SetField { field, value });
                     }
                     *drag = None;
                     match tab_at(&layout, mouse.column, mouse.row).or_else(|| pane_at(&layout, mouse.column, mouse.row))
                     {
-                        Some(pane) => apply(app, runtime, Action::FocusPane(pane)),
+                        Some(pane) => apply(app, runtime, view, Action::FocusPane(pane)),
                         None => false,
                     }
                 }
@@ -188,10 +198,11 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                     let Some(field) = *drag else {
                         return false;
                     };
-                    match slider_track_on(&layout, field) {
+                    match slider_track_on(&layout, view, field) {
                         Some(track) => apply(
                             app,
                             runtime,
+                            view,
                             Action::SetField {
                                 field,
                                 value: slider_value_at(field, track, mouse.column),
@@ -206,14 +217,13 @@ fn on_event(app: &mut App, runtime: &mut Runtime, terminal: &mut Tui, event: Eve
                 }
                 MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
                     let lines = if mouse.kind == MouseEventKind::ScrollDown {
-                        1
+                        WHEEL_LINES
                     } else {
-                        -1
+                        -WHEEL_LINES
                     };
-                    match pane_at(&layout, mouse.column, mouse.row) {
-                        Some(pane) => apply(app, runtime, Action::Scroll { pane, lines }),
-                        None => false,
-                    }
+                    // The pane under the pointer, else (the title or key-hint line) the focused one.
+                    let pane = pane_at(&layout, mouse.column, mouse.row).unwrap_or(app.focus);
+                    apply(app, runtime, view, Action::Scroll { pane, lines })
                 }
                 _ => false,
             }

@@ -97,6 +97,14 @@ pub fn tabs(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
+/// Two keys of a pair as short as they read whole: `Shift-←→` for `Shift-←` and `Shift-→`.
+fn pair_hint(down: &str, up: &str) -> String {
+    match (down.strip_prefix("Shift-"), up.strip_prefix("Shift-")) {
+        (Some(down), Some(up)) => format!("Shift-{down}{up}"),
+        _ => format!("{down}/{up}"),
+    }
+}
+
 /// The focused pane's keys, then the global ones, as many as fit.
 pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     let mut hints: Vec<(CommandId, &str)> = match app.focus {
@@ -141,11 +149,14 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
         ],
     };
     hints.extend([
+        // First: the help names every key the line has no room for.
+        (CommandId::Help, "help"),
+        (CommandId::PageDown, "scroll"),
+        (CommandId::Zoom, if app.zoomed { "unzoom" } else { "zoom" }),
         (CommandId::NextPane, "pane"),
         (CommandId::Save, "save"),
         (CommandId::Undo, "undo"),
         (CommandId::Palette, "palette"),
-        (CommandId::Help, "help"),
         (CommandId::Quit, "quit"),
     ]);
     let mut fields = Vec::new();
@@ -157,10 +168,14 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
                 app.key_hint(CommandId::Decrease),
                 app.key_hint(CommandId::Increase)
             ),
-            CommandId::IncreaseCoarse => format!(
+            CommandId::IncreaseCoarse => pair_hint(
+                &app.key_hint(CommandId::DecreaseCoarse),
+                &app.key_hint(CommandId::IncreaseCoarse),
+            ),
+            CommandId::PageDown => format!(
                 "{}/{}",
-                app.key_hint(CommandId::DecreaseCoarse),
-                app.key_hint(CommandId::IncreaseCoarse)
+                app.key_hint(CommandId::PageUp),
+                app.key_hint(CommandId::PageDown)
             ),
             _ => app.key_hint(id),
         };

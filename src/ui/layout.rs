@@ -1,6 +1,7 @@
 //! Where everything goes, for drawing and for hit-testing clicks: three panes over three on a
 //! big terminal (each pane then gets the width its tables need and the height its charts use),
-//! six columns on a wide but short one, one pane with tabs on a small one.
+//! six columns on a wide but short one, one pane with tabs on a small one; a zoomed pane alone
+//! between the title line and the key hints at any size.
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
@@ -43,7 +44,8 @@ pub fn arrangement(size: Rect) -> Arrangement {
 pub fn areas(size: Rect, app: &App) -> Areas {
     let banner_rows = u16::from(app.banner.is_some());
     let arrangement = arrangement(size);
-    let tab_rows = u16::from(arrangement == Arrangement::Tabs);
+    // A zoomed pane takes the tab bar's row too: `z` or Esc gives it back.
+    let tab_rows = u16::from(arrangement == Arrangement::Tabs && !app.zoomed);
     let [header, banner, tabs, body, status] = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
@@ -55,6 +57,7 @@ pub fn areas(size: Rect, app: &App) -> Areas {
         ])
         .areas(size);
     let panes = match arrangement {
+        _ if app.zoomed => vec![(app.focus, body)],
         Arrangement::Columns => {
             let columns = Layout::horizontal([Constraint::Ratio(1, PANES as u32); PaneId::ALL.len()]).split(body);
             PaneId::ALL.iter().copied().zip(columns.iter().copied()).collect()

@@ -270,8 +270,21 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
         app.key_hint(CommandId::Edit),
         app.key_hint(CommandId::Drill),
     );
-    let mouse = "Mouse: click a pane to focus it, scroll to move, click or drag a slider to set an MFU or a growth.";
-    for note in [values.as_str(), mouse] {
+    let scrolling = format!(
+        "Scrolling: every pane scrolls, {} {} a page, {} {} to its first and last line, the arrows a line \
+         where they have nothing more to select; ↑ N more and ↓ N more on its border say what lies beyond. \
+         {} zooms the focused pane to the whole screen; {} again or {} gives the others back.",
+        app.key_hint(CommandId::PageUp),
+        app.key_hint(CommandId::PageDown),
+        app.key_hint(CommandId::ScrollTop),
+        app.key_hint(CommandId::ScrollBottom),
+        app.key_hint(CommandId::Zoom),
+        app.key_hint(CommandId::Zoom),
+        app.key_hint(CommandId::Back),
+    );
+    let mouse = "Mouse: click a pane to focus it, the wheel scrolls the pane under the pointer, click or drag a slider \
+                 to set an MFU or a growth.";
+    for note in [values.as_str(), scrolling.as_str(), mouse] {
         lines.extend(wrapped(note, body.width, theme.muted));
     }
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;

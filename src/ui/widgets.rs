@@ -35,14 +35,15 @@ pub fn fields_line<'a>(fields: Vec<(String, Style)>, width: u16) -> Line<'a> {
     Line::from(spans)
 }
 
-/// Like `fields_line`, for groups that show together or not at all (a key and what it does).
+/// Like `fields_line`, for groups that show together or not at all (a key and what it does); a
+/// group that does not fit is passed over and a shorter one after it may still show.
 pub fn paired_fields_line<'a>(groups: Vec<Vec<(String, Style)>>, width: u16) -> Line<'a> {
     let mut used = 0usize;
     let mut spans = Vec::new();
     for group in groups {
         let len: usize = group.iter().map(|(t, _)| t.chars().count()).sum();
         if used + len > width as usize {
-            break;
+            continue;
         }
         used += len;
         spans.extend(group.into_iter().map(|(t, s)| Span::styled(t, s)));
@@ -50,11 +51,44 @@ pub fn paired_fields_line<'a>(groups: Vec<Vec<(String, Style)>>, width: u16) -> 
     Line::from(spans)
 }
 
-/// How far to scroll a pane so that line `selected` (when there is one) is on screen.
-pub fn scroll_to(selected: Option<usize>, height: u16) -> (u16, u16) {
-    let height = usize::from(height.max(1));
-    let offset = selected.map_or(0, |line| (line + 2).saturating_sub(height));
-    (u16::try_from(offset).unwrap_or(u16::MAX), 0)
+/// Like `fields_line`, but a field that does not fit goes on to the next line, `indent`
+/// columns in, and a field wider than a line wraps at its spaces: nothing is left out at any
+/// width (so no figure is shown at one size only), and no number is cut.
+pub fn flowed_fields(fields: Vec<(String, Style)>, width: u16, indent: usize) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(1);
+    let indent = indent.min(width / 2);
+    let mut lines = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0usize;
+    for (text, style) in fields {
+        let len = text.chars().count();
+        if used + len <= width {
+            used += len;
+            spans.push(Span::styled(text, style));
+            continue;
+        }
+        // A fresh line for it: a separator or gap at its start has nothing left to separate.
+        let text = text.trim_start_matches([' ', '·']).to_string();
+        if !spans.is_empty() {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+        }
+        let pad = " ".repeat(indent);
+        let parts = wrap_words(&text, width - indent);
+        let count = parts.len();
+        for (k, part) in parts.into_iter().enumerate() {
+            let piece = vec![Span::raw(pad.clone()), Span::styled(part, style)];
+            if k + 1 < count {
+                lines.push(Line::from(piece));
+            } else {
+                used = indent + piece[1].content.chars().count();
+                spans = piece;
+            }
+        }
+    }
+    if !spans.is_empty() || lines.is_empty() {
+        lines.push(Line::from(spans));
+    }
+    lines
 }
 
 /// Pads or cuts a label to exactly `width` characters (labels may be cut; numbers never are).
@@ -190,10 +224,30 @@ mod tests {
     }
 
     #[test]
-    fn the_selected_line_stays_on_screen() {
-        assert_eq!(scroll_to(Some(3), 10), (0, 0));
-        assert_eq!(scroll_to(Some(30), 10), (22, 0));
-        assert_eq!(scroll_to(None, 10), (0, 0));
+    fn fields_that_do_not_fit_flow_onto_indented_lines_whole() {
+        let text = |lines: &[Line]| lines.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let fields = vec![
+            ("by cause ".to_string(), Style::default()),
+            ("price $14.57M".to_string(), Style::default()),
+            (" · terms $8.97M".to_string(), Style::default()),
+            (" · fit $1.19M".to_string(), Style::default()),
+        ];
+        assert_eq!(
+            text(&flowed_fields(fields.clone(), 40, 9)),
+            ["by cause price $14.57M · terms $8.97M", "         fit $1.19M"]
+        );
+        assert_eq!(
+            text(&flowed_fields(fields, 24, 9)),
+            ["by cause price $14.57M", "         terms $8.97M", "         fit $1.19M"]
+        );
+        let basis = vec![
+            ("2 clusters ".to_string(), Style::default()),
+            ("  the fleet cut to its busiest hour".to_string(), Style::default()),
+        ];
+        assert_eq!(
+            text(&flowed_fields(basis, 20, 4)),
+            ["2 clusters ", "    the fleet cut to", "    its busiest hour"]
+        );
     }
 
     #[test]

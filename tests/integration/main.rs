@@ -24,6 +24,7 @@ mod kubernetes_fleets;
 mod log_readers;
 mod model_properties;
 mod node_recordings;
+mod pane_scrolling;
 mod partitioned_audit;
 mod plan_diff;
 mod plan_edit;

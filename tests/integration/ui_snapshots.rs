@@ -537,7 +537,8 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
         },
     );
     assert_eq!(app.replay.result.as_ref(), Some(&report));
-    // Tall enough that the whole Contracts pane shows beneath the grid's top row.
+    // Zoomed and tall enough that the whole Contracts pane shows.
+    update(&mut app, Action::Command(CommandId::Zoom));
     let shown = screen(&app, 200, 160);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
@@ -603,7 +604,7 @@ fn four_mfu_steps_for_the_guide() {
 }
 
 /// docs/forecast.md's captures: `6`, `j` `j` (the inference growth row) and five presses of → on
-/// the built-in plan at 80×24; two presses on sample-data/plans/growth.toml at 200×60.
+/// the built-in plan at 80×24; two presses on sample-data/plans/growth.toml at 200×60, zoomed.
 #[test]
 fn forecast_growth_steps_for_the_guide() {
     let mut app = app();
@@ -613,5 +614,7 @@ fn forecast_growth_steps_for_the_guide() {
     let mut app = app_with_plan(concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans/growth.toml"));
     press(&mut app, &[Key::char('6'), Key::char('j'), Key::char('j')]);
     press(&mut app, &[Key::plain(KeyCode::Right); 2]);
+    // Zoomed: the pane's whole height holds every class's chart.
+    press(&mut app, &[Key::char('z')]);
     snapshot!("forecast_growth_plan_200x60", screen(&app, 200, 60));
 }

@@ -16,7 +16,7 @@ use super::command::CommandId;
 use super::field::{Field, INFERENCE_FIELDS};
 use super::key::{Key, KeyCode};
 use super::palette::{PaletteMode, PaletteState};
-use super::{Action, App, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, WorkloadsView};
+use super::{Action, App, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, ScrollBy, WorkloadsView};
 use crate::model::plan::Plan;
 use crate::model::workload::WorkloadClass;
 
@@ -68,11 +68,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.focus = pane;
             Vec::new()
         }
-        Action::Scroll { pane, lines } => {
-            app.focus = pane;
-            let id = if lines < 0 { CommandId::Up } else { CommandId::Down };
-            (0..lines.unsigned_abs()).flat_map(|_| command(app, id)).collect()
-        }
+        Action::Scroll { pane, lines } => vec![Effect::Scroll {
+            pane,
+            by: ScrollBy::Lines(lines),
+        }],
         Action::SetField { field, value } => {
             // A click on a slider also selects it.
             if let Field::Mfu(index) = field {
@@ -309,12 +308,14 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         CommandId::FocusRisk => focus(app, PaneId::Risk),
         CommandId::FocusContracts => focus(app, PaneId::Contracts),
         CommandId::FocusForecast => focus(app, PaneId::Forecast),
-        CommandId::Up => {
-            move_cursor(app, -1);
-            Vec::new()
-        }
-        CommandId::Down => {
-            move_cursor(app, 1);
+        CommandId::Up => move_cursor(app, -1),
+        CommandId::Down => move_cursor(app, 1),
+        CommandId::PageUp => scroll(app, ScrollBy::Pages(-1)),
+        CommandId::PageDown => scroll(app, ScrollBy::Pages(1)),
+        CommandId::ScrollTop => scroll(app, ScrollBy::Top),
+        CommandId::ScrollBottom => scroll(app, ScrollBy::Bottom),
+        CommandId::Zoom => {
+            app.zoomed = !app.zoomed;
             Vec::new()
         }
         CommandId::Decrease => step(app, -1, false),
@@ -334,8 +335,11 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
             Vec::new()
         }
         CommandId::Back => {
+            // The innermost first: a drill, then the zoom, then the banner.
             if app.focus == PaneId::Workloads && app.workloads_view != WorkloadsView::Fleet {
                 back(app);
+            } else if app.zoomed {
+                app.zoomed = false;
             } else {
                 app.banner = None;
             }
@@ -408,7 +412,24 @@ pub fn class_jobs(app: &App, cluster: usize, class: WorkloadClass) -> Vec<&crate
         .collect()
 }
 
-fn move_cursor(app: &mut App, by: isize) {
+fn scroll(app: &App, by: ScrollBy) -> Vec<Effect> {
+    vec![Effect::Scroll { pane: app.focus, by }]
+}
+
+/// Moves the focused pane's selection; where there is nothing further to select (the last
+/// row, a job's detail), the pane scrolls a line instead, so the arrows reach every line.
+fn move_cursor(app: &mut App, by: isize) -> Vec<Effect> {
+    let before = app.cursors;
+    let view = app.workloads_view;
+    select(app, by);
+    if app.cursors == before && app.workloads_view == view {
+        scroll(app, ScrollBy::Lines(if by < 0 { -1 } else { 1 }))
+    } else {
+        Vec::new()
+    }
+}
+
+fn select(app: &mut App, by: isize) {
     let moved = |value: usize, count: usize| -> usize {
         if count == 0 {
             0

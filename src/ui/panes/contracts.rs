@@ -5,15 +5,21 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
 
 use crate::app::{App, FleetStatus};
 use crate::model::contracts::MixRole;
 use crate::shared::format::{thousands, usd_compact, usd_compact_signed};
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, scroll_to};
+use crate::ui::widgets::{fields_line, flowed_fields, label, right, wrapped};
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+/// Where a waterfall line's explanation continues when the width sends it to the next line:
+/// under the figures' column.
+const WATERFALL_INDENT: usize = 4;
+/// Where the board lines' remarks continue: under their figures.
+const BOARD_INDENT: usize = 21;
+
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
     let Some(report) = &app.derived.contracts else {
         let text = match &app.fleet_status {
@@ -22,16 +28,17 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             FleetStatus::Idle if app.fleet.is_some() => "no contract offers in the catalog".to_string(),
             FleetStatus::Idle => "no logs: the matching reads the audited demand".to_string(),
         };
-        frame.render_widget(Paragraph::new(text).style(theme.muted), body);
+        super::scrolled(frame, body, wrapped(&text, width, theme.muted), None, window);
         return;
     };
     let mut lines = waterfall_lines(app, theme, width);
     if !report.fallback_price_clusters.is_empty() {
-        lines.push(Line::styled(
-            format!(
+        lines.extend(wrapped(
+            &format!(
                 "⚑ fallback price, not in the plan: {}",
                 report.fallback_price_clusters.join(", ")
             ),
+            width,
             theme.warn,
         ));
     }
@@ -58,15 +65,16 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
                 theme.muted,
             ));
         }
-        lines.push(fields_line(title, width));
+        lines.extend(flowed_fields(title, width, 2));
         if let Some(p) = &class.pending {
-            lines.push(Line::styled(
-                format!(
+            lines.extend(wrapped(
+                &format!(
                     " ⚑ {} pending jobs, {} GPU-h: +{}/mo if served",
                     thousands(p.jobs as f64),
                     thousands(p.gpu_hours_requested),
                     usd_compact(p.extra_usd_per_month)
                 ),
+                width,
                 theme.warn,
             ));
         }
@@ -137,7 +145,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         }
     }
     for problem in &report.unmatched {
-        lines.push(Line::styled(format!("⚑ {problem}"), theme.warn));
+        lines.extend(wrapped(&format!("⚑ {problem}"), width, theme.warn));
     }
     lines.push(Line::styled(
         format!("demand of the audit's {:.0} days", report.window_days),
@@ -145,10 +153,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     ));
     let selected_class = report.classes.get(app.cursors.contract_class).map(|c| c.class);
     lines.extend(super::replay_lines::comparison_lines(app, selected_class, theme, width));
-    frame.render_widget(
-        Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
-        body,
-    );
+    super::scrolled(frame, body, lines, selected_line, window);
 }
 
 /// The waterfall, one step a line: what the fleet costs after it, the change, and its cause.
@@ -160,7 +165,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
         .steps
         .iter()
         .enumerate()
-        .map(|(i, step)| {
+        .flat_map(|(i, step)| {
             let (cost, change) = match (step.usd_per_month, step.change_usd_per_month) {
                 (Some(cost), Some(change)) => (format!("{}/mo", usd_compact(cost)), signed_compact(change)),
                 (Some(cost), None) => (format!("{}/mo", usd_compact(cost)), String::new()),
@@ -175,7 +180,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 Some(why) => why.clone(),
                 None => step.step.basis().to_string(),
             };
-            fields_line(
+            flowed_fields(
                 vec![
                     (format!("{} ", i + 1), theme.muted),
                     (label(step.step.label(), 19), theme.base),
@@ -184,10 +189,11 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                     (format!("  {basis}"), theme.muted),
                 ],
                 width,
+                WATERFALL_INDENT,
             )
         })
         .collect();
-    lines.push(fields_line(
+    lines.extend(flowed_fields(
         vec![
             (label("  saving", 21), theme.base),
             (
@@ -200,9 +206,10 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             ),
         ],
         width,
+        BOARD_INDENT,
     ));
     if let (Some(stay), Some(adds)) = (w.alternative("stay"), w.switching_adds_usd_per_year()) {
-        lines.push(fields_line(
+        lines.extend(flowed_fields(
             vec![
                 (label("  staying instead", 21), theme.base),
                 (
@@ -218,6 +225,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 ),
             ],
             width,
+            BOARD_INDENT,
         ));
     }
     if let Some(range) = &w.range {
@@ -235,7 +243,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 )
             })
             .collect();
-        lines.push(fields_line(
+        lines.extend(flowed_fields(
             vec![
                 (label("  range P10–P90", 21), theme.base),
                 (
@@ -248,11 +256,12 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 (format!("  widest: {}", widest.join(" · ")), theme.muted),
             ],
             width,
+            BOARD_INDENT,
         ));
     }
     if let Some(timing) = &w.timing {
         let first_year = usd_compact_signed(timing.first_year_saving_usd);
-        lines.push(fields_line(
+        lines.extend(flowed_fields(
             vec![
                 (label("  first year, cash", 21), theme.base),
                 (right(&first_year, 10), theme.title),
@@ -266,10 +275,11 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 ),
             ],
             width,
+            BOARD_INDENT,
         ));
     }
     if !w.attribution.is_empty() {
-        // The largest credits first: as many as the pane's width holds.
+        // The largest credits first, every one: wrapped under each other where the width ends.
         let mut credits: Vec<_> = w.attribution.iter().collect();
         credits.sort_by(|a, b| b.usd_per_year.abs().total_cmp(&a.usd_per_year.abs()));
         let mut fields = vec![(label("  by cause", 21), theme.base)];
@@ -278,7 +288,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
             let gap = if i == 0 { "" } else { " · " };
             fields.push((format!("{gap}{} {amount}", a.cause.short()), theme.muted));
         }
-        lines.push(fields_line(fields, width));
+        lines.extend(flowed_fields(fields, width, BOARD_INDENT));
     }
     lines
 }

@@ -7,25 +7,23 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
-use super::forecast_fan::{fan_lines, fan_title, selection_line};
+use super::forecast_fan::{fan_lines, fan_title, selection_lines};
 use crate::app::App;
 use crate::app::field::{Field, ForecastField};
 use crate::model::forecast::{ClassForecast, ForecastReport};
 use crate::model::plan::GROWTH_RANGE;
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::thousands;
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, rows_from, track_of};
+use crate::ui::widgets::{fields_line, label, right, track_of};
 
 const NAME_WIDTH: usize = 10;
 const VALUE_WIDTH: usize = 14;
 const METHOD_WIDTH: usize = 12;
-/// A fan chart's least rows when all three classes fit: its title, four rows of plot, its axis.
-const MIN_CHART_ROWS: u16 = 6;
-/// Below room for all three, each chart shown gets this many at least (six of plot).
-const SHORT_CHART_ROWS: u16 = 8;
+/// A fan chart's least rows: its title, how its method was chosen, five rows of plot, its axis.
+const CHART_ROWS: u16 = 8;
 
 /// Where a growth factor sits on a slider from a tenth to ten times: a log scale, so ×1 is
 /// the middle and ×0.5 and ×2 are as far from it.
@@ -34,14 +32,16 @@ fn growth_frac(factor: f64) -> f64 {
     ((factor.ln() - low.ln()) / (high.ln() - low.ln())).clamp(0.0, 1.0)
 }
 
-/// The growth slider's track of `class` inside the pane's body: for drawing and for turning a
-/// click or drag into a factor. Row 0 is the status line, row 1 the horizon, then the classes.
-pub fn growth_track(body: Rect, class: WorkloadClass) -> Option<Rect> {
-    let row = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)? as u16;
+/// The growth slider's track of `class` inside the pane's body, its lines scrolled by
+/// `first_line`: for turning a click or drag into a factor. Line 0 is the status line, line 1
+/// the horizon, then the classes.
+pub fn growth_track(body: Rect, class: WorkloadClass, first_line: usize) -> Option<Rect> {
+    let line = 2 + WorkloadClass::ALL.iter().position(|c| *c == class)?;
+    let row = line.checked_sub(first_line)?;
     let width = track_width(body.width)?;
-    (row < body.height).then_some(Rect {
+    (row < usize::from(body.height)).then_some(Rect {
         x: body.x + NAME_WIDTH as u16 + 1,
-        y: body.y + row,
+        y: body.y + row as u16,
         width,
         height: 1,
     })
@@ -64,7 +64,7 @@ pub fn growth_at(track: Rect, x: u16) -> f64 {
     ((factor / unit).round() * unit).clamp(low, high)
 }
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let selected = focused.then(|| app.selected_field()).flatten();
     let shown = app.forecast.shown.as_ref();
     let mut lines = vec![status_line(app, shown, theme, body.width)];
@@ -72,35 +72,48 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     for class in WorkloadClass::ALL {
         lines.push(growth_line(app, shown, class, selected, theme, body.width));
     }
+    let before_training = lines.len();
     lines.extend(training_lines(app, selected, theme, body.width));
+    let before_planned = lines.len();
     lines.extend(planned_lines(app, selected, theme, body.width));
-    let used = lines.len() as u16;
-    frame.render_widget(Paragraph::new(lines), body);
-    let Some(report) = shown else {
-        return;
-    };
-    let charts_area = rows_from(body, used + 1);
-    let order = chart_order(app, selected);
-    let all = order.len() as u16;
-    let fitting = if charts_area.height >= MIN_CHART_ROWS * all {
-        all
-    } else {
-        (charts_area.height / SHORT_CHART_ROWS).max(u16::from(charts_area.height >= MIN_CHART_ROWS))
-    };
-    if fitting == 0 || charts_area.width < 20 {
-        return;
+    let selected_line = selected.and_then(|field| selected_line(field, before_training, before_planned));
+    if let Some(report) = shown.filter(|_| body.width >= 20) {
+        // Every class's chart under the text, the selected one first, each with its title and
+        // how its method was chosen: as many as the height holds show at once, the rest are a
+        // scroll away, so no class's forecast is shown at one size only.
+        let order = chart_order(app, selected);
+        let room = body.height.saturating_sub(lines.len() as u16 + 1);
+        let count = order.len().max(1) as u16;
+        // All in view when they fit; else the first fills the view and the rest follow it.
+        let rows = |i: usize| match (room >= CHART_ROWS * count, i) {
+            (true, _) => room / count,
+            (false, 0) => room.max(CHART_ROWS),
+            (false, _) => CHART_ROWS,
+        };
+        lines.push(Line::raw(""));
+        for (i, class) in order.into_iter().enumerate() {
+            if let Some(series) = report.classes.iter().find(|c| c.class == class) {
+                lines.extend(chart_lines(series, theme, body.width, rows(i)));
+            }
+        }
     }
-    let rows_each = charts_area.height / fitting;
-    for (i, class) in order.into_iter().take(usize::from(fitting)).enumerate() {
-        let Some(series) = report.classes.iter().find(|c| c.class == class) else {
-            continue;
-        };
-        let area = Rect {
-            y: charts_area.y + i as u16 * rows_each,
-            height: rows_each,
-            ..charts_area
-        };
-        chart(series, theme, frame, area);
+    super::scrolled(frame, body, lines, selected_line, window);
+}
+
+/// The line of the selected row: the horizon on line 1, the growths under it, the training
+/// run's lines from `training`, a planned run's (one line each) from `planned`.
+fn selected_line(field: Field, training: usize, planned: usize) -> Option<usize> {
+    match field {
+        Field::Forecast(ForecastField::HorizonMonths) => Some(1),
+        Field::Forecast(ForecastField::Growth(class)) => {
+            WorkloadClass::ALL.iter().position(|c| *c == class).map(|i| 2 + i)
+        }
+        Field::Forecast(ForecastField::TrainingRun) => Some(training),
+        Field::Forecast(ForecastField::TrainingStart) => Some(training + 1),
+        Field::Forecast(
+            ForecastField::PlannedGpus(i) | ForecastField::PlannedStart(i) | ForecastField::PlannedDays(i),
+        ) => Some(planned + i),
+        _ => None,
     }
 }
 
@@ -266,7 +279,8 @@ fn planned_lines(app: &App, selected: Option<Field>, theme: &Theme, width: u16) 
         .collect()
 }
 
-/// The classes to chart, the one the cursor is on first: a short pane shows that one.
+/// The classes to chart, the one the cursor is on first: a short pane shows that one whole, the
+/// others a scroll below it.
 fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
     let first = match selected {
         Some(Field::Forecast(ForecastField::Growth(class))) => Some(class),
@@ -288,24 +302,14 @@ fn chart_order(app: &App, selected: Option<Field>) -> Vec<WorkloadClass> {
     order
 }
 
-/// A chart with room for this many rows also says how its method was chosen.
-const ROWS_FOR_SELECTION: u16 = 8;
-
-fn chart(series: &ClassForecast, theme: &Theme, frame: &mut Frame, area: Rect) {
+/// A class's chart in `rows` rows: its title, how its method was chosen, the fan in the rest.
+fn chart_lines(series: &ClassForecast, theme: &Theme, width: u16, rows: u16) -> Vec<Line<'static>> {
     let style = theme.class_style(series.class);
-    let mut lines = vec![fan_title(series, area.width, style, theme)];
-    if area.height >= ROWS_FOR_SELECTION {
-        lines.push(selection_line(series, area.width, theme));
-    }
-    let used = lines.len() as u16;
-    lines.extend(fan_lines(
-        series,
-        area.width,
-        area.height.saturating_sub(used),
-        style,
-        theme,
-    ));
-    frame.render_widget(Paragraph::new(lines), area);
+    let mut lines = fan_title(series, width, style, theme);
+    lines.extend(selection_lines(series, width, theme));
+    let plot_rows = rows.saturating_sub(lines.len() as u16);
+    lines.extend(fan_lines(series, width, plot_rows, style, theme));
+    lines
 }
 
 #[cfg(test)]
@@ -315,7 +319,7 @@ mod tests {
     #[test]
     fn a_click_reads_back_the_factor_the_knob_is_drawn_at() {
         let body = Rect::new(3, 4, 64, 20);
-        let track = growth_track(body, WorkloadClass::Inference).expect("a track");
+        let track = growth_track(body, WorkloadClass::Inference, 0).expect("a track");
         assert_eq!(track.y, body.y + 3);
         assert!((growth_at(track, track.x) - GROWTH_RANGE.0).abs() < 1e-9);
         assert!((growth_at(track, track.x + track.width - 1) - GROWTH_RANGE.1).abs() < 1e-9);
@@ -325,7 +329,7 @@ mod tests {
             assert!(knob.abs_diff(x - track.x) <= 1, "column {x}");
         }
         assert_eq!(
-            growth_track(Rect::new(0, 0, 30, 20), WorkloadClass::Burst),
+            growth_track(Rect::new(0, 0, 30, 20), WorkloadClass::Burst, 0),
             None,
             "too narrow"
         );

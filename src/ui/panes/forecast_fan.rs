@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use crate::model::forecast::{ClassForecast, DailyForecast};
 use crate::shared::format::thousands;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{EIGHTHS, fields_line, right};
+use crate::ui::widgets::{EIGHTHS, flowed_fields, right};
 
 /// What a column of the chart shows.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -28,7 +28,7 @@ enum Column {
 }
 
 /// The title: the class, its method, the demand now and at the horizon's end with its 95 %.
-pub fn fan_title(series: &ClassForecast, width: u16, style: Style, theme: &Theme) -> Line<'static> {
+pub fn fan_title(series: &ClassForecast, width: u16, style: Style, theme: &Theme) -> Vec<Line<'static>> {
     let forecast = &series.forecast;
     let history = &forecast.history_daily_gpus;
     let recent = &history[history.len().saturating_sub(7)..];
@@ -44,12 +44,12 @@ pub fn fan_title(series: &ClassForecast, width: u16, style: Style, theme: &Theme
             theme.muted,
         ));
     }
-    fields_line(fields, width)
+    flowed_fields(fields, width, 2)
 }
 
 /// How the method was chosen: its name, and its cross-validated error beside seasonal naive's
 /// ("mean of ets trend, theta · MAE 2.8 vs naive 3.6"), or why the level stands in.
-pub fn selection_line(series: &ClassForecast, width: u16, theme: &Theme) -> Line<'static> {
+pub fn selection_lines(series: &ClassForecast, width: u16, theme: &Theme) -> Vec<Line<'static>> {
     let forecast = &series.forecast;
     let method = match (&forecast.cross_validation, forecast.method) {
         (Some(s), crate::model::forecast::ForecastMethod::Combination) => format!(
@@ -69,7 +69,8 @@ pub fn selection_line(series: &ClassForecast, width: u16, theme: &Theme) -> Line
         (None, Some(note)) => fields.push((format!(" · {note}"), theme.muted)),
         (None, None) => {}
     }
-    fields_line(fields, width)
+    // Wrapped rather than cut: the errors are the reason the method stands.
+    flowed_fields(fields, width, 2)
 }
 
 fn gpus_text(value: f64) -> String {

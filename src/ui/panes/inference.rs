@@ -4,16 +4,16 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::field::INFERENCE_FIELDS;
 use crate::model::inference::Breakeven;
 use crate::shared::format::{si, usd, usd_compact};
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, hbar, label, right};
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
     let inf = &app.derived.evaluation.inference;
     let limit = app.derived.evaluation.thresholds.cpbt_max_usd_per_billion_tokens;
@@ -39,6 +39,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         .max()
         .unwrap_or(28);
     let label_width = longest.min((width as usize).saturating_sub(12)).max(12);
+    let selected_line = focused.then_some(lines.len() + app.cursors.inference_field);
     for (i, field) in INFERENCE_FIELDS.iter().enumerate() {
         let value = field.get(&app.plan).map_or_else(|| "—".to_string(), |v| field.show(v));
         let style = if focused && i == app.cursors.inference_field {
@@ -89,7 +90,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     lines.extend(breakeven_lines(app, theme, width, label_width));
     lines.push(Line::raw(""));
     lines.extend(across_lines(app, theme, width, limit));
-    frame.render_widget(Paragraph::new(lines), body);
+    super::scrolled(frame, body, lines, selected_line, window);
 }
 
 /// Today's volume against the break-even on one axis: ▲ today, │ break-even.

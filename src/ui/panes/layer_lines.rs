@@ -9,7 +9,10 @@ use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, Stres
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right};
+use crate::ui::widgets::{flowed_fields, label, right};
+
+/// Where a layer's line continues when the pane is too narrow for it.
+const INDENT: usize = 4;
 
 fn class_layers(app: &App, class: WorkloadClass) -> Option<&ClassLayers> {
     app.forecast
@@ -24,7 +27,7 @@ fn band(layer: &Layer) -> String {
     format!("{}–{}", thousands(layer.from_gpus), thousands(layer.to_gpus))
 }
 
-fn layer_line(layer: &Layer, theme: &Theme, width: u16) -> Line<'static> {
+fn layer_line(layer: &Layer, theme: &Theme, width: u16) -> Vec<Line<'static>> {
     let mut fields = vec![
         ("  ▤ ".to_string(), theme.muted),
         (label(layer.term.label(), 14), theme.base),
@@ -34,7 +37,7 @@ fn layer_line(layer: &Layer, theme: &Theme, width: u16) -> Line<'static> {
             theme.muted,
         ),
     ];
-    // Most telling first: a narrow pane drops the fields that do not fit from the right.
+    // Most telling first: in a narrow pane the fields that do not fit go on to the next line.
     match layer.committed_usd {
         Some(committed) => {
             let paid = layer.expected_used_gpu_hours + layer.expected_idle_gpu_hours;
@@ -62,7 +65,7 @@ fn layer_line(layer: &Layer, theme: &Theme, width: u16) -> Line<'static> {
             fields.push((format!(" in {} mo", layer.months), theme.muted));
         }
     }
-    fields_line(fields, width)
+    flowed_fields(fields, width, INDENT)
 }
 
 /// The class's layers (committed ones holding GPUs, then the term billed by use) and its
@@ -74,16 +77,17 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
     let growth = layers
         .growth_per_year
         .map_or("fitted trend".to_string(), |g| format!("growth ×{g:.1}/yr"));
-    let mut lines = vec![fields_line(
+    let mut lines = flowed_fields(
         vec![(format!(" layers on the forecast ({growth}):"), theme.muted)],
         width,
-    )];
+        INDENT,
+    );
     lines.extend(
         layers
             .layers
             .iter()
             .filter(|l| l.committed_usd.is_none() || l.gpus >= SHOWN_FROM_GPUS)
-            .map(|l| layer_line(l, theme, width)),
+            .flat_map(|l| layer_line(l, theme, width)),
     );
     let spans = [
         ("first year".to_string(), &layers.first_year, &layers.flat_first_year),
@@ -102,7 +106,7 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
         } else {
             theme.bad
         };
-        lines.push(fields_line(
+        lines.extend(flowed_fields(
             vec![
                 (format!("  {span} "), theme.muted),
                 (usd_compact(layered.expected_usd), style),
@@ -118,9 +122,10 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
                 ),
             ],
             width,
+            INDENT,
         ));
     }
-    lines.push(fields_line(bet_fields(layers, theme), width));
+    lines.extend(flowed_fields(bet_fields(layers, theme), width, INDENT));
     lines
 }
 

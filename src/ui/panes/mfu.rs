@@ -12,6 +12,7 @@ use crate::app::App;
 use crate::model::evaluate::MfuSource;
 use crate::model::sensitivity::{CURVE_MFU_MAX_FRAC, CURVE_MFU_MIN_FRAC};
 use crate::shared::format::{pct, usd_compact};
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, row, rows_from, track_of};
 
@@ -20,18 +21,26 @@ const VALUE_WIDTH: u16 = 7;
 const COST_WIDTH: u16 = 9;
 const CELL_WIDTH: usize = 9;
 
-/// The slider track of accelerator `index` inside the pane's body: for drawing and for
-/// turning a click or drag into an MFU.
-pub fn slider_track(body: Rect, index: usize) -> Option<Rect> {
-    let track_width = body.width.checked_sub(NAME_WIDTH + VALUE_WIDTH + COST_WIDTH + 1)?;
-    // Row 0 is the title line; slider `index` is on row index + 1.
-    if track_width < 5 || index as u16 + 1 >= body.height {
+/// A slider track's width in a body `body_width` wide, when it has room for one.
+fn track_width(body_width: u16) -> Option<u16> {
+    body_width
+        .checked_sub(NAME_WIDTH + VALUE_WIDTH + COST_WIDTH + 1)
+        .filter(|w| *w >= 5)
+}
+
+/// The slider track of accelerator `index` inside the pane's body, its lines scrolled by
+/// `first_line`: for turning a click or drag into an MFU.
+pub fn slider_track(body: Rect, index: usize, first_line: usize) -> Option<Rect> {
+    let width = track_width(body.width)?;
+    // Line 0 is the title line; slider `index` is on line index + 1.
+    let row = (index + 1).checked_sub(first_line)?;
+    if row >= usize::from(body.height) {
         return None;
     }
     Some(Rect {
         x: body.x + NAME_WIDTH + 1,
-        y: body.y + 1 + index as u16,
-        width: track_width,
+        y: body.y + row as u16,
+        width,
         height: 1,
     })
 }
@@ -50,7 +59,7 @@ fn track(mfu: f64, width: usize) -> String {
     )
 }
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let plan = &app.plan;
     let mut lines = vec![Line::styled(
         format!(
@@ -72,8 +81,8 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             Span::styled(label(&choice.id, NAME_WIDTH as usize), style),
             Span::raw(" "),
         ];
-        if let Some(t) = slider_track(body, i) {
-            spans.push(Span::styled(track(choice.mfu, t.width as usize), theme.series(i)));
+        if let Some(width) = track_width(body.width) {
+            spans.push(Span::styled(track(choice.mfu, usize::from(width)), theme.series(i)));
         }
         spans.push(Span::styled(right(&pct(choice.mfu), VALUE_WIDTH as usize), theme.title));
         spans.push(Span::styled(right(&cost, COST_WIDTH as usize), theme.base));
@@ -81,8 +90,9 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
     }
     lines.push(Line::raw(""));
     lines.extend(sensitivity_lines(app, theme, body.width));
-    let used = lines.len() as u16;
-    frame.render_widget(Paragraph::new(lines), body);
+    // The text scrolls; the chart takes the rows it leaves, when it leaves enough.
+    let selected = focused.then_some(1 + app.cursors.accelerator);
+    let used = super::scrolled(frame, body, lines, selected, window);
     let chart_area = rows_from(body, used + 1);
     if chart_area.height >= 6 && chart_area.width >= 20 {
         chart(app, theme, frame, chart_area);

@@ -90,7 +90,7 @@ pub fn comparison_lines(app: &App, selected: Option<WorkloadClass>, theme: &Them
             (None, true) => "replaying today and the split…".to_string(),
             (None, false) => "replay: waiting for the audit".to_string(),
         };
-        lines.push(Line::styled(text, theme.muted));
+        lines.extend(crate::ui::widgets::wrapped(&text, width, theme.muted));
         return lines;
     };
     lines.push(fields_line(
@@ -103,7 +103,7 @@ pub fn comparison_lines(app: &App, selected: Option<WorkloadClass>, theme: &Them
     ));
     lines.extend(totals(report, theme, width));
     if let Some(e) = &app.replay.error {
-        lines.push(Line::styled(format!("⚑ {e}"), theme.warn));
+        lines.extend(crate::ui::widgets::wrapped(&format!("⚑ {e}"), width, theme.warn));
     } else if app.replay.working {
         lines.push(Line::styled("replaying…", theme.muted));
     }

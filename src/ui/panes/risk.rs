@@ -4,16 +4,16 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
 
 use crate::app::App;
 use crate::app::field::Field;
 use crate::model::checks::CheckStatus;
 use crate::shared::format::{pct, usd_compact};
+use crate::ui::scroll::ScrollWindow;
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right, scroll_to, status_glyph, status_style, wrap_words};
+use crate::ui::widgets::{fields_line, label, right, status_glyph, status_style, wrap_words};
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
+pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut Frame, body: Rect, focused: bool) {
     let width = body.width;
     let risk = &app.derived.evaluation.risk;
     let selected = focused.then(|| app.selected_field()).flatten();
@@ -118,8 +118,5 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             Span::styled(check.subject.clone(), theme.muted),
         ]));
     }
-    frame.render_widget(
-        Paragraph::new(lines).scroll(scroll_to(selected_line, body.height)),
-        body,
-    );
+    super::scrolled(frame, body, lines, selected_line, window);
 }

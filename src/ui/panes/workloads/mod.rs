@@ -7,7 +7,6 @@ mod fleet;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::Paragraph;
 
 use crate::app::{App, FleetStatus, WorkloadsView};
 use crate::model::workload::WorkloadClass;
@@ -37,12 +36,7 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
             FleetStatus::Failed { message } => message.clone(),
             FleetStatus::Idle => "no logs: open one with the file picker".to_string(),
         };
-        frame.render_widget(
-            Paragraph::new(text)
-                .style(theme.muted)
-                .wrap(ratatui::widgets::Wrap { trim: true }),
-            body,
-        );
+        super::scrolled(frame, body, wrapped(&text, body.width, theme.muted), None, window);
         return;
     };
     let report = &fleet.report;
@@ -56,11 +50,7 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
             Listing::unselected(drill::job_lines(app, cluster, class, job, theme))
         }
     };
-    let first = window.follow(listing.selected, listing.lines.len(), usize::from(body.height));
-    frame.render_widget(
-        Paragraph::new(listing.lines).scroll((u16::try_from(first).unwrap_or(u16::MAX), 0)),
-        body,
-    );
+    super::scrolled(frame, body, listing.lines, listing.selected, window);
 }
 
 /// Glyphs tell the classes apart without colour.
