@@ -199,7 +199,7 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                 },
             ),
             // What moves it, and what does not: the MFU sliders price runs, not the fleet.
-            ("  growth moves it; MFU sliders do not".to_string(), theme.muted),
+            ("  growth moves it; MFU does not".to_string(), theme.muted),
         ],
         width,
     ));
