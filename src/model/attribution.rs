@@ -3,7 +3,7 @@
 //! other, so the credit a step gets depends on where it stands: paying for demand by the hour
 //! (term mix) gives the same figure with or without right-sizing first, and the price step
 //! shrinks when it comes last. Here every cause's credit is its Shapley value: its mean
-//! marginal saving over every order of the four causes.
+//! marginal saving over every order of the five causes.
 //!
 //! The fleet's cost with any set of causes applied, class by class:
 //! - right-sizing alone: the class's share of each cluster cut to its p95;
@@ -15,7 +15,10 @@
 //!   whatever the class costs by then (today's capacity priced as the cheapest offers when
 //!   nothing else is applied).
 //!
-//! With all four applied it is the waterfall's last step; with none, today as paid; so the
+//! - demand: the forecast's demand over the audited window's (the saving's drivers at their
+//!   point values), as a factor on whatever the class costs by then.
+//!
+//! With all five applied it is the waterfall's last step; with none, today as paid; so the
 //! credits sum to the waterfall's saving.
 
 use serde::Serialize;
@@ -28,14 +31,16 @@ pub enum Cause {
     ElasticityAndTerms,
     Separation,
     Price,
+    Demand,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 4] = [
+    pub const ALL: [Cause; 5] = [
         Cause::RightSizing,
         Cause::ElasticityAndTerms,
         Cause::Separation,
         Cause::Price,
+        Cause::Demand,
     ];
 
     pub fn label(self) -> &'static str {
@@ -44,6 +49,7 @@ impl Cause {
             Cause::ElasticityAndTerms => "elasticity and terms",
             Cause::Separation => "separation",
             Cause::Price => "price",
+            Cause::Demand => "forecast demand",
         }
     }
 
@@ -54,6 +60,7 @@ impl Cause {
             Cause::ElasticityAndTerms => "terms",
             Cause::Separation => "separation",
             Cause::Price => "price",
+            Cause::Demand => "demand",
         }
     }
 
@@ -76,6 +83,9 @@ pub struct ClassCauses {
     pub separation_factor: f64,
     /// The cheapest offers' cost over today's prices for the same mix (1 without a match).
     pub price_factor: f64,
+    /// The switched cost at the saving's drivers' point values over the same without them:
+    /// the forecast's demand over the audited window's (1 without a forecast or a match).
+    pub demand_factor: f64,
 }
 
 /// A cause's credit.
@@ -111,6 +121,7 @@ pub fn cost_with(classes: &[ClassCauses], applied: usize) -> f64 {
                 class.today_usd
             };
             base * if has(Cause::Price) { class.price_factor } else { 1.0 }
+                * if has(Cause::Demand) { class.demand_factor } else { 1.0 }
         })
         .sum()
 }
@@ -151,6 +162,7 @@ mod tests {
             term_mix_usd: Some(mix),
             separation_factor: separation,
             price_factor: price,
+            demand_factor: 1.0,
         }
     }
 
@@ -187,9 +199,29 @@ mod tests {
             term_mix_usd: None,
             separation_factor: 1.0,
             price_factor: 1.0,
+            demand_factor: 1.3,
         };
         let credits = attribute(&[unmatched]);
         assert!((credits[0].usd_per_year - 120.0).abs() < 1e-9);
         assert!(credits[1..].iter().all(|a| a.usd_per_year == 0.0));
+    }
+
+    #[test]
+    fn demand_scales_the_switched_cost_and_takes_its_share_of_the_saving() {
+        let mut grown = class(100.0, 80.0, 50.0, 1.0, 0.5);
+        grown.demand_factor = 2.0;
+        let all = Cause::ALL.iter().fold(0, |m, c| m | c.bit());
+        // Every cause applied: the term mix at the cheapest prices, bought for twice the demand.
+        assert!((cost_with(&[grown], all) - 50.0 * 0.5 * 2.0).abs() < 1e-9);
+        let credits = attribute(&[grown]);
+        let of = |cause: Cause| {
+            credits
+                .iter()
+                .find(|a| a.cause == cause)
+                .map_or(0.0, |a| a.usd_per_year)
+        };
+        assert!(of(Cause::Demand) < 0.0, "growth costs: {credits:?}");
+        let sum: f64 = credits.iter().map(|a| a.usd_per_year).sum();
+        assert!((sum - (100.0 - 50.0) * 12.0).abs() < 1e-9);
     }
 }

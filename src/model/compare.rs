@@ -10,6 +10,7 @@ use super::catalog::Catalog;
 use super::checks::CheckStatus;
 use super::evaluate::{Evaluation, MfuSource, evaluate};
 use super::plan::Plan;
+use super::saving_range::SavingRange;
 use super::split::ReplayReport;
 use super::waterfall::{StepKind, Waterfall};
 use super::workload::WorkloadClass;
@@ -338,6 +339,25 @@ pub fn waterfall_outputs(waterfalls: &[Option<&Waterfall>]) -> Vec<OutputCompari
         "board: saving per year (step 1 − last step)".into(),
         OutputUnit::Usd,
         waterfalls.iter().map(|w| w.map(|w| w.saving_usd_per_year)).collect(),
+    ));
+    // The range shown beside the headline, drawn around it.
+    let range = |pick: fn(&SavingRange) -> f64| -> Vec<Option<f64>> {
+        waterfalls
+            .iter()
+            .map(|w| w.and_then(|w| w.range.as_ref()).map(pick))
+            .collect()
+    };
+    rows.push(row(
+        "board.range.p10_usd_per_year".into(),
+        "board: saving P10 per year".into(),
+        OutputUnit::Usd,
+        range(|r| r.p10_usd_per_year),
+    ));
+    rows.push(row(
+        "board.range.p90_usd_per_year".into(),
+        "board: saving P90 per year".into(),
+        OutputUnit::Usd,
+        range(|r| r.p90_usd_per_year),
     ));
     rows
 }

@@ -182,6 +182,8 @@ pub struct RiskReport {
 pub struct MonteCarloReport {
     /// The accelerator whose training run is the base cost.
     pub accelerator: String,
+    /// The MFU the run is drawn around: the accelerator's slider.
+    pub mfu_frac: f64,
     pub draws: usize,
     pub seed: u64,
     /// The analytic expected total, which the draws' mean approaches.
@@ -416,7 +418,13 @@ fn monte_carlo_report(plan: &Plan, training: &TrainingReport) -> Option<MonteCar
         point_usd: run.cost_usd,
         point_mfu_frac: run.mfu,
         point_usd_per_chip_hour: run.usd_per_chip_hour + network,
-        mfu_range: choice.mfu_range.as_ref().map(range),
+        // The plan's spread around its most likely MFU, moved with the slider: the draws are
+        // of the run the MFU pane prices, not of the MFU the range was written for.
+        mfu_range: choice
+            .mfu_range
+            .as_ref()
+            .map(range)
+            .map(|r| r.moved_to(run.mfu, 1.0).unwrap_or(r)),
         // The drawn price is the compute price; the network premium rides on top of it.
         price_range: choice
             .price_range_usd_per_chip_hour
@@ -432,6 +440,7 @@ fn monte_carlo_report(plan: &Plan, training: &TrainingReport) -> Option<MonteCar
     .ok()?;
     Some(MonteCarloReport {
         accelerator: run.accelerator.clone(),
+        mfu_frac: run.mfu,
         draws: summary.draws,
         seed: summary.seed,
         expected_usd: summary.expected_usd,

@@ -67,6 +67,33 @@ impl TriangularRange {
             b - ((1.0 - u) * width * (b - c)).sqrt()
         }
     }
+
+    /// Inverse of the CDF at `u` in [0, 1) of the two-piece triangle that meets at the mode:
+    /// below it half the time (the rising half-triangle from low), above it half the time (the
+    /// falling one to high). Its median is the mode, so a figure computed at the modes is the
+    /// middle of what the draws give, whatever the skew of low and high.
+    pub fn sample_around_mode(&self, u: f64) -> f64 {
+        let (a, c, b) = (self.low, self.mode, self.high);
+        if u < 0.5 {
+            a + (c - a) * (2.0 * u).sqrt()
+        } else {
+            b - (b - c) * (2.0 * (1.0 - u)).sqrt()
+        }
+    }
+
+    /// The same spread around `mode`: low and high scaled by `mode / self.mode`, high held at
+    /// `cap` (and never below the mode). None when the range has no positive mode.
+    pub fn moved_to(&self, mode: f64, cap: f64) -> Option<TriangularRange> {
+        if !(self.is_valid() && self.mode > 0.0 && mode.is_finite() && mode > 0.0) {
+            return None;
+        }
+        let scale = mode / self.mode;
+        Some(TriangularRange::new(
+            (self.low * scale).min(mode),
+            mode,
+            (self.high * scale).min(cap).max(mode),
+        ))
+    }
 }
 
 /// ln(q/p)/(q−p) for 0 < p <= q, taking its limit 1/p as q → p; ln_1p keeps it exact there.
@@ -528,5 +555,35 @@ mod tests {
         cheap_base.price_range = Some(TriangularRange::new(5.0, 6.0, 8.0));
         let cheap = simulate_total_cost(&cheap_base, &rows, 10_000, 8).unwrap_or_else(|e| panic!("{e}"));
         assert!(cheap.p50_usd < dear.p50_usd && cheap.expected_usd < dear.expected_usd);
+    }
+
+    #[test]
+    fn the_two_piece_draw_has_its_median_at_the_mode_however_skewed() {
+        let skewed = TriangularRange::new(0.0, 1.0, 1.5);
+        assert_eq!(skewed.sample_around_mode(0.5), 1.0);
+        assert_eq!(skewed.sample_around_mode(0.0), 0.0);
+        assert!((skewed.sample_around_mode(1.0 - 1e-12) - 1.5).abs() < 1e-5);
+        let draws: Vec<f64> = (0..1_000)
+            .map(|i| skewed.sample_around_mode((i as f64 + 0.5) / 1e3))
+            .collect();
+        assert_eq!(draws.iter().filter(|&&x| x < 1.0).count(), 500);
+        // The plain triangle of the same three values puts more than half its draws below 1.
+        let below = (0..1_000)
+            .filter(|i| skewed.sample((*i as f64 + 0.5) / 1e3) < 1.0)
+            .count();
+        assert!(below > 600, "{below}");
+    }
+
+    #[test]
+    fn a_range_moved_to_a_new_mode_keeps_its_proportions_under_its_cap() {
+        let mfu = TriangularRange::new(0.26, 0.45, 0.46);
+        let moved = mfu.moved_to(0.605, 1.0).expect("moved");
+        assert!((moved.low - 0.26 * 0.605 / 0.45).abs() < 1e-12);
+        assert_eq!(moved.mode, 0.605);
+        assert!((moved.high - 0.46 * 0.605 / 0.45).abs() < 1e-12);
+        let capped = mfu.moved_to(0.99, 1.0).expect("moved");
+        assert_eq!(capped.high, 1.0);
+        assert!(capped.is_valid());
+        assert_eq!(TriangularRange::new(0.0, 0.0, 0.0).moved_to(0.5, 1.0), None);
     }
 }

@@ -1,8 +1,10 @@
 //! How sure the board's saving is (docs/board.md, "The range and its drivers"): the saving
-//! recomputed with the uncertain inputs moved, each over a stated spread. A seeded Monte Carlo
-//! draws them together for the range (P10, P50, P90); a tornado swings each alone to its low
-//! and its high. Today's cost is what is paid and does not move; every driver acts on what the
-//! switched fleet (the waterfall's last step) would cost, class by class:
+//! recomputed with the uncertain inputs moved, each over a stated spread. The headline is the
+//! saving with every driver at its point value (`saving_at_point`, the waterfall's last step);
+//! a seeded Monte Carlo draws the drivers together for the range (P10, P50, P90), each as
+//! likely below its point value as above it, so the range is built around the headline; a
+//! tornado swings each alone to its low and its high. Today's cost is what is paid and does
+//! not move; every driver acts on what the switched fleet would cost, class by class:
 //!
 //! - demand: the forecast's next-year demand over the audited window's (its 80 % band as low
 //!   and high), on every class: the matched fleet is bought for the demand;
@@ -42,7 +44,9 @@ pub struct ClassSwitch {
     pub spot_share: f64,
 }
 
-/// An input the saving depends on, as a multiplier (1 at the point figure) and its spread.
+/// An input the saving depends on, as a multiplier and its spread: `spread.mode` is its point
+/// value, the one the headline is computed at (1 unless the forecast or an assumption says
+/// otherwise: demand is the forecast's over the audited window's).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Driver {
     pub driver: &'static str,
@@ -84,21 +88,45 @@ pub const DELIVERED_SHARE: &str = "delivered_share";
 
 /// The switched fleet's monthly cost with each driver at `value(driver)`.
 fn switched_cost(classes: &[ClassSwitch], value: &dyn Fn(&str) -> f64) -> f64 {
-    classes
+    classes.iter().map(|c| class_cost(c, value)).sum()
+}
+
+/// The point value of `driver` among `drivers` (1 for one not listed).
+fn point_value(drivers: &[Driver], driver: &str) -> f64 {
+    drivers
         .iter()
-        .map(|c| {
-            let separation = 1.0 + (c.separation_factor - 1.0) * value(SEPARATION);
-            let carried = if c.carried_over { value(CARRY_OVER) } else { 1.0 };
-            // The overhead of preemption is a fraction of the spot hours redone.
-            let preempted = 1.0 + c.spot_share * (value(SPOT_PREEMPTION) - 1.0);
-            let delivered = if c.class == WorkloadClass::Inference {
-                1.0
-            } else {
-                value(DELIVERED_SHARE)
-            };
-            c.offers_usd * separation * value(DEMAND) * value(OFFER_PRICES) * carried * preempted * delivered
-        })
-        .sum()
+        .find(|d| d.driver == driver)
+        .map_or(1.0, |d| d.spread.mode)
+}
+
+/// One class's switched monthly cost with every driver at its point value: what the waterfall's
+/// last step and the timeline's switched months charge for it.
+pub fn class_cost_at_point(class: &ClassSwitch, drivers: &[Driver]) -> f64 {
+    class_cost(class, &|name: &str| point_value(drivers, name))
+}
+
+/// The switched fleet's monthly cost with every driver at its point value.
+pub fn switched_cost_at_point(classes: &[ClassSwitch], drivers: &[Driver]) -> f64 {
+    switched_cost(classes, &|name: &str| point_value(drivers, name))
+}
+
+/// The headline: the yearly saving with every driver at its point value.
+pub fn saving_at_point(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Driver]) -> f64 {
+    saving(today_usd_per_month, classes, &|name: &str| point_value(drivers, name))
+}
+
+/// One class's switched monthly cost with each driver at `value(driver)`.
+fn class_cost(c: &ClassSwitch, value: &dyn Fn(&str) -> f64) -> f64 {
+    let separation = 1.0 + (c.separation_factor - 1.0) * value(SEPARATION);
+    let carried = if c.carried_over { value(CARRY_OVER) } else { 1.0 };
+    // The overhead of preemption is a fraction of the spot hours redone.
+    let preempted = 1.0 + c.spot_share * (value(SPOT_PREEMPTION) - 1.0);
+    let delivered = if c.class == WorkloadClass::Inference {
+        1.0
+    } else {
+        value(DELIVERED_SHARE)
+    };
+    c.offers_usd * separation * value(DEMAND) * value(OFFER_PRICES) * carried * preempted * delivered
 }
 
 /// The yearly saving with each driver at `value(driver)`.
@@ -109,11 +137,7 @@ fn saving(today_usd_per_month: f64, classes: &[ClassSwitch], value: &dyn Fn(&str
 /// The value of `driver` among `drivers` set to `at`, every other at its most likely value.
 fn alone<'a>(drivers: &'a [Driver], driver: &'a str, at: f64) -> impl Fn(&str) -> f64 + 'a {
     move |name: &str| {
-        if name == driver {
-            at
-        } else {
-            drivers.iter().find(|d| d.driver == name).map_or(1.0, |d| d.spread.mode)
-        }
+        if name == driver { at } else { point_value(drivers, name) }
     }
 }
 
@@ -136,14 +160,18 @@ pub fn tornado(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Dri
 }
 
 /// The saving's P10, P50 and P90 over `RANGE_DRAWS` draws of every driver from its spread,
-/// independently, from a fixed seed (the same inputs give the same range).
+/// independently, from a fixed seed (the same inputs give the same range). Each driver is
+/// drawn from the two half-triangles meeting at its point value, half the draws on each side
+/// (`TriangularRange::sample_around_mode`): a triangle skewed one way would put the middle of
+/// the draws away from the point and, with a few drivers skewed alike, the headline outside
+/// its own range.
 pub fn saving_range(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Driver]) -> SavingRange {
     let mut random = Xoshiro256StarStar::seed_from_u64(RANGE_SEED);
     let mut savings: Vec<f64> = (0..RANGE_DRAWS)
         .map(|_| {
             let drawn: Vec<(&str, f64)> = drivers
                 .iter()
-                .map(|d| (d.driver, d.spread.sample(random.next_f64())))
+                .map(|d| (d.driver, d.spread.sample_around_mode(random.next_f64())))
                 .collect();
             let value = |name: &str| drawn.iter().find(|(n, _)| *n == name).map_or(1.0, |(_, v)| *v);
             saving(today_usd_per_month, classes, &value)
@@ -225,5 +253,52 @@ mod tests {
         assert!((range.p10_usd_per_year..=range.p90_usd_per_year).contains(&360.0));
         assert_eq!(range, saving_range(100.0, &classes(), &drivers));
         assert_eq!(range.draws, RANGE_DRAWS);
+    }
+
+    /// The spreads the old range was drawn from broke the headline out of it: drivers whose
+    /// point is near one end of their spread (demand grown to ×1.6 with a band reaching far
+    /// further down than up; separation's correction more likely lost than doubled).
+    #[test]
+    fn the_range_is_drawn_around_the_point_when_every_driver_is_skewed_one_way() {
+        let drivers = [
+            Driver {
+                driver: DEMAND,
+                spread: TriangularRange::new(0.5, 1.6, 1.62),
+                basis: String::new(),
+            },
+            driver(SEPARATION, 0.5, 1.05),
+        ];
+        let point = saving_at_point(100.0, &classes(), &drivers);
+        // 100 − (50 × 1.2 + 10) × 1.6 = −12 a month: the grown fleet costs more than today.
+        assert!((point - -144.0).abs() < 1e-9, "{point}");
+        let range = saving_range(100.0, &classes(), &drivers);
+        assert!(
+            (range.p10_usd_per_year..=range.p90_usd_per_year).contains(&point),
+            "{point} within {range:?}"
+        );
+        // The plain triangles, drawn as before, put the point outside.
+        let mut random = Xoshiro256StarStar::seed_from_u64(RANGE_SEED);
+        let mut old: Vec<f64> = (0..RANGE_DRAWS)
+            .map(|_| {
+                let drawn: Vec<(&str, f64)> = drivers
+                    .iter()
+                    .map(|d| (d.driver, d.spread.sample(random.next_f64())))
+                    .collect();
+                saving(100.0, &classes(), &|name: &str| {
+                    drawn.iter().find(|(n, _)| *n == name).map_or(1.0, |(_, v)| *v)
+                })
+            })
+            .collect();
+        old.sort_by(f64::total_cmp);
+        let at = |q: f64| old[(q * (old.len() - 1) as f64).round() as usize];
+        assert!(
+            !(at(0.1)..=at(0.9)).contains(&point),
+            "{point}: {} {}",
+            at(0.1),
+            at(0.9)
+        );
+        // The timeline and the waterfall price each class at the same point.
+        let by_class: f64 = classes().iter().map(|c| class_cost_at_point(c, &drivers)).sum();
+        assert!((by_class - switched_cost_at_point(&classes(), &drivers)).abs() < 1e-9);
     }
 }

@@ -10,7 +10,10 @@
 //!    cheaper kept),
 //!    with its overflow: what gang scheduling and queueing add or take away;
 //! 5. cheapest offers: each class on the catalog's cheapest feasible accelerator and offers,
-//!    carrying step 4's correction per class.
+//!    carrying step 4's correction per class;
+//! 6. forecast demand: the switched fleet bought for the forecast's demand over the audited
+//!    window's, with the saving's other drivers at their point values (the range is drawn
+//!    around this step: docs/board.md, "One headline").
 
 use serde::Serialize;
 
@@ -22,7 +25,10 @@ use super::commitment_layers::{StayCluster, StayPlan};
 use super::contracts::TermKind;
 use super::fleet_contracts::{ClassContracts, ContractsReport, TodaySource};
 use super::saving_drivers::BoardInputs;
-use super::saving_range::{ClassSwitch, Driver, SavingRange, TornadoBar, saving_range, tornado};
+use super::saving_range::{
+    ClassSwitch, DEMAND, Driver, SavingRange, TornadoBar, class_cost_at_point, saving_range, switched_cost_at_point,
+    tornado,
+};
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
 use crate::shared::format::{thousands, usd, usd_compact};
@@ -35,15 +41,17 @@ pub enum StepKind {
     TermMix,
     SplitPools,
     CheapestOffers,
+    ForecastDemand,
 }
 
 impl StepKind {
-    pub const ALL: [StepKind; 5] = [
+    pub const ALL: [StepKind; 6] = [
         StepKind::Today,
         StepKind::RightSized,
         StepKind::TermMix,
         StepKind::SplitPools,
         StepKind::CheapestOffers,
+        StepKind::ForecastDemand,
     ];
 
     pub fn label(self) -> &'static str {
@@ -53,6 +61,7 @@ impl StepKind {
             StepKind::TermMix => "demand, best terms",
             StepKind::SplitPools => "pools replayed",
             StepKind::CheapestOffers => "cheapest GPU/seller",
+            StepKind::ForecastDemand => "forecast demand",
         }
     }
 
@@ -64,6 +73,7 @@ impl StepKind {
             StepKind::TermMix => "hourly demand re-bought",
             StepKind::SplitPools => "job replay, pools + overflow",
             StepKind::CheapestOffers => "catalog's GPUs and sellers",
+            StepKind::ForecastDemand => "bought for the forecast",
         }
     }
 }
@@ -99,6 +109,8 @@ pub struct Waterfall {
     /// The last step with a figure.
     pub final_usd_per_month: f64,
     pub saving_usd_per_month: f64,
+    /// The headline: today less the last step, a year. With classes matched, the saving with
+    /// every driver at its point value, the figure the range is drawn around.
     pub saving_usd_per_year: f64,
     /// Staying with today's providers beside switching to the catalog's cheapest (the last
     /// step); empty without a stay plan.
@@ -251,7 +263,11 @@ fn choice_text(class: &ClassContracts) -> String {
 }
 
 /// Each class's costs under each cause, for the attribution: the same figures the steps add up.
-fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<ClassCauses> {
+fn class_causes(
+    c: &ContractsReport,
+    replay: Option<&ReplayReport>,
+    demand: &[(WorkloadClass, f64)],
+) -> Vec<ClassCauses> {
     WorkloadClass::ALL
         .iter()
         .enumerate()
@@ -267,6 +283,7 @@ fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<Class
                 term_mix_usd: matched.map(|m| m.today_prices_usd_per_month),
                 separation_factor: over_mix(replay.and_then(|r| split_class_usd_per_month(r, class))),
                 price_factor: over_mix(matched.map(|m| m.cost_usd_per_month)),
+                demand_factor: demand.iter().find(|(c, _)| *c == class).map_or(1.0, |(_, f)| *f),
             }
         })
         .collect()
@@ -275,7 +292,13 @@ fn class_causes(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<Class
 /// Each audited cluster on the timeline: today's cost, its share of the switched fleet (each
 /// class's switched cost split by the cluster's share of the class's cost today; a class no
 /// offer matched stays as it is) and the months its commitment holds it.
-fn cluster_moves(c: &ContractsReport, switched: &[ClassSwitch], year: i32, month: u32) -> Vec<ClusterMove> {
+fn cluster_moves(
+    c: &ContractsReport,
+    switched: &[ClassSwitch],
+    drivers: &[Driver],
+    year: i32,
+    month: u32,
+) -> Vec<ClusterMove> {
     let class_total = c.today_by_class_usd_per_month;
     c.fleet
         .iter()
@@ -286,7 +309,7 @@ fn cluster_moves(c: &ContractsReport, switched: &[ClassSwitch], year: i32, month
                 .map(|(k, &class)| {
                     let today = cluster.today_by_class_usd_per_month[k];
                     match switched.iter().find(|s| s.class == class) {
-                        Some(s) if class_total[k] > 0.0 => s.offers_usd * s.separation_factor * today / class_total[k],
+                        Some(s) if class_total[k] > 0.0 => class_cost_at_point(s, drivers) * today / class_total[k],
                         _ => today,
                     }
                 })
@@ -304,6 +327,29 @@ fn cluster_moves(c: &ContractsReport, switched: &[ClassSwitch], year: i32, month
             }
         })
         .collect()
+}
+
+/// What step 6 assumes: each driver whose point value is not 1, by what it multiplies the
+/// switched fleet and where it comes from.
+fn forecast_demand_assumption(drivers: &[Driver]) -> String {
+    let moved: Vec<String> = drivers
+        .iter()
+        .filter(|d| d.spread.mode != 1.0)
+        .map(|d| format!("{} ×{:.3} ({})", d.driver.replace('_', " "), d.spread.mode, d.basis))
+        .collect();
+    let demand = drivers.iter().find(|d| d.driver == DEMAND);
+    if moved.is_empty() {
+        format!(
+            "the switched fleet bought for the audited window's demand: {}",
+            demand.map_or("no demand driver", |d| d.basis.as_str())
+        )
+    } else {
+        format!(
+            "the switched fleet bought for the forecast, today's cost as paid; the saving's drivers at their point \
+             values, the middle of the range: {}",
+            moved.join("; ")
+        )
+    }
 }
 
 /// Each matched class as the switched fleet buys it, for the range and the tornado.
@@ -437,6 +483,14 @@ pub fn waterfall(
         ),
         why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
     });
+    let switched = class_switches(c, split.map(|(r, _)| r));
+    steps.push(WaterfallStep {
+        step: StepKind::ForecastDemand,
+        usd_per_month: classes_matched.then(|| switched_cost_at_point(&switched, drivers)),
+        change_usd_per_month: None,
+        assumption: forecast_demand_assumption(drivers),
+        why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
+    });
     let mut last = None;
     for step in &mut steps {
         if let Some(value) = step.usd_per_month {
@@ -446,8 +500,14 @@ pub fn waterfall(
     }
     let today = c.consolidated_usd_per_month;
     let final_usd = last.unwrap_or(today);
+    // Staying is bought for the same demand as switching, so the two compare like for like.
+    let demand_point = drivers
+        .iter()
+        .find(|d| d.driver == DEMAND)
+        .map_or(1.0, |d| d.spread.mode);
     let alternatives = stay
         .map(|stay| {
+            let stay_usd = stay.usd_per_month * demand_point;
             let kept: Vec<&str> = stay
                 .clusters
                 .iter()
@@ -457,18 +517,33 @@ pub fn waterfall(
             vec![
                 Alternative {
                     name: "stay",
-                    usd_per_month: stay.usd_per_month,
-                    saving_usd_per_year: (today - stay.usd_per_month) * 12.0,
+                    usd_per_month: stay_usd,
+                    saving_usd_per_year: (today - stay_usd) * 12.0,
                     basis: format!(
                         "every cluster with its provider, right-sized on its own hourly demand: a base on the provider's \
-                         1-year and 3-year terms, its hourly price above{}",
+                         1-year and 3-year terms, its hourly price above{}{}",
                         if kept.is_empty() {
                             String::new()
                         } else {
                             format!("; as paid today (no provider terms in the catalog): {}", kept.join(", "))
+                        },
+                        if demand_point == 1.0 {
+                            String::new()
+                        } else {
+                            format!(
+                                "; bought for the forecast's demand like the switch: each cluster's cost × {demand_point:.3}, its terms as \
+                                 sized on the audited window"
+                            )
                         }
                     ),
-                    clusters: stay.clusters.clone(),
+                    clusters: stay
+                        .clusters
+                        .iter()
+                        .map(|cluster| StayCluster {
+                            usd_per_month: cluster.usd_per_month * demand_point,
+                            ..cluster.clone()
+                        })
+                        .collect(),
                 },
                 Alternative {
                     name: "switch",
@@ -482,14 +557,25 @@ pub fn waterfall(
         })
         .unwrap_or_default();
     let attribution = if classes_matched {
-        attribute(&class_causes(c, split.map(|(r, _)| r)))
+        let demand: Vec<(WorkloadClass, f64)> = switched
+            .iter()
+            .map(|s| {
+                let without = s.offers_usd * s.separation_factor;
+                let factor = if without > 0.0 {
+                    class_cost_at_point(s, drivers) / without
+                } else {
+                    1.0
+                };
+                (s.class, factor)
+            })
+            .collect();
+        attribute(&class_causes(c, split.map(|(r, _)| r), &demand))
     } else {
         Vec::new()
     };
-    let switched = class_switches(c, split.map(|(r, _)| r));
     let board_timeline = classes_matched.then(|| {
         let (year, month) = month_after(c.window_end_ms);
-        let moves = cluster_moves(c, &switched, year, month);
+        let moves = cluster_moves(c, &switched, drivers, year, month);
         timeline(&moves, &inputs.moving, year, month, inputs.horizon_months)
     });
     let (range, tornado_bars) = if classes_matched {

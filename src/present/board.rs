@@ -73,8 +73,8 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
     let mut blocks = vec![Block::Facts(vec![(
         "saving range".into(),
         format!(
-            "P10 {}, P50 {}, P90 {} a year ({} draws of the drivers below; the point figure {} repeats the \
-             audited window)",
+            "P10 {}, P50 {}, P90 {} a year ({} draws of the drivers below, each as likely under its point \
+             value as over it: the range is drawn around the saving of {}, every driver at its point value)",
             usd_signed(range.p10_usd_per_year),
             usd_signed(range.p50_usd_per_year),
             usd_signed(range.p90_usd_per_year),
@@ -104,14 +104,14 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
         ]);
     }
     blocks.push(Block::Note(
-        "Tornado: each driver alone at its low and its high, the others at their most likely values, the widest \
+        "Tornado: each driver alone at its low and its high, the others at their point values, the widest \
          swing first. Each driver multiplies what the switched fleet costs (today's cost is what is paid):"
             .to_string(),
     ));
     blocks.push(Block::Table(table));
     for driver in &w.drivers {
         blocks.push(Block::Note(format!(
-            "{} (×{:.2} most likely): {}.",
+            "{} (×{:.2} at the point): {}.",
             driver.driver.replace('_', " "),
             driver.spread.mode,
             driver.basis
@@ -194,7 +194,7 @@ fn attribution_blocks(w: &Waterfall) -> Vec<Block> {
     }
     let mut blocks = vec![
         Block::Note(
-            "Causes, credited independently of order: each cause's mean saving over the 24 orders the four \
+            "Causes, credited independently of order: each cause's mean saving over the 120 orders the five \
              could be applied in (Shapley values). Paying for demand by the hour makes right-sizing moot, so \
              the two share that overlap; the price step's credit does not depend on coming last."
                 .to_string(),

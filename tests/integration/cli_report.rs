@@ -232,7 +232,14 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
     let keys: Vec<&str> = steps.iter().map(|s| s["step"].as_str().expect("key")).collect();
     assert_eq!(
         keys,
-        ["today", "right_sized", "term_mix", "split_pools", "cheapest_offers"]
+        [
+            "today",
+            "right_sized",
+            "term_mix",
+            "split_pools",
+            "cheapest_offers",
+            "forecast_demand"
+        ]
     );
     // Step 1 is the built-in plan's four clusters at their prices, 730 hours a month.
     let today = (192.0 * 4.3344 + 256.0 * 5.815154 + 96.0 * 4.09625 + 136.0 * 6.88) * 730.0;
@@ -314,7 +321,10 @@ fn the_board_waterfall_traces_each_step_to_the_plan_and_the_audit() {
     // its mean marginal saving, recomputed here from the steps' own figures.
     let credits = w["attribution"].as_array().expect("attribution");
     let causes: Vec<&str> = credits.iter().map(|a| a["cause"].as_str().expect("cause")).collect();
-    assert_eq!(causes, ["right_sizing", "elasticity_and_terms", "separation", "price"]);
+    assert_eq!(
+        causes,
+        ["right_sizing", "elasticity_and_terms", "separation", "price", "demand"]
+    );
     let credited: f64 = credits.iter().map(|a| f(&a["usd_per_year"])).sum();
     assert!((credited - f(&w["saving_usd_per_year"])).abs() < 1e-3, "{credited}");
     let sequential_price = -f(&steps[4]["change_usd_per_month"]) * 12.0;

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use common::pty::Workbench;
 use common::{default_plan_text, gpuplan_in};
+use gpuplan::shared::format::{usd_compact, usd_compact_signed};
 
 const PATIENCE: Duration = Duration::from_secs(60);
 
@@ -150,6 +151,10 @@ fn the_export_is_the_reports_bytes_and_moves_with_every_input() {
             Box::new(|t: String| format!("{t}\n[replay]\ntraining_gpus = 300\n")),
         ),
         (
+            "the inference growth",
+            Box::new(|t: String| format!("{t}\n[forecast.growth]\ninference = 2.0\n")),
+        ),
+        (
             "the checkpoint interval",
             Box::new(|t: String| {
                 t.replacen(
@@ -205,6 +210,7 @@ fn the_export_is_the_reports_bytes_and_moves_with_every_input() {
         "a cluster's GPUs",
         "the month",
         "the replay's pools",
+        "the inference growth",
         "the checkpoint interval",
     ] {
         assert!(
@@ -225,7 +231,8 @@ fn the_export_is_the_reports_bytes_and_moves_with_every_input() {
     assert!(status.success(), "{status:?}");
 }
 
-/// The shipped plans on the shipped sample: the export is the report, byte for byte.
+/// The shipped plans on the shipped sample: the export is the report, byte for byte, and the
+/// Contracts pane shows the report's board headline beside the report's range.
 #[test]
 fn the_shipped_plans_export_their_reports() {
     let plans = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans");
@@ -253,6 +260,27 @@ fn the_shipped_plans_export_their_reports() {
             "{name}: the export is the report: {}",
             first_difference(&json, &run.stdout)
         );
+        // The board's headline and range: one figure in the report, the export and the pane,
+        // the headline inside its range.
+        let report: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        let w = &report["waterfall"];
+        let number = |v: &serde_json::Value| v.as_f64().unwrap_or_else(|| panic!("{name}: a number: {v}"));
+        let headline = number(&w["saving_usd_per_year"]);
+        let (p10, p90) = (
+            number(&w["range"]["p10_usd_per_year"]),
+            number(&w["range"]["p90_usd_per_year"]),
+        );
+        assert!(
+            (p10..=p90).contains(&headline),
+            "{name}: {headline} outside {p10}–{p90}"
+        );
+        let saving_shown = format!("{}/yr", usd_compact(headline));
+        let range_shown = format!("{}–{}", usd_compact_signed(p10), usd_compact_signed(p90));
+        screen.wait_for("the board's headline and range in the pane", PATIENCE, |s| {
+            s.lines().any(|l| l.contains("saving") && l.contains(&saving_shown))
+                && s.lines()
+                    .any(|l| l.contains("range P10–P90") && l.contains(&range_shown))
+        });
         screen.press(b"q");
         let status = screen.wait_exit(PATIENCE);
         assert!(status.success(), "{name}: {status:?}");

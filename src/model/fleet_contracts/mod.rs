@@ -93,9 +93,9 @@ pub struct ContractsReport {
     /// Each class on its best term mix, today's accelerators and prices.
     pub term_mix_usd_per_month: f64,
     /// The workload-matched plan: each class's best mix on its cheapest feasible accelerator.
+    /// Its saving is not kept here: the board's one saving is the waterfall's
+    /// (`Waterfall::saving_usd_per_year`), which adds the replay's correction and the forecast.
     pub matched_usd_per_month: f64,
-    pub saving_usd_per_month: f64,
-    pub saving_usd_per_year: f64,
     /// Clusters the plan does not list, priced at the fallback rate.
     pub fallback_price_clusters: Vec<String>,
     /// The fallback rate and where it comes from, when a cluster used it.
@@ -126,7 +126,7 @@ impl ClassContracts {
 }
 
 impl ContractsReport {
-    /// The fleet's totals (today, right-sized, per class) and the saving, from its clusters'
+    /// The fleet's totals (today, right-sized, per class), from its clusters'
     /// rows: set once when matched, again when a bill puts its cost in place of a row's.
     pub fn sum_fleet(&mut self) {
         let totals = fleet_totals(&self.fleet);
@@ -134,8 +134,6 @@ impl ContractsReport {
         self.right_sized_usd_per_month = totals.right_sized_usd_per_month;
         self.today_by_class_usd_per_month = totals.today_by_class_usd_per_month;
         self.right_sized_by_class_usd_per_month = totals.right_sized_by_class_usd_per_month;
-        self.saving_usd_per_month = self.consolidated_usd_per_month - self.matched_usd_per_month;
-        self.saving_usd_per_year = self.saving_usd_per_month * 12.0;
     }
 
     pub fn class(&self, class: WorkloadClass) -> Option<&ClassContracts> {
@@ -240,8 +238,6 @@ pub fn contracts_report(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> 
         right_sized_by_class_usd_per_month: [0.0; 3],
         term_mix_usd_per_month: term_mix,
         matched_usd_per_month: matched,
-        saving_usd_per_month: 0.0,
-        saving_usd_per_year: 0.0,
         fallback_price_clusters,
         fallback_price,
         list_priced_clusters,

@@ -204,6 +204,8 @@ fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
                     theme.bad
                 },
             ),
+            // What moves it, and what does not: the MFU sliders price runs, not the fleet.
+            ("  growth moves it; MFU does not".to_string(), theme.muted),
         ],
         width,
         BOARD_INDENT,

@@ -82,9 +82,21 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
     lines.push(Line::raw(""));
     if let Some(mc) = &risk.monte_carlo {
         lines.push(Line::styled(
-            format!("Monte Carlo: {} run, {} draws", mc.accelerator, mc.draws),
+            format!(
+                "Monte Carlo: {} run at its MFU slider {}, {} draws",
+                mc.accelerator,
+                pct(mc.mfu_frac),
+                mc.draws
+            ),
             theme.title,
         ));
+        // The other accelerators' sliders move the MFU pane, not this: say so where it is read.
+        if app.plan.accelerators.len() > 1 {
+            lines.push(Line::styled(
+                format!("  only {}'s slider moves it", mc.accelerator),
+                theme.muted,
+            ));
+        }
         lines.push(fields_line(
             vec![
                 (format!("P50 {}  ", usd_compact(mc.p50)), theme.base),
