@@ -50,7 +50,11 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
             (format!("{} ", class.class.label()), title_style),
             (format!("{} ", class.accelerator), theme.base),
             (format!("{}/mo ", usd_compact(class.cost_usd_per_month)), theme.title),
-            (format!("peak {} GPUs", thousands(class.peak_gpus)), theme.muted),
+            // In GPUs of the class's accelerator, today's converted by delivered capability.
+            (
+                format!("peak {} {}-equivalent GPUs", thousands(class.peak_gpus), class.accelerator),
+                theme.muted,
+            ),
         ];
         if let Some(r) = &class.runner_up {
             title.push((
@@ -110,7 +114,9 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
                             theme.base,
                         ),
                         (
-                            group.price_factor.map_or(String::new(), |f| format!(" terms ×{f:.2}")),
+                            group
+                                .price_factor
+                                .map_or(String::new(), |f| format!(" today's price ×{f:.2} the catalog's")),
                             theme.muted,
                         ),
                     ],
