@@ -80,10 +80,8 @@ impl App {
 
     /// The lines the compare view has to scroll through.
     pub fn comparison_lines(&self) -> usize {
-        self.comparison
-            .as_ref()
-            .map_or(0, |c| {
-                c.outputs.len() + c.inputs.len() + self.comparing.warnings.len() + COMPARE_TITLE_LINES
-            })
+        self.comparison.as_ref().map_or(0, |c| {
+            c.outputs.len() + c.inputs.len() + self.comparing.warnings.len() + COMPARE_TITLE_LINES
+        })
     }
 }

@@ -417,7 +417,12 @@ pub fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
 
 /// The plans compared on the workbench's logs by the pipeline's one comparison, the rows
 /// `gpuplan diff` prints. The first plan is the workbench's: its audit and replay stay kept.
-pub fn compare(pipeline: &mut Pipeline, sources: Option<&Sources>, generation: u64, plans: &[(String, Plan)]) -> Action {
+pub fn compare(
+    pipeline: &mut Pipeline,
+    sources: Option<&Sources>,
+    generation: u64,
+    plans: &[(String, Plan)],
+) -> Action {
     match pipeline.compare(plans, sources) {
         Ok(compared) => Action::ComparisonLoaded {
             generation,

@@ -88,6 +88,17 @@ fn cell(text: &str, width: usize) -> String {
     right(&cut, width)
 }
 
+/// A plan's name over its value and change: over the value when it fits there, else from the
+/// value's left edge into the change's room, cut only when longer than both.
+fn column_title(name: &str, value_width: usize) -> String {
+    let whole = value_width + DELTA_WIDTH;
+    if name.chars().count() < value_width {
+        format!("{}{}", right(name, value_width), " ".repeat(DELTA_WIDTH))
+    } else {
+        format!("{} ", label(name, whole - 1))
+    }
+}
+
 fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths, shown: &[usize]) -> Line<'static> {
     let mut spans = vec![Span::styled(label(&output.label, widths.key), theme.base)];
     for &i in shown {
@@ -134,7 +145,13 @@ fn status_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
     Some(Line::styled(text, theme.muted))
 }
 
-fn lines_of(app: &App, comparison: &PlanComparison, theme: &Theme, widths: Widths, shown: &[usize]) -> Vec<Line<'static>> {
+fn lines_of(
+    app: &App,
+    comparison: &PlanComparison,
+    theme: &Theme,
+    widths: Widths,
+    shown: &[usize],
+) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
         "outputs (as gpuplan diff), with the change against the first plan",
         theme.title,
@@ -211,8 +228,10 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
     frame.render_widget(pane_block(&title, true, theme), area);
     let mut header = vec![Span::styled(label("", widths.key), theme.title)];
     for &i in &shown {
-        header.push(Span::styled(cell(&comparison.labels[i], widths.value), theme.title));
-        header.push(Span::raw(" ".repeat(DELTA_WIDTH)));
+        header.push(Span::styled(
+            column_title(&comparison.labels[i], widths.value),
+            theme.title,
+        ));
     }
     let lines = lines_of(app, comparison, theme, widths, &shown);
     // The column titles stay put; the rest scrolls.

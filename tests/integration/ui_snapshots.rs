@@ -538,7 +538,7 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
     );
     assert_eq!(app.replay.result.as_ref(), Some(&report));
     // Tall enough that the whole Contracts pane shows beneath the grid's top row.
-    let shown = screen(&app, 200, 160);
+    let shown = screen(&app, 200, 240);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
     // An edit elsewhere does not replay: the MFU is not a replay input.
@@ -663,7 +663,11 @@ fn the_compare_view_shows_the_rows_gpuplan_diff_prints() {
     let diff: serde_json::Value = serde_json::from_str(&run.stdout).expect("diff JSON");
     let comparison = app.comparison.clone().expect("a comparison");
     let keys: Vec<&str> = comparison.outputs.iter().map(|o| o.key.as_str()).collect();
-    for family in ["board.saving_usd_per_year", "fleet.paid_usd_per_month", "replay.split.total_usd_per_month"] {
+    for family in [
+        "board.saving_usd_per_year",
+        "fleet.paid_usd_per_month",
+        "replay.split.total_usd_per_month",
+    ] {
         assert!(keys.contains(&family), "{family} in {keys:?}");
     }
     // Row for row the same key, label, unit, values and changes (to the last digits JSON keeps).
@@ -701,7 +705,11 @@ fn the_compare_view_fits_and_scrolls_at_80x24() {
         update(&mut app, Action::Key(Key::plain(KeyCode::Down)));
         seen.push_str(&screen(&app, 80, 24));
     }
-    for row in ["fleet: paid per month", "board: saving per year", "replay: the split per month"] {
+    for row in [
+        "fleet: paid per month",
+        "board: saving per year",
+        "replay: the split per month",
+    ] {
         assert!(seen.contains(row), "{row} scrolled past:\n{seen}");
     }
     update(&mut app, Action::Key(Key::plain(KeyCode::Home)));
@@ -714,7 +722,10 @@ fn the_compare_view_fits_and_scrolls_at_80x24() {
 
     let mut app = compared_with(&["h200-reserved.toml", "spot-heavy.toml"]);
     let before = screen(&app, 80, 24);
-    assert!(before.contains("h200-reserv") && !before.contains("spot-heavy"), "{before}");
+    assert!(
+        before.contains("h200-reserv") && !before.contains("spot-heavy"),
+        "{before}"
+    );
     update(&mut app, Action::Key(Key::plain(KeyCode::Right)));
     let after = screen(&app, 80, 24);
     assert!(after.contains("this plan") && after.contains("spot-heavy"), "{after}");
@@ -737,5 +748,49 @@ fn same_numbers(a: &serde_json::Value, b: &serde_json::Value) -> bool {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_numbers(v, w)))
         }
         (x, y) => x == y,
+    }
+}
+
+/// Issue 53, finding 7: each class's peak says it is in GPUs equivalent to its accelerator's,
+/// and under its layers the Contracts pane says which mix the plan recommends buying, the
+/// report's own sentence, naming the mix the report's JSON recommends.
+#[test]
+fn the_contracts_pane_names_its_units_and_the_purchase_it_recommends() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Contracts));
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("peak 105 b200-equiv GPUs"), "{shown}");
+    let home = tempfile::tempdir().expect("home");
+    let run = crate::common::gpuplan_in(home.path(), &["report", "--logs", crate::common::SAMPLE_LOG]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report_text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let json = crate::common::sample_report_in(home.path(), "");
+    let commitments = app.forecast.commitments.clone().expect("layers on the sample");
+    let theme = dark();
+    for class in &commitments.classes {
+        let lines = gpuplan::ui::panes::layer_lines::layer_lines(&app, class.class, &theme, 200);
+        let pane: String = lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let pane = pane.split_whitespace().collect::<Vec<_>>().join(" ");
+        let sentence = gpuplan::model::commitment_layers::purchase_sentence(class, commitments.horizon_months);
+        assert!(pane.contains(&format!("→ {sentence}")), "{sentence}\n{pane}");
+        assert!(report_text.contains(&sentence), "the report says it too: {sentence}");
+        let recommended = json["commitments"]["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .find(|c| c["class"] == class.class.label())
+            .map(|c| c["recommended"]["buy"].clone())
+            .expect("the class in the report");
+        let named = match recommended.as_str() {
+            Some("layers") => "buy the commitment layers",
+            Some("flat") => "buy today's mix held flat",
+            other => panic!("recommended.buy {other:?}"),
+        };
+        assert!(sentence.contains(named), "{sentence} against {recommended}");
+        assert!(pane.contains("price bet: "), "{pane}");
     }
 }

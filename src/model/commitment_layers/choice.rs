@@ -34,7 +34,12 @@ pub struct PurchaseChoice {
 }
 
 /// The layers when they cost no more than the flat mix over the horizon, in expectation.
-pub fn purchase_choice(horizon: &SpanCost, flat_horizon: &SpanCost, stress: &[PriceStress], change_per_year: f64) -> PurchaseChoice {
+pub fn purchase_choice(
+    horizon: &SpanCost,
+    flat_horizon: &SpanCost,
+    stress: &[PriceStress],
+    change_per_year: f64,
+) -> PurchaseChoice {
     let layers_less_flat_usd = horizon.expected_usd - flat_horizon.expected_usd;
     let held = stress
         .iter()
@@ -92,7 +97,10 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
     let prices = if bet.change_per_year == 0.0 {
         "prices held".to_string()
     } else {
-        format!("prices moving {} % a year", signed_fixed(bet.change_per_year * 100.0, 1))
+        format!(
+            "prices moving {} % a year",
+            signed_fixed(bet.change_per_year * 100.0, 1)
+        )
     };
     let doubt = if bet.spread_per_year > 0.0 {
         format!(" (± {:.1} %)", bet.spread_per_year * 100.0)

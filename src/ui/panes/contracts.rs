@@ -46,22 +46,22 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, body: Rect, focused: 
         } else {
             theme.title
         };
+        let runner_up = class
+            .runner_up
+            .as_ref()
+            .map(|r| format!(" · then {} {}", r.accelerator, usd_compact(r.cost_usd_per_month)));
         let mut title = vec![
             (format!("{} ", class.class.label()), title_style),
             (format!("{} ", class.accelerator), theme.base),
             (format!("{}/mo ", usd_compact(class.cost_usd_per_month)), theme.title),
-            // In GPUs of the class's accelerator, today's converted by delivered capability.
-            (
-                format!("peak {} {}-equivalent GPUs", thousands(class.peak_gpus), class.accelerator),
-                theme.muted,
-            ),
         ];
-        if let Some(r) = &class.runner_up {
-            title.push((
-                format!(" · then {} {}", r.accelerator, usd_compact(r.cost_usd_per_month)),
-                theme.muted,
-            ));
-        }
+        let before: usize = title.iter().map(|(t, _)| t.chars().count()).sum();
+        let after = runner_up.as_deref().map_or(0, |r| r.chars().count());
+        title.push((
+            super::layer_lines::peak_field(class, width.saturating_sub((before + after) as u16)),
+            theme.muted,
+        ));
+        title.extend(runner_up.map(|r| (r, theme.muted)));
         lines.push(fields_line(title, width));
         if let Some(p) = &class.pending {
             lines.push(Line::styled(

@@ -7,21 +7,34 @@ use ratatui::text::Line;
 
 use crate::app::App;
 use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, StressCase, purchase_sentence};
+use crate::model::fleet_contracts::ClassContracts;
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
 use crate::ui::widgets::{fields_line, label, right, wrapped};
 
 /// The Contracts pane's abbreviations and units, spelled out in the help (`?`).
-pub const CONTRACTS_GLOSSARY: &str = "Contracts: \"peak N X-equivalent GPUs\" is the class's peak in GPUs of the \
-accelerator X chosen for it, today's GPUs converted by delivered capability (compute, for inference memory bandwidth). \
+pub const CONTRACTS_GLOSSARY: &str = "Contracts: \"peak N X-equiv GPUs\" (or \"equiv GPUs\" where the line is short) is the class's peak in GPUs \
+of the accelerator X chosen for it (named first on the line), today's GPUs converted by delivered capability (compute, for inference memory bandwidth). \
 base and burst: today's mix held flat, sized on the audited history; the board's saving prices it. \
 ▤: a commitment layer sized on the forecast, its GPU band, price per GPU-hour, committed dollars over its months (mo), \
 the share of its GPU-hours expected idle and P(½ idle), the chance it sits more than half idle; P10–P90: on the \
 forecast's 10th and 90th percentile demand paths. →: the mix the plan recommends buying and the bet it rests on, as \
 the report says it. price bet: the yearly on-demand price change the layers were sized on, ± its spread; the longest \
-term's GPUs and the change above which it pays; \"if prices hold\": what the layers then cost against the mix held \
+term's GPUs and the yearly change above which it pays; \"if prices hold\": what the layers then cost against the mix held \
 flat. \"today's price ×F the catalog's\": what the clusters pay today over the catalog offer the terms are scaled from.";
+
+/// A class's peak, in GPUs of its accelerator (today's converted by delivered capability): the
+/// accelerator named where `room` holds it, else "equiv." alone (the line names it first).
+pub fn peak_field(class: &ClassContracts, room: u16) -> String {
+    let gpus = thousands(class.peak_gpus);
+    let named = format!("peak {gpus} {}-equiv GPUs", class.accelerator);
+    if named.chars().count() <= usize::from(room) {
+        named
+    } else {
+        format!("peak {gpus} equiv GPUs")
+    }
+}
 
 fn class_layers(app: &App, class: WorkloadClass) -> Option<&ClassLayers> {
     app.forecast
@@ -165,7 +178,7 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
         ));
         if let Some(change) = layers.break_even_change_per_year {
             fields.push((
-                format!(", pays above {} % a year", signed_fixed(change * 100.0, 1)),
+                format!(", pays above {} %", signed_fixed(change * 100.0, 1)),
                 theme.muted,
             ));
         }
