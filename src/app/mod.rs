@@ -3,6 +3,7 @@
 
 pub mod cluster_field;
 pub mod command;
+pub mod compare_state;
 pub mod derived;
 pub mod error;
 pub mod field;
@@ -270,6 +271,8 @@ pub enum Overlay {
     Compare {
         from_conflict: Option<Box<Conflict>>,
         scroll: usize,
+        /// The first compared plan shown beside the current one, when not all fit (← →).
+        column: usize,
     },
 }
 
@@ -317,6 +320,8 @@ pub struct App {
     /// (recomputed as the current plan changes).
     pub compare: Vec<(String, Plan)>,
     pub comparison: Option<crate::model::compare::PlanComparison>,
+    /// The worker's part of the comparison: the fleet, board and replay rows on the logs.
+    pub comparing: compare_state::CompareState,
     /// Why the plan file on disk does not load, while it does not; the last good plan stays.
     pub disk_error: Option<String>,
     /// The recovery file found on opening the plan, and what the user did with it.
@@ -449,6 +454,16 @@ pub enum Action {
         generation: u64,
         message: String,
     },
+    /// Every row of the comparison, from the worker's `Pipeline::compare` on the logs.
+    ComparisonLoaded {
+        generation: u64,
+        comparison: Box<crate::model::compare::PlanComparison>,
+        warnings: Vec<String>,
+    },
+    ComparisonFailed {
+        generation: u64,
+        message: String,
+    },
 }
 
 /// What the runtime must do for the app.
@@ -509,6 +524,12 @@ pub enum Effect {
         generation: u64,
         plan: Box<Plan>,
     },
+    /// Compare the plans on the logs, every row `gpuplan diff` shows (the first plan is the
+    /// baseline; a newer request supersedes a pending one).
+    Compare {
+        generation: u64,
+        plans: Vec<(String, Plan)>,
+    },
     /// Fit the last audit's series over `horizon_days` (the growth sliders then only reshape).
     FitForecast {
         generation: u64,
@@ -557,6 +578,7 @@ impl App {
             known_files: Vec::new(),
             compare: Vec::new(),
             comparison: None,
+            comparing: compare_state::CompareState::default(),
             disk_error: None,
             recovery: None,
             quit_after_save: false,

@@ -9,14 +9,8 @@ use serde::Serialize;
 use super::{Failure, Format};
 use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::read_plan;
-use crate::data::audit::{AuditSettings, WindowSpec};
 use crate::model::catalog::Catalog;
-use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison, compare_plans};
-use crate::model::compare::{replay_outputs, waterfall_outputs};
-use crate::model::plan::Plan;
-use crate::model::split::ReplayReport;
-use crate::model::waterfall::Waterfall;
-use crate::pipeline::observer::Quiet;
+use crate::model::compare::{Delta, InputDifference, OutputComparison, OutputUnit, PlanComparison};
 use crate::pipeline::sources::Sources;
 use crate::present::document::{Align, Block, Document, Section, Table, render_markdown, render_text};
 use crate::shared::format::{pct, si, signed_fixed, thousands, usd, usd_compact};
@@ -40,7 +34,6 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
     if !problems.is_empty() {
         return Err(Failure::Input(problems));
     }
-    let mut comparison = compare_plans(&plans, catalog);
     let logs: Vec<PathBuf> = if logs.is_empty() {
         plans
             .first()
@@ -49,15 +42,17 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
     } else {
         logs.to_vec()
     };
-    if !logs.is_empty() {
-        let (reports, waterfalls) = replay_each(catalog, &plans, &logs)?;
-        comparison.outputs.extend(waterfall_outputs(
-            &waterfalls.iter().map(Option::as_ref).collect::<Vec<_>>(),
-        ));
-        comparison
-            .outputs
-            .extend(replay_outputs(&reports.iter().map(Option::as_ref).collect::<Vec<_>>()));
+    let sources = Sources {
+        logs,
+        ..Sources::default()
+    };
+    let compared = crate::cli::new_pipeline(catalog)
+        .compare(&plans, Some(&sources))
+        .map_err(super::pipeline_failure)?;
+    for warning in &compared.warnings {
+        eprintln!("warning: {warning}");
     }
+    let comparison = compared.comparison;
     let out = match format {
         Format::Json => {
             let json = JsonDiff {
@@ -71,41 +66,6 @@ pub fn run(catalog: &Catalog, files: &[PathBuf], logs: &[PathBuf], format: Forma
     };
     print!("{out}");
     Ok(())
-}
-
-/// Each plan's replay and board waterfall.
-type PlanOutcomes = (Vec<Option<ReplayReport>>, Vec<Option<Waterfall>>);
-
-/// The same logs replayed under each plan (its clusters, prices and [replay] pools), read once
-/// by the pipeline, and each plan's board waterfall on them.
-fn replay_each(catalog: &Catalog, plans: &[(String, Plan)], logs: &[PathBuf]) -> Result<PlanOutcomes, Failure> {
-    let mut pipeline = crate::cli::new_pipeline(catalog);
-    let sources = Sources {
-        logs: logs.to_vec(),
-        ..Sources::default()
-    };
-    let mut reports = Vec::new();
-    let mut waterfalls = Vec::new();
-    for (label, plan) in plans {
-        let settings = AuditSettings::for_plan(catalog, Some(plan), WindowSpec::default(), None);
-        if let Err(e) = pipeline.audit(&sources, &settings, &mut Quiet) {
-            // A log that cannot be read at all stops the comparison, as it stops every command.
-            if !pipeline.has_read() {
-                return Err(super::pipeline_failure(e));
-            }
-            eprintln!("warning: {label}: no replay: {e}");
-            reports.push(None);
-            waterfalls.push(None);
-            continue;
-        }
-        let board = pipeline.board(plan);
-        if let Some(why) = &board.replay_error {
-            eprintln!("warning: {label}: no replay: {why}");
-        }
-        waterfalls.push(board.waterfall);
-        reports.push(board.replay);
-    }
-    Ok((reports, waterfalls))
 }
 
 /// Longest input value a table cell shows; JSON has them whole.

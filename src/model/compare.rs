@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::catalog::Catalog;
 use super::checks::CheckStatus;
 use super::evaluate::{Evaluation, MfuSource, evaluate};
+use super::fleet::AuditReport;
 use super::plan::Plan;
 use super::saving_range::SavingRange;
 use super::split::ReplayReport;
@@ -314,6 +315,51 @@ pub fn replay_outputs(reports: &[Option<&ReplayReport>]) -> Vec<OutputComparison
         ));
     }
     rows
+}
+
+/// What the audit of the logs says of the fleet under one plan (its clusters' capacities and
+/// prices): the rows `fleet.*` of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FleetFigures {
+    pub capacity_gpus: f64,
+    pub paid_usd_per_month: f64,
+    pub gpu_hours: f64,
+}
+
+impl FleetFigures {
+    pub fn of(audit: &AuditReport) -> FleetFigures {
+        FleetFigures {
+            capacity_gpus: audit.clusters.iter().map(|c| c.capacity_gpus).sum(),
+            paid_usd_per_month: audit.clusters.iter().map(|c| c.monthly_cost_usd).sum(),
+            gpu_hours: audit.gpu_hours_total,
+        }
+    }
+}
+
+/// Each plan's audit of the same logs (None where a plan could not audit them): the fleet it
+/// pays for, what that costs a month, and the GPU-hours run.
+pub fn fleet_outputs(fleets: &[Option<FleetFigures>]) -> Vec<OutputComparison> {
+    let each = |f: fn(&FleetFigures) -> f64| fleets.iter().map(|x| x.as_ref().map(f)).collect::<Vec<_>>();
+    vec![
+        row(
+            "fleet.capacity_gpus".into(),
+            "fleet: GPUs paid for (capacity)".into(),
+            OutputUnit::Count,
+            each(|f| f.capacity_gpus),
+        ),
+        row(
+            "fleet.paid_usd_per_month".into(),
+            "fleet: paid per month (capacity × price)".into(),
+            OutputUnit::Usd,
+            each(|f| f.paid_usd_per_month),
+        ),
+        row(
+            "fleet.gpu_hours".into(),
+            "fleet: GPU-hours run in the audit's window".into(),
+            OutputUnit::GpuHours,
+            each(|f| f.gpu_hours),
+        ),
+    ]
 }
 
 /// Each plan's board waterfall on the same logs (None where a plan could not be matched): one

@@ -14,6 +14,7 @@
 //! | contract-term matching | `Pipeline::contracts` | `model::fleet_contracts::contracts_report` |
 //! | the replay of today's clusters and the split | `Pipeline::replay` | `model::split::replay_fleets` |
 //! | the board's waterfall | `Pipeline::board` | `model::waterfall::waterfall` |
+//! | plans side by side (`gpuplan diff`, the workbench's compare) | `Pipeline::compare` | `model::compare` |
 //! | the plan's evaluation (training, inference, risk, checks) | `Pipeline::report` | `model::evaluate::evaluate` |
 //! | the demand forecast (fleet, and per cluster for `gpuplan forecast`) | `Pipeline::forecast` | `model::forecast::{fit_fleet, forecast_for_plan}` |
 //! | the forecast's backtest, and the commitments' | `Pipeline::backtest` | `model::forecast::backtest_fleet`, `model::commitment_layers::backtest_commitments` |
@@ -25,6 +26,7 @@
 //! one frame; its export (`X`) is this module's report, the bytes `gpuplan report` prints.
 
 pub mod bill;
+pub mod compare;
 pub mod error;
 mod forward;
 mod live_sources;

@@ -350,7 +350,7 @@ fn term_mix_table(c: &ContractsReport) -> Table {
 fn mix_table(c: &ContractsReport) -> Table {
     let mut table = Table::new(&[
         ("class", Align::Left),
-        ("peak GPUs", Align::Right),
+        ("peak equiv. GPUs", Align::Right),
         ("best mix", Align::Left),
         ("cost/month", Align::Right),
         ("idle committed GPU-h", Align::Right),
@@ -487,6 +487,9 @@ pub fn contracts_section(contracts: Option<&ContractsReport>) -> Section {
     }
     blocks.extend(ruled_out_notes(c));
     blocks.push(Block::Table(mix_table(c)));
+    blocks.push(Block::Note(
+        "peak equiv. GPUs: in GPUs of the class's accelerator, today's GPUs converted by delivered capability.".into(),
+    ));
     blocks.extend(supply_notes(c));
     blocks.push(Block::Note(
         "At today's prices (the waterfall's term-mix step): each class on the accelerators it runs on, the \

@@ -1,7 +1,7 @@
 //! The commitment layers as `gpuplan report` prints them: per class, each layer with what it
 //! locks in, the first year against today's matcher held flat, and the price changes used.
 
-use crate::model::commitment_layers::{ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS};
+use crate::model::commitment_layers::{ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS, purchase_sentence};
 use crate::present::document::{Align, Block, Section, Table};
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 
@@ -74,6 +74,7 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         ("layers − flat", Align::Right),
     ]);
     let mut bets = Vec::new();
+    let mut purchases = Vec::new();
     for class in &report.classes {
         for layer in class
             .layers
@@ -113,6 +114,7 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
             ]);
         }
         bets.push(bet_sentence(class));
+        purchases.push(purchase_sentence(class, report.horizon_months));
     }
     let changes: Vec<(String, String)> = report
         .price_changes
@@ -153,6 +155,12 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
              the P10 and P90 paths, against today's matcher's mix (sized on the history, held flat) priced on the same \
              forecast and the same expected prices.",
             report.horizon_months
+        )),
+        Block::Note(format!(
+            "Recommended purchase (the layers when they cost no more than the mix held flat over the {} months, in \
+             expectation; the board's saving prices the mix held flat). {}",
+            report.horizon_months,
+            purchases.join(" ")
         )),
         Block::Table(stress),
         Block::Note(format!(

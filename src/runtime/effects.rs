@@ -75,6 +75,10 @@ impl Runtime {
                 self.worker.submit(Job::Replay { generation, plan });
                 None
             }
+            Effect::Compare { generation, plans } => {
+                self.worker.submit(Job::Compare { generation, plans });
+                None
+            }
             Effect::FitForecast {
                 generation,
                 horizon_days,

@@ -51,6 +51,11 @@ pub enum Job {
         generation: u64,
         plan: Box<Plan>,
     },
+    /// The plans compared on the logs, every row `gpuplan diff` shows.
+    Compare {
+        generation: u64,
+        plans: Vec<(String, Plan)>,
+    },
     /// Fit the last audit's series over the plan's horizon.
     FitForecast {
         generation: u64,
@@ -70,20 +75,23 @@ impl Job {
             Job::Load { generation, .. }
             | Job::Reaudit { generation, .. }
             | Job::Replay { generation, .. }
+            | Job::Compare { generation, .. }
             | Job::FitForecast { generation, .. } => *generation,
             Job::Export { .. } => 0,
         }
     }
 }
 
-/// One waiting audit, forecast fit, replay and export: a newer request of a kind replaces the
-/// waiting one of its kind; an audit goes first (the others read its result), the fit before
-/// the replay (a fraction of a second against seconds), the export last.
+/// One waiting audit, forecast fit, replay, comparison and export: a newer request of a kind
+/// replaces the waiting one of its kind; an audit goes first (the others read its result), the
+/// fit before the replay (a fraction of a second against seconds), the comparison after the
+/// replay (it replays every plan), the export last.
 #[derive(Default)]
 struct Slot {
     pending: Option<Job>,
     pending_forecast: Option<Job>,
     pending_replay: Option<Job>,
+    pending_compare: Option<Job>,
     pending_export: Option<Job>,
     closed: bool,
 }
@@ -167,6 +175,10 @@ impl Worker {
                                 generation,
                                 message: format!("internal error while forecasting (please report it): {why}"),
                             },
+                            JobKind::Compare => Action::ComparisonFailed {
+                                generation,
+                                message: format!("internal error while comparing (please report it): {why}"),
+                            },
                             JobKind::Export => Action::ExportFailed {
                                 message: format!("internal error while exporting (please report it): {why}"),
                             },
@@ -196,6 +208,7 @@ impl Worker {
         if let Ok(mut slot) = lock.lock() {
             match job {
                 Job::Replay { .. } => slot.pending_replay = Some(job),
+                Job::Compare { .. } => slot.pending_compare = Some(job),
                 Job::FitForecast { .. } => slot.pending_forecast = Some(job),
                 Job::Export { .. } => slot.pending_export = Some(job),
                 job => {
@@ -220,6 +233,7 @@ enum JobKind {
     Audit,
     Forecast,
     Replay,
+    Compare,
     Export,
 }
 
@@ -228,6 +242,7 @@ impl JobKind {
         match job {
             Job::Load { .. } | Job::Reaudit { .. } => JobKind::Audit,
             Job::Replay { .. } => JobKind::Replay,
+            Job::Compare { .. } => JobKind::Compare,
             Job::FitForecast { .. } => JobKind::Forecast,
             Job::Export { .. } => JobKind::Export,
         }
@@ -329,6 +344,7 @@ fn next_job(slot: &Arc<(Mutex<Slot>, Condvar)>) -> Option<Job> {
             .take()
             .or_else(|| guard.pending_forecast.take())
             .or_else(|| guard.pending_replay.take())
+            .or_else(|| guard.pending_compare.take())
             .or_else(|| guard.pending_export.take())
         {
             return Some(job);
@@ -349,6 +365,7 @@ fn run(job: Job, state: &mut State, results: &Sender<Action>) -> Action {
         }
         Job::Reaudit { generation, settings } => audit(state, generation, &settings, results),
         Job::Replay { generation, plan } => replay(&mut state.pipeline, generation, &plan),
+        Job::Compare { generation, plans } => compare(&mut state.pipeline, state.sources.as_ref(), generation, &plans),
         Job::FitForecast {
             generation,
             horizon_days,
@@ -394,6 +411,27 @@ pub fn replay(pipeline: &mut Pipeline, generation: u64, plan: &Plan) -> Action {
             message: format!("{error}: size the pools in the plan's [replay]"),
         },
         Err(e) => Action::ReplayFailed {
+            generation,
+            message: e.to_string(),
+        },
+    }
+}
+
+/// The plans compared on the workbench's logs by the pipeline's one comparison, the rows
+/// `gpuplan diff` prints. The first plan is the workbench's: its audit and replay stay kept.
+pub fn compare(
+    pipeline: &mut Pipeline,
+    sources: Option<&Sources>,
+    generation: u64,
+    plans: &[(String, Plan)],
+) -> Action {
+    match pipeline.compare(plans, sources) {
+        Ok(compared) => Action::ComparisonLoaded {
+            generation,
+            comparison: Box::new(compared.comparison),
+            warnings: compared.warnings,
+        },
+        Err(e) => Action::ComparisonFailed {
             generation,
             message: e.to_string(),
         },

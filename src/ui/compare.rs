@@ -1,24 +1,28 @@
-//! The compare view: the current plan beside others, the inputs that differ highlighted, every
-//! output with its delta against the current plan.
+//! The compare view: the current plan beside others, every row `gpuplan diff` shows (the plan's
+//! outputs, then with logs the fleet, board and replay rows), each with its change against the
+//! current plan, and the inputs that differ. Rows scroll (↑↓, pages, Home/End); when not every
+//! plan fits, the current plan stays and ←→ scroll the others.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
 use super::theme::Theme;
 use super::widgets::{inner, label, pane_block, right};
 use crate::app::App;
-use crate::model::compare::{OutputComparison, OutputUnit};
+use crate::model::compare::{OutputComparison, OutputUnit, PlanComparison};
 use crate::shared::format::{pct, si, signed_fixed, thousands, usd, usd_compact};
 
-/// The narrowest the columns get; wider screens give them what their text needs.
-const MIN_KEY_WIDTH: usize = 40;
-const MIN_VALUE_WIDTH: usize = 18;
-const DELTA_WIDTH: usize = 10;
+/// The narrowest the columns get; wider screens give the keys, then the values, what their
+/// text needs.
+const MIN_KEY_WIDTH: usize = 28;
+const MIN_VALUE_WIDTH: usize = 12;
+const MAX_VALUE_WIDTH: usize = 40;
+const DELTA_WIDTH: usize = 9;
 
-/// How wide the key column and each plan's value column are drawn.
-#[derive(Debug, Clone, Copy)]
+/// How wide the key column and each plan's value column are drawn, and how many plans show.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Widths {
     key: usize,
     value: usize,
@@ -26,17 +30,30 @@ struct Widths {
 }
 
 impl Widths {
-    /// The key column as wide as its longest key (within two fifths of the screen), each plan's
-    /// value as wide as its longest value (within what is left), as many plans as fit.
+    /// As many plans as fit at the narrowest (at least one), then the room left to the keys up
+    /// to the longest, then to the values up to theirs.
     fn fit(body_width: usize, keys: usize, values: usize, plans: usize) -> Widths {
-        let key = keys.clamp(MIN_KEY_WIDTH, (body_width * 2 / 5).max(MIN_KEY_WIDTH));
-        let left = body_width.saturating_sub(key);
-        let columns = (left / (MIN_VALUE_WIDTH + DELTA_WIDTH)).clamp(1, plans.max(1));
-        let value = (left / columns)
-            .saturating_sub(DELTA_WIDTH)
-            .clamp(MIN_VALUE_WIDTH, (values + 1).max(MIN_VALUE_WIDTH));
+        let column = MIN_VALUE_WIDTH + DELTA_WIDTH;
+        let columns = (body_width.saturating_sub(MIN_KEY_WIDTH) / column).clamp(1, plans.max(1));
+        let spare = body_width.saturating_sub(MIN_KEY_WIDTH + columns * column);
+        let key = (MIN_KEY_WIDTH + spare).min(keys.max(MIN_KEY_WIDTH));
+        let spare = spare.saturating_sub(key - MIN_KEY_WIDTH);
+        let value = (MIN_VALUE_WIDTH + spare / columns).min((values + 1).clamp(MIN_VALUE_WIDTH, MAX_VALUE_WIDTH));
         Widths { key, value, columns }
     }
+}
+
+/// The plans drawn, by index: all when they fit; else the current plan (the baseline) and the
+/// compared ones from `first` on; one column shows the plan `first` alone.
+fn shown_plans(columns: usize, plans: usize, first: usize) -> Vec<usize> {
+    if columns >= plans {
+        return (0..plans).collect();
+    }
+    if columns <= 1 {
+        return vec![first.min(plans.saturating_sub(1))];
+    }
+    let first = first.min(plans - columns);
+    std::iter::once(0).chain(1 + first..first + columns).collect()
 }
 
 fn show(unit: OutputUnit, value: f64) -> String {
@@ -64,17 +81,33 @@ fn json_text(value: &Option<serde_json::Value>) -> String {
 /// Right-aligned in a column, cut with … only when longer than it.
 fn cell(text: &str, width: usize) -> String {
     let cut = if text.chars().count() >= width {
-        label(text, width - 1)
+        label(text, width.saturating_sub(1))
     } else {
         text.to_string()
     };
     right(&cut, width)
 }
 
-fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths) -> Line<'static> {
+/// A plan's name over its value and change: over the value when it fits there, else from the
+/// value's left edge into the change's room, cut only when longer than both.
+fn column_title(name: &str, value_width: usize) -> String {
+    let whole = value_width + DELTA_WIDTH;
+    if name.chars().count() < value_width {
+        format!("{}{}", right(name, value_width), " ".repeat(DELTA_WIDTH))
+    } else {
+        format!("{} ", label(name, whole - 1))
+    }
+}
+
+fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths, shown: &[usize]) -> Line<'static> {
     let mut spans = vec![Span::styled(label(&output.label, widths.key), theme.base)];
-    for (i, value) in output.values.iter().enumerate().take(widths.columns) {
-        let text = value.map_or_else(|| "—".to_string(), |v| show(output.unit, v));
+    for &i in shown {
+        let text = output
+            .values
+            .get(i)
+            .copied()
+            .flatten()
+            .map_or_else(|| "—".to_string(), |v| show(output.unit, v));
         let delta = output.deltas.get(i).copied().flatten();
         let (delta_text, style) = match delta {
             Some(d) if d.absolute.abs() > 1e-9 => {
@@ -92,13 +125,63 @@ fn output_line(output: &OutputComparison, theme: &Theme, widths: Widths) -> Line
             }
             _ => (String::new(), theme.base),
         };
-        spans.push(Span::styled(right(&text, widths.value), style));
+        spans.push(Span::styled(cell(&text, widths.value), style));
         spans.push(Span::styled(format!("{delta_text:<DELTA_WIDTH$}"), style));
     }
     Line::from(spans)
 }
 
-pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) {
+/// What the rows that need the logs are waiting on, when they are.
+fn status_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
+    let text = if app.fleet.is_none() {
+        "fleet, board and replay rows: open logs to compare the plans on them".to_string()
+    } else if let Some(error) = &app.comparing.error {
+        format!("no fleet, board or replay rows: {error}")
+    } else if app.comparing.working {
+        "fleet, board and replay rows: recomputing…".to_string()
+    } else {
+        return None;
+    };
+    Some(Line::styled(text, theme.muted))
+}
+
+fn lines_of(
+    app: &App,
+    comparison: &PlanComparison,
+    theme: &Theme,
+    widths: Widths,
+    shown: &[usize],
+) -> Vec<Line<'static>> {
+    let mut lines = vec![Line::styled(
+        "outputs (as gpuplan diff), with the change against the first plan",
+        theme.title,
+    )];
+    lines.extend(status_line(app, theme));
+    lines.extend(
+        app.comparing
+            .warnings
+            .iter()
+            .map(|w| Line::styled(format!("⚑ {w}"), theme.warn)),
+    );
+    lines.extend(comparison.outputs.iter().map(|o| output_line(o, theme, widths, shown)));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("inputs that differ ({})", comparison.inputs.len()),
+        theme.title,
+    ));
+    for input in &comparison.inputs {
+        let mut spans = vec![Span::styled(label(&input.key_path, widths.key), theme.muted)];
+        for &i in shown {
+            let value = input.values.get(i).cloned().flatten();
+            spans.push(Span::styled(cell(&json_text(&value), widths.value), theme.warn));
+            spans.push(Span::raw(" ".repeat(DELTA_WIDTH)));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize, column: usize) {
     // Over the panes, between the title line and the key hints.
     let area = Rect {
         x: size.x,
@@ -107,9 +190,9 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
         height: size.height.saturating_sub(2),
     };
     frame.render_widget(Clear, area);
-    frame.render_widget(pane_block("Compare plans (↑↓ scroll, Esc closes)", true, theme), area);
     let body = inner(area);
     let Some(comparison) = &app.comparison else {
+        frame.render_widget(pane_block("Compare plans (Esc closes)", true, theme), area);
         frame.render_widget(
             Paragraph::new("no plan to compare: c picks one").style(theme.muted),
             body,
@@ -130,39 +213,57 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: u
         .chain(comparison.labels.iter().map(|l| l.chars().count()))
         .max()
         .unwrap_or(0);
-    let widths = Widths::fit(body.width as usize, keys, values, comparison.labels.len());
+    let plans = comparison.labels.len();
+    let widths = Widths::fit(body.width as usize, keys, values, plans);
+    let shown = shown_plans(widths.columns, plans, column);
+    let title = if shown.len() < plans {
+        let others: Vec<String> = shown.iter().filter(|&&i| i > 0).map(|i| (i + 1).to_string()).collect();
+        format!(
+            "Compare plans (↑↓ rows · ←→ plans: {} of {plans} shown · Esc closes)",
+            others.join(",")
+        )
+    } else {
+        "Compare plans (↑↓ PgUp PgDn Home End · Esc closes)".to_string()
+    };
+    frame.render_widget(pane_block(&title, true, theme), area);
     let mut header = vec![Span::styled(label("", widths.key), theme.title)];
-    for name in comparison.labels.iter().take(widths.columns) {
-        header.push(Span::styled(cell(name, widths.value), theme.title));
-        header.push(Span::raw(" ".repeat(DELTA_WIDTH)));
+    for &i in &shown {
+        header.push(Span::styled(
+            column_title(&comparison.labels[i], widths.value),
+            theme.title,
+        ));
     }
-    let mut lines = vec![Line::styled(
-        "outputs, with the change against the first plan",
-        theme.title,
-    )];
-    for output in &comparison.outputs {
-        lines.push(output_line(output, theme, widths));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        format!("inputs that differ ({})", comparison.inputs.len()),
-        theme.title,
-    ));
-    for input in &comparison.inputs {
-        let mut spans = vec![Span::styled(label(&input.key_path, widths.key), theme.muted)];
-        for value in input.values.iter().take(widths.columns) {
-            spans.push(Span::styled(cell(&json_text(value), widths.value), theme.warn));
-            spans.push(Span::raw(" ".repeat(DELTA_WIDTH)));
-        }
-        lines.push(Line::from(spans));
-    }
+    let lines = lines_of(app, comparison, theme, widths, &shown);
     // The column titles stay put; the rest scrolls.
-    let [titles, rest] = ratatui::layout::Layout::vertical([
-        ratatui::layout::Constraint::Length(1),
-        ratatui::layout::Constraint::Min(0),
-    ])
-    .areas(body);
+    let [titles, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(body);
     frame.render_widget(Paragraph::new(Line::from(header)), titles);
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;
     frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_plans_fit_at_80_columns_with_room_for_the_keys() {
+        // 80 columns less the borders.
+        let w = Widths::fit(78, 45, 40, 2);
+        assert_eq!(w.columns, 2);
+        assert_eq!(w.key + w.columns * (w.value + DELTA_WIDTH), 78);
+        assert!(w.key >= MIN_KEY_WIDTH && w.value >= MIN_VALUE_WIDTH, "{w:?}");
+        // Wide: keys whole, values up to their longest.
+        let w = Widths::fit(198, 45, 30, 2);
+        assert_eq!((w.key, w.value, w.columns), (45, 31, 2));
+    }
+
+    #[test]
+    fn the_current_plan_stays_while_the_others_scroll() {
+        assert_eq!(shown_plans(2, 2, 0), vec![0, 1]);
+        assert_eq!(shown_plans(2, 4, 0), vec![0, 1]);
+        assert_eq!(shown_plans(2, 4, 2), vec![0, 3]);
+        assert_eq!(shown_plans(2, 4, 9), vec![0, 3]);
+        assert_eq!(shown_plans(3, 4, 1), vec![0, 2, 3]);
+        assert_eq!(shown_plans(1, 3, 1), vec![1]);
+    }
 }

@@ -101,7 +101,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
             frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), body);
         }
         Overlay::Recover => recover(app, theme, frame, size),
-        Overlay::Compare { scroll, .. } => super::compare::render(app, theme, frame, size, *scroll),
+        Overlay::Compare { scroll, column, .. } => super::compare::render(app, theme, frame, size, *scroll, *column),
     }
 }
 
@@ -284,7 +284,12 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
     );
     let mouse = "Mouse: click a pane to focus it, the wheel scrolls the pane under the pointer, click or drag a slider \
                  to set an MFU or a growth.";
-    for note in [values.as_str(), scrolling.as_str(), mouse] {
+    for note in [
+        values.as_str(),
+        scrolling.as_str(),
+        mouse,
+        super::panes::layer_lines::CONTRACTS_GLOSSARY,
+    ] {
         lines.extend(wrapped(note, body.width, theme.muted));
     }
     let scroll = scroll.min(lines.len().saturating_sub(1)) as u16;

@@ -539,7 +539,7 @@ fn a_pool_slider_in_contracts_reruns_the_replay_newest_first() {
     assert_eq!(app.replay.result.as_ref(), Some(&report));
     // Zoomed and tall enough that the whole Contracts pane shows.
     update(&mut app, Action::Command(CommandId::Zoom));
-    let shown = screen(&app, 200, 160);
+    let shown = screen(&app, 200, 240);
     assert!(shown.contains(&format!("◂ {} ▸", base + 9.0)), "{shown}");
     assert!(shown.contains("replaying…"), "{shown}");
     // An edit elsewhere does not replay: the MFU is not a replay input.
@@ -617,4 +617,183 @@ fn forecast_growth_steps_for_the_guide() {
     // Zoomed: the pane's whole height holds every class's chart.
     press(&mut app, &[Key::char('z')]);
     snapshot!("forecast_growth_plan_200x60", screen(&app, 200, 60));
+}
+
+/// The sample's workbench comparing its plan with shipped plans, every row computed as the
+/// worker computes it (the pipeline's one comparison, on the sample's logs).
+fn compared_with(files: &[&str]) -> App {
+    let mut app = app();
+    let mut pipeline = gpuplan::pipeline::Pipeline::new(app.catalog.clone());
+    for name in files {
+        let path = format!("{}/sample-data/plans/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).expect("shipped plan");
+        let plan = gpuplan::config::plan_file::read_plan_text(&path, &text, &app.catalog).expect("plan");
+        let effects = update(
+            &mut app,
+            Action::ComparePlanLoaded {
+                label: name.to_string(),
+                plan: Box::new(plan),
+            },
+        );
+        crate::common::settle(&mut app, &mut pipeline, effects);
+    }
+    app
+}
+
+/// Issue 53, finding 6: the workbench's compare view holds the rows `gpuplan diff` prints for
+/// the same two plans on the same logs (the board, fleet and replay rows included), each with
+/// the same values and changes, and draws every one of them.
+#[test]
+fn the_compare_view_shows_the_rows_gpuplan_diff_prints() {
+    let mut app = compared_with(&["h200-reserved.toml"]);
+    let home = tempfile::tempdir().expect("home");
+    let mine = home.path().join("default.toml");
+    std::fs::write(&mine, crate::common::default_plan_text()).expect("plan");
+    let theirs = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-data/plans/h200-reserved.toml");
+    let run = crate::common::gpuplan_in(
+        home.path(),
+        &[
+            "diff",
+            mine.to_str().expect("path"),
+            theirs,
+            "--logs",
+            crate::common::SAMPLE_LOG,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let diff: serde_json::Value = serde_json::from_str(&run.stdout).expect("diff JSON");
+    let comparison = app.comparison.clone().expect("a comparison");
+    let keys: Vec<&str> = comparison.outputs.iter().map(|o| o.key.as_str()).collect();
+    for family in [
+        "board.saving_usd_per_year",
+        "fleet.paid_usd_per_month",
+        "replay.split.total_usd_per_month",
+    ] {
+        assert!(keys.contains(&family), "{family} in {keys:?}");
+    }
+    // Row for row the same key, label, unit, values and changes (to the last digits JSON keeps).
+    let ours = serde_json::to_value(&comparison.outputs).expect("outputs");
+    assert!(
+        same_numbers(&ours, &diff["outputs"]),
+        "the compare view's rows are diff's:\n{ours:#}\n{:#}",
+        diff["outputs"]
+    );
+    assert_eq!(
+        serde_json::to_value(&comparison.inputs).expect("inputs"),
+        diff["inputs"]
+    );
+    // Drawn: paging down the overlay shows every row's label.
+    let mut seen = String::new();
+    for _ in 0..app.comparison_lines() / 40 + 2 {
+        seen.push_str(&screen(&app, 200, 60));
+        update(&mut app, Action::Key(Key::plain(KeyCode::PageDown)));
+    }
+    for output in &comparison.outputs {
+        assert!(seen.contains(&output.label), "{} not drawn:\n{seen}", output.label);
+    }
+}
+
+/// At 80×24 both plans' columns show, the rows scroll to the last input, and with a third plan
+/// the current one stays while → brings the next.
+#[test]
+fn the_compare_view_fits_and_scrolls_at_80x24() {
+    let mut app = compared_with(&["h200-reserved.toml"]);
+    let first = screen(&app, 80, 24);
+    assert!(first.contains("this plan") && first.contains("h200-reserv"), "{first}");
+    snapshot!("compare_80x24", first);
+    let mut seen = String::new();
+    for _ in 0..app.comparison_lines() {
+        update(&mut app, Action::Key(Key::plain(KeyCode::Down)));
+        seen.push_str(&screen(&app, 80, 24));
+    }
+    for row in [
+        "fleet: paid per month",
+        "board: saving per year",
+        "replay: the split per month",
+    ] {
+        assert!(seen.contains(row), "{row} scrolled past:\n{seen}");
+    }
+    update(&mut app, Action::Key(Key::plain(KeyCode::Home)));
+    assert_eq!(screen(&app, 80, 24), first);
+    update(&mut app, Action::Key(Key::plain(KeyCode::End)));
+    let last = screen(&app, 80, 24);
+    assert!(last.contains("workload.custom_cuda_kernels"), "{last}");
+    assert!(last.contains("h200-reserv"), "the column titles stay:\n{last}");
+    snapshot!("compare_80x24_end", last);
+
+    let mut app = compared_with(&["h200-reserved.toml", "spot-heavy.toml"]);
+    let before = screen(&app, 80, 24);
+    assert!(
+        before.contains("h200-reserv") && !before.contains("spot-heavy"),
+        "{before}"
+    );
+    update(&mut app, Action::Key(Key::plain(KeyCode::Right)));
+    let after = screen(&app, 80, 24);
+    assert!(after.contains("this plan") && after.contains("spot-heavy"), "{after}");
+    assert!(!after.contains("h200-reserv"), "{after}");
+    update(&mut app, Action::Key(Key::plain(KeyCode::Left)));
+    assert_eq!(screen(&app, 80, 24), before);
+}
+
+/// The same JSON, numbers within a relative 1e-9 (a float read back from JSON text may differ
+/// in its last bit).
+fn same_numbers(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0)
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_numbers(x, y)),
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_numbers(v, w)))
+        }
+        (x, y) => x == y,
+    }
+}
+
+/// Issue 53, finding 7: each class's peak says it is in GPUs equivalent to its accelerator's,
+/// and under its layers the Contracts pane says which mix the plan recommends buying, the
+/// report's own sentence, naming the mix the report's JSON recommends.
+#[test]
+fn the_contracts_pane_names_its_units_and_the_purchase_it_recommends() {
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Contracts));
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("peak 105 b200-equiv GPUs"), "{shown}");
+    let home = tempfile::tempdir().expect("home");
+    let run = crate::common::gpuplan_in(home.path(), &["report", "--logs", crate::common::SAMPLE_LOG]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report_text = run.stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let json = crate::common::sample_report_in(home.path(), "");
+    let commitments = app.forecast.commitments.clone().expect("layers on the sample");
+    let theme = dark();
+    for class in &commitments.classes {
+        let lines = gpuplan::ui::panes::layer_lines::layer_lines(&app, class.class, &theme, 200);
+        let pane: String = lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let pane = pane.split_whitespace().collect::<Vec<_>>().join(" ");
+        let sentence = gpuplan::model::commitment_layers::purchase_sentence(class, commitments.horizon_months);
+        assert!(pane.contains(&format!("→ {sentence}")), "{sentence}\n{pane}");
+        assert!(report_text.contains(&sentence), "the report says it too: {sentence}");
+        let recommended = json["commitments"]["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .find(|c| c["class"] == class.class.label())
+            .map(|c| c["recommended"]["buy"].clone())
+            .expect("the class in the report");
+        let named = match recommended.as_str() {
+            Some("layers") => "buy the commitment layers",
+            Some("flat") => "buy today's mix held flat",
+            other => panic!("recommended.buy {other:?}"),
+        };
+        assert!(sentence.contains(named), "{sentence} against {recommended}");
+        assert!(pane.contains("price bet: "), "{pane}");
+    }
 }

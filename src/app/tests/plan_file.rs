@@ -372,3 +372,38 @@ fn a_plan_being_written_is_waited_for_and_the_whole_file_settles_the_choice() {
     );
     assert!(app.banner.is_none());
 }
+
+#[test]
+fn a_settled_conflict_leaves_no_on_disk_column() {
+    for settle in ['O', 'K', 'T'] {
+        let mut app = app();
+        run(&mut app, CommandId::FocusMfu);
+        run(&mut app, CommandId::IncreaseCoarse);
+        let mut theirs = app.plan.clone();
+        theirs.accelerators[1].mfu = 0.20;
+        update(
+            &mut app,
+            Action::PlanChangedOnDisk {
+                path: PathBuf::from("/plans/seed.toml"),
+                plan: Box::new(theirs),
+                text: "theirs".to_string(),
+            },
+        );
+        press(&mut app, Key::char('C'));
+        assert_eq!(app.comparison.as_ref().expect("a comparison").labels[1], "on disk");
+        press(&mut app, Key::plain(KeyCode::Esc));
+        press(&mut app, Key::char(settle));
+        assert!(!matches!(app.overlay, Overlay::Conflict(_)), "{settle}");
+        assert!(
+            app.compare.iter().all(|(label, _)| label != "on disk"),
+            "{settle}: {:?}",
+            app.compare.iter().map(|(l, _)| l).collect::<Vec<_>>()
+        );
+        assert!(
+            app.comparison
+                .as_ref()
+                .is_none_or(|c| c.labels.iter().all(|l| l != "on disk")),
+            "{settle}"
+        );
+    }
+}

@@ -5,12 +5,27 @@ use super::{banner, push_undo, refresh_comparison, replace_plan};
 use crate::app::key::{Key, KeyCode};
 use crate::app::{App, BannerLevel, Effect, Overlay};
 
+/// The compare view's column of the file's version while a conflict is open.
+pub const ON_DISK: &str = "on disk";
+
 /// O overwrites theirs with mine, K keeps mine as a copy, T takes theirs, C compares the two.
+/// Once O, K or T settles the conflict, the file's version leaves the comparison.
 pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
     let Overlay::Conflict(conflict) = &app.overlay else {
         return Vec::new();
     };
     let conflict = conflict.clone();
+    let mut effects = settle(app, key, conflict);
+    if !matches!(app.overlay, Overlay::Conflict(_) | Overlay::Compare { .. })
+        && app.compare.iter().any(|(label, _)| label == ON_DISK)
+    {
+        app.compare.retain(|(label, _)| label != ON_DISK);
+        effects.extend(refresh_comparison(app));
+    }
+    effects
+}
+
+fn settle(app: &mut App, key: Key, conflict: Box<crate::app::Conflict>) -> Vec<Effect> {
     match key.code {
         // Capitals: the dialog opens unasked, and a key meant for a pane must not choose.
         // Keep mine, written over theirs.
@@ -43,13 +58,14 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
             effects
         }
         KeyCode::Char('C') => {
-            app.compare = vec![("on disk".to_string(), conflict.theirs.clone())];
-            refresh_comparison(app);
+            app.compare = vec![(ON_DISK.to_string(), conflict.theirs.clone())];
+            let effects = refresh_comparison(app);
             app.overlay = Overlay::Compare {
                 from_conflict: Some(conflict),
                 scroll: 0,
+                column: 0,
             };
-            Vec::new()
+            effects
         }
         _ => Vec::new(),
     }

@@ -41,6 +41,9 @@ pub fn changes_nothing(app: &App, action: &Action) -> bool {
         Action::ReplayLoaded { generation, .. } | Action::ReplayFailed { generation, .. } => {
             *generation != app.replay.generation
         }
+        Action::ComparisonLoaded { generation, .. } | Action::ComparisonFailed { generation, .. } => {
+            *generation != app.comparing.generation
+        }
         Action::ForecastFitted { generation, .. } | Action::ForecastFailed { generation, .. } => {
             *generation != app.forecast.generation
         }
@@ -110,7 +113,22 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             // A new audit: the replay runs again on its jobs, the forecast fits its series.
             app.replay.requested = None;
             app.forecast.requested_days = None;
-            app.request_forecast().into_iter().chain(app.request_replay()).collect()
+            app.request_forecast()
+                .into_iter()
+                .chain(app.request_replay())
+                .chain(app.request_comparison())
+                .collect()
+        }
+        Action::ComparisonLoaded {
+            comparison, warnings, ..
+        } => {
+            app.comparison_loaded(*comparison, warnings);
+            Vec::new()
+        }
+        Action::ComparisonFailed { message, .. } => {
+            app.comparing.working = false;
+            app.comparing.error = Some(message);
+            Vec::new()
         }
         Action::ForecastFitted { fits, .. } => {
             app.forecast_fitted(*fits);
@@ -214,7 +232,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ComparePlanLoaded { label, plan } => {
             app.compare.retain(|(l, _)| *l != label);
             app.compare.push((label, *plan));
-            refresh_comparison(app);
+            let effects = refresh_comparison(app);
             let from_conflict = match std::mem::replace(&mut app.overlay, Overlay::None) {
                 Overlay::Compare { from_conflict, .. } => from_conflict,
                 _ => None,
@@ -222,8 +240,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.overlay = Overlay::Compare {
                 from_conflict,
                 scroll: 0,
+                column: 0,
             };
-            Vec::new()
+            effects
         }
         Action::FilesListed { files } => {
             app.known_files = files;
@@ -571,23 +590,20 @@ fn change(app: &mut App, field: Field, apply: impl FnOnce(&mut Plan) -> bool) ->
         return recompute(app);
     }
     app.derived.refresh_plan(&app.plan, &app.catalog);
-    refresh_comparison(app);
+    let compared = refresh_comparison(app);
     clamp_cursors(app);
     app.reshape_forecast();
-    app.request_forecast().into_iter().chain(app.request_replay()).collect()
+    app.request_forecast()
+        .into_iter()
+        .chain(app.request_replay())
+        .chain(compared)
+        .collect()
 }
 
-/// The current plan against the plans being compared, when there are any.
-fn refresh_comparison(app: &mut App) {
-    if app.compare.is_empty() {
-        app.comparison = None;
-        return;
-    }
-    let mine = if app.modified { "this plan *" } else { "this plan" };
-    let plans: Vec<(String, Plan)> = std::iter::once((mine.to_string(), app.plan.clone()))
-        .chain(app.compare.iter().cloned())
-        .collect();
-    app.comparison = Some(crate::model::compare::compare_plans(&plans, &app.catalog));
+/// The current plan against the plans being compared, when there are any; with logs, the
+/// worker asked for the rows that need them.
+fn refresh_comparison(app: &mut App) -> Vec<Effect> {
+    app.refresh_comparison().into_iter().collect()
 }
 
 fn undo(app: &mut App) -> Vec<Effect> {
@@ -624,7 +640,7 @@ fn replace_plan(app: &mut App, plan: Plan) -> Vec<Effect> {
 /// plan (its `AuditSettings`, compared whole) changed.
 fn recompute(app: &mut App) -> Vec<Effect> {
     app.derived.refresh_plan(&app.plan, &app.catalog);
-    refresh_comparison(app);
+    let compared = refresh_comparison(app);
     clamp_cursors(app);
     let stale = app
         .audited_for
@@ -633,11 +649,15 @@ fn recompute(app: &mut App) -> Vec<Effect> {
     app.derived
         .refresh_contracts(&app.plan, &app.catalog, app.fleet.as_ref().map(|f| &f.report));
     app.reshape_forecast();
-    // A re-audit brings its own replay and forecast when it lands.
+    // A re-audit brings its own replay, forecast and comparison when it lands.
     if stale {
         vec![app.request_reaudit()]
     } else {
-        app.request_forecast().into_iter().chain(app.request_replay()).collect()
+        app.request_forecast()
+            .into_iter()
+            .chain(app.request_replay())
+            .chain(compared)
+            .collect()
     }
 }
 

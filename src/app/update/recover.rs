@@ -55,12 +55,13 @@ pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         KeyCode::Char('C') => {
             recovery.step = RecoveryStep::Comparing;
             app.compare = vec![("recovered".to_string(), recovery.plan.clone())];
-            refresh_comparison(app);
+            let effects = refresh_comparison(app);
             app.overlay = Overlay::Compare {
                 from_conflict: None,
                 scroll: 0,
+                column: 0,
             };
-            Vec::new()
+            effects
         }
         KeyCode::Esc => {
             app.overlay = Overlay::None;

@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::choice::{PurchaseChoice, purchase_choice};
 use super::flat::flat_ladder;
 use super::ladder::{TierMenu, TierOffer};
 use super::paths::DemandPaths;
@@ -76,6 +77,9 @@ pub struct ClassLayers {
     pub break_even_change_per_year: Option<f64>,
     /// The longest committed term offered, and the GPUs the layers put on it today.
     pub longest_term: Option<LongestTerm>,
+    /// Which of the layers and the flat mix the plan recommends buying, and the figures that
+    /// decide it (`purchase_sentence` says it).
+    pub recommended: PurchaseChoice,
 }
 
 /// The longest term of a class's menu and what the layers buy on it.
@@ -346,6 +350,10 @@ pub fn commitment_report_keeping(
                 months: offer.term_months,
                 gpus: (sized.ladder.top_at(&menu, 0, 0)).max(0.0),
             });
+            let horizon = horizon_cost(&menu, &sized.ladder, &demands, &on_paths);
+            let flat_horizon = horizon_cost(flat_menu, flat_tops, &demands, &on_paths);
+            let stress = price_stress(&menu, &sized.ladder, &flat, &demands, change.on_demand_per_year);
+            let recommended = purchase_choice(&horizon, &flat_horizon, &stress, menu.renewal_bet.change_per_year);
             let layers = ClassLayers {
                 class: class.class,
                 accelerator: class.accelerator.clone(),
@@ -353,12 +361,13 @@ pub fn commitment_report_keeping(
                 growth_per_year: growth,
                 first_year: sized.first_year,
                 flat_first_year: year_cost(flat_menu, flat_tops, &demands, &on_paths),
-                horizon: horizon_cost(&menu, &sized.ladder, &demands, &on_paths),
-                flat_horizon: horizon_cost(flat_menu, flat_tops, &demands, &on_paths),
+                horizon,
+                flat_horizon,
                 price_bet: menu.renewal_bet,
-                price_stress: price_stress(&menu, &sized.ladder, &flat, &demands, change.on_demand_per_year),
+                price_stress: stress,
                 break_even_change_per_year: break_even_change_per_year(&menu, &demands),
                 longest_term,
+                recommended,
                 layers: sized.layers,
             };
             Ok((layers, change, months))

@@ -10,6 +10,7 @@
 //! - `risk`: each of today's layers, its committed dollars and idle risk;
 //! - `price_stress`: the layers and flat priced as prices move (held, the bet, twice it), and
 //!   the yearly change at which the longest term stops paying;
+//! - `choice`: which of the two a class should buy (the layers or flat), and why, in a sentence;
 //! - `flat`: today's matcher's mix (a flat history held for the term) as a ladder, to compare;
 //! - `score`: one origin of the backtest: the decision on held-out days against hindsight,
 //!   flat and seasonal naive's layers, the demand bet and the price bet apart;
@@ -19,6 +20,7 @@
 //!   other end state).
 
 mod additions;
+mod choice;
 mod flat;
 mod fleet;
 mod history;
@@ -50,6 +52,7 @@ pub enum CommitmentError {
     Match(#[from] MatchError),
 }
 
+pub use self::choice::{Purchase, PurchaseChoice, purchase_choice, purchase_sentence};
 pub use self::flat::flat_ladder;
 pub use self::fleet::{
     ClassLayers, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report, commitment_report_keeping,

@@ -53,18 +53,22 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
         } else {
             theme.title
         };
+        let runner_up = class
+            .runner_up
+            .as_ref()
+            .map(|r| format!(" · then {} {}", r.accelerator, usd_compact(r.cost_usd_per_month)));
         let mut title = vec![
             (format!("{} ", class.class.label()), title_style),
             (format!("{} ", class.accelerator), theme.base),
             (format!("{}/mo ", usd_compact(class.cost_usd_per_month)), theme.title),
-            (format!("peak {} GPUs", thousands(class.peak_gpus)), theme.muted),
         ];
-        if let Some(r) = &class.runner_up {
-            title.push((
-                format!(" · then {} {}", r.accelerator, usd_compact(r.cost_usd_per_month)),
-                theme.muted,
-            ));
-        }
+        let before: usize = title.iter().map(|(t, _)| t.chars().count()).sum();
+        let after = runner_up.as_deref().map_or(0, |r| r.chars().count());
+        title.push((
+            super::layer_lines::peak_field(class, width.saturating_sub((before + after) as u16)),
+            theme.muted,
+        ));
+        title.extend(runner_up.map(|r| (r, theme.muted)));
         lines.extend(flowed_fields(title, width, 2));
         if let Some(p) = &class.pending {
             lines.extend(wrapped(
@@ -118,7 +122,9 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
                             theme.base,
                         ),
                         (
-                            group.price_factor.map_or(String::new(), |f| format!(" terms ×{f:.2}")),
+                            group
+                                .price_factor
+                                .map_or(String::new(), |f| format!(" today's price ×{f:.2} the catalog's")),
                             theme.muted,
                         ),
                     ],

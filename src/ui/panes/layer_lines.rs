@@ -1,18 +1,42 @@
 //! The commitment layers in the Contracts pane: under each class, the terms its forecast
 //! demand is laddered on (longest first, the term billed by use last), what each locks in,
-//! the first year and the horizon against today's matcher held flat, and the price bet.
+//! the first year and the horizon against today's matcher held flat, which of the two the plan
+//! recommends buying (the report's sentence), and the price bet spelled out.
 
 use ratatui::text::Line;
 
 use crate::app::App;
-use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, StressCase};
+use crate::model::commitment_layers::{ClassLayers, Layer, SHOWN_FROM_GPUS, StressCase, purchase_sentence};
+use crate::model::fleet_contracts::ClassContracts;
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{flowed_fields, label, right};
+use crate::ui::widgets::{flowed_fields, label, right, wrapped};
 
 /// Where a layer's line continues when the pane is too narrow for it.
 const INDENT: usize = 4;
+/// The Contracts pane's abbreviations and units, spelled out in the help (`?`).
+pub const CONTRACTS_GLOSSARY: &str = "Contracts: \"peak N X-equiv GPUs\" (or \"equiv GPUs\" where the line is short) is the class's peak in GPUs \
+of the accelerator X chosen for it (named first on the line), today's GPUs converted by delivered capability (compute, for inference memory bandwidth). \
+base and burst: today's mix held flat, sized on the audited history; the board's saving prices it. \
+▤: a commitment layer sized on the forecast, its GPU band, price per GPU-hour, committed dollars over its months (mo), \
+the share of its GPU-hours expected idle and P(½ idle), the chance it sits more than half idle; P10–P90: on the \
+forecast's 10th and 90th percentile demand paths. →: the mix the plan recommends buying and the bet it rests on, as \
+the report says it. price bet: the yearly on-demand price change the layers were sized on, ± its spread; the longest \
+term's GPUs and the yearly change above which it pays; \"if prices hold\": what the layers then cost against the mix held \
+flat. \"today's price ×F the catalog's\": what the clusters pay today over the catalog offer the terms are scaled from.";
+
+/// A class's peak, in GPUs of its accelerator (today's converted by delivered capability): the
+/// accelerator named where `room` holds it, else "equiv." alone (the line names it first).
+pub fn peak_field(class: &ClassContracts, room: u16) -> String {
+    let gpus = thousands(class.peak_gpus);
+    let named = format!("peak {gpus} {}-equiv GPUs", class.accelerator);
+    if named.chars().count() <= usize::from(room) {
+        named
+    } else {
+        format!("peak {gpus} equiv GPUs")
+    }
+}
 
 fn class_layers(app: &App, class: WorkloadClass) -> Option<&ClassLayers> {
     app.forecast
@@ -125,19 +149,26 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
             INDENT,
         ));
     }
+    let horizon_months = app.forecast.commitments.as_ref().map_or(0, |r| r.horizon_months);
+    lines.extend(wrapped(
+        &format!("  → {}", purchase_sentence(layers, horizon_months)),
+        width,
+        theme.base,
+    ));
     lines.extend(flowed_fields(bet_fields(layers, theme), width, INDENT));
     lines
 }
 
-/// The price bet in a line, most telling first: the change sized on, the longest term's GPUs
-/// and where it tips, what holding prices would cost against flat.
+/// The price bet in a line, most telling first (a narrow pane drops fields from the right): the
+/// yearly change sized on with its spread, the longest term's GPUs and the change where it
+/// tips, what holding prices would cost against the mix held flat.
 fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::style::Style)> {
     let bet = &layers.price_bet;
     let mut fields = vec![
-        ("  bet ".to_string(), theme.muted),
+        ("  price bet: ".to_string(), theme.muted),
         (
             format!(
-                "prices {} %/yr ± {:.1}",
+                "{} % a year ± {:.1}",
                 signed_fixed(bet.change_per_year * 100.0, 1),
                 bet.spread_per_year * 100.0
             ),
@@ -146,12 +177,12 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
     ];
     if let Some(longest) = &layers.longest_term {
         fields.push((
-            format!(" · {}-mo {} GPUs", longest.months, thousands(longest.gpus)),
+            format!(" · {}-month term: {} GPUs", longest.months, thousands(longest.gpus)),
             theme.muted,
         ));
         if let Some(change) = layers.break_even_change_per_year {
             fields.push((
-                format!(", pays above {} %/yr", signed_fixed(change * 100.0, 1)),
+                format!(", pays above {} %", signed_fixed(change * 100.0, 1)),
                 theme.muted,
             ));
         }
@@ -159,7 +190,7 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
     if let Some(held) = layers.price_stress.iter().find(|s| s.case == StressCase::Held) {
         fields.push((
             format!(
-                " · prices held: vs flat {}",
+                " · if prices hold: layers − flat {}",
                 usd_compact_signed(held.layers_usd - held.flat_usd)
             ),
             theme.muted,

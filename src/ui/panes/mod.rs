@@ -4,7 +4,7 @@ mod contracts;
 pub mod forecast;
 mod forecast_fan;
 mod inference;
-mod layer_lines;
+pub mod layer_lines;
 pub mod mfu;
 mod replay_lines;
 mod risk;

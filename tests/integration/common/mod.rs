@@ -83,7 +83,7 @@ pub fn settle(
     effects: Vec<gpuplan::app::Effect>,
 ) {
     use gpuplan::app::{Action, Effect, update};
-    use gpuplan::runtime::worker::{fit_forecast, fleet_of, replay, sources_of};
+    use gpuplan::runtime::worker::{compare, fit_forecast, fleet_of, replay, sources_of};
     let mut pending = effects;
     while let Some(effect) = pending.pop() {
         let action = match effect {
@@ -105,6 +105,9 @@ pub fn settle(
                 horizon_days,
             } => fit_forecast(pipeline, generation, horizon_days),
             Effect::Replay { generation, plan } => replay(pipeline, generation, &plan),
+            Effect::Compare { generation, plans } => {
+                compare(pipeline, Some(&sources_of(&app.logs)), generation, &plans)
+            }
             other => panic!("not a worker's effect: {other:?}"),
         };
         pending.extend(update(app, action));
