@@ -62,12 +62,7 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
             (format!("{} ", class.accelerator), theme.base),
             (format!("{}/mo ", usd_compact(class.cost_usd_per_month)), theme.title),
         ];
-        let before: usize = title.iter().map(|(t, _)| t.chars().count()).sum();
-        let after = runner_up.as_deref().map_or(0, |r| r.chars().count());
-        title.push((
-            super::layer_lines::peak_field(class, width.saturating_sub((before + after) as u16)),
-            theme.muted,
-        ));
+        title.push((super::layer_lines::peak_field(class), theme.muted));
         title.extend(runner_up.map(|r| (r, theme.muted)));
         lines.extend(flowed_fields(title, width, 2));
         if let Some(p) = &class.pending {

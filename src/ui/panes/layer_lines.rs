@@ -16,7 +16,7 @@ use crate::ui::widgets::{flowed_fields, label, right, wrapped};
 /// Where a layer's line continues when the pane is too narrow for it.
 const INDENT: usize = 4;
 /// The Contracts pane's abbreviations and units, spelled out in the help (`?`).
-pub const CONTRACTS_GLOSSARY: &str = "Contracts: \"peak N X-equiv GPUs\" (or \"equiv GPUs\" where the line is short) is the class's peak in GPUs \
+pub const CONTRACTS_GLOSSARY: &str = "Contracts: \"peak N X-equiv GPUs\" is the class's peak in GPUs \
 of the accelerator X chosen for it (named first on the line), today's GPUs converted by delivered capability (compute, for inference memory bandwidth). \
 base and burst: today's mix held flat, sized on the audited history; the board's saving prices it. \
 ▤: a commitment layer sized on the forecast, its GPU band, price per GPU-hour, committed dollars over its months (mo), \
@@ -26,16 +26,10 @@ the report says it. price bet: the yearly on-demand price change the layers were
 term's GPUs and the yearly change above which it pays; \"if prices hold\": what the layers then cost against the mix held \
 flat. \"today's price ×F the catalog's\": what the clusters pay today over the catalog offer the terms are scaled from.";
 
-/// A class's peak, in GPUs of its accelerator (today's converted by delivered capability): the
-/// accelerator named where `room` holds it, else "equiv." alone (the line names it first).
-pub fn peak_field(class: &ClassContracts, room: u16) -> String {
-    let gpus = thousands(class.peak_gpus);
-    let named = format!("peak {gpus} {}-equiv GPUs", class.accelerator);
-    if named.chars().count() <= usize::from(room) {
-        named
-    } else {
-        format!("peak {gpus} equiv GPUs")
-    }
+/// A class's peak, in GPUs of its accelerator (today's converted by delivered capability),
+/// named whole at every width: the line flows rather than drop the unit.
+pub fn peak_field(class: &ClassContracts) -> String {
+    format!("peak {} {}-equiv GPUs", thousands(class.peak_gpus), class.accelerator)
 }
 
 fn class_layers(app: &App, class: WorkloadClass) -> Option<&ClassLayers> {
