@@ -472,7 +472,7 @@ pub enum Effect {
     /// Read the logs and audit them (a newer request supersedes a pending one).
     LoadFleet {
         generation: u64,
-        logs: LogInputs,
+        logs: Box<LogInputs>,
         settings: AuditSettings,
     },
     /// Audit the logs already read again, e.g. after the plan's clusters changed.
@@ -626,7 +626,7 @@ impl App {
         };
         Effect::LoadFleet {
             generation: self.generation,
-            logs: self.logs.clone(),
+            logs: Box::new(self.logs.clone()),
             settings,
         }
     }

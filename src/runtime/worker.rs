@@ -39,7 +39,7 @@ pub struct ExportTarget {
 pub enum Job {
     Load {
         generation: u64,
-        logs: LogInputs,
+        logs: Box<LogInputs>,
         settings: AuditSettings,
     },
     Reaudit {
