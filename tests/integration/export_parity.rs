@@ -276,6 +276,9 @@ fn the_shipped_plans_export_their_reports() {
         );
         let saving_shown = format!("{}/yr", usd_compact(headline));
         let range_shown = format!("{}–{}", usd_compact_signed(p10), usd_compact_signed(p90));
+        // The Contracts pane, zoomed and scrolled to its top (Home): the board's lines all on
+        // screen at 120×40.
+        screen.press(b"5z\x1b[H");
         screen.wait_for("the board's headline and range in the pane", PATIENCE, |s| {
             s.lines().any(|l| l.contains("saving") && l.contains(&saving_shown))
                 && s.lines()
