@@ -681,3 +681,26 @@ fn a_long_job_on_a_shared_gpu_is_serving_not_training() {
         .collect();
     assert!(rules.contains(&"long job on a shared GPU (service)"), "{rules:?}");
 }
+
+/// A real shape of sacct export from a CPU cluster (tdhock/slurm's `sacct-manyfields.txt`
+/// layout: sixteen fields, `AllocTRES` naming no `gres/gpu`): said as no GPUs, exit 2, never a
+/// fleet of 1 job, 0 GPUs and $0.00.
+#[test]
+fn a_cpu_clusters_sacct_export_says_no_gpus_and_exits_2() {
+    let log = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/slurm/sacct_cpu_manyfields.txt"
+    );
+    for format in ["table", "json", "markdown"] {
+        let run = gpuplan(&["audit", log, "--all-time", "--format", format]);
+        assert_eq!(run.code, 2, "{format}: {}", run.stdout);
+        assert!(
+            run.stderr.contains(
+                "no GPUs allocated in this log: all 1 of its runs are CPU-only (`AllocTRES` names no gres/gpu)"
+            ),
+            "{format}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("$0.00"), "{format}: {}", run.stdout);
+    }
+}
