@@ -1,5 +1,6 @@
 //! The economics: pure functions and plain data. No I/O, no Polars, no terminal.
 
+pub mod assumed_prices;
 pub mod attribution;
 pub mod audit_settings;
 pub mod bill;

@@ -131,6 +131,9 @@ pub struct Waterfall {
     /// What the timeline adds up to: the first year's cash saving, the run rate, the one-off
     /// costs and their payback month.
     pub timing: Option<Timing>,
+    /// The part of step 1 priced by assumption (clusters the plan does not list) and its
+    /// share of the saving: the board's lead where there is one.
+    pub assumed_prices: Option<super::assumed_prices::AssumedPrices>,
 }
 
 impl Waterfall {
@@ -599,5 +602,6 @@ pub fn waterfall(
         saving_usd_per_month: today - final_usd,
         saving_usd_per_year: (today - final_usd) * 12.0,
         alternatives,
+        assumed_prices: super::assumed_prices::assumed_prices(c, (today - final_usd) * 12.0),
     }
 }

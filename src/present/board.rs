@@ -38,7 +38,9 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
         };
         notes.push(Block::Note(text));
     }
-    let mut blocks = vec![
+    let lead = w.assumed_prices.as_ref().map(|a| Block::Note(format!("⚑ {}.", a.lead())));
+    let mut blocks: Vec<Block> = lead.into_iter().collect();
+    blocks.extend([
         Block::Table(table),
         Block::Facts(vec![(
             "saving".into(),
@@ -48,7 +50,7 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
                 usd(w.saving_usd_per_year)
             ),
         )]),
-    ];
+    ]);
     blocks.extend(notes);
     if let Some(range) = &w.range {
         blocks.extend(range_blocks(w, range));

@@ -290,3 +290,29 @@ fn an_mfu_step_moves_the_risk_monte_carlo_with_the_run_the_mfu_pane_prices() {
         after.p50
     );
 }
+
+/// Issue 55: clusters the plan does not list are charged today at a price nobody stated; the
+/// board leads with the share of its saving that rests on it (JSON, table, the pane alike), and
+/// says nothing of the kind where every price is the plan's.
+#[test]
+fn the_board_leads_with_the_share_of_the_saving_that_rests_on_assumed_prices() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let dir = home.path();
+    let dlrm = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/dlrm-2025/disaggregated_DLRM_trace.csv"
+    );
+    let report = report_json(dir, &["--logs", dlrm]);
+    let assumed = &report["waterfall"]["assumed_prices"];
+    assert_eq!(assumed["clusters"], serde_json::json!(["dlrm"]), "{assumed}");
+    let saving = f(&report["waterfall"]["saving_usd_per_year"]);
+    let today = f(&assumed["today_usd_per_year"]);
+    let share = f(&assumed["share_of_saving_frac"]);
+    assert!((share - (today / saving).min(1.0)).abs() < 1e-12, "{assumed}");
+    let table = gpuplan_in(dir, &["report", "--logs", dlrm]);
+    let lead = format!("⚑ {:.0} % of this saving assumes today's price of dlrm", share * 100.0);
+    assert!(table.stdout.contains(&lead), "{}", table.stdout);
+    // The sample's clusters are all in the built-in plan: nothing assumed, nothing said.
+    let sample = report_json(dir, &["--logs", SAMPLE_LOG]);
+    assert!(sample["waterfall"]["assumed_prices"].is_null());
+}

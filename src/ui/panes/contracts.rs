@@ -31,7 +31,14 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
         super::scrolled(frame, body, wrapped(&text, width, theme.muted), None, window);
         return;
     };
-    let mut lines = waterfall_lines(app, theme, width);
+    // The board leads with what rests on a price nobody stated.
+    // Computed once a frame: the range draws its drivers.
+    let board = app.waterfall();
+    let mut lines: Vec<Line<'static>> = match board.as_ref().and_then(|w| w.assumed_prices.as_ref()) {
+        Some(assumed) => wrapped(&format!("⚑ {}", assumed.lead()), width, theme.warn),
+        None => Vec::new(),
+    };
+    lines.extend(waterfall_lines(board.as_ref(), theme, width));
     if !report.fallback_price_clusters.is_empty() {
         lines.extend(wrapped(
             &format!(
@@ -158,8 +165,8 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
 }
 
 /// The waterfall, one step a line: what the fleet costs after it, the change, and its cause.
-fn waterfall_lines(app: &App, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-    let Some(w) = app.waterfall() else {
+fn waterfall_lines(board: Option<&crate::model::waterfall::Waterfall>, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    let Some(w) = board else {
         return Vec::new();
     };
     let mut lines: Vec<Line<'static>> = w
