@@ -70,7 +70,15 @@ mod tests {
             today_usd_per_year: 1.0e6,
             share_of_saving_frac: share,
         };
-        assert!(lead(Some(0.62)).lead().starts_with("62 % of this saving assumes today's price of dlrm"));
-        assert!(lead(None).lead().starts_with("today's price of dlrm ($1.00M/yr) is assumed"));
+        assert!(
+            lead(Some(0.62))
+                .lead()
+                .starts_with("62 % of this saving assumes today's price of dlrm")
+        );
+        assert!(
+            lead(None)
+                .lead()
+                .starts_with("today's price of dlrm ($1.00M/yr) is assumed")
+        );
     }
 }

@@ -38,7 +38,10 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
         };
         notes.push(Block::Note(text));
     }
-    let lead = w.assumed_prices.as_ref().map(|a| Block::Note(format!("⚑ {}.", a.lead())));
+    let lead = w
+        .assumed_prices
+        .as_ref()
+        .map(|a| Block::Note(format!("⚑ {}.", a.lead())));
     let mut blocks: Vec<Block> = lead.into_iter().collect();
     blocks.extend([
         Block::Table(table),

@@ -149,8 +149,8 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             pct(c.allocation_frac),
             pct(c.utilization_frac),
             source_tag(c.utilization_source).to_string(),
-            thousands(c.peak_concurrent_gpus),
-            thousands(c.p95_concurrent_gpus),
+            gpu_count(c.peak_concurrent_gpus),
+            gpu_count(c.p95_concurrent_gpus),
             usd(c.monthly_cost_usd),
             known_usd(c.spend_parts.stranded_usd_per_month),
         ]);

@@ -165,7 +165,11 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
 }
 
 /// The waterfall, one step a line: what the fleet costs after it, the change, and its cause.
-fn waterfall_lines(board: Option<&crate::model::waterfall::Waterfall>, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+fn waterfall_lines(
+    board: Option<&crate::model::waterfall::Waterfall>,
+    theme: &Theme,
+    width: u16,
+) -> Vec<Line<'static>> {
     let Some(w) = board else {
         return Vec::new();
     };
@@ -192,8 +196,9 @@ fn waterfall_lines(board: Option<&crate::model::waterfall::Waterfall>, theme: &T
                 vec![
                     (format!("{} ", i + 1), theme.muted),
                     (label(step.step.label(), 19), theme.base),
-                    (right(&cost, 10), theme.title),
-                    (right(&change, 9), change_style),
+                    // A figure as wide as its column keeps a space before it.
+                    (spaced_right(&cost, 10), theme.title),
+                    (spaced_right(&change, 9), change_style),
                     (format!("  {basis}"), theme.muted),
                 ],
                 width,
@@ -308,5 +313,14 @@ fn signed_compact(change: f64) -> String {
         format!("−{}", usd_compact(-change))
     } else {
         format!("+{}", usd_compact(change))
+    }
+}
+
+/// `text` right-aligned in `width` columns, with a space before it when it fills them.
+fn spaced_right(text: &str, width: usize) -> String {
+    if text.chars().count() >= width {
+        format!(" {text}")
+    } else {
+        right(text, width)
     }
 }

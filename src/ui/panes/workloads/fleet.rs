@@ -7,11 +7,11 @@ use ratatui::text::{Line, Span};
 
 use super::{Listing, class_glyph, wrapped};
 use crate::app::App;
-use crate::model::fleet::{AuditReport, ClusterAudit, SpendParts};
+use crate::model::fleet::{AuditReport, ClusterAudit, RejectReason, SpendParts};
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{count_of, gpu_count, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{EIGHTHS, fields_line, label, right};
+use crate::ui::widgets::{EIGHTHS, fields_line, flowed_fields, label, right};
 
 const NAME_WIDTH: usize = 14;
 
@@ -27,10 +27,7 @@ fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'s
         fields_line(
             vec![
                 (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
-                (
-                    format!("{} rows set aside", thousands(report.rows_rejected_total as f64)),
-                    theme.muted,
-                ),
+                (set_aside_text(report), theme.muted),
             ],
             width,
         ),
@@ -154,7 +151,8 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
     if let Some(cluster) = report.clusters.get(app.cursors.cluster) {
         lines.push(Line::raw(""));
         lines.push(Line::styled(cluster.name.clone(), theme.title));
-        lines.push(fields_line(
+        // Flowed, not cut: the peak and p95 show at every width.
+        lines.extend(flowed_fields(
             vec![
                 (
                     format!(
@@ -165,12 +163,13 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                     theme.muted,
                 ),
                 (
-                    format!("· peak {} ", thousands(cluster.peak_concurrent_gpus)),
+                    format!("· peak {} ", gpu_count(cluster.peak_concurrent_gpus)),
                     theme.muted,
                 ),
-                (format!("· p95 {}", thousands(cluster.p95_concurrent_gpus)), theme.muted),
+                (format!("· p95 {}", gpu_count(cluster.p95_concurrent_gpus)), theme.muted),
             ],
             width,
+            2,
         ));
         match (&cluster.measured, &cluster.log) {
             (Some(measured), Some(log)) => lines.push(fields_line(
@@ -378,4 +377,20 @@ fn stranded_text(parts: &SpendParts) -> String {
     parts
         .stranded_usd_per_month
         .map_or_else(|| "unknown".to_string(), usd_compact)
+}
+
+/// The rows kept out of the figures: CPU-only rows (no GPU) named as such, apart from rows that
+/// could not be read.
+fn set_aside_text(report: &AuditReport) -> String {
+    let cpu_only = report.rows_rejected.get(&RejectReason::CpuOnly).copied().unwrap_or(0);
+    let unread = report.rows_rejected_total.saturating_sub(cpu_only);
+    match (unread, cpu_only) {
+        (_, 0) => format!("{} rows set aside", thousands(unread as f64)),
+        (0, cpu) => format!("{} CPU-only rows apart", thousands(cpu as f64)),
+        (unread, cpu) => format!(
+            "{} rows set aside · {} CPU-only apart",
+            thousands(unread as f64),
+            thousands(cpu as f64)
+        ),
+    }
 }
