@@ -62,6 +62,14 @@ struct JsonAudit<'a> {
 /// `--time-origin` as RFC 3339 (a date is its midnight, UTC).
 pub fn time_origin(text: &str) -> Result<String, Failure> {
     let ms = parse_instant("--time-origin", text)?;
+    let latest = crate::data::canonical::latest_time_ms();
+    if !(crate::data::canonical::EARLIEST_TIME_MS..=latest).contains(&ms) {
+        return Err(Diagnostic::file(
+            "--time-origin",
+            format!("'{text}' is outside 2000 to today: every time read from it would be set aside as out of range"),
+        )
+        .into());
+    }
     chrono::DateTime::from_timestamp_millis(ms)
         .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
         .ok_or_else(|| Diagnostic::file("--time-origin", format!("'{text}' is out of range")).into())

@@ -233,6 +233,18 @@ fn a_log_whose_every_time_is_before_2000_is_refused_naming_the_column() {
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
     assert_eq!(report["window"]["start"].as_str(), Some("2024-03-01T00:00:12Z"));
     assert_eq!(report["gpu_hours_total"].as_f64(), Some(8.0 + 4.0 + 0.5));
+    // An origin that would put every time out of range is refused as such, not read as "no rows".
+    let run = common::gpuplan_in(
+        home.path(),
+        &["audit", log.to_str().expect("utf-8"), "--time-origin", "1960-01-01"],
+    );
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("--time-origin: '1960-01-01' is outside 2000 to today"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
