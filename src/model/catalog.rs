@@ -355,8 +355,15 @@ mod tests {
         assert_eq!(id("a100"), Some(("a100-80gb", false)));
         assert_eq!(id("NVIDIA A100-PCIE-40GB"), Some(("a100-80gb", false)));
         assert_eq!(id("gh200"), None, "not an H200");
-        assert_eq!(id("Tesla V100-SXM2-32GB"), None);
-        assert_eq!(id("A10|T4"), None);
+        // The GPUs public traces name (PAI 2020, openb): priced as themselves, not as H100s.
+        assert_eq!(id("Tesla V100-SXM2-32GB"), Some(("v100-32gb", true)));
+        assert_eq!(id("V100M32"), Some(("v100-32gb", true)));
+        assert_eq!(id("V100"), Some(("v100-16gb", true)));
+        assert_eq!(id("T4"), Some(("t4", true)));
+        assert_eq!(id("A10G"), Some(("a10", true)));
+        assert_eq!(id("nvidia-l40s"), Some(("l40s", true)));
+        assert_eq!(id("P100"), None, "no cloud lists it: the fallback rate, said");
+        assert_eq!(id("A10|T4"), None, "either of two: no one price");
         assert_eq!(id(""), None);
     }
 

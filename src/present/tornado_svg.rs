@@ -146,6 +146,7 @@ mod tests {
             drivers: Vec::new(),
             timeline: Vec::new(),
             timing: None,
+            assumed_prices: None,
         };
         let svg = tornado_svg(&w);
         // Background, the P10–P90 band, two bars.

@@ -139,6 +139,7 @@ mod tests {
             drivers: Vec::new(),
             timeline: Vec::new(),
             timing: None,
+            assumed_prices: None,
         };
         let svg = waterfall_svg(&w);
         assert_eq!(svg.matches("<rect ").count(), 1 + 4, "background and four bars");
