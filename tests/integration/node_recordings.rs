@@ -148,9 +148,9 @@ fn a_job_log_on_the_host_gives_its_cluster_the_recordings_utilization() {
 
 /// Jobs of 160 s that start and end mid-minute, one on the host per log: the measured figure is
 /// the mean of the samples inside the job, not of the whole minutes it touches. The first runs
-/// 20:37:22 to 20:40:02, across the warm-up's end and the phases after; the second starts in
+/// 20:37:22 to 20:40:02, across the warm-up and every phase after; the second starts in
 /// the duty cycle at 20:38:15 and outlives the recording (20:40:10). Weighed by whole minutes
-/// the first read 51.3 % by utilization.gpu where its samples average 44.7 %.
+/// the first read 51.3 % by utilization.gpu where its samples average 44.6 %.
 #[test]
 fn a_job_that_cuts_minutes_measures_the_samples_inside_it() {
     let home = tempfile::tempdir().expect("home");
