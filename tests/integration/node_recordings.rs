@@ -10,10 +10,11 @@ use crate::common::{self, gpuplan_in};
 const RECORDINGS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/h200-a");
 const JOBS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/node");
 
-/// The mean of one column of a recording over all its samples, computed here without gpuplan's
-/// reader: whitespace columns under dmon's `#` names, or the query's comma fields; `-` and
-/// `[N/A]` skipped, values above 100 (glitches) left out.
-fn column_mean(file: &str, column: &str) -> f64 {
+/// One column of a recording, each value with its instant as milliseconds into 2026-11-26 (the
+/// recording's one day), read here without gpuplan's reader: whitespace columns under dmon's `#`
+/// names, or the query's comma fields; `-` and `[N/A]` skipped, values above 100 (glitches) left
+/// out.
+fn timed_values(file: &str, column: &str) -> Vec<(i64, f64)> {
     let text = std::fs::read_to_string(Path::new(RECORDINGS).join(file)).expect("recording");
     let query = file.ends_with(".csv");
     let mut at = None;
@@ -30,15 +31,45 @@ fn column_mean(file: &str, column: &str) -> f64 {
             }
             continue;
         }
+        // `2026/11/26 20:37:19.985` (query) or `20261126  20:37:19` (dmon -o DT).
+        let (date, clock) = if query {
+            fields.first().and_then(|t| t.split_once(' ')).unwrap_or(("", ""))
+        } else {
+            (
+                fields.first().copied().unwrap_or(""),
+                fields.get(1).copied().unwrap_or(""),
+            )
+        };
+        assert_eq!(date.replace('/', ""), "20261126", "{file}: {line}");
+        let (hms, frac) = clock.split_once('.').unwrap_or((clock, "0"));
+        let hms: Vec<i64> = hms.split(':').map(|p| p.parse().expect("clock")).collect();
+        let ms = ((hms[0] * 60 + hms[1]) * 60 + hms[2]) * 1000 + frac.parse::<i64>().expect("ms");
         let raw = at.and_then(|i| fields.get(i)).map_or("", |f| f.trim_end_matches(" %"));
         if let Ok(value) = raw.parse::<f64>()
             && value <= 100.0
         {
-            values.push(value);
+            values.push((ms, value));
         }
     }
     assert!(values.len() > 100, "{file} {column}: {} values", values.len());
-    values.iter().sum::<f64>() / values.len() as f64 / 100.0
+    values
+}
+
+/// The mean of one column of a recording over all its samples (see `timed_values`).
+fn column_mean(file: &str, column: &str) -> f64 {
+    let values = timed_values(file, column);
+    values.iter().map(|(_, v)| v).sum::<f64>() / values.len() as f64 / 100.0
+}
+
+/// The mean of one column over the samples whose instants fall in `[from_ms, to_ms]`.
+fn mean_between(file: &str, column: &str, from_ms: i64, to_ms: i64) -> f64 {
+    let inside: Vec<f64> = timed_values(file, column)
+        .into_iter()
+        .filter(|(ms, _)| (from_ms..=to_ms).contains(ms))
+        .map(|(_, v)| v)
+        .collect();
+    assert!(inside.len() > 50, "{file}: {} samples inside", inside.len());
+    inside.iter().sum::<f64>() / inside.len() as f64 / 100.0
 }
 
 fn audit(home: &Path, args: &[&str]) -> Value {
@@ -113,6 +144,44 @@ fn a_job_log_on_the_host_gives_its_cluster_the_recordings_utilization() {
             .as_f64()
             .is_some_and(|u| u <= 1.0)
     );
+}
+
+/// Jobs of 160 s that start and end mid-minute, one on the host per log: the measured figure is
+/// the mean of the samples inside the job, not of the whole minutes it touches. The first runs
+/// 20:37:22 to 20:40:02, across the warm-up and every phase after; the second starts in
+/// the duty cycle at 20:38:15 and outlives the recording (20:40:10). Weighed by whole minutes
+/// the first read 51.3 % by utilization.gpu where its samples average 44.6 %.
+#[test]
+fn a_job_that_cuts_minutes_measures_the_samples_inside_it() {
+    let home = tempfile::tempdir().expect("home");
+    let ms_of = |h: i64, m: i64, s: i64| ((h * 60 + m) * 60 + s) * 1000;
+    for (start, end, from_ms) in [
+        ("20:37:22", "20:40:02", ms_of(20, 37, 22)),
+        ("20:38:15", "20:40:55", ms_of(20, 38, 15)),
+    ] {
+        let to_ms = from_ms + 160_000;
+        let jobs = home.path().join(format!("sacct-{}.txt", start.replace(':', "")));
+        std::fs::write(
+            &jobs,
+            format!(
+                "JobID|JobName|Cluster|State|Start|End|AllocTRES|NodeList\n\
+                 7002|short|lab|COMPLETED|2026-11-26T{start}|2026-11-26T{end}|gres/gpu=1|h200-a\n"
+            ),
+        )
+        .expect("job log");
+        for (file, column) in [("nvidia-smi-query.csv", "utilization.gpu"), ("dmon-gpm.txt", "gract")] {
+            let recording = format!("{RECORDINGS}/{file}");
+            let report = audit(home.path(), &[jobs.to_str().expect("path"), &recording]);
+            let lab = cluster(&report, "lab");
+            assert_eq!(lab["utilization_source"], "measured", "{file}: {lab}");
+            let got = lab["utilization_frac"].as_f64().expect("utilization");
+            let expected = mean_between(file, column, from_ms, to_ms);
+            assert!(
+                (got - expected).abs() < 0.005,
+                "{start}-{end} {file}: measured {got}, the samples inside average {expected}"
+            );
+        }
+    }
 }
 
 /// `gpuplan audit jobs.csv node.csv` and `... node.dmon.txt`: recordings named after their

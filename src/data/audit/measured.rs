@@ -2,15 +2,18 @@
 //! each series' mean (a GPU, or a host exported whole), their mean, each host's, and the mean
 //! of each hour's samples. Samples carry hosts, not clusters, so the figures are the fleet's
 //! and its hosts', beside the job log's per-cluster figures. A row may stand for several
-//! samples (nvidia-smi recordings are folded a minute a row): every mean weighs a row by its
-//! `samples`, so a folded row counts as the samples it holds.
+//! samples (nvidia-smi recordings are folded a minute a row): every mean weighs a row by the
+//! samples it holds inside the window (and inside the hour), each sample standing for the time
+//! it covers (`cover_from_ms`, `cover_to_ms`): a minute the window or an hour cuts counts for
+//! the part of its samples' span inside, not as a whole minute. Within a minute the samples are
+//! taken as evenly spread.
 
 use polars::prelude::*;
 
 use super::host_map::HostMap;
 use crate::data::canonical::MS_PER_MINUTE;
 use crate::data::error::DataError;
-use crate::data::readers::dcgm::{GPU, HOST, METRIC, SAMPLES, TIME, UTIL_FRAC};
+use crate::data::readers::dcgm::{COVER_FROM_MS, COVER_TO_MS, GPU, HOST, METRIC, SAMPLES, TIME, UTIL_FRAC};
 use crate::model::fleet::{HostUtilization, MeasuredUtilization, Window};
 use crate::model::utilization::ClusterMeasurement;
 
@@ -18,6 +21,7 @@ use crate::model::utilization::ClusterMeasurement;
 const HOUR_MS: i64 = 60 * MS_PER_MINUTE;
 const SERIES_MEAN: &str = "series_mean";
 const HOUR: &str = "hour";
+const LAST_HOUR: &str = "__last_hour";
 const WEIGHT: &str = "__samples";
 
 /// The mean of `util_frac` over the rows, each weighed by the samples it stands for.
@@ -29,39 +33,84 @@ fn err(e: PolarsError) -> DataError {
     crate::data::error::dcgm_samples(e)
 }
 
-/// The samples with a value inside `window`, times as integer milliseconds, each row's weight
-/// as `WEIGHT`.
-fn in_window(samples: &DataFrame, window: &Window) -> LazyFrame {
-    samples
-        .clone()
-        .lazy()
-        .with_columns([
-            col(TIME).cast(DataType::Int64).alias(TIME),
-            col(SAMPLES).cast(DataType::Float64).alias(WEIGHT),
-        ])
-        .filter(
-            col(TIME)
-                .gt_eq(lit(window.start_ms))
-                .and(col(TIME).lt_eq(lit(window.end_ms)))
-                .and(col(UTIL_FRAC).is_not_null()),
+/// The start and end of the span a row covers, as integer milliseconds.
+const COVER_START: &str = "__cover_start";
+const COVER_END: &str = "__cover_end";
+
+fn smaller(a: Expr, b: Expr) -> Expr {
+    when(a.clone().lt(b.clone())).then(a).otherwise(b)
+}
+
+fn larger(a: Expr, b: Expr) -> Expr {
+    when(a.clone().gt(b.clone())).then(a).otherwise(b)
+}
+
+/// The samples a row stands for inside `[from, to]`: its `samples` times the share of its
+/// covered span inside (a folded minute cut by the window or an hour counts the part of it
+/// its samples covered there); a row that covers one instant counts whole when the instant is
+/// inside.
+fn samples_within(from: Expr, to: Expr) -> Expr {
+    let span_ms = col(COVER_END) - col(COVER_START);
+    let overlap_ms = smaller(col(COVER_END), to.clone()) - larger(col(COVER_START), from.clone());
+    let samples = col(SAMPLES).cast(DataType::Float64);
+    when(span_ms.clone().gt(lit(0i64)))
+        .then(samples.clone() * larger(overlap_ms, lit(0i64)).cast(DataType::Float64) / span_ms.cast(DataType::Float64))
+        .otherwise(
+            when(col(COVER_START).gt_eq(from).and(col(COVER_START).lt_eq(to)))
+                .then(samples)
+                .otherwise(lit(0.0)),
         )
 }
 
+/// The rows with a value whose covered span meets `window`, times as integer milliseconds,
+/// each placed in the window's point (`HOUR`) with its weight there (`WEIGHT`, in samples):
+/// a row whose span crosses from one point into the next is there twice, once in each with
+/// the part of its span there, so each sample weighs by the time it covers inside the window
+/// and inside the hour. Rows that weigh nothing are left out. Also returns the points' count.
+fn weighted_rows(samples: &DataFrame, window: &Window) -> Result<(usize, LazyFrame), DataError> {
+    let (hours, point_ms) = points_of(window);
+    let last_hour = hours as i64 - 1;
+    let hour_of = |at: Expr| smaller((at - lit(window.start_ms)) / lit(point_ms), lit(last_hour));
+    let hour_start = |hour: Expr| lit(window.start_ms) + hour * lit(point_ms);
+    let hour_end = |hour: Expr| smaller(hour_start(hour) + lit(point_ms), lit(window.end_ms));
+    let rows = samples
+        .clone()
+        .lazy()
+        .with_column(col(TIME).cast(DataType::Int64).alias(TIME))
+        .with_columns([
+            (col(TIME) + col(COVER_FROM_MS).cast(DataType::Int64)).alias(COVER_START),
+            (col(TIME) + col(COVER_TO_MS).cast(DataType::Int64)).alias(COVER_END),
+        ])
+        .filter(
+            col(COVER_END)
+                .gt_eq(lit(window.start_ms))
+                .and(col(COVER_START).lt_eq(lit(window.end_ms)))
+                .and(col(UTIL_FRAC).is_not_null()),
+        )
+        .with_columns([
+            hour_of(larger(col(COVER_START), lit(window.start_ms))).alias(HOUR),
+            hour_of(smaller(col(COVER_END), lit(window.end_ms))).alias(LAST_HOUR),
+        ]);
+    let weighed =
+        |rows: LazyFrame| rows.with_column(samples_within(hour_start(col(HOUR)), hour_end(col(HOUR))).alias(WEIGHT));
+    let first = weighed(rows.clone());
+    let second = weighed(
+        rows.filter(col(LAST_HOUR).neq(col(HOUR)))
+            .with_column(col(LAST_HOUR).alias(HOUR)),
+    );
+    let both = concat([first, second], UnionArgs::default()).map_err(err)?;
+    Ok((hours, both.filter(col(WEIGHT).gt(lit(0.0)))))
+}
+
 /// The window's series points (hours, or `Resolution::hours_per_point` hours for a very long
-/// window), and each sample's point from the window's start as the column `HOUR`; a sample at
-/// the window's last instant belongs to the last point.
-fn hour_of_sample(window: &Window) -> (usize, Expr) {
+/// window) and each point's length; a sample at the window's last instant belongs to the last
+/// point.
+fn points_of(window: &Window) -> (usize, i64) {
     let point_ms = HOUR_MS * i64::from(window.resolution.hours_per_point.max(1));
     let hours = ((window.end_ms - window.start_ms) as f64 / point_ms as f64)
         .ceil()
         .max(1.0) as usize;
-    let last_hour = hours as i64 - 1;
-    let hour = (col(TIME) - lit(window.start_ms)) / lit(point_ms);
-    let expr = when(hour.clone().gt(lit(last_hour)))
-        .then(lit(last_hour))
-        .otherwise(hour)
-        .alias(HOUR);
-    (hours, expr)
+    (hours, point_ms)
 }
 
 /// The samples' utilization over `window`; None when no sample with a value falls in it.
@@ -71,8 +120,9 @@ pub fn measured_utilization(
     window: &Window,
     threshold_frac: f64,
 ) -> Result<Option<MeasuredUtilization>, DataError> {
-    let in_window = in_window(samples, window)
-        .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC), col(WEIGHT)])
+    let (hours, rows) = weighted_rows(samples, window)?;
+    let in_window = rows
+        .select([col(TIME), col(HOST), col(GPU), col(UTIL_FRAC), col(WEIGHT), col(HOUR)])
         .collect()
         .map_err(err)?;
     if in_window.height() == 0 {
@@ -83,7 +133,8 @@ pub fn measured_utilization(
         .map_err(err)?
         .as_materialized_series()
         .sum::<f64>()
-        .map_err(err)? as u64;
+        .map_err(err)?
+        .round() as u64;
     let series = in_window
         .clone()
         .lazy()
@@ -102,10 +153,8 @@ pub fn measured_utilization(
         )
         .collect()
         .map_err(err)?;
-    let (hours, hour) = hour_of_sample(window);
     let hourly = in_window
         .lazy()
-        .with_column(hour)
         .group_by([col(HOUR)])
         .agg([weighted_mean().alias(UTIL_FRAC)])
         .collect()
@@ -181,15 +230,14 @@ pub fn measured_by_cluster(
         return Ok((Vec::new(), unmapped));
     }
     let host_clusters = df![HOST => mapped_hosts, CLUSTER => clusters].map_err(err)?;
-    let (hours, hour) = hour_of_sample(window);
-    let per_series_hour = in_window(samples, window)
+    let (hours, rows) = weighted_rows(samples, window)?;
+    let per_series_hour = rows
         .join(
             host_clusters.lazy(),
             [col(HOST)],
             [col(HOST)],
             JoinArgs::new(JoinType::Inner),
         )
-        .with_column(hour)
         .group_by([col(CLUSTER), col(HOST), col(GPU), col(HOUR)])
         .agg([weighted_mean().alias(UTIL_FRAC), col(METRIC).first()])
         .collect()
@@ -291,6 +339,8 @@ mod tests {
             UTIL_FRAC => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
             SAMPLES => rows.iter().map(|_| 1u32).collect::<Vec<_>>(),
             METRIC => rows.iter().map(|_| "DCGM_FI_DEV_GPU_UTIL").collect::<Vec<_>>(),
+            COVER_FROM_MS => rows.iter().map(|_| 0i32).collect::<Vec<_>>(),
+            COVER_TO_MS => rows.iter().map(|_| 0i32).collect::<Vec<_>>(),
         ]
         .expect("frame");
         frame
@@ -318,5 +368,45 @@ mod tests {
         // The sample at the window's last instant counts in the last hour.
         assert_eq!(some.hourly_util_frac[8], Some(1.0));
         assert!(some.hosts_below_threshold.is_empty());
+    }
+
+    /// A folded minute of 120 samples at 80 % whose span [T - 30 s, T + 30 s] crosses the hour
+    /// at T, and one sample at 20 % early in the first hour.
+    fn minute_across_the_hour() -> DataFrame {
+        let frame = df![
+            TIME => [HOUR_MS - 30_000, 10 * MS_PER_MINUTE],
+            HOST => ["a", "a"],
+            GPU => ["0", "0"],
+            UTIL_FRAC => [0.8, 0.2],
+            SAMPLES => [120u32, 1],
+            METRIC => ["gract", "gract"],
+            COVER_FROM_MS => [0i32, 0],
+            COVER_TO_MS => [60_000i32, 0],
+        ]
+        .expect("frame");
+        frame
+            .lazy()
+            .with_column(col(TIME).cast(DataType::Datetime(TimeUnit::Milliseconds, None)))
+            .collect()
+            .expect("times")
+    }
+
+    #[test]
+    fn a_folded_minute_weighs_by_the_part_of_its_span_in_each_hour_and_in_the_window() {
+        let frame = minute_across_the_hour();
+        let both_hours = measured_utilization(&frame, &Window::from_ms(0, 2 * HOUR_MS), 0.4)
+            .expect("measured")
+            .expect("samples");
+        // Half the minute's samples fall in each hour: 60 at 80 % and one at 20 % in the first.
+        let first = (60.0 * 0.8 + 0.2) / 61.0;
+        assert!((both_hours.hourly_util_frac[0].expect("first hour") - first).abs() < 1e-12);
+        assert!((both_hours.hourly_util_frac[1].expect("second hour") - 0.8).abs() < 1e-12);
+        assert_eq!(both_hours.samples, 121);
+        // A window ending 15 s into the minute holds a quarter of it: 30 samples, not 120.
+        let cut = measured_utilization(&frame, &Window::from_ms(0, HOUR_MS - 15_000), 0.4)
+            .expect("measured")
+            .expect("samples");
+        assert_eq!(cut.samples, 31);
+        assert!((cut.mean_util_frac - (30.0 * 0.8 + 0.2) / 31.0).abs() < 1e-12);
     }
 }

@@ -19,8 +19,9 @@ const HASH_READ_BYTES: usize = 4 << 20;
 
 /// The layout of a cache entry; a change of it reads every log again. 2: the utilization frame
 /// gained `samples`, `metric` and `utc_offset_min`. 3: frames and the index carry XXH3-128
-/// checksums of all their bytes (`meta.sum`), the key a hash of every byte of each log.
-pub const ENTRY_FORMAT: u32 = 3;
+/// checksums of all their bytes (`meta.sum`), the key a hash of every byte of each log. 4: the
+/// utilization frame gained `cover_from_ms` and `cover_to_ms` (the span a folded row covers).
+pub const ENTRY_FORMAT: u32 = 4;
 
 /// A stable 64-bit hash: SipHash with zero keys (std's `DefaultHasher::new`), the same in
 /// every run of one build; a different build that hashes differently only misses.

@@ -69,6 +69,13 @@ pub const METRIC: &str = "metric";
 /// The offset from UTC of the clock that wrote `time`, in minutes; null when the recording did
 /// not say (nvidia-smi's local time): the audit then takes it from the plan or `--input-tz`.
 pub const UTC_OFFSET_MIN: &str = "utc_offset_min";
+/// The span a row's samples cover, from and to, in milliseconds from its `time`: a folded
+/// nvidia-smi row covers its first sample's instant less half the samples' spacing to its last
+/// one's plus half (`[-250, 59_750]` for a minute sampled every 500 ms from :00.000); a row of
+/// one sample (every DCGM row) covers its instant alone (`[0, 0]`). The audit weighs a row in a
+/// window or an hour by the share of this span inside it.
+pub const COVER_FROM_MS: &str = "cover_from_ms";
+pub const COVER_TO_MS: &str = "cover_to_ms";
 /// The `gpu` of a sample that covers the whole host.
 pub const ALL_GPUS: &str = "all";
 
@@ -83,6 +90,8 @@ pub fn utilization_schema() -> Schema {
         Field::new(SAMPLES.into(), DataType::UInt32),
         Field::new(METRIC.into(), DataType::String),
         Field::new(UTC_OFFSET_MIN.into(), DataType::Int32),
+        Field::new(COVER_FROM_MS.into(), DataType::Int32),
+        Field::new(COVER_TO_MS.into(), DataType::Int32),
     ])
 }
 
@@ -200,6 +209,8 @@ fn utilization_frame(samples: &[Sample]) -> PolarsResult<DataFrame> {
                 samples.iter().map(|s| s.metric.dcgm_name()).collect::<Vec<&str>>(),
             ),
             Column::new(UTC_OFFSET_MIN.into(), vec![0i32; samples.len()]),
+            Column::new(COVER_FROM_MS.into(), vec![0i32; samples.len()]),
+            Column::new(COVER_TO_MS.into(), vec![0i32; samples.len()]),
         ],
     )
 }

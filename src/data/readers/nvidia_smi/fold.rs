@@ -1,6 +1,8 @@
 //! Readings folded into the utilization frame as they are read: per GPU, the best measure it
 //! records, its samples summed into one row a minute. A week of one-second samples from 64 GPUs
-//! (39 million lines) becomes 645,120 rows, never a row per sample.
+//! (39 million lines) becomes 645,120 rows, never a row per sample. Each row keeps the span its
+//! samples covered (`cover_from_ms`, `cover_to_ms`), so a window or an hour that cuts a minute
+//! weighs the row by the part of that span inside it, not as a whole minute.
 //!
 //! The best measure is chosen per GPU in the DCGM reader's order (GR_ENGINE_ACTIVE, SM_ACTIVE,
 //! GPU_UTIL, PIPE_TENSOR_ACTIVE), among the measures that gave the GPU at least one value: a
@@ -15,7 +17,9 @@ use polars::prelude::*;
 use super::{LineReading, Measure, Readings};
 use crate::data::canonical::SOURCE_LINE;
 use crate::data::error::DataError;
-use crate::data::readers::dcgm::{GPU, HOST, METRIC, SAMPLES, TIME, UTC_OFFSET_MIN, UTIL_FRAC, UtilMetric};
+use crate::data::readers::dcgm::{
+    COVER_FROM_MS, COVER_TO_MS, GPU, HOST, METRIC, SAMPLES, TIME, UTC_OFFSET_MIN, UTIL_FRAC, UtilMetric,
+};
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow};
 
 /// The span of one folded row. A minute keeps the audit's hours exact to the minute whatever
@@ -34,6 +38,9 @@ struct Minute {
     start_ms: i64,
     sum_pct: f64,
     samples: u32,
+    /// The instants of the minute's first and last samples.
+    first_sample_ms: i64,
+    last_sample_ms: i64,
     first_line: u64,
     /// The recording stated its offset from UTC (`start_ms` is UTC).
     utc: bool,
@@ -57,6 +64,8 @@ impl MeasureFold {
             Some(open) if open.start_ms == start_ms && open.utc == utc && open.samples < u32::MAX => {
                 open.sum_pct += value_pct;
                 open.samples += 1;
+                open.first_sample_ms = open.first_sample_ms.min(time_ms);
+                open.last_sample_ms = open.last_sample_ms.max(time_ms);
             }
             open => {
                 if let Some(done) = open.take() {
@@ -66,11 +75,29 @@ impl MeasureFold {
                     start_ms,
                     sum_pct: value_pct,
                     samples: 1,
+                    first_sample_ms: time_ms,
+                    last_sample_ms: time_ms,
                     first_line: line,
                     utc,
                 });
             }
         }
+    }
+}
+
+impl Minute {
+    /// The span the minute's samples cover, from and to, in milliseconds from `start_ms`: each
+    /// sample stands for the spacing between the minute's samples, centred on its instant, so
+    /// `n` samples cover `n` spacings; one sample covers its instant alone.
+    fn cover_ms(&self) -> (i32, i32) {
+        let from = self.first_sample_ms - self.start_ms;
+        let to = self.last_sample_ms - self.start_ms;
+        let half_spacing = match self.samples {
+            0 | 1 => 0,
+            n => (to - from) / (2 * i64::from(n - 1)),
+        };
+        let clamp = |ms: i64| ms.clamp(-FOLD_MS, 2 * FOLD_MS) as i32;
+        (clamp(from - half_spacing), clamp(to + half_spacing))
     }
 }
 
@@ -176,6 +203,8 @@ impl Fold {
         let mut samples = Vec::with_capacity(rows);
         let mut metric = Vec::with_capacity(rows);
         let mut offset = Vec::with_capacity(rows);
+        let mut cover_from = Vec::with_capacity(rows);
+        let mut cover_to = Vec::with_capacity(rows);
         let mut out = Folded::default();
         for series in self.series {
             out.superseded_samples += series.superseded;
@@ -197,6 +226,9 @@ impl Fold {
                 samples.push(minute.samples);
                 metric.push(fold.measure.label());
                 offset.push(minute.utc.then_some(0i32));
+                let (from, to) = minute.cover_ms();
+                cover_from.push(from);
+                cover_to.push(to);
             }
         }
         let built = || -> PolarsResult<DataFrame> {
@@ -212,6 +244,8 @@ impl Fold {
                     Column::new(SAMPLES.into(), samples),
                     Column::new(METRIC.into(), metric),
                     Column::new(UTC_OFFSET_MIN.into(), offset),
+                    Column::new(COVER_FROM_MS.into(), cover_from),
+                    Column::new(COVER_TO_MS.into(), cover_to),
                 ],
             )
         };

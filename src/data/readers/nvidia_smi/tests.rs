@@ -370,3 +370,46 @@ fn a_recording_of_too_many_gpus_is_refused() {
     assert_eq!(read.series.len(), 1_000);
     assert_eq!(read.host, None, "the lines name their hosts");
 }
+
+/// Each folded minute keeps the span its own samples covered: from its first sample less half
+/// their spacing to its last plus half, in milliseconds from the minute's start, so the audit
+/// weighs a minute that a job or an hour cuts by the part of that span inside it.
+#[test]
+fn each_folded_minute_keeps_the_span_its_samples_covered() {
+    use crate::data::readers::dcgm::{COVER_FROM_MS, COVER_TO_MS};
+    for (name, layout, measure) in [
+        ("nvidia-smi-query.csv", RecordingLayout::Query, Measure::UtilizationGpu),
+        ("dmon-gpm.txt", RecordingLayout::Dmon, Measure::Gract),
+    ] {
+        let (collected, _) = collect(name, layout);
+        let mut by_minute: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+        for (time_ms, _, m, value) in &collected.values {
+            if *m == measure && matches!(value, Ok(Some(_))) {
+                by_minute
+                    .entry(time_ms.div_euclid(60_000) * 60_000)
+                    .or_default()
+                    .push(*time_ms);
+            }
+        }
+        let expected: Vec<(i32, i32)> = by_minute
+            .iter()
+            .map(|(start, times)| {
+                let (first, last) = (times[0] - start, times[times.len() - 1] - start);
+                let half = (last - first) / (2 * (times.len() as i64 - 1));
+                ((first - half) as i32, (last + half) as i32)
+            })
+            .collect();
+        let frame = read_recording(&fixture(name), layout).expect("read").frame;
+        let ints = |column: &str| -> Vec<i32> {
+            let values = frame.column(column).expect("cover").i32().expect("i32");
+            values.into_no_null_iter().collect()
+        };
+        let got: Vec<(i32, i32)> = ints(COVER_FROM_MS).into_iter().zip(ints(COVER_TO_MS)).collect();
+        assert_eq!(got, expected, "{name}");
+        // The query CSV's first minute starts at 20:37:19.985, a sample every ~500 ms.
+        if name.ends_with(".csv") {
+            assert!((19_700..19_800).contains(&got[0].0), "{got:?}");
+            assert!((59_800..60_300).contains(&got[0].1), "{got:?}");
+        }
+    }
+}
