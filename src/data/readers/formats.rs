@@ -134,7 +134,8 @@ pub struct FormatRead {
 /// The frames a file gave, by what its format yields.
 #[derive(Debug, Clone)]
 pub enum Yielded {
-    Runs(RunsRead),
+    /// Boxed: a mapping is large beside a frame.
+    Runs(Box<RunsRead>),
     UtilizationSamples(DataFrame),
 }
 

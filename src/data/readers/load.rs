@@ -175,6 +175,7 @@ pub fn load_logs(
         let rows = read.rows;
         match read.yielded {
             Yielded::Runs(runs) => {
+                let runs = *runs;
                 frames.push(runs.jobs);
                 pending.extend(runs.pending);
                 for (host, cluster) in runs.hosts {

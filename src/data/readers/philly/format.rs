@@ -38,7 +38,7 @@ impl LogReader for Philly {
         };
         Ok(FormatRead {
             rows: log.runs.len(),
-            yielded: Yielded::Runs(RunsRead::of(jobs, pending)),
+            yielded: Yielded::Runs(Box::new(RunsRead::of(jobs, pending))),
             quarantine: log.quarantine,
             warnings: Vec::new(),
             notes: Vec::new(),

@@ -44,10 +44,10 @@ impl LogReader for Sacct {
         };
         Ok(FormatRead {
             rows: log.runs.len(),
-            yielded: Yielded::Runs(RunsRead {
+            yielded: Yielded::Runs(Box::new(RunsRead {
                 hosts: log.hosts,
                 ..RunsRead::of(jobs, pending)
-            }),
+            })),
             quarantine: log.quarantine,
             warnings: log.host_problems,
             notes: Vec::new(),

@@ -148,13 +148,13 @@ fn read_through_mapping(input: &ReadInput<'_>) -> Result<FormatRead, DataError> 
     let pending = (read.pending.height() > 0).then_some(read.pending);
     Ok(FormatRead {
         rows: read.jobs.height(),
-        yielded: Yielded::Runs(RunsRead {
+        yielded: Yielded::Runs(Box::new(RunsRead {
             jobs: read.jobs,
             pending,
             hosts: Default::default(),
             mapping: Some(read.mapping),
             pieces: read.pieces,
-        }),
+        })),
         quarantine: read.quarantine,
         warnings: read.warnings,
         notes: Vec::new(),
