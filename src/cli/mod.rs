@@ -205,9 +205,8 @@ struct LogFlags {
     /// Column mapping (TOML); see `gpuplan mapping init`.
     #[arg(long, value_name = "FILE")]
     mapping: Option<PathBuf>,
-    /// The logs' layout when detection guesses wrong: csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long,
-    /// dcgm-wide, nvidia-smi, dmon.
-    #[arg(long, value_name = "LAYOUT")]
+    // Help lists every entry of `data::readers::formats::FORMATS`.
+    #[arg(long, value_name = "LAYOUT", help = crate::data::readers::formats::input_format_help())]
     input_format: Option<String>,
     /// The instant second 0 of the logs' relative times stands for (YYYY-MM-DD or RFC 3339):
     /// a trace that counts seconds from its start (openb, PAI 2020, DLRM 2025 have defaults).

@@ -12,9 +12,6 @@ use thiserror::Error;
 use crate::data::places::{MappingPlace, ROW};
 use crate::data::readers::hostlist::HostlistError;
 
-/// The format names `readers::detect::parse_format_name` reads.
-pub const FORMAT_NAMES: &str = "csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide, nvidia-smi, dmon";
-
 #[derive(Debug, Clone, Error)]
 pub enum DataError {
     // The frame engine.
@@ -86,7 +83,10 @@ pub enum DataError {
 
     // Formats.
     /// A format name the user gave that names none.
-    #[error("unknown format '{name}'; expected one of: {FORMAT_NAMES}")]
+    #[error(
+        "unknown format '{name}'; expected one of: {}",
+        crate::data::readers::formats::format_names()
+    )]
     UnknownFormat { name: String },
     #[error("the file is empty")]
     Empty,

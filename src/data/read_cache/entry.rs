@@ -21,7 +21,7 @@ use crate::data::audit::classify::vocabulary::{GPU_TYPES, MAX_NAMES, UNKNOWN_LAB
 use crate::data::audit::classify::{LABEL_CODE, UNKNOWN_LABEL_BASE};
 use crate::data::audit::fleet_source::FleetSource;
 use crate::data::audit::job_details::RunOrigins;
-use crate::data::readers::detect::parse_format_name;
+use crate::data::readers::formats::reader_named;
 use crate::data::readers::load::FileSummary;
 use crate::data::readers::panic_guard::without_panics;
 use crate::data::readers::reject::Quarantine;
@@ -277,7 +277,7 @@ pub fn read_entry(dir: &Path, key: &str) -> Result<FleetSource, CacheError> {
         .files
         .into_iter()
         .map(|f| {
-            let format = parse_format_name(&f.format, None)
+            let format = reader_named(&f.format)
                 .map_err(|source| CacheError::Format { source })?
                 .name();
             Ok(FileSummary {

@@ -3,79 +3,17 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::nvidia_smi;
+pub use super::formats::LogFormat;
+use super::formats::{FORMATS, Probe, reader_named};
 use crate::data::error::DataError;
-
-/// Every log layout gpuplan reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum LogFormat {
-    Csv {
-        delimiter: u8,
-    },
-    Parquet,
-    Ndjson,
-    JsonArray,
-    Sacct,
-    Philly,
-    DcgmLong,
-    DcgmWide,
-    /// `nvidia-smi --query-gpu=... --format=csv`.
-    NvidiaSmi,
-    /// `nvidia-smi dmon`.
-    Dmon,
-}
-
-impl LogFormat {
-    pub fn name(self) -> &'static str {
-        match self {
-            LogFormat::Csv { delimiter: b'\t' } => "tsv",
-            LogFormat::Csv { .. } => "csv",
-            LogFormat::Parquet => "parquet",
-            LogFormat::Ndjson => "ndjson",
-            LogFormat::JsonArray => "json",
-            LogFormat::Sacct => "sacct",
-            LogFormat::Philly => "philly",
-            LogFormat::DcgmLong => "dcgm-long",
-            LogFormat::DcgmWide => "dcgm-wide",
-            LogFormat::NvidiaSmi => "nvidia-smi",
-            LogFormat::Dmon => "dmon",
-        }
-    }
-
-    /// Job logs give jobs; DCGM exports and nvidia-smi recordings give utilization samples.
-    pub fn is_utilization_samples(self) -> bool {
-        matches!(
-            self,
-            LogFormat::DcgmLong | LogFormat::DcgmWide | LogFormat::NvidiaSmi | LogFormat::Dmon
-        )
-    }
-}
 
 /// How many leading bytes detection reads.
 const SNIFF_BYTES: usize = 64 * 1024;
 
-/// Parses a format name given by the user (`--format`, a mapping's `format`).
+/// Parses a format name given by the user (`--format`, a mapping's `format`): a name or alias
+/// of an entry of `formats::FORMATS`.
 pub fn parse_format_name(name: &str, delimiter: Option<u8>) -> Result<LogFormat, DataError> {
-    Ok(match name.to_ascii_lowercase().as_str() {
-        "csv" => LogFormat::Csv {
-            delimiter: delimiter.unwrap_or(b','),
-        },
-        "tsv" => LogFormat::Csv { delimiter: b'\t' },
-        "parquet" | "pq" => LogFormat::Parquet,
-        "ndjson" | "jsonl" => LogFormat::Ndjson,
-        "json" => LogFormat::JsonArray,
-        "sacct" | "slurm" => LogFormat::Sacct,
-        "philly" => LogFormat::Philly,
-        "dcgm-long" | "dcgm" => LogFormat::DcgmLong,
-        "dcgm-wide" => LogFormat::DcgmWide,
-        "nvidia-smi" | "nvidia-smi-query" | "query-gpu" => LogFormat::NvidiaSmi,
-        "dmon" | "nvidia-smi-dmon" => LogFormat::Dmon,
-        other => {
-            return Err(DataError::UnknownFormat {
-                name: other.to_string(),
-            });
-        }
-    })
+    Ok(reader_named(name)?.layout(delimiter))
 }
 
 /// The first bytes of a file, or why it cannot be read.
@@ -108,24 +46,6 @@ pub fn sniff_delimiter(header_line: &str) -> u8 {
         .map_or(b',', |(d, _)| *d)
 }
 
-fn first_line(text: &str) -> &str {
-    text.lines()
-        .next()
-        .unwrap_or("")
-        .trim_start_matches('\u{feff}')
-        .trim_end_matches('\r')
-}
-
-fn is_dcgm_long_header(header: &[String]) -> bool {
-    let has = |names: &[&str]| header.iter().any(|h| names.contains(&h.to_ascii_lowercase().as_str()));
-    has(&["metric", "metric_name", "field"]) && has(&["value"]) && has(&["time", "timestamp"])
-}
-
-fn is_dcgm_wide(header: &[String], file_name: &str) -> bool {
-    let first = header.first().map(|h| h.to_ascii_lowercase()).unwrap_or_default();
-    (first == "time" || first == "timestamp") && file_name.to_ascii_uppercase().contains("DCGM_FI_")
-}
-
 /// Splits a header line on `delimiter` (quotes around names removed).
 pub fn split_header(line: &str, delimiter: u8) -> Vec<String> {
     line.split(char::from(delimiter))
@@ -133,70 +53,19 @@ pub fn split_header(line: &str, delimiter: u8) -> Vec<String> {
         .collect()
 }
 
-/// Detects a file's format from its name and first bytes.
+/// Detects a file's format from its name and first bytes: the first entry of
+/// `formats::FORMATS` that recognises them.
 pub fn detect_format(path: &Path, head: &[u8]) -> Result<LogFormat, DataError> {
-    if path.is_dir() {
-        return Ok(LogFormat::Parquet);
+    let probe = Probe::new(path, head);
+    for reader in FORMATS {
+        if let Some(format) = reader.recognise(&probe)? {
+            return Ok(format);
+        }
     }
-    if head.starts_with(b"PAR1") {
-        return Ok(LogFormat::Parquet);
-    }
-    if head.is_empty() {
-        return Err(DataError::Empty);
-    }
-    let probe = &head[..head.len().min(8192)];
-    if probe.starts_with(&[0xff, 0xfe]) || probe.starts_with(&[0xfe, 0xff]) {
-        return Err(DataError::Utf16);
-    }
-    if probe.contains(&0) {
-        return Err(DataError::Binary);
-    }
-    let text = String::from_utf8_lossy(head);
-    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let extension = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    if trimmed.starts_with('[') {
-        let is_philly = trimmed.contains("\"attempts\"");
-        return Ok(if is_philly {
-            LogFormat::Philly
-        } else {
-            LogFormat::JsonArray
-        });
-    }
-    if trimmed.starts_with('{') || extension == "ndjson" || extension == "jsonl" {
-        return Ok(LogFormat::Ndjson);
-    }
-    if nvidia_smi::looks_like_dmon(&text) {
-        return Ok(LogFormat::Dmon);
-    }
-    let header_line = first_line(&text);
-    if nvidia_smi::looks_like_query_header(header_line) || nvidia_smi::looks_like_query_data_line(header_line) {
-        return Ok(LogFormat::NvidiaSmi);
-    }
-    let delimiter = if extension == "tsv" {
-        b'\t'
-    } else {
-        sniff_delimiter(header_line)
-    };
-    let header = split_header(header_line, delimiter);
-    if delimiter == b'|'
-        && header
-            .iter()
-            .any(|h| h.eq_ignore_ascii_case("JobID") || h.eq_ignore_ascii_case("JobIDRaw"))
-    {
-        return Ok(LogFormat::Sacct);
-    }
-    if is_dcgm_long_header(&header) {
-        return Ok(LogFormat::DcgmLong);
-    }
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if is_dcgm_wide(&header, file_name) {
-        return Ok(LogFormat::DcgmWide);
-    }
-    Ok(LogFormat::Csv { delimiter })
+    // CSV closes the list and reads any text, so only a change to the list gets here.
+    Ok(LogFormat::Csv {
+        delimiter: probe.text()?.delimiter,
+    })
 }
 
 #[cfg(test)]
@@ -205,7 +74,7 @@ mod tests {
 
     #[test]
     fn every_format_the_error_lists_is_read() {
-        for name in crate::data::error::FORMAT_NAMES.split(", ") {
+        for name in crate::data::readers::formats::format_names().split(", ") {
             assert!(parse_format_name(name, None).is_ok(), "{name}");
         }
         assert!(parse_format_name("xlsx", None).is_err());

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use super::detect::{LogFormat, detect_format, parse_format_name, sniff};
+use super::formats::{ReadInput, Yielded};
 use super::mapping::Mapping;
 use super::reject::Quarantine;
+use super::slurm;
 use super::tabular::{Detail, audit_columns};
-use super::{dcgm, nvidia_smi, philly, slurm, tabular};
 use crate::data::audit::classify::features::{
     FEATURE_COLUMNS, GPU_TYPE_CODE, JOB_KEY, gpu_type_code_expr, with_run_features,
 };
@@ -103,14 +104,6 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(out)
 }
 
-fn read_text(path: &Path) -> Result<String, DataError> {
-    let bytes = std::fs::read(path).map_err(|e| DataError::cannot_read(path, e))?;
-    String::from_utf8(bytes).map_err(|e| DataError::NotUtf8 {
-        path: path.to_path_buf(),
-        offset: e.utf8_error().valid_up_to(),
-    })
-}
-
 fn cluster_default(path: &Path, mapping: Option<&Mapping>) -> String {
     mapping
         .and_then(|m| m.constants.get("cluster").cloned())
@@ -162,10 +155,6 @@ pub fn load_logs(
         let shown = path.display().to_string();
         let fail = |error: DataError| LoadError::new(shown.as_str(), error);
         let format = format_of(&path, forced_format, mapping).map_err(fail)?;
-        if matches!(format, LogFormat::Ndjson | LogFormat::JsonArray | LogFormat::Philly) {
-            super::json_depth::check_json_depth(&path, super::json_depth::MAX_JSON_DEPTH).map_err(fail)?;
-        }
-        let default_mapping = Mapping::default();
         let mut origin = RunOrigin {
             path: path.clone(),
             format,
@@ -174,70 +163,29 @@ pub fn load_logs(
             rows: 0..0,
             pieces: Vec::new(),
         };
-        let mut notes = Vec::new();
-        let (rows, file_quarantine, warnings) = match format {
-            LogFormat::Sacct => {
-                let text = read_text(&path).map_err(fail)?;
-                let mut log = slurm::read_sacct_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
-                log.set_cpu_jobs_apart(&shown);
-                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?);
-                if !log.pending.is_empty() {
-                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?);
-                }
-                for (host, cluster) in log.hosts {
+        let input = ReadInput {
+            path: &path,
+            shown: &shown,
+            format,
+            cluster_default: &origin.cluster_default,
+            mapping,
+            detail,
+        };
+        let read = format.reader().read(&input).map_err(fail)?;
+        let rows = read.rows;
+        match read.yielded {
+            Yielded::Runs(runs) => {
+                let runs = *runs;
+                frames.push(runs.jobs);
+                pending.extend(runs.pending);
+                for (host, cluster) in runs.hosts {
                     hosts.entry(host).or_insert(cluster);
                 }
-                (log.runs.len(), log.quarantine, log.host_problems)
+                origin.mapping = runs.mapping;
+                origin.pieces = runs.pieces;
             }
-            LogFormat::Philly => {
-                let text = read_text(&path).map_err(fail)?;
-                let log = philly::read_philly_detailed(&path, &text, &origin.cluster_default).map_err(fail)?;
-                frames.push(frame_from_runs(&log.runs).map_err(|e| fail(e.into()))?);
-                if !log.pending.is_empty() {
-                    pending.push(frame_from_pending(&log.pending).map_err(|e| fail(e.into()))?);
-                }
-                (log.runs.len(), log.quarantine, Vec::new())
-            }
-            LogFormat::DcgmLong | LogFormat::DcgmWide => {
-                let text = read_text(&path).map_err(fail)?;
-                let (samples, q) = if format == LogFormat::DcgmLong {
-                    dcgm::read_dcgm_long(&path, &text)
-                } else {
-                    dcgm::read_dcgm_wide(&path, &text, None)
-                }
-                .map_err(fail)?;
-                let rows = samples.height();
-                utilization.push(samples);
-                (rows, q, Vec::new())
-            }
-            LogFormat::NvidiaSmi | LogFormat::Dmon => {
-                let layout = if format == LogFormat::Dmon {
-                    nvidia_smi::RecordingLayout::Dmon
-                } else {
-                    nvidia_smi::RecordingLayout::Query
-                };
-                let recording = nvidia_smi::read_recording(&path, layout).map_err(fail)?;
-                notes.push(recording.summary());
-                utilization.push(recording.frame);
-                (recording.data_lines as usize, recording.quarantine, Vec::new())
-            }
-            tabular_format => {
-                let read = tabular::read_tabular(&path, tabular_format, mapping.unwrap_or(&default_mapping), detail)
-                    .map_err(|error| match tabular_format {
-                        LogFormat::Ndjson => first_bad_json_line(&path).unwrap_or(error),
-                        _ => error,
-                    })
-                    .map_err(fail)?;
-                let rows = read.jobs.height();
-                frames.push(read.jobs);
-                if read.pending.height() > 0 {
-                    pending.push(read.pending);
-                }
-                origin.mapping = Some(read.mapping);
-                origin.pieces = read.pieces;
-                (rows, read.quarantine, read.warnings)
-            }
-        };
+            Yielded::UtilizationSamples(samples) => utilization.push(samples),
+        }
         if !format.is_utilization_samples() {
             origin.rows = rows_so_far..rows_so_far + rows;
             rows_so_far += rows;
@@ -247,11 +195,11 @@ pub fn load_logs(
             path: shown,
             format: format.name(),
             rows,
-            rejected: file_quarantine.total(),
-            warnings,
-            notes,
+            rejected: read.quarantine.total(),
+            warnings: read.warnings,
+            notes: read.notes,
         });
-        quarantine.merge(file_quarantine);
+        quarantine.merge(read.quarantine);
     }
     assemble(
         Pieces {
@@ -482,35 +430,6 @@ fn pending_frame(frame: DataFrame, detail: Detail<'_>) -> Result<DataFrame, Data
     Ok(lf.select(columns).collect()?)
 }
 
-/// The 1-based character column of the parser's 1-based byte column in `line`.
-fn char_column(line: &str, byte_column: usize) -> usize {
-    let mut end = byte_column.saturating_sub(1).min(line.len());
-    while !line.is_char_boundary(end) {
-        end -= 1;
-    }
-    line[..end].chars().count() + 1
-}
-
-/// Where a JSON-lines file stops being JSON: the parser's own error names no line.
-fn first_bad_json_line(path: &Path) -> Option<DataError> {
-    use std::io::BufRead;
-    let file = std::fs::File::open(path).ok()?;
-    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.ok()?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        if let Err(e) = serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line) {
-            return Some(DataError::NotJsonObject {
-                line: index + 1,
-                column: char_column(&line, e.column()),
-                source: e.into(),
-            });
-        }
-    }
-    None
-}
-
 /// A problem of the logs taken together (after each one read on its own).
 fn combined(error: DataError) -> LoadError {
     LoadError::new("the logs together", error)
@@ -526,21 +445,4 @@ fn concat_frames(frames: Vec<DataFrame>) -> Result<DataFrame, DataError> {
         return Ok(DataFrame::empty_with_schema(&schema()));
     }
     concat_any(frames)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_bad_json_line_is_placed_by_character_not_byte() {
-        // `é` and `東` take 2 and 3 bytes: the parser stops at the `2`, byte 26, character 23.
-        let line = r#"{"name": "é東", "gpus" 2}"#;
-        let error = serde_json::from_str::<serde_json::Value>(line).expect_err("no colon");
-        assert_eq!(error.column(), 26);
-        assert_eq!(char_column(line, error.column()), 23);
-        assert_eq!(line.chars().nth(22), Some('2'));
-        assert_eq!(char_column("", 1), 1);
-        assert_eq!(char_column("é", 2), 1);
-    }
 }

@@ -1,6 +1,7 @@
 //! Reading logs: one module per format (`tabular` for CSV/TSV/NDJSON/JSON/Parquet through a
 //! column `mapping`, `slurm` for `sacct`, `philly` for Philly job lists, `dcgm` for GPU
-//! utilization samples, `nvidia_smi` for the node's own nvidia-smi and dmon logs), which reader a file needs (`detect`), how its times are written and
+//! utilization samples, `nvidia_smi` for the node's own nvidia-smi and dmon logs), each listed
+//! once in `formats` (the registry every other step finds a format through), which reader a file needs (`detect`), how its times are written and
 //! read (`time`), the rows set aside (`reject`), runs listed twice (`duplicates`), and the entry point that loads any of them into
 //! the canonical frame (`load`), the public GPU traces known by their
 //! layout (`public_traces`), with its guards and gauges (`json_depth` before a JSON parser,
@@ -10,6 +11,7 @@
 pub mod dcgm;
 pub mod detect;
 pub mod duplicates;
+pub mod formats;
 pub mod hostlist;
 pub mod json_depth;
 pub mod load;

@@ -39,6 +39,7 @@
 //! By file: `long` and `wide` read the two layouts, `text` holds what both read with (CSV
 //! fields, the names a column goes by, sample values and times).
 
+pub mod format;
 mod long;
 #[cfg(test)]
 mod tests;

@@ -166,7 +166,7 @@ pub struct Units {
 #[serde(deny_unknown_fields)]
 pub struct Mapping {
     pub schema_version: u32,
-    /// csv, tsv, parquet, ndjson, json, sacct, philly, dcgm-long, dcgm-wide; detected when absent.
+    /// A name `--input-format` takes (an entry of `readers::formats::FORMATS`); detected when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// One character; sniffed from the header when absent.

@@ -25,6 +25,7 @@
 
 mod dmon;
 mod fold;
+pub mod format;
 mod host;
 mod query;
 #[cfg(test)]

@@ -23,6 +23,7 @@
 //! charges each job from its first start to its last end (776,342 on the same trace), the
 //! reading that treats a job's GPUs as reserved across its retries.
 
+pub mod format;
 #[cfg(test)]
 mod tests;
 

@@ -42,6 +42,7 @@
 
 mod budget;
 mod columns;
+pub mod format;
 mod merge;
 mod rows;
 #[cfg(test)]

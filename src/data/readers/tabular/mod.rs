@@ -15,6 +15,7 @@
 
 mod delimited;
 mod fields;
+pub mod format;
 mod pipeline;
 mod prepare;
 mod query;
