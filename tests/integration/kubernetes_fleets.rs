@@ -104,7 +104,10 @@ fn an_unlisted_cluster_is_priced_as_the_accelerator_its_log_names() {
     // The V100 32GB is in the catalog now: priced at its own list price, not as an H100.
     let v100 = cluster("k8s-v100");
     assert_eq!(v100["priced_as"], "v100-32gb");
-    assert!((v100["usd_per_gpu_hour"].as_f64().expect("price") - 31.212 / 8.0).abs() < 1e-9, "{v100}");
+    assert!(
+        (v100["usd_per_gpu_hour"].as_f64().expect("price") - 31.212 / 8.0).abs() < 1e-9,
+        "{v100}"
+    );
     assert!(
         v100["price_source"]
             .as_str()
