@@ -76,6 +76,7 @@ fn main() {
         host_patterns: Default::default(),
         host_utc_offsets_min: Default::default(),
         input_utc_offset_min: None,
+        node_inventories: Vec::new(),
     };
     let t = Instant::now();
     match audit_loaded(&logs, &rules, &settings) {

@@ -242,6 +242,9 @@ pub enum DataError {
     // The audit.
     #[error("no usable rows: nothing to audit")]
     NoUsableRows,
+    /// A node list that cannot be read, or one given where job runs were expected.
+    #[error("node list: {detail}")]
+    NodeList { detail: String },
     /// Every row read holds no GPU: a CPU cluster's log, not a fleet of nothing.
     #[error("no GPUs allocated in this log: all {rows} of its runs are CPU-only ({why}); nothing GPU-shaped to audit")]
     NoGpus { rows: u64, why: String },

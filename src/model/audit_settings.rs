@@ -76,6 +76,9 @@ pub struct AuditSettings {
     pub host_utc_offsets_min: std::collections::BTreeMap<String, i32>,
     /// The offset of recordings whose cluster's entry gives none (`--input-tz`); UTC without.
     pub input_utc_offset_min: Option<i32>,
+    /// Node lists read beside the logs: each cluster the plan does not list is priced by
+    /// what its nodes run on (`model::node_inventory`).
+    pub node_inventories: Vec<super::node_inventory::NodeInventory>,
 }
 
 /// Every catalog accelerator with an on-demand market price, at its list price.
@@ -176,6 +179,7 @@ impl AuditSettings {
             host_patterns: plan.map(|p| host_patterns(&p.hosts)).unwrap_or_default(),
             host_utc_offsets_min: plan.map(|p| host_utc_offsets_min(&p.hosts)).unwrap_or_default(),
             input_utc_offset_min: None,
+            node_inventories: Vec::new(),
         }
     }
 }

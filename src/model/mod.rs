@@ -22,6 +22,7 @@ pub mod line_fit;
 pub mod magnitude;
 pub mod migration;
 pub mod monte_carlo;
+pub mod node_inventory;
 pub mod plan;
 pub mod price_trend;
 pub mod recommend;

@@ -151,6 +151,9 @@ struct ReadStep {
     source: FleetSource,
     /// The mapping's `[hosts]`, merged into every audit's settings.
     mapping_hosts: BTreeMap<String, Vec<String>>,
+    /// Node lists given beside the logs: what each cluster runs on, merged into every audit's
+    /// settings.
+    node_inventories: Vec<crate::model::node_inventory::NodeInventory>,
     /// The window the pods were pulled over (the audit's window is then fixed).
     live_window: Option<WindowSpec>,
 }
@@ -293,6 +296,7 @@ impl Pipeline {
                 .or_default()
                 .extend(patterns.iter().cloned());
         }
+        settings.node_inventories = read.node_inventories.clone();
         if let Some(window) = read.live_window {
             settings.window = window;
         }
@@ -324,6 +328,7 @@ impl Pipeline {
         let mapping = read_mapping_of(sources)?;
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
+        let mut node_inventories = Vec::new();
         let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
             (_, true) if let Some(warehouse) = &sources.warehouse => {
                 // Nothing is read here: the audit is sent, and may run long (passes).
@@ -344,6 +349,11 @@ impl Pipeline {
             }
             _ => {
                 let inputs = expand_inputs(&sources.logs)?;
+                // Node lists price the clusters; the rest are the logs (and the cache's key).
+                let (node_lists, inputs): (Vec<_>, Vec<_>) = inputs
+                    .into_iter()
+                    .partition(|p| crate::data::readers::node_list::is_node_list(p));
+                node_inventories = crate::data::readers::node_list::inventories(&node_lists)?;
                 let bytes: u64 = inputs
                     .iter()
                     .filter_map(|p| std::fs::metadata(p).ok())
@@ -419,6 +429,7 @@ impl Pipeline {
             from_cache,
             source,
             mapping_hosts,
+            node_inventories,
             live_window,
         })
     }

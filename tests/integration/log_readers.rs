@@ -40,6 +40,7 @@ fn settings() -> AuditSettings {
         host_patterns: Default::default(),
         host_utc_offsets_min: Default::default(),
         input_utc_offset_min: None,
+        node_inventories: Vec::new(),
     }
 }
 

@@ -553,3 +553,84 @@ fn the_raw_dlrm_2025_trace_is_anchored_censored_at_its_edges_and_its_cpu_pods_ke
     assert_eq!(moved["window"]["start"].as_str(), Some("2025-03-03T00:00:00Z"));
     assert_eq!(moved["gpu_hours_total"], report["gpu_hours_total"]);
 }
+
+/// A node list beside the pods (openb's `openb_node_list_gpu_node.csv` layout: `sn,
+/// cpu_milli, memory_mib, gpu, model`) gives the cluster its capacity and prices it by what it
+/// runs on: each model at the catalog's list price, GPU-weighted, a model the catalog cannot
+/// price (openb's G2) at the stated fallback and named; the board says how much of its saving
+/// rests on those assumed prices. CPU nodes count for nothing.
+#[test]
+fn a_node_list_beside_the_pods_prices_the_cluster_by_its_accelerators() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let mut pods = String::from(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time\n",
+    );
+    for pod in 0..20 {
+        let start = 3_600 * pod;
+        pods.push_str(&format!(
+            "openb-pod-{pod:04},8000,30517,2,1000,,LS,Running,{start},{},{start}\n",
+            start + 36_000
+        ));
+    }
+    let pods = write(home.path().join("openb_pod_list_default.csv"), &pods);
+    let nodes = write(
+        home.path().join("openb_node_list_gpu_node.csv"),
+        "sn,cpu_milli,memory_mib,gpu,model\n\
+         openb-node-0000,64000,262144,8,T4\n\
+         openb-node-0001,64000,262144,8,T4\n\
+         openb-node-0002,96000,786432,8,G2\n\
+         openb-node-0003,96000,786432,0,\n",
+    );
+    let (alone, _) = audit_json(home.path(), &pods);
+    let run = gpuplan_in(
+        home.path(),
+        &[
+            "audit",
+            pods.to_str().expect("utf-8"),
+            nodes.to_str().expect("utf-8"),
+            "--all-time",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let with_nodes: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let cluster = &with_nodes["clusters"][0];
+    assert_eq!(cluster["capacity_source"], "node list", "{cluster}");
+    assert_eq!(cluster["capacity_gpus"].as_f64(), Some(24.0), "three GPU nodes of 8");
+    assert_eq!(cluster["priced_as"], "t4");
+    let t4 = 0.526;
+    let fallback = 12.29;
+    let weighted = (16.0 * t4 + 8.0 * fallback) / 24.0;
+    assert!(
+        (cluster["usd_per_gpu_hour"].as_f64().expect("price") - weighted).abs() < 1e-9,
+        "{cluster}"
+    );
+    let source = cluster["price_source"].as_str().expect("source");
+    assert!(
+        source.contains("8 G2 at the fallback $12.29 (not in the catalog)"),
+        "{source}"
+    );
+    // The jobs are the pods' alone: the node list adds none.
+    assert_eq!(with_nodes["jobs_total"], alone["jobs_total"]);
+    assert_eq!(with_nodes["gpu_hours_total"], alone["gpu_hours_total"]);
+    assert_ne!(alone["clusters"][0]["usd_per_gpu_hour"], cluster["usd_per_gpu_hour"]);
+    // The board says what of its saving rests on those assumed prices.
+    let report = gpuplan_in(
+        home.path(),
+        &[
+            "report",
+            "--logs",
+            pods.to_str().expect("utf-8"),
+            nodes.to_str().expect("utf-8"),
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(report.code, 0, "{}", report.stderr);
+    let report: serde_json::Value = serde_json::from_str(&report.stdout).expect("JSON");
+    assert_eq!(
+        report["waterfall"]["assumed_prices"]["clusters"],
+        serde_json::json!(["openb_pod_list_default"])
+    );
+}

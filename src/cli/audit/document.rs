@@ -167,10 +167,15 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         Block::Table(clusters),
         Block::Note(format!(
             "{}Stranded = never allocated + allocated idle: paid for and not working (\"Paid capacity by what it did\" splits each cluster's cost); unknown where no utilization tells idle from busy. from: dcgm = measured by DCGM, log = the job log's utilization column, alloc = neither.",
-            if r.clusters.iter().any(|c| c.capacity_source != "plan") {
-                "* capacity not in the plan: the observed peak is used. "
-            } else {
-                ""
+            match (
+                r.clusters.iter().any(|c| c.capacity_source == "observed peak"),
+                r.clusters.iter().any(|c| c.capacity_source == "node list"),
+            ) {
+                (true, true) =>
+                    "* capacity not in the plan: a node list's GPUs where one is given, else the observed peak. ",
+                (false, true) => "* capacity not in the plan: the node list's GPUs. ",
+                (true, false) => "* capacity not in the plan: the observed peak is used. ",
+                (false, false) => "",
             }
         )),
         Block::Facts(vec![(

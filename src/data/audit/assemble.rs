@@ -16,6 +16,7 @@ use super::{
 use crate::data::canonical::MS_PER_HOUR;
 use crate::data::readers::reject::Quarantine;
 use crate::model::fleet::UnknownLabel;
+use crate::model::node_inventory::inventory_for;
 use crate::model::utilization::{FlagInputs, UtilizationSource, cluster_flags};
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
@@ -62,6 +63,11 @@ pub fn assemble(totals: AuditTotals, rules: &ClassificationRules, settings: &Aud
     let mut all = ClassSums::default();
     let window_hours = (window.end_ms - window.start_ms) as f64 / MS_PER_HOUR;
     let mut clusters = Vec::new();
+    // A node list that names no cluster is the logs' one cluster the plan does not list.
+    let unlisted = accumulators
+        .iter()
+        .filter(|a| !settings.clusters.iter().any(|p| p.name == a.name))
+        .count();
     for acc in accumulators {
         for k in 0..3 {
             all.gpu_hours[k] += acc.gpu_hours[k];
@@ -78,7 +84,7 @@ pub fn assemble(totals: AuditTotals, rules: &ClassificationRules, settings: &Aud
             largest_run_gpus: acc.largest_run_gpus,
         });
         let pending = pending_of.remove(&acc.name).unwrap_or_default();
-        let mut cluster = cluster_audit(acc, breakdown, steps, window_hours, &window, settings);
+        let mut cluster = cluster_audit(acc, breakdown, steps, window_hours, &window, (settings, unlisted == 1));
         cluster.pending = pending;
         clusters.push(cluster);
     }
@@ -191,7 +197,7 @@ fn cluster_audit(
     steps: usize,
     window_hours: f64,
     window: &Window,
-    settings: &AuditSettings,
+    (settings, only_unlisted): (&AuditSettings, bool),
 ) -> ClusterAudit {
     let main_gpu_type = acc.main_gpu_type();
     let ClusterAccumulator {
@@ -211,14 +217,22 @@ fn cluster_audit(
         .collect();
     let peak = busy.iter().copied().fold(0.0, f64::max);
     let pricing = settings.clusters.iter().find(|p| p.name == name);
-    let (capacity, capacity_source) = match pricing.and_then(|p| p.capacity_gpus) {
-        Some(capacity) => (capacity, "plan"),
-        None => (peak, "observed peak"),
+    // Not in the plan, but a node list says what it runs on: priced by its accelerator mix.
+    let inventory = pricing
+        .is_none()
+        .then(|| inventory_for(&settings.node_inventories, &name, only_unlisted))
+        .flatten()
+        .map(|i| i.price(settings));
+    let (capacity, capacity_source) = match (pricing.and_then(|p| p.capacity_gpus), &inventory) {
+        (Some(capacity), _) => (capacity, "plan"),
+        (None, Some(inventory)) => (inventory.capacity_gpus, "node list"),
+        (None, None) => (peak, "observed peak"),
     };
     let gpu_type = main_gpu_type.map(|code| GPU_TYPES.name_of(code));
-    let (usd_per_gpu_hour, price_source, priced_as) = match pricing {
-        Some(p) => (p.usd_per_gpu_hour, p.source.clone(), None),
-        None => {
+    let (usd_per_gpu_hour, price_source, priced_as) = match (pricing, inventory) {
+        (Some(p), _) => (p.usd_per_gpu_hour, p.source.clone(), None),
+        (None, Some(inventory)) => (inventory.usd_per_gpu_hour, inventory.source, inventory.priced_as),
+        (None, None) => {
             let unlisted = settings.unlisted_price(gpu_type.as_deref());
             (unlisted.usd_per_gpu_hour, unlisted.source, unlisted.accelerator)
         }

@@ -167,7 +167,11 @@ impl RunOrigin {
                 );
                 texts_of(scan, &mapping, self.format, None)
             }
-            LogFormat::DcgmLong | LogFormat::DcgmWide | LogFormat::NvidiaSmi | LogFormat::Dmon => Ok(ByLine::new()),
+            LogFormat::DcgmLong
+            | LogFormat::DcgmWide
+            | LogFormat::NvidiaSmi
+            | LogFormat::Dmon
+            | LogFormat::NodeList => Ok(ByLine::new()),
         }
     }
 }

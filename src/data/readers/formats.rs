@@ -12,7 +12,7 @@ use polars::prelude::DataFrame;
 use super::mapping::Mapping;
 use super::reject::Quarantine;
 use super::tabular::{Detail, Piece};
-use super::{dcgm, nvidia_smi, philly, slurm, tabular};
+use super::{dcgm, node_list, nvidia_smi, philly, slurm, tabular};
 use crate::data::error::DataError;
 
 /// Every format, in the order detection tries them: the first whose `recognise` answers wins,
@@ -28,6 +28,7 @@ pub static FORMATS: &[&dyn LogReader] = &[
     &slurm::format::Sacct,
     &dcgm::format::DcgmLong,
     &dcgm::format::DcgmWide,
+    &node_list::format::NodeList,
     &tabular::format::Tsv,
     &tabular::format::Csv,
 ];
@@ -50,6 +51,8 @@ pub enum LogFormat {
     NvidiaSmi,
     /// `nvidia-smi dmon`.
     Dmon,
+    /// Nodes with their GPU count and model, read beside the logs to price their clusters.
+    NodeList,
 }
 
 impl LogFormat {
@@ -81,6 +84,8 @@ pub enum Yields {
     Runs,
     /// Utilization samples beside the job logs (the columns of `dcgm::utilization_schema`).
     UtilizationSamples,
+    /// A fleet's nodes, each with its GPU count and model: what its clusters run on.
+    Nodes,
 }
 
 /// One format: its names, how a file is recognised as it, what it yields and how it is read.
@@ -137,6 +142,7 @@ pub enum Yielded {
     /// Boxed: a mapping is large beside a frame.
     Runs(Box<RunsRead>),
     UtilizationSamples(DataFrame),
+    Nodes(Vec<super::node_list::Node>),
 }
 
 /// A job log's runs and what comes with them.
@@ -347,7 +353,7 @@ mod tests {
     }
 
     /// A file each entry recognises, in `FORMATS`' order.
-    const SAMPLES: [(&str, &str); 11] = [
+    const SAMPLES: [(&str, &str); 12] = [
         ("x.bin", "PAR1...."),
         ("p.json", "[\n {\"id\": \"a\", \"attempts\": []}]"),
         ("r.json", "[{\"job\": 1}]"),
@@ -360,6 +366,10 @@ mod tests {
         ("s.txt", "JobID|JobName|State\n1|x|RUNNING\n"),
         ("d.csv", "time,host,gpu,metric,value\n"),
         ("DCGM_FI_DEV_GPU_UTIL.csv", "Time,node-1,node-2\n"),
+        (
+            "openb_node_list_gpu_node.csv",
+            "sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,P100\n",
+        ),
         ("a.tsv", "job_id\tstart\n"),
         ("a.csv", "job_id,start,end\n1,2,3\n"),
     ];

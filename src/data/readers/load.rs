@@ -185,6 +185,13 @@ pub fn load_logs(
                 origin.pieces = runs.pieces;
             }
             Yielded::UtilizationSamples(samples) => utilization.push(samples),
+            // The pipeline takes node lists apart before the logs are read (`node_inventories`).
+            Yielded::Nodes(_) => {
+                return Err(fail(DataError::NodeList {
+                    detail: "a node list prices the clusters of the job logs read beside it; it holds no jobs"
+                        .to_string(),
+                }));
+            }
         }
         if !format.is_utilization_samples() {
             origin.rows = rows_so_far..rows_so_far + rows;

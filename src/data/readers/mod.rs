@@ -16,6 +16,7 @@ pub mod hostlist;
 pub mod json_depth;
 pub mod load;
 pub mod mapping;
+pub mod node_list;
 pub mod nvidia_smi;
 pub mod panic_guard;
 pub(crate) mod parquet_pages;
