@@ -16,22 +16,22 @@ use crate::ui::widgets::{EIGHTHS, fields_line, flowed_fields, label, right};
 const NAME_WIDTH: usize = 14;
 
 fn summary_lines(report: &AuditReport, theme: &Theme, width: u16) -> Vec<Line<'static>> {
-    let mut lines = vec![
-        fields_line(
-            vec![
-                (format!("{:.0} days · ", report.window.days), theme.muted),
-                (format!("{} jobs · ", thousands(report.jobs_total as f64)), theme.muted),
-            ],
-            width,
-        ),
-        fields_line(
-            vec![
-                (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
-                (set_aside_text(report), theme.muted),
-            ],
-            width,
-        ),
-    ];
+    let mut lines = vec![fields_line(
+        vec![
+            (format!("{:.0} days · ", report.window.days), theme.muted),
+            (format!("{} jobs · ", thousands(report.jobs_total as f64)), theme.muted),
+        ],
+        width,
+    )];
+    // Flowed, not cut: what was set aside shows at every width.
+    lines.extend(flowed_fields(
+        vec![
+            (format!("{} GPU-h · ", thousands(report.gpu_hours_total)), theme.muted),
+            (set_aside_text(report), theme.muted),
+        ],
+        width,
+        2,
+    ));
     if let Some(measured) = &report.measured_utilization {
         lines.push(fields_line(
             vec![
@@ -224,9 +224,14 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         ));
         if cluster.price_source != "plan" {
             let price = usd_compact(cluster.usd_per_gpu_hour);
-            let text = match &cluster.priced_as {
-                Some(accelerator) => format!("⚑ not in the plan: {accelerator} list price, {price}/GPU-h (assumed)"),
-                None => format!("⚑ not in the plan: fallback {price}/GPU-h (H100 rate)"),
+            let text = match (&cluster.priced_as, cluster.capacity_source.as_str()) {
+                (_, "node list") => format!(
+                    "⚑ not in the plan: {price}/GPU-h over the node list's accelerators, at list prices (assumed)"
+                ),
+                (Some(accelerator), _) => {
+                    format!("⚑ not in the plan: {accelerator} list price, {price}/GPU-h (assumed)")
+                }
+                (None, _) => format!("⚑ not in the plan: fallback {price}/GPU-h (H100 rate)"),
             };
             lines.extend(wrapped(&text, width, theme.warn));
         }
