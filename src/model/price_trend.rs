@@ -61,6 +61,24 @@ impl PriceBet {
         spread_per_year: 0.0,
     };
 
+    /// The bet in words, as the pane, the report and the recommendation say it: "prices
+    /// moving +4.7 % a year (± 5.0 %)", or "prices held".
+    pub fn text(&self) -> String {
+        let moving = if self.change_per_year == 0.0 {
+            "prices held".to_string()
+        } else {
+            format!(
+                "prices moving {} % a year",
+                crate::shared::format::signed_fixed(self.change_per_year * 100.0, 1)
+            )
+        };
+        if self.spread_per_year > 0.0 {
+            format!("{moving} (± {:.1} %)", self.spread_per_year * 100.0)
+        } else {
+            moving
+        }
+    }
+
     /// A change taken as certain.
     pub fn certain(change_per_year: f64) -> PriceBet {
         PriceBet {

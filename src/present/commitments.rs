@@ -184,22 +184,10 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
 /// what it does to the longest term.
 pub fn bet_sentence(class: &ClassLayers) -> String {
     let bet = &class.price_bet;
-    let moving = if bet.change_per_year == 0.0 {
-        "prices held".to_string()
-    } else {
-        format!(
-            "prices moving {} % a year",
-            signed_fixed(bet.change_per_year * 100.0, 1)
-        )
-    };
-    let doubt = if bet.spread_per_year > 0.0 {
-        format!(" (± {:.1} %)", bet.spread_per_year * 100.0)
-    } else {
-        String::new()
-    };
+    let moving = bet.text();
     let Some(longest) = &class.longest_term else {
         return format!(
-            "{}: sized on {moving}{doubt}; no committed term is offered.",
+            "{}: sized on {moving}; no committed term is offered.",
             capitalized(class.class.label())
         );
     };
@@ -223,7 +211,7 @@ pub fn bet_sentence(class: &ClassLayers) -> String {
         None => "; it does not pay at any change from -90 % to +900 % a year".to_string(),
     };
     format!(
-        "{} bets on {moving}{doubt}: the {}-month {} {holds}{tips}.",
+        "{} bets on {moving}: the {}-month {} {holds}{tips}.",
         capitalized(class.class.label()),
         longest.months,
         longest.term.label(),

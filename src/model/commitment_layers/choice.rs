@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::SpanCost;
 use super::fleet::ClassLayers;
 use super::price_stress::{PriceStress, StressCase};
-use crate::shared::format::{signed_fixed, usd_compact, usd_compact_signed};
+use crate::shared::format::{usd_compact, usd_compact_signed};
 
 /// The term mix a class's purchase follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,20 +93,7 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
         .map_or("the forecast's fitted trend".to_string(), |g| {
             format!("demand growing ×{g:.1} a year")
         });
-    let bet = &class.price_bet;
-    let prices = if bet.change_per_year == 0.0 {
-        "prices held".to_string()
-    } else {
-        format!(
-            "prices moving {} % a year",
-            signed_fixed(bet.change_per_year * 100.0, 1)
-        )
-    };
-    let doubt = if bet.spread_per_year > 0.0 {
-        format!(" (± {:.1} %)", bet.spread_per_year * 100.0)
-    } else {
-        String::new()
-    };
+    let prices = class.price_bet.text();
     let lost = match (choice.buy, choice.layers_less_flat_if_prices_hold_usd) {
         (Purchase::Layers, Some(held)) => format!(
             "; if prices hold instead, the layers cost {} against flat",
@@ -128,7 +115,7 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
         )
     };
     format!(
-        "{}: buy {chosen}, not {other}: {costs}{first_year}; it rests on {growth} and {prices}{doubt}{lost}.",
+        "{}: buy {chosen}, not {other}: {costs}{first_year}; it rests on {growth} and {prices}{lost}.",
         capitalized(class.class.label()),
     )
 }
