@@ -343,11 +343,7 @@ mod tests {
             COVER_TO_MS => rows.iter().map(|_| 0i32).collect::<Vec<_>>(),
         ]
         .expect("frame");
-        frame
-            .lazy()
-            .with_column(col(TIME).cast(DataType::Datetime(TimeUnit::Milliseconds, None)))
-            .collect()
-            .expect("times")
+        timed(frame)
     }
 
     #[test]
@@ -370,6 +366,15 @@ mod tests {
         assert!(some.hosts_below_threshold.is_empty());
     }
 
+    /// `frame` with its `TIME` column as instants.
+    fn timed(frame: DataFrame) -> DataFrame {
+        frame
+            .lazy()
+            .with_column(col(TIME).cast(DataType::Datetime(TimeUnit::Milliseconds, None)))
+            .collect()
+            .expect("times")
+    }
+
     /// A folded minute of 120 samples at 80 % whose span [T - 30 s, T + 30 s] crosses the hour
     /// at T, and one sample at 20 % early in the first hour.
     fn minute_across_the_hour() -> DataFrame {
@@ -384,11 +389,7 @@ mod tests {
             COVER_TO_MS => [60_000i32, 0],
         ]
         .expect("frame");
-        frame
-            .lazy()
-            .with_column(col(TIME).cast(DataType::Datetime(TimeUnit::Milliseconds, None)))
-            .collect()
-            .expect("times")
+        timed(frame)
     }
 
     #[test]
