@@ -132,6 +132,7 @@ mod tests {
             path: read,
             mapping: Some("/maps/jobs.mapping.toml".to_string()),
             format: Some("csv".to_string()),
+            time_origin: None,
         }];
         let written = anchor_written(&plan, plan_file);
         assert_eq!(written.logs[0].path, "jobs.csv");

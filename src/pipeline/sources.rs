@@ -74,11 +74,15 @@ impl Sources {
             Some(format) => Some(format),
             None => one_value("format", listed.iter().map(|l| l.format.as_deref()))?.map(str::to_string),
         };
+        let time_origin = match given.time_origin {
+            Some(origin) => Some(origin),
+            None => one_value("time_origin", listed.iter().map(|l| l.time_origin.as_deref()))?.map(str::to_string),
+        };
         Ok(Sources {
             logs,
             mapping,
             input_format,
-            time_origin: given.time_origin,
+            time_origin,
             prometheus: given.prometheus,
             slurm: given.slurm,
             warehouse: given.warehouse,

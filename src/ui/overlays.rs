@@ -82,12 +82,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
         Overlay::Conflict(_) => {
             let area = centered(size, 64, 9);
             let body = dialog(frame, area, "The plan file changed on disk", theme);
-            let choice = |key: &'static str, what: &'static str| {
-                Line::from(vec![
-                    Span::styled(format!(" {key}  "), theme.title),
-                    Span::styled(what, theme.base),
-                ])
-            };
+            let choice = |key, what| choice_line(key, what, theme);
             let lines = vec![
                 Line::styled(
                     "Someone edited the file while you hold unsaved edits. Nothing is lost until you choose:",
@@ -105,6 +100,14 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
     }
 }
 
+/// One choice of a dialog: its key, then what it does.
+fn choice_line(key: &'static str, what: &'static str, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!(" {key}  "), theme.title),
+        Span::styled(what, theme.base),
+    ])
+}
+
 /// The offer of edits kept by a workbench that a signal or a panic stopped.
 fn recover(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
     let file = app
@@ -113,12 +116,7 @@ fn recover(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
         .map_or_else(String::new, |r| r.path.display().to_string());
     let area = centered(size, 72, 10);
     let body = dialog(frame, area, "Unsaved edits were kept", theme);
-    let choice = |key: &'static str, what: &'static str| {
-        Line::from(vec![
-            Span::styled(format!(" {key}  "), theme.title),
-            Span::styled(what, theme.base),
-        ])
-    };
+    let choice = |key, what| choice_line(key, what, theme);
     let lines = vec![
         Line::styled(
             format!("A workbench stopped by a signal or a crash kept its unsaved edits of this plan in {file}."),

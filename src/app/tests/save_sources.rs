@@ -31,6 +31,7 @@ fn a_save_names_the_logs_mapping_and_layout_the_workbench_reads() {
             paths: vec![PathBuf::from("runs/jobs.csv")],
             mapping: Some(PathBuf::from("runs/jobs.mapping.toml")),
             input_format: Some("csv".to_string()),
+            time_origin: Some("2025-01-06T00:00:00Z".to_string()),
             missing: vec![PathBuf::from("/gone/old.csv")],
             ..LogInputs::default()
         },
@@ -50,6 +51,12 @@ fn a_save_names_the_logs_mapping_and_layout_the_workbench_reads() {
             // A log missing when the plan was opened stays named: the save does not drop it.
             ("/gone/old.csv", Some("runs/jobs.mapping.toml"), Some("csv")),
         ]
+    );
+    // `--time-origin` is a source too: a plan of relative seconds reopens on the same origin.
+    assert!(
+        logs.iter()
+            .all(|l| l.time_origin.as_deref() == Some("2025-01-06T00:00:00Z")),
+        "{logs:?}"
     );
 }
 

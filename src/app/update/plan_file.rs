@@ -56,6 +56,7 @@ pub(super) fn plan_to_save(app: &App) -> Box<Plan> {
                 path: path.display().to_string(),
                 mapping: mapping.clone(),
                 format: logs.input_format.clone(),
+                time_origin: logs.time_origin.clone(),
             })
             .collect();
     }

@@ -533,4 +533,8 @@ pub struct LogSource {
     pub mapping: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// The instant second 0 of the log's relative times stands for (RFC 3339), as
+    /// `--time-origin` gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_origin: Option<String>,
 }

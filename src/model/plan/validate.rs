@@ -341,6 +341,16 @@ impl Plan {
             );
         }
 
+        for (i, log) in self.logs.iter().enumerate() {
+            if let Some(origin) = &log.time_origin {
+                check(
+                    chrono::DateTime::parse_from_rfc3339(origin).is_ok(),
+                    format!("logs[{i}].time_origin"),
+                    "expected an instant in RFC 3339, e.g. 2025-01-06T00:00:00Z",
+                );
+            }
+        }
+
         for (i, cluster) in self.clusters.iter().enumerate() {
             check(
                 catalog.accelerator(&cluster.accelerator).is_some(),

@@ -148,6 +148,27 @@ pub fn is_node_list(path: &Path) -> bool {
 pub fn inventories(
     paths: &[std::path::PathBuf],
 ) -> Result<Vec<crate::model::node_inventory::NodeInventory>, super::load::LoadError> {
+    // A list rewritten while it is read is read again; one that keeps changing is refused,
+    // never priced from a half-written copy.
+    for _ in 0..2 {
+        let stamps = crate::data::read_cache::InputStamps::of(paths);
+        let read = inventories_once(paths)?;
+        if stamps.changed_since().is_empty() {
+            return Ok(read);
+        }
+    }
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Err(super::load::LoadError::new(
+        shown.join(", ").as_str(),
+        DataError::NodeList {
+            detail: "changed while it was read, twice: read it again once it is written".to_string(),
+        },
+    ))
+}
+
+fn inventories_once(
+    paths: &[std::path::PathBuf],
+) -> Result<Vec<crate::model::node_inventory::NodeInventory>, super::load::LoadError> {
     use crate::model::node_inventory::NodeInventory;
     use std::collections::BTreeMap;
     let mut out = Vec::new();
