@@ -24,26 +24,53 @@ use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_un
 use crate::model::replay::ReplayJob;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
 
-/// One batch's columns, read by name and row.
+/// One batch's columns, read by name and row. The names are lower-cased once a batch: a
+/// totals answer runs to millions of rows, each read a score of times.
 struct Rows<'a> {
     part: &'static str,
     batch: &'a RecordBatch,
+    names: Vec<String>,
 }
 
-impl Rows<'_> {
-    fn column(&self, name: &str) -> Result<&dyn Array, WarehouseError> {
+/// The doubles' columns of the totals, by index.
+const X_COLUMNS: [&str; 14] = [
+    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
+];
+
+impl<'a> Rows<'a> {
+    fn new(part: &'static str, batch: &'a RecordBatch) -> Rows<'a> {
+        let names = (batch.schema().fields().iter())
+            .map(|f| f.name().to_ascii_lowercase())
+            .collect();
+        Rows { part, batch, names }
+    }
+
+    fn column(&self, name: &str) -> Result<&'a dyn Array, WarehouseError> {
         let index = self
-            .batch
-            .schema()
-            .fields()
+            .names
             .iter()
-            .position(|f| f.name().eq_ignore_ascii_case(name))
+            .position(|n| n == name)
             .ok_or_else(|| WarehouseError::Answer {
                 part: self.part,
                 column: name.to_string(),
                 found: "no such column".to_string(),
             })?;
         Ok(self.batch.column(index).as_ref())
+    }
+
+    /// A text value borrowed from the batch.
+    fn str(&self, name: &str, row: usize) -> Result<Option<&'a str>, WarehouseError> {
+        let array = self.column(name)?;
+        if array.is_null(row) {
+            return Ok(None);
+        }
+        Ok(Some(match array.data_type() {
+            DataType::Utf8 => array.as_string::<i32>().value(row),
+            DataType::LargeUtf8 => array.as_string::<i64>().value(row),
+            DataType::Utf8View => array.as_string_view().value(row),
+            DataType::Null => return Ok(None),
+            _ => return Err(self.wrong(name, array)),
+        }))
     }
 
     fn wrong(&self, name: &str, array: &dyn Array) -> WarehouseError {
@@ -118,7 +145,7 @@ pub struct Span {
 
 pub fn span(batches: &[RecordBatch]) -> Result<Span, WarehouseError> {
     if let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) {
-        let rows = Rows { part: "span", batch };
+        let rows = Rows::new("span", batch);
         return Ok(Span {
             min_start_ms: rows.i64("min_start_ms", 0)?,
             max_end_ms: rows.i64("max_end_ms", 0)?,
@@ -138,7 +165,7 @@ pub fn span(batches: &[RecordBatch]) -> Result<Span, WarehouseError> {
 pub fn probe(batches: &[RecordBatch]) -> Result<Vec<(String, Option<f64>)>, WarehouseError> {
     let mut values = Vec::new();
     if let Some(batch) = batches.iter().find(|b| b.num_rows() > 0) {
-        let rows = Rows { part: "probe", batch };
+        let rows = Rows::new("probe", batch);
         for field in batch.schema().fields() {
             values.push((field.name().clone(), rows.f64(field.name(), 0)?));
         }
@@ -164,10 +191,14 @@ fn cluster_of<'a>(
     name: &str,
     steps: usize,
 ) -> &'a mut ClusterAccumulator {
-    let index = *index_of.entry(name.to_string()).or_insert_with(|| {
-        clusters.push(ClusterAccumulator::new(name, steps));
-        clusters.len() - 1
-    });
+    let index = match index_of.get(name) {
+        Some(&index) => index,
+        None => {
+            clusters.push(ClusterAccumulator::new(name, steps));
+            index_of.insert(name.to_string(), clusters.len() - 1);
+            clusters.len() - 1
+        }
+    };
     &mut clusters[index]
 }
 
@@ -231,14 +262,14 @@ impl<'a> TotalsReader<'a> {
 
     /// Adds one batch of the long table.
     pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
-        let rows = Rows { part: "totals", batch };
+        let rows = Rows::new("totals", batch);
         for row in 0..batch.num_rows() {
-            let part = rows.text("part", row)?.unwrap_or_default();
-            let cluster = rows.text("cluster", row)?.unwrap_or_default();
+            let part = rows.str("part", row)?.unwrap_or_default();
+            let cluster = rows.str("cluster", row)?.unwrap_or_default().to_string();
             let (k1, k2) = (rows.i64("k1", row)?, rows.i64("k2", row)?);
             let (n1, n2) = (rows.i64("n1", row)?.unwrap_or(0).max(0), rows.i64("n2", row)?);
-            let x = |k: usize| rows.f64(&format!("x{k}"), row);
-            match part.as_str() {
+            let x = |k: usize| rows.f64(X_COLUMNS[k], row);
+            match part {
                 parts::CLASS => {
                     let class = class_of(k1) as usize;
                     let (gpu_hours, util_gpu_hours, util_weight, largest) = (x(0)?, x(1)?, x(2)?, x(3)?);
@@ -296,21 +327,34 @@ impl<'a> TotalsReader<'a> {
                         source_line: None,
                     });
                 }
-                parts::CHANGES => {
+                parts::STEP_SUMS => {
+                    // k2 0: runs starting at `step` (their first step's shares, then the full
+                    // steps from the next); 1: runs ending at `step` (their last step's shares,
+                    // the full steps ending before it). The four points a run changes.
                     let step = k1.and_then(|k| usize::try_from(k).ok()).unwrap_or(usize::MAX);
-                    let mut changes = [0.0; CHANNELS];
-                    for (k, change) in changes.iter_mut().enumerate() {
-                        *change = x(k)?.unwrap_or(0.0);
+                    let mut edge = [0.0; CHANNELS];
+                    let mut middle = [0.0; CHANNELS];
+                    for k in 0..CHANNELS {
+                        edge[k] = x(k)?.unwrap_or(0.0);
+                        middle[k] = x(k + CHANNELS)?.unwrap_or(0.0);
                     }
-                    if !cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps)
-                        .occupancy
-                        .add_changes(step, changes)
-                    {
-                        return Err(WarehouseError::Answer {
-                            part: "totals",
-                            column: "k1".to_string(),
-                            found: format!("step {step} past the window's {} steps", self.steps),
-                        });
+                    let diff = |a: &[f64; CHANNELS], b: &[f64; CHANNELS]| -> [f64; CHANNELS] {
+                        std::array::from_fn(|k| a[k] - b[k])
+                    };
+                    let points = match k2 {
+                        Some(0) => [(Some(step), edge), (step.checked_add(1), diff(&middle, &edge))],
+                        _ => [(step.checked_sub(1), diff(&edge, &middle)), (Some(step), edge.map(|v| -v))],
+                    };
+                    let accumulator = cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps);
+                    for (at, changes) in points {
+                        let at = at.unwrap_or(usize::MAX);
+                        if !accumulator.occupancy.add_changes(at, changes) {
+                            return Err(WarehouseError::Answer {
+                                part: "totals",
+                                column: "k1".to_string(),
+                                found: format!("step {at} past the window's {} steps", self.steps),
+                            });
+                        }
                     }
                 }
                 parts::PENDING => {
@@ -451,10 +495,7 @@ impl<'a> ReplayJobsReader<'a> {
     }
 
     pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
-        let rows = Rows {
-            part: "replay jobs",
-            batch,
-        };
+        let rows = Rows::new("replay jobs", batch);
         for row in 0..batch.num_rows() {
             let cluster = rows.text("cluster", row)?.unwrap_or_default();
             let Some(&home) = self.home_of.get(cluster.as_str()) else {

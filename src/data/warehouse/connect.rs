@@ -19,6 +19,9 @@ use crate::model::plan::WarehouseSource;
 /// (colon-separated), then `~/.cache/gpuplan/engines/lib` (where `.ci/engines.sh` installs).
 pub const DRIVER_PATH_VARIABLE: &str = "GPUPLAN_ADBC_PATH";
 
+/// Statements run on each new warehouse session, `;`-separated (a profiler's settings).
+pub const SESSION_VARIABLE: &str = "GPUPLAN_WAREHOUSE_SESSION";
+
 /// What gpuplan knows of a driver it names.
 struct KnownDriver {
     name: &'static str,
@@ -198,6 +201,14 @@ impl Warehouse {
         let mut warehouse = Warehouse { connection, dialect };
         for statement in dialect.session_setup() {
             warehouse.query("session", &statement)?;
+        }
+        // Statements of the user's for the session, before the audit's: DuckDB's profiler
+        // (`PRAGMA enable_profiling = 'json'; PRAGMA profiling_output = 'audit.json'`) shows
+        // where the statement spends its time (docs/warehouse.md).
+        if let Ok(statements) = std::env::var(SESSION_VARIABLE) {
+            for statement in statements.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+                warehouse.query("session", statement)?;
+            }
         }
         Ok(warehouse)
     }

@@ -34,6 +34,11 @@ impl Dialect for DuckDb {
         format!("(({numerator}) // {denominator})")
     }
 
+    fn nth_largest(&self, expr: &str, n: usize) -> Option<String> {
+        // `max(x, n)`: the n largest as a list (DuckDB 1.1 and later).
+        Some(format!("LIST_MIN(MAX({expr}, {n}))"))
+    }
+
     fn materialized(&self) -> &'static str {
         " MATERIALIZED"
     }

@@ -196,6 +196,29 @@ pub trait Dialect: Sync {
         format!("(VALUES {}) AS {alias}({column})", rows.join(", "))
     }
 
+    /// Whether two values are equal, NULL equal to NULL (a join on a dictionary of values
+    /// that may be missing).
+    fn null_safe_eq(&self, a: &str, b: &str) -> String {
+        format!("{a} IS NOT DISTINCT FROM {b}")
+    }
+
+    /// An aggregate giving the `n`-th largest of `expr` in the group (the smallest when the
+    /// group holds fewer): the floor a top-`n` list is picked above without ranking every row.
+    /// None where the engine has no such aggregate (every row is ranked).
+    fn nth_largest(&self, _expr: &str, _n: usize) -> Option<String> {
+        None
+    }
+
+    /// The aggregate OR of a 64-bit integer's bits over a group.
+    fn bit_or(&self, expr: &str) -> String {
+        format!("BIT_OR({expr})")
+    }
+
+    /// The bits two 64-bit integers share.
+    fn bit_and(&self, a: &str, b: &str) -> String {
+        format!("({a} & {b})")
+    }
+
     /// The hint that a CTE read by several parts is worked out once ("" where none).
     fn materialized(&self) -> &'static str {
         ""

@@ -49,6 +49,14 @@ impl Dialect for Snowflake {
         }
     }
 
+    fn bit_or(&self, expr: &str) -> String {
+        format!("BITOR_AGG({expr})")
+    }
+
+    fn bit_and(&self, a: &str, b: &str) -> String {
+        format!("BITAND({a}, {b})")
+    }
+
     fn session_setup(&self) -> Vec<String> {
         vec!["ALTER SESSION SET TIMEZONE = 'UTC'".to_string()]
     }

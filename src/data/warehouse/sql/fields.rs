@@ -46,8 +46,9 @@ pub struct SourceFields {
     pub end_present: String,
     pub util_present: String,
     pub empty_end: EmptyEnd,
-    /// The start, end, GPU and utilization values as written (text), shown beside a row set aside.
-    pub raw_texts: [String; 4],
+    /// The start, end, GPU and utilization values as stored (any type; read as text only for
+    /// a row set aside, shown beside its reason).
+    pub raw_values: [String; 4],
     /// The raw start and end columns, for a filter the engine can prune partitions with.
     pub start_raw: Option<RawTime>,
     pub end_raw: Option<RawTime>,
@@ -126,6 +127,17 @@ impl FieldBuilder<'_> {
 
     fn quoted(&self, column: &SourceColumn) -> String {
         self.dialect.quote(&column.name)
+    }
+
+    /// A field's value as stored: its column, its constant, or NULL.
+    fn raw_value(&self, field: &str) -> String {
+        if let Some(value) = self.mapping.constants.get(field) {
+            return self.dialect.text(value);
+        }
+        match self.column(field) {
+            Some(column) => self.quoted(column),
+            None => "NULL".to_string(),
+        }
     }
 
     fn null_text(&self) -> String {
@@ -370,11 +382,11 @@ impl FieldBuilder<'_> {
             end_present: self.present("end"),
             util_present: self.present("gpu_util"),
             empty_end: units.empty_end,
-            raw_texts: [
-                self.text("start"),
-                self.text("end"),
-                self.text("gpus"),
-                self.text("gpu_util"),
+            raw_values: [
+                self.raw_value("start"),
+                self.raw_value("end"),
+                self.raw_value("gpus"),
+                self.raw_value("gpu_util"),
             ],
             start_raw: self.raw_time("start", probe),
             end_raw: self.raw_time("end", probe),

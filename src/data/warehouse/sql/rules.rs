@@ -12,6 +12,17 @@ use crate::model::workload::{ClassRule, ClassificationRules, WorkloadClass};
 /// become `#` (`data::audit::classify::features::stem_into`).
 pub const STEM_PATTERN: &str = "[0-9a-f]{6,}|[0-9]+";
 
+/// Rules a mask word holds: 62, so a word's bits stay positive in a signed 64-bit integer.
+pub const MASK_BITS: usize = 62;
+
+/// How a row carries its rules' flags: a column a rule (`name_<i>`, `place_<i>`), or packed
+/// in masks (`name_bits_<w>`, `place_bits_<w>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flags {
+    Columns,
+    Masks,
+}
+
 pub struct RuleSql<'a> {
     pub dialect: &'a dyn Dialect,
     pub rules: &'a ClassificationRules,
@@ -36,20 +47,60 @@ impl RuleSql<'_> {
 
     /// The columns added to each run: `name_<i>` and `place_<i>` (1 when the rule's name
     /// patterns, or all its placement conditions, hold), `label_code` (the class its label
-    /// stands for), `unknown_label` (a label `[labels]` does not know), `stem`.
+    /// stands for), `unknown_label` (a label `[labels]` does not know), `stem`. Per row: the
+    /// jobs that never started, few, are classified so; the runs through the dictionaries of
+    /// `name_columns` and `place_columns`.
     pub fn run_columns(&self) -> Vec<String> {
-        let d = self.dialect;
+        let mut columns = self.name_columns();
+        columns.extend(self.place_columns());
+        columns.extend(self.label_columns("label"));
+        columns
+    }
+
+    /// What a name tells, over a row with `name`: each rule's `name_<i>` and the `stem`. Worked
+    /// out once per distinct name, where the same names repeat over millions of runs.
+    pub fn name_columns(&self) -> Vec<String> {
         let lower_name = "LOWER(name)";
+        let mut columns: Vec<String> = self
+            .rules
+            .rules
+            .iter()
+            .enumerate()
+            .filter(|(_, rule)| !rule.name_patterns.is_empty())
+            .map(|(i, rule)| {
+                format!(
+                    "CASE WHEN {} THEN 1 ELSE 0 END AS name_{i}",
+                    self.any_pattern(lower_name, &rule.name_patterns)
+                )
+            })
+            .collect();
+        columns.push(format!(
+            "{} AS stem",
+            self.dialect.replace_all(lower_name, STEM_PATTERN, "#")
+        ));
+        columns
+    }
+
+    /// The `place_<i>` flags `place_columns` adds, by name.
+    pub fn place_flags(&self) -> Vec<String> {
+        self.flags(ClassRule::tests_placement, "place")
+    }
+
+    fn flags(&self, has: impl Fn(&ClassRule) -> bool, prefix: &str) -> Vec<String> {
+        (self.rules.rules.iter().enumerate())
+            .filter(|(_, rule)| has(rule))
+            .map(|(i, _)| format!("{prefix}_{i}"))
+            .collect()
+    }
+
+    /// What a placement tells, over a row with `queue`, `qos` and `owner_kind`: each rule's
+    /// `place_<i>`. Worked out once per distinct placement.
+    pub fn place_columns(&self) -> Vec<String> {
+        let d = self.dialect;
         let lower_queue = "LOWER(queue)";
         let lower_qos = "LOWER(qos)";
         let mut columns = Vec::new();
         for (i, rule) in self.rules.rules.iter().enumerate() {
-            if !rule.name_patterns.is_empty() {
-                columns.push(format!(
-                    "CASE WHEN {} THEN 1 ELSE 0 END AS name_{i}",
-                    self.any_pattern(lower_name, &rule.name_patterns)
-                ));
-            }
             if rule.tests_placement() {
                 let mut conditions = Vec::new();
                 if !rule.queue_patterns.is_empty() {
@@ -72,7 +123,13 @@ impl RuleSql<'_> {
                 ));
             }
         }
-        let label = "LOWER(TRIM(label))";
+        columns
+    }
+
+    /// `label_code` and `unknown_label` of the label `column`.
+    pub fn label_columns(&self, column: &str) -> Vec<String> {
+        let d = self.dialect;
+        let label = format!("LOWER(TRIM({column}))");
         let mut known = Vec::new();
         let mut claimed: Vec<String> = Vec::new();
         for class in WorkloadClass::ALL {
@@ -87,7 +144,7 @@ impl RuleSql<'_> {
                 .collect();
             claimed.extend(values.iter().cloned());
             if !values.is_empty() {
-                known.push(format!("WHEN {} THEN {}", in_list(d, label, &values), class as u32));
+                known.push(format!("WHEN {} THEN {}", in_list(d, &label, &values), class as u32));
             }
         }
         let label_code = if known.is_empty() {
@@ -95,7 +152,6 @@ impl RuleSql<'_> {
         } else {
             format!("CASE {} END", known.join(" "))
         };
-        columns.push(format!("{label_code} AS label_code"));
         let unclassed: Vec<String> = self
             .rules
             .labels
@@ -106,44 +162,82 @@ impl RuleSql<'_> {
             .filter(|v| !v.is_empty())
             .collect();
         let unknown = if unclassed.is_empty() {
-            format!("CASE WHEN {label} <> '' THEN TRIM(label) END")
+            format!("CASE WHEN {label} <> '' THEN TRIM({column}) END")
         } else {
             format!(
-                "CASE WHEN {label} <> '' AND NOT ({}) THEN TRIM(label) END",
-                in_list(d, label, &unclassed)
+                "CASE WHEN {label} <> '' AND NOT ({}) THEN TRIM({column}) END",
+                in_list(d, &label, &unclassed)
             )
         };
-        columns.push(format!("{unknown} AS unknown_label"));
-        columns.push(format!("{} AS stem", d.replace_all(lower_name, STEM_PATTERN, "#")));
-        columns
+        vec![format!("{label_code} AS label_code"), format!("{unknown} AS unknown_label")]
     }
 
-    /// The per-job aggregates of `run_columns`' rule columns (any run matching).
+    /// The bit masks a run's rule flags are packed in, each word holding `MASK_BITS` rules:
+    /// `name_bits_<w>` (bit `i % MASK_BITS` of word `i / MASK_BITS` set when rule `i`'s name
+    /// patterns hold) and `place_bits_<w>` (its placement conditions). A job ORs its runs'
+    /// masks: one aggregate a word rather than one a rule.
+    pub fn masks(&self) -> Vec<String> {
+        let words = self.rules.rules.len().div_ceil(MASK_BITS).max(1);
+        (0..words)
+            .flat_map(|w| [format!("name_bits_{w}"), format!("place_bits_{w}")])
+            .collect()
+    }
+
+    /// `name_bits_<w>` of a row with the `name_<i>` flags (a distinct name's).
+    pub fn name_masks(&self) -> Vec<String> {
+        self.mask_columns("name", |rule| !rule.name_patterns.is_empty())
+    }
+
+    /// `place_bits_<w>` of a row with the `place_<i>` flags (a distinct placement's).
+    pub fn place_masks(&self) -> Vec<String> {
+        self.mask_columns("place", ClassRule::tests_placement)
+    }
+
+    fn mask_columns(&self, kind: &str, has: impl Fn(&ClassRule) -> bool) -> Vec<String> {
+        let words = self.rules.rules.len().div_ceil(MASK_BITS).max(1);
+        (0..words)
+            .map(|w| {
+                let bits: Vec<String> = (self.rules.rules.iter().enumerate())
+                    .filter(|(i, rule)| i / MASK_BITS == w && has(rule))
+                    .map(|(i, _)| format!("{kind}_{i} * {}", 1_i64 << (i % MASK_BITS)))
+                    .collect();
+                let sum = if bits.is_empty() {
+                    "0".to_string()
+                } else {
+                    bits.join(" + ")
+                };
+                format!("{} AS {kind}_bits_{w}", self.dialect.cast(&sum, self.dialect.bigint_type()))
+            })
+            .collect()
+    }
+
+    /// The per-job aggregates of the runs' masks (any run matching).
     pub fn job_columns(&self) -> Vec<String> {
-        let mut columns = Vec::new();
-        for (i, rule) in self.rules.rules.iter().enumerate() {
-            if !rule.name_patterns.is_empty() {
-                columns.push(format!("MAX(name_{i}) AS name_{i}"));
-            }
-            if rule.tests_placement() {
-                columns.push(format!("MAX(place_{i}) AS place_{i}"));
-            }
-        }
-        columns
+        self.masks()
+            .iter()
+            .map(|mask| format!("{} AS {mask}", self.dialect.bit_or(mask)))
+            .collect()
     }
 
     /// Whether rule `i` holds for a job of `job` (alias of a row with the `job_columns`,
     /// `run_hours`, `gpus`, `util_gpu_hours`, `util_weight`) and its stem `stem` (alias with
     /// `jobs`, `run_hours`, `first_ms`, `last_ms`; NULL when the job has none).
-    fn holds(&self, i: usize, rule: &ClassRule, job: &str, stem: &str) -> String {
+    fn holds(&self, i: usize, rule: &ClassRule, job: &str, stem: &str, flags: Flags) -> String {
         let d = self.dialect;
         let double = |x: f64| d.cast(&format!("{x:?}"), d.double_type());
+        let flag = |kind: &str| match flags {
+            Flags::Columns => format!("{job}.{kind}_{i} = 1"),
+            Flags::Masks => format!(
+                "{} <> 0",
+                d.bit_and(&format!("{job}.{kind}_bits_{}", i / MASK_BITS), &(1_i64 << (i % MASK_BITS)).to_string())
+            ),
+        };
         let mut all = Vec::new();
         if !rule.name_patterns.is_empty() {
-            all.push(format!("{job}.name_{i} = 1"));
+            all.push(flag("name"));
         }
         if rule.tests_placement() {
-            all.push(format!("{job}.place_{i} = 1"));
+            all.push(flag("place"));
         }
         let hours = format!("{job}.run_hours");
         if let Some(min) = rule.min_hours {
@@ -185,10 +279,10 @@ impl RuleSql<'_> {
 
     /// The index of the first rule that holds for a job, `no_rule_index` when none does
     /// (labels aside): `matched_rule`.
-    pub fn matched_rule(&self, job: &str, stem: &str) -> String {
+    pub fn matched_rule(&self, job: &str, stem: &str, flags: Flags) -> String {
         let mut index: Vec<String> = Vec::new();
         for (i, rule) in self.rules.rules.iter().enumerate() {
-            index.push(format!("WHEN {} THEN {i}", self.holds(i, rule, job, stem)));
+            index.push(format!("WHEN {} THEN {i}", self.holds(i, rule, job, stem, flags)));
         }
         let no_rule = no_rule_index(self.rules);
         if index.is_empty() {

@@ -31,9 +31,6 @@ impl AuditSql<'_> {
         let hour = "3600000";
         let (w0, w1) = (at.window.start_ms, at.window.end_ms);
         let ctes = self.window_ctes(at);
-        let floor = format!("LEAST(GREATEST(gpus, {}), {})", self.dbl(0.0), self.dbl(1.0));
-        let util_or_one = format!("COALESCE(util, {})", self.dbl(1.0));
-        let by_class = |k: u32, value: &str| format!("SUM(CASE WHEN class = {k} THEN {value} END)");
         let wait_ms = format!("GREATEST(LEAST(COALESCE(end_ms, {w1}), {w1}) - GREATEST(submit_ms, {w0}), 0)");
         let branch = |part: &str, values: &[(&str, String)], rest: &str| {
             format!("SELECT {}\n{rest}", self.part_row(part, values))
@@ -45,18 +42,18 @@ impl AuditSql<'_> {
                 &[
                     ("cluster", s("cluster")),
                     ("k1", s("class")),
-                    ("n1", s("COUNT(*)")),
+                    ("n1", s("SUM(runs)")),
                     ("x0", s("SUM(gpu_hours)")),
-                    ("x1", s("SUM(CASE WHEN util IS NOT NULL THEN util * gpu_hours END)")),
-                    ("x2", s("SUM(CASE WHEN util IS NOT NULL THEN gpu_hours END)")),
-                    ("x3", format!("MAX(CASE WHEN {} THEN gpus END)", d.is_finite("gpus"))),
+                    ("x1", s("SUM(util_gpu_hours)")),
+                    ("x2", s("SUM(util_weight)")),
+                    ("x3", format!("MAX(CASE WHEN {} THEN max_gpus END)", d.is_finite("max_gpus"))),
                 ],
-                "FROM window_runs GROUP BY cluster, class",
+                "FROM jobs GROUP BY cluster, class",
             ),
             branch(
                 parts::CLASS_JOBS,
                 &[("cluster", s("cluster")), ("k1", s("class")), ("n1", s("COUNT(*)"))],
-                "FROM window_jobs GROUP BY cluster, class",
+                "FROM jobs GROUP BY cluster, class",
             ),
             branch(
                 parts::GPU_TYPE,
@@ -65,12 +62,12 @@ impl AuditSql<'_> {
                     ("t0", s("gpu_type")),
                     ("x0", s("SUM(gpu_hours)")),
                 ],
-                "FROM window_runs WHERE gpu_type IS NOT NULL AND TRIM(gpu_type) <> '' GROUP BY cluster, gpu_type",
+                "FROM runs WHERE in_window = 1 AND gpu_type IS NOT NULL AND TRIM(gpu_type) <> '' GROUP BY cluster, gpu_type",
             ),
             branch(
                 parts::RULE,
                 &[("k1", s("rule")), ("n1", s("COUNT(*)")), ("x0", s("SUM(gpu_hours)"))],
-                "FROM window_jobs GROUP BY rule",
+                "FROM jobs GROUP BY rule",
             ),
             branch(
                 parts::LABEL,
@@ -79,7 +76,7 @@ impl AuditSql<'_> {
                     ("k2", s("COALESCE(rule_class, 0)")),
                     ("n1", s("COUNT(*)")),
                 ],
-                "FROM window_jobs WHERE label_code IS NOT NULL GROUP BY label_code, COALESCE(rule_class, 0)",
+                "FROM jobs WHERE label_code IS NOT NULL GROUP BY label_code, COALESCE(rule_class, 0)",
             ),
             branch(
                 parts::UNKNOWN_LABEL,
@@ -88,7 +85,7 @@ impl AuditSql<'_> {
                     ("n1", s("COUNT(*)")),
                     ("x0", s("SUM(gpu_hours)")),
                 ],
-                "FROM window_jobs WHERE unknown_label IS NOT NULL GROUP BY unknown_label",
+                "FROM jobs WHERE unknown_label IS NOT NULL GROUP BY unknown_label",
             ),
             branch(
                 parts::TOP,
@@ -109,21 +106,6 @@ impl AuditSql<'_> {
                     ("t4", s("x.state")),
                 ],
                 "FROM top_jobs t LEFT JOIN top_text x ON x.cluster = t.cluster AND x.job_id = t.job_id",
-            ),
-            branch(
-                parts::CHANGES,
-                &[
-                    ("cluster", s("cluster")),
-                    ("k1", s("step")),
-                    ("x0", by_class(0, "gpus * amount")),
-                    ("x1", by_class(1, "gpus * amount")),
-                    ("x2", by_class(2, "gpus * amount")),
-                    ("x3", format!("SUM(gpus * {util_or_one} * amount)")),
-                    ("x4", by_class(0, &format!("{floor} * amount"))),
-                    ("x5", by_class(1, &format!("{floor} * amount"))),
-                    ("x6", by_class(2, &format!("{floor} * amount"))),
-                ],
-                "FROM step_points WHERE amount IS NOT NULL GROUP BY cluster, step",
             ),
         ];
         if self.counts_pending(at) {
@@ -152,7 +134,7 @@ impl AuditSql<'_> {
             branch(
                 parts::REJECT,
                 &[("k1", s("reason")), ("n1", s("COUNT(*)"))],
-                &format!("FROM checked WHERE reason IS NOT NULL AND reason <> {PENDING_REASON} GROUP BY reason"),
+                &format!("FROM rows WHERE reason IS NOT NULL AND reason <> {PENDING_REASON} GROUP BY reason"),
             ),
             branch(
                 parts::REJECT_SAMPLE,
@@ -165,11 +147,28 @@ impl AuditSql<'_> {
                     ("t4", s("raw_util")),
                 ],
                 &format!(
-                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM checked\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
+                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM rows\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
                 ),
             ),
             ]);
         }
+        // The largest branch goes last: DuckDB 1.4 and 1.5 stall on a streamed `UNION ALL` whose
+        // answer outgrows the streaming buffer while a later branch still has a blocking step
+        // to run (duckdb/duckdb#22215; docs/warehouse.md).
+        let mut values: Vec<(String, String)> = vec![
+            ("cluster".to_string(), "cluster".to_string()),
+            ("k1".to_string(), "step".to_string()),
+            ("k2".to_string(), "ended".to_string()),
+        ];
+        for k in 0..7 {
+            values.push((
+                format!("x{k}"),
+                format!("CASE WHEN ended = 0 THEN head{k} ELSE tail{k} END"),
+            ));
+            values.push((format!("x{}", k + 7), format!("middle{k}")));
+        }
+        let values: Vec<(&str, String)> = values.iter().map(|(c, v)| (c.as_str(), v.clone())).collect();
+        branches.push(branch(parts::STEP_SUMS, &values, "FROM step_sums"));
         format!("{ctes}\n{}", branches.join("\nUNION ALL\n"))
     }
 }
