@@ -23,9 +23,13 @@ use serde_json::Value;
 
 use crate::common::gpuplan_with;
 use crate::warehouse_fixture::{
-    FixtureHome, assert_same_audit, assert_same_window, audit_json, differs, write_fixture,
+    DUCKDB_LINES, FixtureHome, assert_same_audit, assert_same_window, audit_json, audit_json_with, differs,
+    duckdb_lines, write_fixture,
 };
 
+/// Every DuckDB line installed (the LTS, the newest npm and PyPI carry: `.ci/engines.sh`) audits
+/// the fixture as the file's audit does, whole, in passes and over a window, and gives the
+/// replay the file's jobs; the default DuckDB explains the statements it would send.
 #[test]
 fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
@@ -34,47 +38,6 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let from = format!("read_parquet('{file}')");
-    let warehouse = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "duckdb",
-            "--warehouse-uri",
-            ":memory:",
-            "--warehouse-from",
-            &from,
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &warehouse, "DuckDB");
-    // Split into passes over shares of the jobs (stems kept in a temporary table between them),
-    // the audit is the same: the jobs that never started and the rows set aside counted once.
-    let passes = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "duckdb",
-            "--warehouse-from",
-            &from,
-            "--warehouse-passes",
-            "3",
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &passes, "DuckDB in 3 passes");
-    let flags = ["--warehouse-driver", "duckdb", "--warehouse-from", &from];
-    assert_same_window(home.path(), &file, &flags, &engines, "DuckDB");
-
-    // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
-    let lib = engines.join("lib").display().to_string();
-    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
-    let replay = |args: &[&str]| -> Value {
-        let mut all = vec!["replay", "--all-time", "--format", "json"];
-        all.extend_from_slice(args);
-        let run = gpuplan_with(home.path(), &all, &env);
-        assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
-        serde_json::from_str(&run.stdout).expect("the replay's JSON")
-    };
     let warehouse_flags = [
         "--warehouse-driver",
         "duckdb",
@@ -83,13 +46,35 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         "--warehouse-from",
         &from,
     ];
-    let (file_replay, warehouse_replay) = (replay(&[&file]), replay(&warehouse_flags));
+    let file_replay = replay_json(home.path(), &[&file], &[]);
     assert!(file_replay["jobs"].as_u64().unwrap_or(0) > 500);
-    if let Some(difference) = differs(&file_replay, &warehouse_replay, "replay") {
-        panic!("the replay of DuckDB's jobs differs from the file's at {difference}");
+    let lines = duckdb_lines();
+    if std::env::var_os("CI").is_some() {
+        let found: Vec<&str> = lines.iter().map(|duckdb| duckdb.line).collect();
+        assert_eq!(found, DUCKDB_LINES, "CI audits on every DuckDB line");
+    }
+    for duckdb in &lines {
+        let (env, engine) = (duckdb.env(home.path()), duckdb.name());
+        let warehouse = audit_json_with(home.path(), &warehouse_flags, &env);
+        assert_same_audit(&in_process, &warehouse, &engine);
+        // Split into passes over shares of the jobs (stems kept in a temporary table between
+        // them), the audit is the same: the jobs that never started and the rows set aside
+        // counted once.
+        let mut in_passes = warehouse_flags.to_vec();
+        in_passes.extend_from_slice(&["--warehouse-passes", "3"]);
+        let passes = audit_json_with(home.path(), &in_passes, &env);
+        assert_same_audit(&in_process, &passes, &format!("{engine} in 3 passes"));
+        assert_same_window(home.path(), &file, &warehouse_flags, &env, &engine);
+        // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
+        let warehouse_replay = replay_json(home.path(), &warehouse_flags, &env);
+        if let Some(difference) = differs(&file_replay, &warehouse_replay, "replay") {
+            panic!("the replay of {engine}'s jobs differs from the file's at {difference}");
+        }
     }
 
     // --explain-sql prints the queries, the totals unsent, and exits 0.
+    let lib = engines.join("lib").display().to_string();
+    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
     let mut explain = vec!["audit", "--all-time", "--explain-sql"];
     explain.extend_from_slice(&warehouse_flags);
     let run = gpuplan_with(home.path(), &explain, &env);
@@ -106,6 +91,16 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     assert_eq!(run.stdout.matches("-- totals").count(), 2, "{}", run.stdout);
     assert!(run.stdout.contains("CREATE TEMPORARY TABLE \"gpuplan_stem_parts\""));
     assert!(run.stdout.contains("(HASH(job_id) % 2) = 1"));
+}
+
+/// `gpuplan replay --all-time --format json ARGS` in the environment `env`.
+fn replay_json(home: &Path, args: &[&str], env: &[(&str, String)]) -> Value {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut all = vec!["replay", "--all-time", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = gpuplan_with(home, &all, &env);
+    assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("the replay's JSON")
 }
 
 #[test]
@@ -231,7 +226,7 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
             "--warehouse-from",
             &from,
         ],
-        Some(&engines),
+        Some(&engines.join("lib")),
     );
     assert_same_audit(&in_process, &warehouse, "Sail over Flight SQL");
     let flags = [
@@ -242,7 +237,8 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         "--warehouse-from",
         &from,
     ];
-    assert_same_window(home.path(), &file, &flags, &engines, "Sail over Flight SQL");
+    let env = [("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())];
+    assert_same_window(home.path(), &file, &flags, &env, "Sail over Flight SQL");
 
     // Sail has no temporary tables to keep stems between passes: asked for passes, it says so.
     let lib = engines.join("lib").display().to_string();
