@@ -148,10 +148,11 @@ fn a_warehouse_beside_logs_or_with_a_password_in_its_uri_is_refused() {
     );
 }
 
-/// A Sail Flight SQL server on 127.0.0.1, stopped when dropped.
+/// A Sail Flight SQL server on 127.0.0.1, stopped when dropped; what it logs is kept.
 struct SailServer {
     child: Child,
     port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _workdir: tempfile::TempDir,
 }
 
@@ -162,26 +163,40 @@ impl Drop for SailServer {
     }
 }
 
-/// Starts Sail on a port of its choosing and reads the port from the line it prints once bound.
-fn start_sail(engines: &Path) -> SailServer {
+impl SailServer {
+    /// The lines logged so far.
+    fn log(&self) -> Vec<String> {
+        self.log.lock().map(|log| log.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts Sail (its mode and settings in `env`, as `SAIL_MODE` and `SAIL_CLUSTER__…`) on a
+/// port of its choosing, and reads the port from the line it logs once bound.
+fn start_sail(engines: &Path, env: &[(&str, &str)]) -> SailServer {
     let workdir = tempfile::tempdir().expect("tempdir");
     let mut child = Command::new(engines.join("venv/bin/sail"))
         .args(["flight", "server", "--ip", "127.0.0.1", "--port", "0", "-C"])
         .arg(workdir.path())
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("sail starts");
     let stderr = child.stderr.take().expect("sail's stderr");
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let (sender, receiver) = std::sync::mpsc::channel();
+    let kept = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             let port = line
-                .split("127.0.0.1:")
+                .split("Flight SQL server on 127.0.0.1:")
                 .nth(1)
                 .and_then(|rest| rest.trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<u16>().ok());
             if let Some(port) = port {
                 let _ = sender.send(port);
+            }
+            if let Ok(mut log) = kept.lock() {
+                log.push(line);
             }
         }
     });
@@ -198,8 +213,21 @@ fn start_sail(engines: &Path) -> SailServer {
     SailServer {
         child,
         port,
+        log,
         _workdir: workdir,
     }
+}
+
+/// The Flight SQL flags that audit the fixture in the Sail serving on `port`.
+fn sail_flags(port: u16, file: &str) -> [String; 6] {
+    [
+        "--warehouse-driver".to_string(),
+        "flightsql".to_string(),
+        "--warehouse-uri".to_string(),
+        format!("grpc://127.0.0.1:{port}"),
+        "--warehouse-from".to_string(),
+        format!("parquet.`{file}`"),
+    ]
 }
 
 #[test]
@@ -211,32 +239,13 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         engines.join("lib/libadbc_driver_flightsql.so").exists(),
         "the Flight SQL driver is missing beside Sail (run .ci/engines.sh)"
     );
-    let server = start_sail(&engines);
+    let server = start_sail(&engines, &[]);
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
-    let uri = format!("grpc://127.0.0.1:{}", server.port);
-    let from = format!("parquet.`{file}`");
-    let warehouse = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "flightsql",
-            "--warehouse-uri",
-            &uri,
-            "--warehouse-from",
-            &from,
-        ],
-        Some(&engines.join("lib")),
-    );
+    let flags = sail_flags(server.port, &file);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
     assert_same_audit(&in_process, &warehouse, "Sail over Flight SQL");
-    let flags = [
-        "--warehouse-driver",
-        "flightsql",
-        "--warehouse-uri",
-        &uri,
-        "--warehouse-from",
-        &from,
-    ];
     let env = [("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())];
     assert_same_window(home.path(), &file, &flags, &env, "Sail over Flight SQL");
 
@@ -251,6 +260,51 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         "{}",
         run.stderr
     );
+}
+
+/// Sail as a cluster: in `local-cluster` mode its driver and two workers are separate actors,
+/// each serving RPC on its own port of 127.0.0.1, and the statement runs as stages of tasks
+/// the driver hands the workers (the distributed execution Sail runs on Kubernetes, in one
+/// process). The audit over it is the file's. A worker holds a task of every stage of a
+/// pipelined region at once: 2 workers of 16 task slots hold the audit's (20 tasks on 2 cores;
+/// Sail's default of 8 slots refuses it with "task region requires 20 worker task slots").
+#[test]
+fn sail_in_local_cluster_mode_audits_the_fixture_as_the_in_process_audit_does() {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("venv/bin/sail") else {
+        return;
+    };
+    let workers = 2;
+    let server = start_sail(
+        &engines,
+        &[
+            ("SAIL_MODE", "local-cluster"),
+            ("SAIL_CLUSTER__WORKER_INITIAL_COUNT", "2"),
+            ("SAIL_CLUSTER__WORKER_MAX_COUNT", "2"),
+            ("SAIL_CLUSTER__WORKER_TASK_SLOTS", "16"),
+            ("RUST_LOG", "info"),
+        ],
+    );
+    let file = fixture.display().to_string();
+    let in_process = audit_json(home.path(), &[&file], None);
+    let flags = sail_flags(server.port, &file);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
+    assert_same_audit(&in_process, &warehouse, "Sail in local-cluster mode");
+    let env = [("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())];
+    assert_same_window(home.path(), &file, &flags, &env, "Sail in local-cluster mode");
+
+    // It ran as a cluster: a driver serving RPC, and each worker started and reachable on its
+    // own port (in local mode Sail logs none of these).
+    let log = server.log();
+    let said = |what: &str| log.iter().any(|line| line.contains(what));
+    assert!(said("driver server is ready on port"), "{log:#?}");
+    for worker in 1..=workers {
+        assert!(
+            said(&format!("worker {worker} is available at 127.0.0.1:")),
+            "worker {worker} never joined: {log:#?}"
+        );
+    }
+    assert!(!said(&format!("worker {} is available", workers + 1)), "{log:#?}");
 }
 
 #[test]
