@@ -82,10 +82,10 @@ fn assert_same_but_ties(in_process: &Value, warehouse: &Value, trace: &str) -> u
         }
     }
     for a in &our_top {
-        if let Some(b) = their_top.iter().find(|b| b["job_id"] == a["job_id"]) {
-            if let Some(difference) = differs(a, b, &format!("top_jobs[{}]", a["job_id"])) {
-                panic!("{trace} through DuckDB disagrees with the in-process audit at {difference}");
-            }
+        if let Some(b) = their_top.iter().find(|b| b["job_id"] == a["job_id"])
+            && let Some(difference) = differs(a, b, &format!("top_jobs[{}]", a["job_id"]))
+        {
+            panic!("{trace} through DuckDB disagrees with the in-process audit at {difference}");
         }
     }
     our_top
