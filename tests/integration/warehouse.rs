@@ -121,6 +121,44 @@ fn a_missing_driver_says_how_to_install_it() {
     );
 }
 
+/// The DuckDB a user points at is the one that audits: found and refused (not a library, or
+/// DuckDB 2.0's Python module without its libpython), it stops the audit and says why, and the
+/// default DuckDB in ~/.cache/gpuplan/engines/lib, which would load, does not stand in for it.
+#[test]
+fn a_duckdb_found_and_refused_stops_the_audit_rather_than_another_standing_in() {
+    let Some(engines) = crate::warehouse_fixture::engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let default = home.path().join(".cache/gpuplan/engines/lib");
+    std::fs::create_dir_all(&default).expect("mkdir");
+    std::os::unix::fs::symlink(engines.join("lib/libduckdb.so"), default.join("libduckdb.so")).expect("link");
+    let audit = |lib: &Path| {
+        let (lib, home_dir) = (lib.display().to_string(), home.path().display().to_string());
+        gpuplan_with(
+            home.path(),
+            &["audit", "--warehouse-driver", "duckdb", "--warehouse-from", "range(1)"],
+            &[("GPUPLAN_ADBC_PATH", lib.as_str()), ("HOME", home_dir.as_str())],
+        )
+    };
+    // The default alone loads: the audit gets past the driver (and fails on the table).
+    let run = audit(&home.path().join("nowhere"));
+    assert!(!run.stderr.contains("could not be loaded"), "{}", run.stderr);
+    let bogus = home.path().join("bogus");
+    std::fs::create_dir_all(&bogus).expect("mkdir");
+    std::fs::write(bogus.join("libduckdb.so"), "not a library").expect("bogus");
+    let run = audit(&bogus);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let refused = format!("{} was found and refused", bogus.join("libduckdb.so").display());
+    assert!(run.stderr.contains(&refused), "{}", run.stderr);
+    if let Some(engines) = crate::warehouse_fixture::engines_with("duckdb-2.0/lib/libduckdb.so") {
+        let run = audit(&engines.join("duckdb-2.0/lib"));
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("undefined symbol: Py"), "{}", run.stderr);
+        assert!(run.stderr.contains("LD_PRELOAD="), "{}", run.stderr);
+    }
+}
+
 #[test]
 fn a_warehouse_beside_logs_or_with_a_password_in_its_uri_is_refused() {
     let run = crate::common::gpuplan(&["audit", crate::common::SAMPLE_LOG, "--warehouse-from", "jobs"]);
