@@ -304,8 +304,10 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
 /// each serving RPC on its own port of 127.0.0.1, and the statement runs as stages of tasks
 /// the driver hands the workers (the distributed execution Sail runs on Kubernetes, in one
 /// process). The audit over it is the file's. A worker holds a task of every stage of a
-/// pipelined region at once: 2 workers of 16 task slots hold the audit's (20 tasks on 2 cores;
-/// Sail's default of 8 slots refuses it with "task region requires 20 worker task slots").
+/// pipelined region at once: at a parallelism of 2 (set, so that the region is the same on any
+/// machine: Sail's default is a partition a core) the audit's region is 20 tasks, which 2
+/// workers of 16 task slots hold (of Sail's default 8, they refuse it: "task region requires
+/// 20 worker task slots").
 #[test]
 fn sail_in_local_cluster_mode_audits_the_fixture_as_the_in_process_audit_does() {
     let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("venv/bin/sail") else {
@@ -319,6 +321,7 @@ fn sail_in_local_cluster_mode_audits_the_fixture_as_the_in_process_audit_does() 
             ("SAIL_CLUSTER__WORKER_INITIAL_COUNT", "2"),
             ("SAIL_CLUSTER__WORKER_MAX_COUNT", "2"),
             ("SAIL_CLUSTER__WORKER_TASK_SLOTS", "16"),
+            ("SAIL_EXECUTION__DEFAULT_PARALLELISM", "2"),
             ("RUST_LOG", "info"),
         ],
     );
