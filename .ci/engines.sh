@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Real SQL engines for the "audit over SQL" tests, from package registries only (npm, PyPI):
 #
-#   $DEST/lib/libduckdb.so                  DuckDB's C library; ADBC entrypoint `duckdb_adbc_init`
-#                                           (npm @duckdb/node-bindings-linux-x64, file package/libduckdb.so)
+#   $DEST/duckdb-1.4/lib/libduckdb.so       DuckDB 1.4.5, the long-term-support line; ADBC entrypoint
+#                                           `duckdb_adbc_init` (npm @duckdb/node-bindings-linux-x64, package/libduckdb.so)
+#   $DEST/duckdb-1.5/lib/libduckdb.so       DuckDB 1.5.6, the newest npm carries (the same package)
+#   $DEST/duckdb-2.0/lib/libduckdb.so       DuckDB 2.0.1, the newest PyPI carries. No C library is published for
+#                                           2.0: this is the Python wheel's extension module (_duckdb.cpython-*.so),
+#                                           which holds all of DuckDB and exports `duckdb_adbc_init`. Its Python
+#                                           data (PyExc_*, _Py_NoneStruct) is bound when it is opened, so a
+#                                           process without libpython (gpuplan) opens it with libpython preloaded:
+#                                           LD_PRELOAD="$(cat $DEST/duckdb-2.0/preload)" (the venv's libpython)
+#   $DEST/lib/libduckdb.so                  the default DuckDB (gpuplan looks here first): a link to the LTS
 #   $DEST/lib/libadbc_driver_flightsql.so   ADBC Flight SQL driver (Go, static); entrypoint `AdbcDriverInit`
 #                                           (PyPI adbc-driver-flightsql wheel, adbc_driver_flightsql/libadbc_driver_flightsql.so)
 #   $DEST/lib/libadbc_driver_postgresql.so  ADBC PostgreSQL driver (C++, libpq inside); entrypoint `AdbcDriverInit`
@@ -20,8 +28,12 @@ DEST="${1:-$HOME/.cache/gpuplan/engines}"
 PYTHON="${PYTHON:-python3}"
 
 DUCKDB_NPM_PKG="@duckdb/node-bindings-linux-x64"
-DUCKDB_NPM_VERSION="1.4.5-r.1"     # DuckDB v1.4.5 (LTS; 1.5.x stalls on the audit at millions of rows)
-DUCKDB_VERSION="v1.4.5"
+# Every DuckDB line the warehouse tests run on (line, registry, version); the first is the default.
+DUCKDB_LINES=(
+  "1.4 npm 1.4.5-r.1"   # DuckDB v1.4.5, the long-term-support line
+  "1.5 npm 1.5.6-r.1"   # DuckDB v1.5.6, the newest npm carries
+  "2.0 pypi 2.0.1"      # DuckDB v2.0.1, the newest PyPI carries (the wheel's extension module)
+)
 ADBC_VERSION="1.13.0"              # ADBC release matching the Rust crates adbc_* 0.25
 PYSAIL_VERSION="0.7.2"
 
@@ -51,21 +63,7 @@ stamp_ok() { # name value
   [[ -f "$DEST/.stamp-$1" && "$(cat "$DEST/.stamp-$1")" == "$2" ]]
 }
 
-# 1. DuckDB (npm tarball: package/libduckdb.so next to package/duckdb.node).
-duck_stamp="$DUCKDB_NPM_PKG@$DUCKDB_NPM_VERSION"
-if stamp_ok duckdb "$duck_stamp" && [[ -f "$DEST/lib/libduckdb.so" ]] && check_lib "$DEST/lib/libduckdb.so" duckdb_adbc_init; then
-  echo "== duckdb: $DUCKDB_VERSION already in $DEST/lib/libduckdb.so"
-else
-  echo "== duckdb: npm pack $duck_stamp"
-  mkdir -p "$tmp/npm"
-  tgz="$(cd "$tmp/npm" && npm pack --silent "$duck_stamp" | tail -n 1)"
-  tar -xzf "$tmp/npm/$tgz" -C "$tmp/npm" package/libduckdb.so
-  check_lib "$tmp/npm/package/libduckdb.so" duckdb_adbc_init
-  mv -f "$tmp/npm/package/libduckdb.so" "$DEST/lib/libduckdb.so"
-  echo "$duck_stamp" >"$DEST/.stamp-duckdb"
-fi
-
-# 2. The venv (also provides the pip that fetches the Flight SQL driver's wheel).
+# 1. The venv (also provides the pip that fetches the ADBC drivers' and DuckDB 2.0's wheels).
 if [[ -x "$DEST/venv/bin/sail" ]] && [[ "$("$DEST/venv/bin/sail" --version 2>/dev/null)" == "sail $PYSAIL_VERSION" ]]; then
   echo "== sail: pysail $PYSAIL_VERSION already in $DEST/venv"
 else
@@ -77,7 +75,7 @@ else
   [[ "$("$DEST/venv/bin/sail" --version)" == "sail $PYSAIL_VERSION" ]]
 fi
 
-# 3. ADBC drivers from their wheels: the .so inside each (no install). Flight SQL's is Go-built
+# 2. ADBC drivers from their wheels: the .so inside each (no install). Flight SQL's is Go-built
 #    and needs only libc; PostgreSQL's carries libpq and needs libstdc++.
 adbc_driver() { # name (flightsql | postgresql)
   local name="$1" stamp="adbc-driver-$1==$ADBC_VERSION" lib="libadbc_driver_$1.so"
@@ -101,8 +99,71 @@ EOF
 adbc_driver flightsql
 adbc_driver postgresql
 
+# 3. DuckDB, each line in its own folder: npm's tarball carries package/libduckdb.so beside
+#    package/duckdb.node; PyPI's wheel (a zip) carries _duckdb.cpython-*.so.
+duckdb_line() { # line registry version
+  local line="$1" registry="$2" version="$3" dir="$DEST/duckdb-$1/lib" work="$tmp/duckdb-$1"
+  if stamp_ok "duckdb-$line" "$registry:$version" && [[ -f "$dir/libduckdb.so" ]] && check_lib "$dir/libduckdb.so" duckdb_adbc_init \
+    && { [[ "$registry" != pypi ]] || [[ -f "$(cat "$DEST/duckdb-$line/preload" 2>/dev/null)" ]]; }; then
+    echo "== duckdb $line: $version already in $dir/libduckdb.so"
+    return
+  fi
+  mkdir -p "$dir" "$work"
+  case "$registry" in
+    npm)
+      echo "== duckdb $line: npm pack $DUCKDB_NPM_PKG@$version"
+      local tgz
+      tgz="$(cd "$work" && npm pack --silent "$DUCKDB_NPM_PKG@$version" | tail -n 1)"
+      tar -xzf "$work/$tgz" -C "$work" package/libduckdb.so
+      mv -f "$work/package/libduckdb.so" "$work/libduckdb.so"
+      ;;
+    pypi)
+      echo "== duckdb $line: pip download duckdb==$version"
+      "$DEST/venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-input \
+        --no-deps --only-binary=:all: --dest "$work" "duckdb==$version"
+      "$DEST/venv/bin/python" - "$work" <<'EOF'
+import glob, shutil, sys, zipfile
+(whl,) = glob.glob(f"{sys.argv[1]}/duckdb-*.whl")
+with zipfile.ZipFile(whl) as z:
+    (member,) = [n for n in z.namelist() if n.startswith("_duckdb.") and n.endswith(".so")]
+    with z.open(member) as src, open(f"{sys.argv[1]}/libduckdb.so", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+EOF
+      # The module refers to Python's data (PyExc_ImportError, _Py_NoneStruct), which the
+      # loader binds when the library is opened: a process without libpython (gpuplan) opens
+      # it with the venv's libpython preloaded (LD_PRELOAD). Its path goes in `preload`.
+      "$DEST/venv/bin/python" - >"$work/preload" <<'EOF'
+import os, sysconfig
+name = sysconfig.get_config_var("INSTSONAME")
+folders = [sysconfig.get_config_var("LIBDIR"), "/usr/lib/x86_64-linux-gnu", "/usr/local/lib", "/usr/lib"]
+found = [os.path.join(f, name) for f in folders if f and os.path.isfile(os.path.join(f, name))]
+if not found:
+    raise SystemExit(f"engines.sh: DuckDB 2.0's module needs {name} (Debian: apt-get install libpython3.X)")
+print(found[0])
+EOF
+      ;;
+  esac
+  check_lib "$work/libduckdb.so" duckdb_adbc_init
+  mv -f "$work/libduckdb.so" "$dir/libduckdb.so"
+  if [[ -f "$work/preload" ]]; then mv -f "$work/preload" "$DEST/duckdb-$line/preload"; fi
+  echo "$registry:$version" >"$DEST/.stamp-duckdb-$line"
+}
+for entry in "${DUCKDB_LINES[@]}"; do
+  read -r line registry version <<<"$entry"
+  duckdb_line "$line" "$registry" "$version"
+done
+# The default DuckDB, where gpuplan looks for `duckdb` first: the first line, linked (replacing
+# the file an older engines.sh put there).
+default_line="${DUCKDB_LINES[0]%% *}"
+ln -sfn "../duckdb-$default_line/lib/libduckdb.so" "$DEST/lib/libduckdb.so.new"
+mv -fT "$DEST/lib/libduckdb.so.new" "$DEST/lib/libduckdb.so"
+rm -f "$DEST/.stamp-duckdb"
+
 echo "== engines in $DEST ($(du -sh "$DEST" --exclude=.tmp.* | cut -f1)):"
-echo "   $DEST/lib/libduckdb.so  (DuckDB $DUCKDB_VERSION; entrypoint duckdb_adbc_init; db option path)"
+for entry in "${DUCKDB_LINES[@]}"; do
+  echo "   $DEST/duckdb-${entry%% *}/lib/libduckdb.so  (DuckDB ${entry##* }; entrypoint duckdb_adbc_init; db option path)"
+done
+echo "   $DEST/lib/libduckdb.so  (the default: a link to DuckDB $default_line)"
 echo "   $DEST/lib/libadbc_driver_flightsql.so  (ADBC $ADBC_VERSION; entrypoint AdbcDriverInit; db option uri)"
 echo "   $DEST/lib/libadbc_driver_postgresql.so  (ADBC $ADBC_VERSION; entrypoint AdbcDriverInit; db option uri)"
 echo "   $DEST/venv/bin/sail  ($("$DEST/venv/bin/sail" --version); sail flight server --ip 127.0.0.1 --port N -C DIR)"

@@ -23,9 +23,13 @@ use serde_json::Value;
 
 use crate::common::gpuplan_with;
 use crate::warehouse_fixture::{
-    FixtureHome, assert_same_audit, assert_same_window, audit_json, differs, write_fixture,
+    DUCKDB_LINES, FixtureHome, assert_same_audit, assert_same_window, audit_json, audit_json_with, differs,
+    duckdb_lines, write_fixture,
 };
 
+/// Every DuckDB line installed (the LTS, the newest npm and PyPI carry: `.ci/engines.sh`) audits
+/// the fixture as the file's audit does, whole, in passes and over a window, and gives the
+/// replay the file's jobs; the default DuckDB explains the statements it would send.
 #[test]
 fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
@@ -34,47 +38,6 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let from = format!("read_parquet('{file}')");
-    let warehouse = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "duckdb",
-            "--warehouse-uri",
-            ":memory:",
-            "--warehouse-from",
-            &from,
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &warehouse, "DuckDB");
-    // Split into passes over shares of the jobs (stems kept in a temporary table between them),
-    // the audit is the same: the jobs that never started and the rows set aside counted once.
-    let passes = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "duckdb",
-            "--warehouse-from",
-            &from,
-            "--warehouse-passes",
-            "3",
-        ],
-        Some(&engines),
-    );
-    assert_same_audit(&in_process, &passes, "DuckDB in 3 passes");
-    let flags = ["--warehouse-driver", "duckdb", "--warehouse-from", &from];
-    assert_same_window(home.path(), &file, &flags, &engines, "DuckDB");
-
-    // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
-    let lib = engines.join("lib").display().to_string();
-    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
-    let replay = |args: &[&str]| -> Value {
-        let mut all = vec!["replay", "--all-time", "--format", "json"];
-        all.extend_from_slice(args);
-        let run = gpuplan_with(home.path(), &all, &env);
-        assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
-        serde_json::from_str(&run.stdout).expect("the replay's JSON")
-    };
     let warehouse_flags = [
         "--warehouse-driver",
         "duckdb",
@@ -83,13 +46,35 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         "--warehouse-from",
         &from,
     ];
-    let (file_replay, warehouse_replay) = (replay(&[&file]), replay(&warehouse_flags));
+    let file_replay = replay_json(home.path(), &[&file], &[]);
     assert!(file_replay["jobs"].as_u64().unwrap_or(0) > 500);
-    if let Some(difference) = differs(&file_replay, &warehouse_replay, "replay") {
-        panic!("the replay of DuckDB's jobs differs from the file's at {difference}");
+    let lines = duckdb_lines();
+    if std::env::var_os("CI").is_some() {
+        let found: Vec<&str> = lines.iter().map(|duckdb| duckdb.line).collect();
+        assert_eq!(found, DUCKDB_LINES, "CI audits on every DuckDB line");
+    }
+    for duckdb in &lines {
+        let (env, engine) = (duckdb.env(home.path()), duckdb.name());
+        let warehouse = audit_json_with(home.path(), &warehouse_flags, &env);
+        assert_same_audit(&in_process, &warehouse, &engine);
+        // Split into passes over shares of the jobs (stems kept in a temporary table between
+        // them), the audit is the same: the jobs that never started and the rows set aside
+        // counted once.
+        let mut in_passes = warehouse_flags.to_vec();
+        in_passes.extend_from_slice(&["--warehouse-passes", "3"]);
+        let passes = audit_json_with(home.path(), &in_passes, &env);
+        assert_same_audit(&in_process, &passes, &format!("{engine} in 3 passes"));
+        assert_same_window(home.path(), &file, &warehouse_flags, &env, &engine);
+        // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
+        let warehouse_replay = replay_json(home.path(), &warehouse_flags, &env);
+        if let Some(difference) = differs(&file_replay, &warehouse_replay, "replay") {
+            panic!("the replay of {engine}'s jobs differs from the file's at {difference}");
+        }
     }
 
     // --explain-sql prints the queries, the totals unsent, and exits 0.
+    let lib = engines.join("lib").display().to_string();
+    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
     let mut explain = vec!["audit", "--all-time", "--explain-sql"];
     explain.extend_from_slice(&warehouse_flags);
     let run = gpuplan_with(home.path(), &explain, &env);
@@ -108,6 +93,16 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     assert!(run.stdout.contains("(HASH(job_id) % 2) = 1"));
 }
 
+/// `gpuplan replay --all-time --format json ARGS` in the environment `env`.
+fn replay_json(home: &Path, args: &[&str], env: &[(&str, String)]) -> Value {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut all = vec!["replay", "--all-time", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = gpuplan_with(home, &all, &env);
+    assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("the replay's JSON")
+}
+
 #[test]
 fn a_missing_driver_says_how_to_install_it() {
     let home = tempfile::tempdir().expect("tempdir");
@@ -124,6 +119,44 @@ fn a_missing_driver_says_how_to_install_it() {
         "{}",
         run.stderr
     );
+}
+
+/// The DuckDB a user points at is the one that audits: found and refused (not a library, or
+/// DuckDB 2.0's Python module without its libpython), it stops the audit and says why, and the
+/// default DuckDB in ~/.cache/gpuplan/engines/lib, which would load, does not stand in for it.
+#[test]
+fn a_duckdb_found_and_refused_stops_the_audit_rather_than_another_standing_in() {
+    let Some(engines) = crate::warehouse_fixture::engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let default = home.path().join(".cache/gpuplan/engines/lib");
+    std::fs::create_dir_all(&default).expect("mkdir");
+    std::os::unix::fs::symlink(engines.join("lib/libduckdb.so"), default.join("libduckdb.so")).expect("link");
+    let audit = |lib: &Path| {
+        let (lib, home_dir) = (lib.display().to_string(), home.path().display().to_string());
+        gpuplan_with(
+            home.path(),
+            &["audit", "--warehouse-driver", "duckdb", "--warehouse-from", "range(1)"],
+            &[("GPUPLAN_ADBC_PATH", lib.as_str()), ("HOME", home_dir.as_str())],
+        )
+    };
+    // The default alone loads: the audit gets past the driver (and fails on the table).
+    let run = audit(&home.path().join("nowhere"));
+    assert!(!run.stderr.contains("could not be loaded"), "{}", run.stderr);
+    let bogus = home.path().join("bogus");
+    std::fs::create_dir_all(&bogus).expect("mkdir");
+    std::fs::write(bogus.join("libduckdb.so"), "not a library").expect("bogus");
+    let run = audit(&bogus);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let refused = format!("{} was found and refused", bogus.join("libduckdb.so").display());
+    assert!(run.stderr.contains(&refused), "{}", run.stderr);
+    if let Some(engines) = crate::warehouse_fixture::engines_with("duckdb-2.0/lib/libduckdb.so") {
+        let run = audit(&engines.join("duckdb-2.0/lib"));
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("undefined symbol: Py"), "{}", run.stderr);
+        assert!(run.stderr.contains("LD_PRELOAD="), "{}", run.stderr);
+    }
 }
 
 #[test]
@@ -153,10 +186,11 @@ fn a_warehouse_beside_logs_or_with_a_password_in_its_uri_is_refused() {
     );
 }
 
-/// A Sail Flight SQL server on 127.0.0.1, stopped when dropped.
+/// A Sail Flight SQL server on 127.0.0.1, stopped when dropped; what it logs is kept.
 struct SailServer {
     child: Child,
     port: u16,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _workdir: tempfile::TempDir,
 }
 
@@ -167,26 +201,40 @@ impl Drop for SailServer {
     }
 }
 
-/// Starts Sail on a port of its choosing and reads the port from the line it prints once bound.
-fn start_sail(engines: &Path) -> SailServer {
+impl SailServer {
+    /// The lines logged so far.
+    fn log(&self) -> Vec<String> {
+        self.log.lock().map(|log| log.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts Sail (its mode and settings in `env`, as `SAIL_MODE` and `SAIL_CLUSTER__…`) on a
+/// port of its choosing, and reads the port from the line it logs once bound.
+fn start_sail(engines: &Path, env: &[(&str, &str)]) -> SailServer {
     let workdir = tempfile::tempdir().expect("tempdir");
     let mut child = Command::new(engines.join("venv/bin/sail"))
         .args(["flight", "server", "--ip", "127.0.0.1", "--port", "0", "-C"])
         .arg(workdir.path())
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("sail starts");
     let stderr = child.stderr.take().expect("sail's stderr");
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let (sender, receiver) = std::sync::mpsc::channel();
+    let kept = log.clone();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
             let port = line
-                .split("127.0.0.1:")
+                .split("Flight SQL server on 127.0.0.1:")
                 .nth(1)
                 .and_then(|rest| rest.trim_end_matches(|c: char| !c.is_ascii_digit()).parse::<u16>().ok());
             if let Some(port) = port {
                 let _ = sender.send(port);
+            }
+            if let Ok(mut log) = kept.lock() {
+                log.push(line);
             }
         }
     });
@@ -203,8 +251,21 @@ fn start_sail(engines: &Path) -> SailServer {
     SailServer {
         child,
         port,
+        log,
         _workdir: workdir,
     }
+}
+
+/// The Flight SQL flags that audit the fixture in the Sail serving on `port`.
+fn sail_flags(port: u16, file: &str) -> [String; 6] {
+    [
+        "--warehouse-driver".to_string(),
+        "flightsql".to_string(),
+        "--warehouse-uri".to_string(),
+        format!("grpc://127.0.0.1:{port}"),
+        "--warehouse-from".to_string(),
+        format!("parquet.`{file}`"),
+    ]
 }
 
 #[test]
@@ -216,33 +277,15 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         engines.join("lib/libadbc_driver_flightsql.so").exists(),
         "the Flight SQL driver is missing beside Sail (run .ci/engines.sh)"
     );
-    let server = start_sail(&engines);
+    let server = start_sail(&engines, &[]);
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
-    let uri = format!("grpc://127.0.0.1:{}", server.port);
-    let from = format!("parquet.`{file}`");
-    let warehouse = audit_json(
-        home.path(),
-        &[
-            "--warehouse-driver",
-            "flightsql",
-            "--warehouse-uri",
-            &uri,
-            "--warehouse-from",
-            &from,
-        ],
-        Some(&engines),
-    );
+    let flags = sail_flags(server.port, &file);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
     assert_same_audit(&in_process, &warehouse, "Sail over Flight SQL");
-    let flags = [
-        "--warehouse-driver",
-        "flightsql",
-        "--warehouse-uri",
-        &uri,
-        "--warehouse-from",
-        &from,
-    ];
-    assert_same_window(home.path(), &file, &flags, &engines, "Sail over Flight SQL");
+    let env = [("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())];
+    assert_same_window(home.path(), &file, &flags, &env, "Sail over Flight SQL");
 
     // Sail has no temporary tables to keep stems between passes: asked for passes, it says so.
     let lib = engines.join("lib").display().to_string();
@@ -255,6 +298,54 @@ fn a_flight_sql_server_audits_the_parquet_fixture_as_the_in_process_audit_does()
         "{}",
         run.stderr
     );
+}
+
+/// Sail as a cluster: in `local-cluster` mode its driver and two workers are separate actors,
+/// each serving RPC on its own port of 127.0.0.1, and the statement runs as stages of tasks
+/// the driver hands the workers (the distributed execution Sail runs on Kubernetes, in one
+/// process). The audit over it is the file's. A worker holds a task of every stage of a
+/// pipelined region at once: at a parallelism of 2 (set, so that the region is the same on any
+/// machine: Sail's default is a partition a core) the audit's region is 20 tasks, which 2
+/// workers of 16 task slots hold (of Sail's default 8, they refuse it: "task region requires
+/// 20 worker task slots").
+#[test]
+fn sail_in_local_cluster_mode_audits_the_fixture_as_the_in_process_audit_does() {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("venv/bin/sail") else {
+        return;
+    };
+    let workers = 2;
+    let server = start_sail(
+        &engines,
+        &[
+            ("SAIL_MODE", "local-cluster"),
+            ("SAIL_CLUSTER__WORKER_INITIAL_COUNT", "2"),
+            ("SAIL_CLUSTER__WORKER_MAX_COUNT", "2"),
+            ("SAIL_CLUSTER__WORKER_TASK_SLOTS", "16"),
+            ("SAIL_EXECUTION__DEFAULT_PARALLELISM", "2"),
+            ("RUST_LOG", "info"),
+        ],
+    );
+    let file = fixture.display().to_string();
+    let in_process = audit_json(home.path(), &[&file], None);
+    let flags = sail_flags(server.port, &file);
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
+    assert_same_audit(&in_process, &warehouse, "Sail in local-cluster mode");
+    let env = [("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())];
+    assert_same_window(home.path(), &file, &flags, &env, "Sail in local-cluster mode");
+
+    // It ran as a cluster: a driver serving RPC, and each worker started and reachable on its
+    // own port (in local mode Sail logs none of these).
+    let log = server.log();
+    let said = |what: &str| log.iter().any(|line| line.contains(what));
+    assert!(said("driver server is ready on port"), "{log:#?}");
+    for worker in 1..=workers {
+        assert!(
+            said(&format!("worker {worker} is available at 127.0.0.1:")),
+            "worker {worker} never joined: {log:#?}"
+        );
+    }
+    assert!(!said(&format!("worker {} is available", workers + 1)), "{log:#?}");
 }
 
 #[test]

@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use serde_json::Value;
 
+use gpuplan::data::warehouse::connect::Warehouse;
+use gpuplan::model::plan::WarehouseSource;
+
 use crate::common::gpuplan_with;
 
 /// Where `.ci/engines.sh` installed the engines: `GPUPLAN_ENGINES`, else its default.
@@ -33,6 +36,98 @@ pub fn engines_with(needed: &str) -> Option<PathBuf> {
     );
     eprintln!("\n!!!!!!!! {message} !!!!!!!!\n");
     None
+}
+
+/// The DuckDB lines `.ci/engines.sh` installs, each in `duckdb-<line>/lib`: the long-term-support
+/// line, the newest npm carries, the newest PyPI carries. Users run what they have.
+pub const DUCKDB_LINES: [&str; 3] = ["1.4", "1.5", "2.0"];
+
+/// One installed DuckDB: its line, the folder holding its `libduckdb.so`, the library to preload
+/// for it (DuckDB 2.0's is Python's extension module: it wants libpython's data), and the version
+/// the library itself reports (`v1.5.6`).
+pub struct DuckDb {
+    pub line: &'static str,
+    pub lib: PathBuf,
+    pub preload: Option<PathBuf>,
+    pub version: String,
+}
+
+impl DuckDb {
+    /// How an assertion names it.
+    pub fn name(&self) -> String {
+        format!("DuckDB {}", self.version)
+    }
+
+    /// The environment gpuplan finds this DuckDB in, and only it: its folder first, HOME at
+    /// `home` so that no other DuckDB in ~/.cache/gpuplan/engines/lib stands in for one refused.
+    pub fn env(&self, home: &Path) -> Vec<(&'static str, String)> {
+        let mut env = vec![
+            ("GPUPLAN_ADBC_PATH", self.lib.display().to_string()),
+            ("HOME", home.display().to_string()),
+        ];
+        if let Some(preload) = &self.preload {
+            env.push(("LD_PRELOAD", preload.display().to_string()));
+        }
+        env
+    }
+}
+
+/// Every DuckDB line installed in the engines' folder, each asked for its version (which must be
+/// of its line); a line missing is said loudly, and fails under CI.
+pub fn duckdb_lines() -> Vec<DuckDb> {
+    DUCKDB_LINES
+        .iter()
+        .filter_map(|&line| {
+            let engines = engines_with(&format!("duckdb-{line}/lib/libduckdb.so"))?;
+            let lib = engines.join(format!("duckdb-{line}/lib"));
+            let preload = std::fs::read_to_string(engines.join(format!("duckdb-{line}/preload")))
+                .ok()
+                .map(|path| PathBuf::from(path.trim()));
+            let version = duckdb_version(&lib.join("libduckdb.so"), preload.as_deref());
+            assert!(
+                version.starts_with(&format!("v{line}.")),
+                "{} reports DuckDB {version}, not of the {line} line",
+                lib.display()
+            );
+            Some(DuckDb {
+                line,
+                lib,
+                preload,
+                version,
+            })
+        })
+        .collect()
+}
+
+/// The version a DuckDB library reports, asked through the warehouse's own connection (after
+/// loading `preload` for all to see, as LD_PRELOAD does for gpuplan).
+fn duckdb_version(library: &Path, preload: Option<&Path>) -> String {
+    use arrow_array::Array;
+    if let Some(preload) = preload {
+        let path = std::ffi::CString::new(preload.display().to_string()).expect("a path");
+        // SAFETY: dlopen with a NUL-terminated path; the handle is kept open for the process.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        assert!(!handle.is_null(), "{} does not load", preload.display());
+    }
+    let mut source = WarehouseSource::at(&library.display().to_string(), None, "pragma_version()");
+    source.dialect = Some("duckdb".to_string());
+    source.entrypoint = Some("duckdb_adbc_init".to_string());
+    let mut warehouse = Warehouse::open(&source).unwrap_or_else(|e| panic!("{} opens: {e}", library.display()));
+    let batches = warehouse
+        .query("version", "SELECT library_version FROM pragma_version()")
+        .expect("DuckDB's version");
+    let column = batches[0].column(0);
+    let text = column
+        .as_any()
+        .downcast_ref::<arrow_array::StringArray>()
+        .map(|a| a.value(0).to_string())
+        .or_else(|| {
+            column
+                .as_any()
+                .downcast_ref::<arrow_array::StringViewArray>()
+                .map(|a| a.value(0).to_string())
+        });
+    text.expect("the version as text")
 }
 
 /// A temporary home holding the Parquet fixture, with the engines' folder when `needed` is in
@@ -306,11 +401,19 @@ pub fn differs(a: &Value, b: &Value, path: &str) -> Option<String> {
     }
 }
 
-pub fn audit_json(home: &Path, args: &[&str], engines: Option<&Path>) -> Value {
-    let lib = engines.map(|e| e.join("lib").display().to_string()).unwrap_or_default();
+/// `gpuplan audit --all-time --format json ARGS`, with `lib` (a folder of driver libraries) as
+/// GPUPLAN_ADBC_PATH.
+pub fn audit_json(home: &Path, args: &[&str], lib: Option<&Path>) -> Value {
+    let lib = lib.map(|lib| lib.display().to_string()).unwrap_or_default();
+    audit_json_with(home, args, &[("GPUPLAN_ADBC_PATH", lib)])
+}
+
+/// `gpuplan audit --all-time --format json ARGS` in the environment `env`.
+pub fn audit_json_with(home: &Path, args: &[&str], env: &[(&str, String)]) -> Value {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let mut all = vec!["audit", "--all-time", "--format", "json"];
     all.extend_from_slice(args);
-    let run = gpuplan_with(home, &all, &[("GPUPLAN_ADBC_PATH", lib.as_str())]);
+    let run = gpuplan_with(home, &all, &env);
     assert_eq!(run.code, 0, "gpuplan {all:?} failed: {}", run.stderr);
     serde_json::from_str(&run.stdout).expect("the audit's JSON")
 }
@@ -342,13 +445,14 @@ pub fn assert_same_audit(in_process: &Value, warehouse: &Value, engine: &str) {
     assert_eq!(warehouse["inputs"][0]["format"], "warehouse");
 }
 
-/// An audit of two weeks inside the fixture, in process and in an engine (`warehouse_args`):
+/// An audit of two weeks inside the fixture, in process and in an engine (`warehouse_args`, its
+/// driver found through `env`):
 /// the engine reads only the rows touching the window (filtered on the raw columns), so what
 /// a job's runs outside it would change (its hours, its stem's repeats) may class a job
 /// otherwise; what ran in the window may not change: the GPU-hours and every cluster's busy
 /// GPUs hour by hour.
-pub fn assert_same_window(home: &Path, file: &str, warehouse_args: &[&str], engines: &Path, engine: &str) {
-    let lib = engines.join("lib").display().to_string();
+pub fn assert_same_window(home: &Path, file: &str, warehouse_args: &[&str], env: &[(&str, String)], engine: &str) {
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let run = |args: &[&str], env: &[(&str, &str)]| -> Value {
         let mut all = vec![
             "audit",
@@ -365,7 +469,7 @@ pub fn assert_same_window(home: &Path, file: &str, warehouse_args: &[&str], engi
         serde_json::from_str(&run.stdout).expect("the audit's JSON")
     };
     let in_process = run(&[file], &[]);
-    let warehouse = run(warehouse_args, &[("GPUPLAN_ADBC_PATH", lib.as_str())]);
+    let warehouse = run(warehouse_args, &env);
     for key in ["gpu_hours_total", "runs_total", "window"] {
         if let Some(difference) = differs(&in_process[key], &warehouse[key], key) {
             panic!("{engine} over a window disagrees with the in-process audit at {difference}");

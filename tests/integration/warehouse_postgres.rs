@@ -206,11 +206,17 @@ fn postgresql_audits_the_fixture_as_the_in_process_audit_does() {
         "--warehouse-from",
         "jobs",
     ];
-    let warehouse = audit_json(home.path(), &flags, Some(&engines));
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
     assert_same_audit(&in_process, &warehouse, "PostgreSQL");
     let in_passes = [&flags[..], &["--warehouse-passes", "4"]].concat();
-    let passes = audit_json(home.path(), &in_passes, Some(&engines));
+    let passes = audit_json(home.path(), &in_passes, Some(&engines.join("lib")));
     assert_same_audit(&in_process, &passes, "PostgreSQL in 4 passes");
     let file = parquet.display().to_string();
-    assert_same_window(home.path(), &file, &flags, &engines, "PostgreSQL");
+    assert_same_window(
+        home.path(),
+        &file,
+        &flags,
+        &[("GPUPLAN_ADBC_PATH", engines.join("lib").display().to_string())],
+        "PostgreSQL",
+    );
 }

@@ -133,22 +133,24 @@ fn load_driver(source: &WarehouseSource) -> Result<ManagedDriver, WarehouseError
             });
     };
     let entrypoint = entrypoint_given.as_deref().or(known.entrypoint);
-    // A library found but refused (a wrong entrypoint, a missing dependency) says why.
-    let mut refused = String::new();
+    // The first library found is the one meant: one refused (a wrong entrypoint, a missing
+    // dependency) stops the audit and says why, rather than another version standing in for it.
     for folder in search_folders() {
         let candidate = folder.join(known.library);
         if candidate.is_file() {
-            match ManagedDriver::load_dynamic_from_filename(&candidate, entrypoint, AdbcVersion::V110) {
-                Ok(driver) => return Ok(driver),
-                Err(e) => refused = format!("; {} was found and refused: {}", candidate.display(), e.message),
-            }
+            return ManagedDriver::load_dynamic_from_filename(&candidate, entrypoint, AdbcVersion::V110).map_err(|e| {
+                missing(
+                    format!("{} was found and refused ({})", candidate.display(), e.message),
+                    refused_hint(&e.message, known.install),
+                )
+            });
         }
     }
     ManagedDriver::load_dynamic_from_filename(known.library, entrypoint, AdbcVersion::V110).map_err(|e| {
         let searched: Vec<String> = search_folders().iter().map(|f| f.display().to_string()).collect();
         missing(
             format!(
-                "{} not in {} nor on the system's library path ({}){refused}",
+                "{} not in {} nor on the system's library path ({})",
                 known.library,
                 searched.join(", "),
                 e.message
@@ -156,6 +158,16 @@ fn load_driver(source: &WarehouseSource) -> Result<ManagedDriver, WarehouseError
             known.install,
         )
     })
+}
+
+/// What to do about a library found and refused: a Python extension module (DuckDB 2.0's, from
+/// its wheel) wants its libpython loaded first; anything else, the usual install.
+fn refused_hint<'a>(message: &str, install: &'a str) -> &'a str {
+    if message.contains("undefined symbol: Py") || message.contains("undefined symbol: _Py") {
+        "it is a Python extension module (DuckDB 2.0's, from its wheel): preload the libpython it was built for, LD_PRELOAD=/path/to/libpython3.X.so.1.0 (.ci/engines.sh writes its path in duckdb-2.0/preload)"
+    } else {
+        install
+    }
 }
 
 /// An open warehouse: one connection, its session in UTC.
