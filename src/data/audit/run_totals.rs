@@ -38,8 +38,8 @@ pub struct Occupancy {
 
 /// Busy GPUs of the three classes, utilized GPUs, the three classes' whole-GPU floors.
 pub const CHANNELS: usize = 7;
-const UTILIZED: usize = 3;
-const FLOOR: usize = 4;
+pub const UTILIZED: usize = 3;
+pub const FLOOR: usize = 4;
 
 /// GPUs below which a step's level is rounding left by runs that ended, not a run.
 const RESIDUE_GPUS: f64 = 1e-6;

@@ -17,7 +17,7 @@ use crate::data::audit::AuditTotals;
 use crate::data::audit::classify::vocabulary::GPU_TYPES;
 use crate::data::audit::classify::{no_rule_index, rule_name};
 use crate::data::audit::replay_jobs::{FleetJobs, JobSums, in_submit_order, replay_job};
-use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator};
+use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator, FLOOR, UTILIZED};
 use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
@@ -33,9 +33,7 @@ struct Rows<'a> {
 }
 
 /// The doubles' columns of the totals, by index.
-const X_COLUMNS: [&str; 14] = [
-    "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
-];
+const X_COLUMNS: [&str; 7] = ["x0", "x1", "x2", "x3", "x4", "x5", "x6"];
 
 impl<'a> Rows<'a> {
     fn new(part: &'static str, batch: &'a RecordBatch) -> Rows<'a> {
@@ -332,11 +330,15 @@ impl<'a> TotalsReader<'a> {
                     // steps from the next); 1: runs ending at `step` (their last step's shares,
                     // the full steps ending before it). The four points a run changes.
                     let step = k1.and_then(|k| usize::try_from(k).ok()).unwrap_or(usize::MAX);
+                    // Busy GPUs go to the class's channel, utilized to the one channel, the
+                    // floor to the class's floor (`run_totals::CHANNELS`).
+                    let class = class_of(Some(n1)) as usize;
+                    let channels = [class, UTILIZED, FLOOR + class];
                     let mut edge = [0.0; CHANNELS];
                     let mut middle = [0.0; CHANNELS];
-                    for k in 0..CHANNELS {
-                        edge[k] = x(k)?.unwrap_or(0.0);
-                        middle[k] = x(k + CHANNELS)?.unwrap_or(0.0);
+                    for (k, &channel) in channels.iter().enumerate() {
+                        edge[channel] = x(k)?.unwrap_or(0.0);
+                        middle[channel] = x(k + 3)?.unwrap_or(0.0);
                     }
                     let diff = |a: &[f64; CHANNELS], b: &[f64; CHANNELS]| -> [f64; CHANNELS] {
                         std::array::from_fn(|k| a[k] - b[k])

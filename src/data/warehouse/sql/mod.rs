@@ -26,11 +26,10 @@ use crate::model::fleet::Window;
 use crate::model::workload::ClassificationRules;
 
 /// The columns of the totals' long table, in order: which part a row belongs to, its cluster,
-/// two integer keys, two counts, fourteen doubles, five texts.
+/// two integer keys, two counts, seven doubles, five texts.
 pub const PART: &str = "part";
-pub const TOTALS_COLUMNS: [&str; 25] = [
-    "part", "cluster", "k1", "k2", "n1", "n2", "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10",
-    "x11", "x12", "x13", "t0", "t1", "t2", "t3", "t4",
+pub const TOTALS_COLUMNS: [&str; 18] = [
+    "part", "cluster", "k1", "k2", "n1", "n2", "x0", "x1", "x2", "x3", "x4", "x5", "x6", "t0", "t1", "t2", "t3", "t4",
 ];
 
 /// The parts of the totals' long table.
@@ -42,9 +41,10 @@ pub mod parts {
     pub const LABEL: &str = "label";
     pub const UNKNOWN_LABEL: &str = "unknown_label";
     pub const TOP: &str = "top";
-    /// The occupancy's events summed per step: `k2` 0 for the runs' first steps (`x0..x6`
-    /// their first step's shares, `x7..x13` the full steps after), 1 for their last steps
-    /// (`x0..x6` the last step's shares, `x7..x13` the full steps before).
+    /// The occupancy's events summed per step and class (`n1`): `k2` 0 for the runs' first
+    /// steps (`x0..x2` their first step's shares of busy, utilized and floor GPUs, `x3..x5`
+    /// the full steps after), 1 for their last steps (`x0..x2` the last step's shares,
+    /// `x3..x5` the full steps before).
     pub const STEP_SUMS: &str = "step_sums";
     pub const PENDING: &str = "pending";
     pub const REJECT: &str = "reject";

@@ -159,13 +159,14 @@ impl AuditSql<'_> {
             ("cluster".to_string(), "cluster".to_string()),
             ("k1".to_string(), "step".to_string()),
             ("k2".to_string(), "ended".to_string()),
+            ("n1".to_string(), "class".to_string()),
         ];
-        for k in 0..7 {
+        for k in 0..3 {
             values.push((
                 format!("x{k}"),
                 format!("CASE WHEN ended = 0 THEN head{k} ELSE tail{k} END"),
             ));
-            values.push((format!("x{}", k + 7), format!("middle{k}")));
+            values.push((format!("x{}", k + 3), format!("middle{k}")));
         }
         let values: Vec<(&str, String)> = values.iter().map(|(c, v)| (c.as_str(), v.clone())).collect();
         branches.push(branch(parts::STEP_SUMS, &values, "FROM step_sums"));

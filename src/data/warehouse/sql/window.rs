@@ -8,22 +8,11 @@
 use super::{AuditSql, TotalsWindow};
 use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
 
-/// The occupancy's channels, in `data::audit::run_totals::CHANNELS` order: busy GPUs of the
-/// three classes, utilized GPUs, the three classes' floors.
-const CHANNELS: usize = 7;
+/// What a run adds to its class's occupancy, per GPU share of a step: its GPUs (busy), its
+/// GPUs times its utilization (utilized), its GPUs up to one (the floor).
+const WEIGHTS: [&str; 3] = ["gpus", "gpus * util_or_one", "floor_gpus"];
 
 impl AuditSql<'_> {
-    /// A run's weight in channel `k` (see `CHANNELS`), over a row with `class`, `gpus`,
-    /// `util_or_one` and `floor_gpus`.
-    fn channel_weight(&self, k: usize) -> String {
-        let zero = self.dbl(0.0);
-        match k {
-            0..=2 => format!("CASE WHEN class = {k} THEN gpus ELSE {zero} END"),
-            3 => "gpus * util_or_one".to_string(),
-            _ => format!("CASE WHEN class = {} THEN floor_gpus ELSE {zero} END", k - 4),
-        }
-    }
-
     /// The common table expressions every query over the window reads: the jobs classified
     /// (`classified_ctes`), the largest jobs, the occupancy's step points, the jobs that never
     /// started (where the source has a submit time).
@@ -65,13 +54,11 @@ impl AuditSql<'_> {
         );
         // Per step where runs start, their first step's shares and their full steps; per step
         // where runs end, their last step's shares and their full steps: one grouping of the
-        // runs on both (`GROUPING SETS`), told apart by which key is grouped.
+        // runs of a class on both (`GROUPING SETS`), told apart by which key is grouped.
         let sums = ["head", "tail", "middle"]
             .iter()
-            .flat_map(|amount| {
-                (0..CHANNELS).map(move |k| (amount, k))
-            })
-            .map(|(amount, k)| format!("SUM(({}) * {amount}) AS {amount}{k}", self.channel_weight(k)))
+            .flat_map(|amount| WEIGHTS.iter().enumerate().map(move |(k, weight)| (amount, k, weight)))
+            .map(|(amount, k, weight)| format!("SUM({weight} * {amount}) AS {amount}{k}"))
             .collect::<Vec<_>>()
             .join(",\n    ");
         // A job's floor: where the top list starts, so only the jobs above it are ranked.
@@ -126,10 +113,10 @@ step_parts AS (
   WHERE first_step < {steps}
 ),
 step_sums AS (
-  SELECT cluster, COALESCE(first_step, end_step) AS step, GROUPING(first_step) AS ended,
+  SELECT cluster, class, COALESCE(first_step, end_step) AS step, GROUPING(first_step) AS ended,
     {sums}
   FROM step_parts
-  GROUP BY GROUPING SETS ((cluster, first_step), (cluster, end_step))
+  GROUP BY GROUPING SETS ((cluster, class, first_step), (cluster, class, end_step))
 )",
             classified = self.classified_ctes(at),
             top = TOP_JOBS_PER_CLASS,
