@@ -336,6 +336,7 @@ impl Pipeline {
                 let source = FleetSource::Warehouse {
                     source: warehouse.clone(),
                     mapping: mapping.clone(),
+                    session: Default::default(),
                 };
                 (source, None)
             }

@@ -469,3 +469,40 @@ fn a_live_warehouse_named_by_the_environment_audits() {
         assert_same_audit(&in_process, &report, &driver);
     }
 }
+
+/// `report` opens the warehouse once: the replay's jobs are read over the connection the
+/// audit opened. The session's statement creates a table in a DuckDB file, which a second
+/// opening of the file would find there and stop on.
+#[test]
+fn report_opens_the_warehouse_once() {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
+        return;
+    };
+    let from = format!("read_parquet('{}')", fixture.display());
+    let database = home.path().join("audit.duckdb").display().to_string();
+    let lib = engines.join("lib").display().to_string();
+    let env = [
+        ("GPUPLAN_ADBC_PATH", lib.as_str()),
+        ("GPUPLAN_WAREHOUSE_SESSION", "CREATE TABLE gpuplan_opened AS SELECT 1 AS opened"),
+    ];
+    let flags = [
+        "--warehouse-driver",
+        "duckdb",
+        "--warehouse-uri",
+        database.as_str(),
+        "--warehouse-from",
+        from.as_str(),
+    ];
+    let mut report = vec!["report", "--format", "json"];
+    report.extend_from_slice(&flags);
+    let run = gpuplan_with(home.path(), &report, &env);
+    assert_eq!(run.code, 0, "report over a warehouse opened twice? {}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("the report's JSON");
+    assert!(json["replay"]["jobs"].as_u64().unwrap_or(0) > 500, "{}", run.stdout);
+    // The same statement on a second opening of the file stops, as the test relies on.
+    let mut audit = vec!["audit", "--all-time", "--format", "json"];
+    audit.extend_from_slice(&flags);
+    let again = gpuplan_with(home.path(), &audit, &env);
+    assert_ne!(again.code, 0, "a second opening did not find the table");
+    assert!(again.stderr.contains("gpuplan_opened"), "{}", again.stderr);
+}

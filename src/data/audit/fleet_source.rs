@@ -25,6 +25,7 @@ use crate::data::readers::reject::Quarantine;
 use crate::data::readers::tabular::Detail;
 use crate::data::readers::tabular::audit_columns;
 use crate::model::fleet::AuditReport;
+use crate::data::warehouse::WarehouseSession;
 use crate::model::plan::WarehouseSource;
 use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
@@ -54,6 +55,8 @@ pub enum FleetSource {
     Warehouse {
         source: WarehouseSource,
         mapping: Option<Mapping>,
+        /// The warehouse the last audit opened, kept for its replay's jobs.
+        session: WarehouseSession,
     },
 }
 
@@ -215,7 +218,11 @@ impl FleetSource {
                     .unwrap_or_default(),
                 DataError::ReplayNeedsFiles,
             )),
-            FleetSource::Warehouse { source, mapping } => {
+            FleetSource::Warehouse {
+                source,
+                mapping,
+                session,
+            } => {
                 let clusters: Vec<String> = report.clusters.iter().map(|c| c.name.clone()).collect();
                 let window = crate::data::warehouse::ReplayWindow {
                     settings,
@@ -223,7 +230,7 @@ impl FleetSource {
                     clusters: &clusters,
                     jobs: report.jobs_total,
                 };
-                crate::data::warehouse::replay_jobs(source, mapping.as_ref(), rules, window)
+                crate::data::warehouse::replay_jobs_in(source, mapping.as_ref(), rules, window, Some(session))
                     .map_err(|e| LoadError::new(warehouse_origin(source), DataError::Warehouse(Box::new(e))))
             }
         }
@@ -299,15 +306,26 @@ impl FleetSource {
                 let (report, files) = audit_partitioned(partitions, mapping.as_ref(), rules, settings)?;
                 Ok((report, files, None))
             }
-            FleetSource::Warehouse { source, mapping } => {
+            FleetSource::Warehouse {
+                source,
+                mapping,
+                session,
+            } => {
                 let origin = warehouse_origin(source);
                 let fail = |error: crate::data::warehouse::error::WarehouseError| {
                     LoadError::new(origin.clone(), DataError::Warehouse(Box::new(error)))
                 };
                 let mut progress = |statement: crate::data::warehouse::StatementProgress| phase(statement.to_string());
-                let audited =
-                    crate::data::warehouse::audit(source, mapping.as_ref(), rules, settings, false, &mut progress)
-                        .map_err(fail)?;
+                let audited = crate::data::warehouse::audit_in(
+                    source,
+                    mapping.as_ref(),
+                    rules,
+                    settings,
+                    false,
+                    &mut progress,
+                    Some(session),
+                )
+                .map_err(fail)?;
                 let Some(report) = audited.report else {
                     return Err(LoadError::new(origin, DataError::NoUsableRows));
                 };

@@ -10,6 +10,8 @@ pub mod dialect;
 pub mod error;
 pub mod sql;
 
+use std::sync::{Arc, Mutex};
+
 use self::answers::TotalsReader;
 use self::connect::Warehouse;
 use self::error::WarehouseError;
@@ -98,6 +100,29 @@ fn default_cluster(from: &str) -> String {
     match from.trim().rsplit('.').next() {
         Some(table) if plain && !table.is_empty() => table.to_string(),
         _ => "warehouse".to_string(),
+    }
+}
+
+/// The warehouse an audit opened, kept for the replay's jobs of that audit: `report` opens a
+/// warehouse once (its session, its reading of the source's columns and units), and the
+/// replay's jobs are read over the same connection. Each audit opens its own.
+#[derive(Clone, Default)]
+pub struct WarehouseSession(Arc<Mutex<Option<Prepared>>>);
+
+impl WarehouseSession {
+    fn keep(&self, prepared: Prepared) {
+        if let Ok(mut kept) = self.0.lock() {
+            *kept = Some(prepared);
+        }
+    }
+
+    fn take(&self) -> Option<Prepared> {
+        self.0.lock().ok().and_then(|mut kept| kept.take())
+    }
+
+    /// Whether an audit's warehouse is open and kept.
+    pub fn is_open(&self) -> bool {
+        self.0.lock().is_ok_and(|kept| kept.is_some())
     }
 }
 
@@ -193,6 +218,19 @@ pub fn audit(
     explain: bool,
     progress: &mut dyn FnMut(StatementProgress),
 ) -> Result<WarehouseAudit, WarehouseError> {
+    audit_in(source, mapping, rules, settings, explain, progress, None)
+}
+
+/// `audit`, keeping the warehouse open in `session` for the replay's jobs.
+pub fn audit_in(
+    source: &WarehouseSource,
+    mapping: Option<&Mapping>,
+    rules: &ClassificationRules,
+    settings: &AuditSettings,
+    explain: bool,
+    progress: &mut dyn FnMut(StatementProgress),
+    session: Option<&WarehouseSession>,
+) -> Result<WarehouseAudit, WarehouseError> {
     let Prepared {
         mut warehouse,
         fields,
@@ -248,8 +286,16 @@ pub fn audit(
         }
         queries.push(statement);
     }
+    let report = assemble(reader.finish(), rules, settings);
+    if let Some(session) = session {
+        session.keep(Prepared {
+            warehouse,
+            fields,
+            queries: Vec::new(),
+        });
+    }
     Ok(WarehouseAudit {
-        report: Some(assemble(reader.finish(), rules, settings)),
+        report: Some(report),
         queries,
         runs: span.runs,
     })
@@ -323,6 +369,18 @@ pub fn replay_jobs(
     rules: &ClassificationRules,
     at: ReplayWindow<'_>,
 ) -> Result<FleetJobs, WarehouseError> {
+    replay_jobs_in(source, mapping, rules, at, None)
+}
+
+/// `replay_jobs` over the warehouse the audit left open in `session` (opened anew when none
+/// is), kept open again after.
+pub fn replay_jobs_in(
+    source: &WarehouseSource,
+    mapping: Option<&Mapping>,
+    rules: &ClassificationRules,
+    at: ReplayWindow<'_>,
+    session: Option<&WarehouseSession>,
+) -> Result<FleetJobs, WarehouseError> {
     let ReplayWindow {
         settings,
         window,
@@ -335,9 +393,13 @@ pub fn replay_jobs(
             max: MAX_REPLAY_JOBS,
         });
     }
+    let prepared = match session.and_then(WarehouseSession::take) {
+        Some(prepared) => prepared,
+        None => prepare(source, mapping)?,
+    };
     let Prepared {
         mut warehouse, fields, ..
-    } = prepare(source, mapping)?;
+    } = prepared;
     let query = AuditSql {
         dialect: warehouse.dialect,
         from: &source.from,
@@ -351,5 +413,12 @@ pub fn replay_jobs(
     });
     let mut reader = answers::ReplayJobsReader::new(window, clusters, MAX_REPLAY_JOBS);
     warehouse.query_each("replay jobs", &sql, |batch| reader.add(&batch))?;
+    if let Some(session) = session {
+        session.keep(Prepared {
+            warehouse,
+            fields,
+            queries: Vec::new(),
+        });
+    }
     Ok(reader.finish())
 }
