@@ -96,7 +96,10 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
         .growth_per_year
         .map_or("fitted trend".to_string(), |g| format!("growth ×{g:.1}/yr"));
     let mut lines = flowed_fields(
-        vec![(format!(" layers on the forecast ({growth}):"), theme.muted)],
+        vec![(
+            format!(" {} on the forecast ({growth}):", layers.chosen_by.policy.label()),
+            theme.muted,
+        )],
         width,
         INDENT,
     );
