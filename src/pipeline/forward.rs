@@ -10,8 +10,8 @@ use crate::model::commitment_layers::{
 };
 use crate::model::fleet_contracts::{ContractsReport, clusters_today};
 use crate::model::forecast::{
-    BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, MAX_BACKTEST_ORIGINS, PlanAssumptions,
-    backtest_fleet, fit_fleet, fleet_demand, forecast_for_plan,
+    BacktestOrigins, BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, MAX_BACKTEST_ORIGINS,
+    PlanAssumptions, backtest_fleet, fit_fleet, fleet_demand, forecast_for_plan,
 };
 use crate::model::plan::Plan;
 
@@ -77,7 +77,7 @@ impl Pipeline {
         &mut self,
         plan: &Plan,
         holdout_days: u32,
-        origins: usize,
+        origins: BacktestOrigins,
     ) -> Result<BacktestReport, PipelineError> {
         let contracts = self.contracts(plan);
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
@@ -85,7 +85,7 @@ impl Pipeline {
         let mut backtest = self
             .timings
             .record("backtest", || backtest_fleet(report, holdout_days, origins))
-            .map_err(|e| PipelineError::Backtest(e.to_string()))?;
+            .map_err(PipelineError::Backtest)?;
         let Some(contracts) = contracts else {
             return Ok(backtest);
         };
@@ -121,7 +121,7 @@ impl Pipeline {
                 plan,
                 catalog,
                 SELECTION_HOLDOUT_DAYS,
-                MAX_BACKTEST_ORIGINS,
+                BacktestOrigins::rolling(MAX_BACKTEST_ORIGINS),
             )
         });
         Ok(selections(&backtests, SELECTION_HOLDOUT_DAYS))

@@ -21,7 +21,7 @@ use crate::model::contracts::{ContractOffer, match_class};
 use crate::model::fleet::{AuditReport, iso_utc};
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport, MatchTerms, class_demand, hours_per_point};
 use crate::model::forecast::{
-    ClassAssumptions, CommitmentBacktest, CommitmentOrigin, DemandSeries, PriceBetScore, RegretSpread,
+    BacktestOrigins, ClassAssumptions, CommitmentBacktest, CommitmentOrigin, DemandSeries, PriceBetScore, RegretSpread,
     backtest_cutoffs, fit_series, naive_season,
 };
 use crate::model::plan::{HOURS_PER_YEAR, Plan};
@@ -30,15 +30,15 @@ use crate::model::workload::WorkloadClass;
 
 const MS_PER_HOUR: f64 = 3_600_000.0;
 
-/// Each matched class's commitments over the last `holdout_days` after each of up to
-/// `origins` cut-offs (the forecast backtest's); a class that cannot be scored says why.
+/// Each matched class's commitments over the `holdout_days` after each of the `origins`
+/// cut-offs (the forecast backtest's); a class that cannot be scored says why.
 pub fn backtest_commitments(
     audit: &AuditReport,
     contracts: &ContractsReport,
     plan: &Plan,
     catalog: &Catalog,
     holdout_days: u32,
-    origins: usize,
+    origins: BacktestOrigins,
 ) -> Vec<(WorkloadClass, String, Result<CommitmentBacktest, CommitmentError>)> {
     let Some(offers) = catalog.contracts.as_ref().map(|c| &c.offers) else {
         return Vec::new();
@@ -69,7 +69,7 @@ struct History<'a> {
     hours_per_month: f64,
     terms: MatchTerms,
     holdout_days: u32,
-    origins: usize,
+    origins: BacktestOrigins,
 }
 
 impl History<'_> {

@@ -23,8 +23,8 @@ mod tests;
 use serde::Serialize;
 
 pub use self::backtest::{
-    BacktestError, BacktestScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
-    backtest_cutoffs, backtest_series, naive_season,
+    BacktestError, BacktestOrigins, BacktestScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
+    backtest_cutoffs, backtest_series, check_origins, naive_season,
 };
 pub use self::commitment_backtest::{
     CandidateRegret, ChosenBy, CommitmentBacktest, CommitmentOrigin, Policy, PriceBetScore, RegretSpread, TermGpus,
