@@ -174,7 +174,14 @@ fn benches(c: &mut Criterion) {
         let fits = app.forecast.fits.as_ref().expect("fits");
         let assumptions = PlanAssumptions::of(&app.plan, &app.catalog, fits);
         let contracts = app.derived.contracts.as_ref().expect("contracts");
-        commitment_report(fits, &assumptions, contracts, &app.plan, &app.catalog)
+        let inputs = gpuplan::model::commitment_layers::CommitmentInputs {
+            assumptions: &assumptions,
+            contracts,
+            plan: &app.plan,
+            catalog: &app.catalog,
+            selection: &app.forecast.selection,
+        };
+        commitment_report(fits, &inputs)
     };
     let mut sizings = Vec::new();
     let mut layered = 0;

@@ -5,7 +5,9 @@
 
 use super::forecast_field::{ForecastField, day_after};
 use super::{App, Effect};
-use crate::model::commitment_layers::{ClassLayers, CommitmentReport, commitment_report_keeping};
+use crate::model::commitment_layers::{
+    ClassLayers, CommitmentInputs, CommitmentReport, PolicySelection, commitment_report_keeping,
+};
 use crate::model::fleet_contracts::ContractsReport;
 use crate::model::forecast::{FleetFits, ForecastReport, ForecastScope, PlanAssumptions, shape_fleet};
 use crate::model::plan::{CommitmentsPlan, GROWTH_RANGE, PlanPriceChange};
@@ -25,6 +27,8 @@ pub struct ForecastState {
     pub error: Option<String>,
     /// Each class's commitment layers on the shown forecast (the Contracts pane).
     pub commitments: Option<CommitmentReport>,
+    /// Each class's commitment policy, chosen by its backtest when the fits were made.
+    pub selection: Vec<PolicySelection>,
     /// What `commitments` were sized from; the same inputs size nothing again.
     pub committed_for: Option<LayersKey>,
 }
@@ -55,6 +59,7 @@ impl App {
         Some(Effect::FitForecast {
             generation: self.forecast.generation,
             horizon_days: days,
+            plan: Box::new(self.plan.clone()),
         })
     }
 
@@ -115,14 +120,21 @@ impl App {
             }
             _ => Vec::new(),
         };
-        self.forecast.commitments =
-            commitment_report_keeping(fits, assumptions, contracts, &self.plan, &self.catalog, &kept);
+        let inputs = CommitmentInputs {
+            assumptions,
+            contracts,
+            plan: &self.plan,
+            catalog: &self.catalog,
+            selection: &self.forecast.selection,
+        };
+        self.forecast.commitments = commitment_report_keeping(fits, &inputs, &kept);
         self.forecast.committed_for = Some(key);
     }
 
     /// The fits landed: keep them and shape them.
-    pub fn forecast_fitted(&mut self, fits: FleetFits) {
+    pub fn forecast_fitted(&mut self, fits: FleetFits, selection: Vec<PolicySelection>) {
         self.forecast.fits = Some(fits);
+        self.forecast.selection = selection;
         self.forecast.working = false;
         self.forecast.error = None;
         self.forecast.shaped_by = None;

@@ -449,6 +449,8 @@ pub enum Action {
     ForecastFitted {
         generation: u64,
         fits: Box<crate::model::forecast::FleetFits>,
+        /// Each class's commitment policy, chosen by its backtest on the same audit.
+        selection: Vec<crate::model::commitment_layers::PolicySelection>,
     },
     ForecastFailed {
         generation: u64,
@@ -534,6 +536,8 @@ pub enum Effect {
     FitForecast {
         generation: u64,
         horizon_days: u32,
+        /// The plan the commitments' policies are backtested under.
+        plan: Box<Plan>,
     },
     /// Write the report of the plan on screen beside its file (after any audit or replay in
     /// flight), as `gpuplan report` would print it.

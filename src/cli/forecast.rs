@@ -9,7 +9,7 @@ use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
 use crate::model::catalog::Catalog;
 use crate::model::fleet::iso_utc;
-use crate::model::forecast::{DemandSeries, ForecastScope, MAX_BACKTEST_ORIGINS};
+use crate::model::forecast::{BacktestOrigins, DemandSeries, ForecastScope, MAX_BACKTEST_ORIGINS};
 use crate::present::forecast::{backtest_document, forecast_document};
 
 pub fn run_forecast(catalog: &Catalog, args: AuditArgs, horizon_days: Option<u32>) -> Result<(), Failure> {
@@ -27,12 +27,17 @@ pub struct BacktestArgs {
     pub holdout_days: u32,
     /// None: as many as fit, at most `MAX_BACKTEST_ORIGINS`.
     pub origins: Option<usize>,
+    /// Days between origins; None: up to a week each.
+    pub origin_step_days: Option<u32>,
     pub series_csv: Option<PathBuf>,
 }
 
 pub fn run_backtest(catalog: &Catalog, args: AuditArgs, backtest: BacktestArgs) -> Result<(), Failure> {
     let mut scored: Option<[DemandSeries; 3]> = None;
-    let origins = backtest.origins.unwrap_or(MAX_BACKTEST_ORIGINS);
+    let origins = BacktestOrigins {
+        wanted: backtest.origins.unwrap_or(MAX_BACKTEST_ORIGINS),
+        step_days: backtest.origin_step_days,
+    };
     print_on_audit(
         catalog,
         &args,

@@ -161,6 +161,10 @@ enum Command {
         /// window's end, the others step back up to a week each (default: as many as fit, at most 8).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
         origins: Option<u16>,
+        /// Days between origins instead of up to a week: 365 scores a commitment at yearly
+        /// origins (with --holdout-days 365 or 1095 on a log of several years).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1096))]
+        origin_step_days: Option<u32>,
         /// Also write the fleet's hourly demand per class, the series the backtest scored (CSV:
         /// time, training, inference, burst), to compare with another forecasting tool.
         #[arg(long, value_name = "FILE")]
@@ -464,6 +468,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             logs,
             holdout_days,
             origins,
+            origin_step_days,
             series_csv,
             format,
         }) => forecast::run_backtest(
@@ -472,6 +477,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             forecast::BacktestArgs {
                 holdout_days,
                 origins: origins.map(usize::from),
+                origin_step_days,
                 series_csv,
             },
         ),

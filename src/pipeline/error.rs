@@ -51,7 +51,7 @@ pub enum PipelineError {
     Replay(crate::model::split::SplitError),
     /// A backtest the history is too short for, in its words.
     #[error("backtest: {0}")]
-    Backtest(String),
+    Backtest(crate::model::forecast::BacktestError),
     #[error("no logs audited yet")]
     NotAudited,
     /// A FOCUS export that cannot be read: each bad value with its file, line and column.
@@ -90,7 +90,7 @@ impl PipelineError {
                 "replay",
                 format!("{error} (pool sizes: the plan's [replay] training_gpus, inference_gpus, burst_gpus)"),
             )],
-            PipelineError::Backtest(message) => vec![Diagnostic::file("--holdout-days", message.clone())],
+            PipelineError::Backtest(error) => vec![Diagnostic::file(error.flag(), error.to_string())],
             PipelineError::NotAudited => vec![Diagnostic::file("logs", self.to_string())],
             PipelineError::Bill(errors) => errors.iter().map(Diagnostic::from).collect(),
             PipelineError::BillPlan(problems) => problems

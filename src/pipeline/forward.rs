@@ -4,11 +4,14 @@
 
 use super::error::PipelineError;
 use super::{AuditStep, Pipeline, StepTimings};
-use crate::model::commitment_layers::{CommitmentReport, backtest_commitments, commitment_report};
+use crate::model::commitment_layers::{
+    CommitmentInputs, CommitmentReport, PolicySelection, SELECTION_HOLDOUT_DAYS, backtest_commitments,
+    commitment_report, selections,
+};
 use crate::model::fleet_contracts::{ContractsReport, clusters_today};
 use crate::model::forecast::{
-    BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, backtest_fleet, fit_fleet,
-    fleet_demand, forecast_for_plan,
+    BacktestOrigins, BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, MAX_BACKTEST_ORIGINS,
+    PlanAssumptions, backtest_fleet, fit_fleet, fleet_demand, forecast_for_plan,
 };
 use crate::model::plan::Plan;
 
@@ -74,7 +77,7 @@ impl Pipeline {
         &mut self,
         plan: &Plan,
         holdout_days: u32,
-        origins: usize,
+        origins: BacktestOrigins,
     ) -> Result<BacktestReport, PipelineError> {
         let contracts = self.contracts(plan);
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
@@ -82,7 +85,7 @@ impl Pipeline {
         let mut backtest = self
             .timings
             .record("backtest", || backtest_fleet(report, holdout_days, origins))
-            .map_err(|e| PipelineError::Backtest(e.to_string()))?;
+            .map_err(PipelineError::Backtest)?;
         let Some(contracts) = contracts else {
             return Ok(backtest);
         };
@@ -91,22 +94,48 @@ impl Pipeline {
             backtest_commitments(report, &contracts, plan, catalog, holdout_days, origins)
         });
         for class in &mut backtest.classes {
-            match scores.iter().find(|(c, _)| *c == class.class) {
-                Some((_, Ok(score))) => class.commitment = Some(score.clone()),
-                Some((_, Err(why))) => class.commitment_not_scored = Some(why.to_string()),
+            match scores.iter().find(|(c, _, _)| *c == class.class) {
+                Some((_, _, Ok(score))) => class.commitment = Some(score.clone()),
+                Some((_, _, Err(why))) => class.commitment_not_scored = Some(why.to_string()),
                 None => class.commitment_not_scored = Some("no contract match for the class".to_string()),
             }
         }
         Ok(backtest)
     }
 
-    /// Each matched class's commitment layers on the last audit's forecast, shaped by the
-    /// plan's growth and planned runs over its horizon (the fits the forecast keeps).
+    /// Each matched class's policy, chosen by the commitments' backtest over
+    /// `SELECTION_HOLDOUT_DAYS` after each of up to `MAX_BACKTEST_ORIGINS` origins of the last
+    /// audit's history; a class that cannot be scored falls back to flat, saying why.
+    pub fn policy_selection(
+        &mut self,
+        plan: &Plan,
+        contracts: &ContractsReport,
+    ) -> Result<Vec<PolicySelection>, PipelineError> {
+        let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
+        let report = &audit.audited.report;
+        let catalog = &self.catalog;
+        let backtests = self.timings.record("policy selection", || {
+            backtest_commitments(
+                report,
+                contracts,
+                plan,
+                catalog,
+                SELECTION_HOLDOUT_DAYS,
+                BacktestOrigins::rolling(MAX_BACKTEST_ORIGINS),
+            )
+        });
+        Ok(selections(&backtests, SELECTION_HOLDOUT_DAYS))
+    }
+
+    /// Each matched class's commitments on the last audit's forecast, shaped by the plan's
+    /// growth and planned runs over its horizon (the fits the forecast keeps), sized by the
+    /// policy its own backtest chose.
     pub fn commitments(
         &mut self,
         plan: &Plan,
         contracts: &ContractsReport,
     ) -> Result<Option<CommitmentReport>, PipelineError> {
+        let selection = self.policy_selection(plan, contracts)?;
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         let days = plan.forecast_horizon_days();
         let fits = kept_or_fitted(
@@ -119,9 +148,14 @@ impl Pipeline {
         );
         let catalog = &self.catalog;
         let assumptions = PlanAssumptions::of(plan, catalog, fits);
-        Ok(self.timings.record("commitments", || {
-            commitment_report(fits, &assumptions, contracts, plan, catalog)
-        }))
+        let inputs = CommitmentInputs {
+            assumptions: &assumptions,
+            contracts,
+            plan,
+            catalog,
+            selection: &selection,
+        };
+        Ok(self.timings.record("commitments", || commitment_report(fits, &inputs)))
     }
 }
 

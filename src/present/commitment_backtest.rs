@@ -1,8 +1,10 @@
 //! The commitments' backtest as `gpuplan backtest` prints it: per class the demand regret of
 //! the layers, flat, seasonal naive's layers and the re-decided layers (median and range over
-//! the origins), the price bet apart, and at each origin the layers chosen beside hindsight's.
+//! the origins), the price bet apart; every candidate policy's median and the one chosen; and at
+//! each origin the layers chosen beside hindsight's.
 
-use crate::model::forecast::{BacktestReport, CommitmentBacktest, PriceBetScore, RegretSpread, TermGpus};
+use crate::model::commitment_layers::TIE_REGRET;
+use crate::model::forecast::{BacktestReport, CommitmentBacktest, Policy, PriceBetScore, RegretSpread, TermGpus};
 use crate::present::document::{Align, Block, Section, Table};
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact};
 
@@ -51,6 +53,17 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
         ("re-decided", Align::Right),
         ("price bet", Align::Right),
     ]);
+    let mut choice = Table::new(&[
+        ("class", Align::Left),
+        ("on-demand", Align::Right),
+        ("flat", Align::Right),
+        ("naive layers", Align::Right),
+        ("P10 layers", Align::Right),
+        ("layers", Align::Right),
+        ("chosen", Align::Left),
+        ("runner-up", Align::Left),
+        ("margin", Align::Right),
+    ]);
     let mut origins = Table::new(&[
         ("class", Align::Left),
         ("cut-off", Align::Left),
@@ -64,6 +77,7 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
     let mut not_scored = Vec::new();
     let mut unscored_bets = Vec::new();
     let mut losing = Vec::new();
+    let mut not_chosen = Vec::new();
     let scored: Vec<(&str, &CommitmentBacktest)> = report
         .classes
         .iter()
@@ -89,6 +103,33 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
             && !unscored_bets.contains(why)
         {
             unscored_bets.push(why.clone());
+        }
+        let median = |policy: Policy| {
+            s.chosen_by
+                .candidates
+                .iter()
+                .find(|c| c.policy == policy)
+                .map_or("-".to_string(), |c| pct(c.median_regret))
+        };
+        let mut row = vec![class.to_string()];
+        row.extend(Policy::SIMPLEST_FIRST.iter().map(|&p| median(p)));
+        row.push(match &s.chosen_by.reason {
+            Some(_) => "flat (unscored)".to_string(),
+            None => s.chosen_by.policy.name().to_string(),
+        });
+        row.push(
+            s.chosen_by
+                .runner_up
+                .map_or("-".to_string(), |r| r.policy.name().to_string()),
+        );
+        row.push(
+            s.chosen_by
+                .margin
+                .map_or("-".to_string(), |m| format!("{} pt", signed_fixed(m * 100.0, 2))),
+        );
+        choice.row(row);
+        if let Some(reason) = &s.chosen_by.reason {
+            not_chosen.push(format!("{class}: {reason}"));
         }
         if !s.layers_beat_flat {
             losing.push(format!(
@@ -139,6 +180,18 @@ pub fn commitment_sections(report: &BacktestReport) -> Vec<Section> {
     }
     let mut blocks = vec![Block::Table(summary)];
     blocks.extend(notes.into_iter().map(Block::Note));
+    blocks.push(Block::Table(choice));
+    let mut chosen_note = format!(
+        "Each candidate's median demand regret, and the policy the purchase follows: the lowest, the simplest \
+         (on-demand, flat, naive layers, P10 layers, layers) within {:.1} points of it. P10 layers: the layers sized \
+         on the forecast's 10th-percentile path taken as certain. Margin: the runner-up's median less the chosen \
+         one's (negative where a simpler policy won a near-tie).",
+        TIE_REGRET * 100.0
+    );
+    if !not_chosen.is_empty() {
+        chosen_note.push_str(&format!(" Flat stands in: {}.", not_chosen.join("; ")));
+    }
+    blocks.push(Block::Note(chosen_note));
     blocks.push(Block::Table(origins));
     blocks.push(Block::Note(
         "At each origin, what each committed term holds today: the layers' choice beside the cheapest layering knowing \

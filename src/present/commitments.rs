@@ -1,7 +1,9 @@
-//! The commitment layers as `gpuplan report` prints them: per class, each layer with what it
-//! locks in, the first year against today's matcher held flat, and the price changes used.
+//! The commitments as `gpuplan report` prints them: per class, each layer of the purchase its
+//! backtest chose with what it locks in, the first year against today's matcher held flat, and the price changes used.
 
-use crate::model::commitment_layers::{ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS, purchase_sentence};
+use crate::model::commitment_layers::{
+    ClassLayers, CommitmentReport, Layer, SHOWN_FROM_GPUS, TIE_REGRET, purchase_sentence,
+};
 use crate::present::document::{Align, Block, Section, Table};
 use crate::shared::format::{pct, signed_fixed, thousands, usd_compact, usd_compact_signed};
 
@@ -58,7 +60,7 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
     let mut costs = Table::new(&[
         ("class", Align::Left),
         ("over", Align::Left),
-        ("layers", Align::Right),
+        ("chosen", Align::Right),
         ("P10 path", Align::Right),
         ("P90 path", Align::Right),
         ("held flat", Align::Right),
@@ -69,9 +71,9 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         ("class", Align::Left),
         ("prices", Align::Left),
         ("a year", Align::Right),
-        ("layers", Align::Right),
+        ("chosen", Align::Right),
         ("held flat", Align::Right),
-        ("layers − flat", Align::Right),
+        ("chosen − flat", Align::Right),
     ]);
     let mut bets = Vec::new();
     let mut purchases = Vec::new();
@@ -151,20 +153,21 @@ pub fn commitment_sections(report: &CommitmentReport) -> Vec<Section> {
         )),
         Block::Table(costs),
         Block::Note(format!(
-            "The layers' cost over the first twelve months and over the {} months they were sized for, expected and on \
-             the P10 and P90 paths, against today's matcher's mix (sized on the history, held flat) priced on the same \
+            "The chosen purchase's cost over the first twelve months and over the {} months it was sized for, expected \
+             and on the P10 and P90 paths, against today's matcher's mix (sized on the history, held flat) priced on the same \
              forecast and the same expected prices.",
             report.horizon_months
         )),
         Block::Note(format!(
-            "Recommended purchase (the layers when they cost no more than the mix held flat over the {} months, in \
-             expectation; the board's saving prices the mix held flat). {}",
-            report.horizon_months,
+            "Recommended purchase: the policy each class's own backtest chose (the lowest median demand regret over \
+             rolling origins of the history, prices held; the simplest within {:.1} points; flat where the history is too \
+             short to score; `gpuplan backtest` shows every candidate). The board's saving prices the mix held flat. {}",
+            TIE_REGRET * 100.0,
             purchases.join(" ")
         )),
         Block::Table(stress),
         Block::Note(format!(
-            "The same layers and mix over the {} months if prices hold, move as stated, or move twice as fast, taken as \
+            "The same purchase and mix over the {} months if prices hold, move as stated, or move twice as fast, taken as \
              certain: what the price bet is worth. {}",
             report.horizon_months,
             bets.join(" ")

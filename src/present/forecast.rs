@@ -298,6 +298,9 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
         .classes
         .first()
         .map_or("a season".to_string(), |c| format!("{} points", c.score.season_points));
+    let step = report
+        .origin_step_days
+        .map_or("up to a week".to_string(), |days| format!("{days} days"));
     let mut sections = vec![
         Section {
             title: format!(
@@ -308,7 +311,7 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
                 Block::Table(table),
                 Block::Note(format!(
                     "Each origin is fitted on all of the window before it (the last origin on {:.1} days, leaving exactly the held-out \
-                     days after it; the others step back up to a week each) and chooses its method by its own cross-validation; last method: the one \
+                     days after it; the others step back {step} each) and chooses its method by its own cross-validation; last method: the one \
                      the last origin chose. Actual and forecast: mean GPUs over the held-out days. MAE: mean absolute error per point, \
                      in GPUs, averaged over the origins, and its range; naive MAE: that of repeating the history's last season \
                      ({season}). MASE under 1 beats the seasonal-naive forecast's in-sample error. In 80 % / 95 %: the share of held-out \

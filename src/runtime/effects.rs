@@ -82,10 +82,12 @@ impl Runtime {
             Effect::FitForecast {
                 generation,
                 horizon_days,
+                plan,
             } => {
                 self.worker.submit(Job::FitForecast {
                     generation,
                     horizon_days,
+                    plan,
                 });
                 None
             }

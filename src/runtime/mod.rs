@@ -267,7 +267,8 @@ pub fn loaded_workbench(
                 crate::app::Effect::FitForecast {
                     generation,
                     horizon_days,
-                } => worker::fit_forecast(&mut pipeline, generation, horizon_days),
+                    plan,
+                } => worker::fit_forecast(&mut pipeline, generation, horizon_days, &plan),
                 crate::app::Effect::Replay { generation, plan } => worker::replay(&mut pipeline, generation, &plan),
                 _ => continue,
             };

@@ -60,6 +60,7 @@ pub enum Job {
     FitForecast {
         generation: u64,
         horizon_days: u32,
+        plan: Box<Plan>,
     },
     /// The report of the plan on screen, written as JSON and Markdown: after any audit or
     /// replay asked before it, so it never writes a partial report.
@@ -369,7 +370,8 @@ fn run(job: Job, state: &mut State, results: &Sender<Action>) -> Action {
         Job::FitForecast {
             generation,
             horizon_days,
-        } => fit_forecast(&mut state.pipeline, generation, horizon_days),
+            plan,
+        } => fit_forecast(&mut state.pipeline, generation, horizon_days, &plan),
         Job::Export { plan, target } => export(state, &plan, &target),
     }
 }
@@ -438,12 +440,20 @@ pub fn compare(
     }
 }
 
-/// The last audit's series fitted over `horizon_days`, kept by the pipeline for the report too.
-pub fn fit_forecast(pipeline: &mut Pipeline, generation: u64, horizon_days: u32) -> Action {
-    match pipeline.forecast_fits(horizon_days, ForecastScope::Fleet, Vec::new()) {
+/// The last audit's series fitted over `horizon_days`, kept by the pipeline for the report too,
+/// and each class's commitment policy chosen by its backtest under `plan`.
+pub fn fit_forecast(pipeline: &mut Pipeline, generation: u64, horizon_days: u32, plan: &Plan) -> Action {
+    match pipeline
+        .forecast_fits(horizon_days, ForecastScope::Fleet, Vec::new())
+        .cloned()
+    {
         Ok(fits) => Action::ForecastFitted {
             generation,
-            fits: Box::new(fits.clone()),
+            fits: Box::new(fits),
+            selection: match pipeline.contracts(plan) {
+                Some(contracts) => pipeline.policy_selection(plan, &contracts).unwrap_or_default(),
+                None => Vec::new(),
+            },
         },
         Err(e) => Action::ForecastFailed {
             generation,

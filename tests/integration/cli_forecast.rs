@@ -224,6 +224,50 @@ fn the_backtest_scores_every_class_on_the_held_out_days() {
 }
 
 #[test]
+fn origins_stepped_as_asked_are_that_many_days_apart_and_a_step_too_long_is_named() {
+    let report = json(gpuplan(&[
+        "backtest",
+        SAMPLE,
+        "--holdout-days",
+        "14",
+        "--origin-step-days",
+        "30",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(report["origin_step_days"], 30);
+    let class = &report["classes"][0];
+    let fitted: Vec<f64> = class["per_origin"]
+        .as_array()
+        .expect("per_origin")
+        .iter()
+        .map(|o| number(&o["fitted_days"]))
+        .collect();
+    // 90 days less 14 held out: origins on 16, 46 and 76 days of history.
+    assert_eq!(fitted.len(), 3, "{fitted:?}");
+    assert!(
+        fitted.windows(2).all(|w| (w[1] - w[0] - 30.0).abs() < 1e-9),
+        "{fitted:?}"
+    );
+    let commitment = &class["commitment"]["per_origin"];
+    assert_eq!(commitment.as_array().map(Vec::len), Some(3), "{class}");
+
+    let run = gpuplan(&["backtest", SAMPLE, "--holdout-days", "14", "--origin-step-days", "80"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("--origin-step-days") && run.stderr.contains("80 days apart"),
+        "{}",
+        run.stderr
+    );
+    let run = gpuplan(&["backtest", SAMPLE, "--origin-step-days", "0"]);
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stderr.contains("--origin-step-days"), "{}", run.stderr);
+    let table = gpuplan(&["backtest", SAMPLE, "--holdout-days", "14", "--origin-step-days", "30"]);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    assert!(table.stdout.contains("step back 30 days each"), "{}", table.stdout);
+}
+
+#[test]
 fn a_holdout_longer_than_the_history_and_a_bad_forecast_table_are_named() {
     let run = gpuplan(&["backtest", SAMPLE, "--holdout-days", "89"]);
     assert_eq!(run.code, 2, "{}", run.stdout);

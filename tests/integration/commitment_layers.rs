@@ -26,6 +26,9 @@ fn number(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
 }
 
+/// The plan's `[commitments]` pinning the layers on the forecast over the backtest's choice.
+const PINNED: &str = "\n[commitments]\npolicy = \"layers\"\n";
+
 fn report_with(plan_tail: &str) -> Value {
     let home = tempfile::tempdir().expect("home");
     common::sample_report_in(home.path(), plan_tail)
@@ -113,8 +116,9 @@ fn every_matched_class_is_laddered_and_each_layer_adds_up() {
 
 #[test]
 fn growth_buys_more_commitment_and_falling_prices_buy_less() {
-    let flat = report_with("\n[forecast]\n[forecast.growth]\ninference = 1.0\n");
-    let tripled = report_with("\n[forecast]\n[forecast.growth]\ninference = 3.0\n");
+    // The layers on the forecast, pinned over the backtest's choice, follow the plan's growth.
+    let flat = report_with(&format!("{PINNED}\n[forecast]\n[forecast.growth]\ninference = 1.0\n"));
+    let tripled = report_with(&format!("{PINNED}\n[forecast]\n[forecast.growth]\ninference = 3.0\n"));
     let (flat, tripled) = (class(&flat, "inference"), class(&tripled, "inference"));
     assert_eq!(number(&tripled["growth_per_year"]), 3.0);
     assert!(
@@ -125,11 +129,13 @@ fn growth_buys_more_commitment_and_falling_prices_buy_less() {
     );
     assert!(number(&tripled["first_year"]["expected_usd"]) > number(&flat["first_year"]["expected_usd"]));
 
-    let steady =
-        report_with("\n[[price_change]]\naccelerator = \"h200-sxm\"\nterm = \"on-demand\"\nchange_per_year = 0.0\n");
+    let steady = report_with(&format!(
+        "{PINNED}\n[[price_change]]\naccelerator = \"h200-sxm\"\nterm = \"on-demand\"\nchange_per_year = 0.0\n"
+    ));
     // Inference is matched to the H200 (carried by memory bandwidth): its alias names it.
-    let collapsing =
-        report_with("\n[[price_change]]\naccelerator = \"H200\"\nterm = \"on-demand\"\nchange_per_year = -0.8\n");
+    let collapsing = report_with(&format!(
+        "{PINNED}\n[[price_change]]\naccelerator = \"H200\"\nterm = \"on-demand\"\nchange_per_year = -0.8\n"
+    ));
     let (steady_class, collapsing_class) = (class(&steady, "inference"), class(&collapsing, "inference"));
     assert!(
         committed_gpus(collapsing_class) < committed_gpus(steady_class),
@@ -227,6 +233,20 @@ fn loaded() -> App {
 #[test]
 fn a_growth_step_moves_the_contracts_panes_layers_in_the_same_update() {
     let mut app = loaded();
+    // The layers on the forecast, pinned: the policy a growth step moves.
+    app.plan.commitments = Some(gpuplan::model::plan::CommitmentsPlan {
+        policy: Some(gpuplan::model::forecast::Policy::Layers),
+        ..Default::default()
+    });
+    app.reshape_forecast();
+    let pinned = app.forecast.commitments.as_ref().expect("layers");
+    assert!(
+        pinned
+            .classes
+            .iter()
+            .all(|c| c.chosen_by.policy == gpuplan::model::forecast::Policy::Layers),
+        "{pinned:?}"
+    );
     let field = Field::Forecast(ForecastField::Growth(WorkloadClass::Inference));
     let layers = |app: &App| {
         let report = app.forecast.commitments.as_ref().expect("layers on load");
@@ -252,13 +272,15 @@ fn a_growth_step_moves_the_contracts_panes_layers_in_the_same_update() {
     assert!(after > before, "two more times a year on: {before} then {after}");
     // The steps kept the other classes' layers: every class is what sizing them all afresh gives.
     let fits = app.forecast.fits.as_ref().expect("fits");
-    let afresh = gpuplan::model::commitment_layers::commitment_report(
-        fits,
-        &gpuplan::model::forecast::PlanAssumptions::of(&app.plan, &app.catalog, fits),
-        app.derived.contracts.as_ref().expect("contracts"),
-        &app.plan,
-        &app.catalog,
-    );
+    let assumptions = gpuplan::model::forecast::PlanAssumptions::of(&app.plan, &app.catalog, fits);
+    let inputs = gpuplan::model::commitment_layers::CommitmentInputs {
+        assumptions: &assumptions,
+        contracts: app.derived.contracts.as_ref().expect("contracts"),
+        plan: &app.plan,
+        catalog: &app.catalog,
+        selection: &app.forecast.selection,
+    };
+    let afresh = gpuplan::model::commitment_layers::commitment_report(fits, &inputs);
     assert_eq!(app.forecast.commitments, afresh);
     // What the report computes for the plan on screen.
     let (plan, _) = gpuplan::config::plan_file::render_for_save(None, &app.plan).expect("plan text");
@@ -344,11 +366,15 @@ fn dated_prices_give_the_bet_a_fitted_spread_and_a_score_apart_from_demand() {
             "{training}"
         );
     }
-    assert!(
-        number(&training["horizon"]["expected_usd"])
-            <= number(&training["flat_horizon"]["expected_usd"]) * (1.0 + 1e-9),
-        "{training}"
-    );
+    // The layers are the cheapest ladder on the forecast: where the backtest chose them, they
+    // cost no more than flat on it.
+    if training["recommended"]["buy"] == "layers" {
+        assert!(
+            number(&training["horizon"]["expected_usd"])
+                <= number(&training["flat_horizon"]["expected_usd"]) * (1.0 + 1e-9),
+            "{training}"
+        );
+    }
 
     let backtest = json(gpuplan_in(
         home.path(),
@@ -382,4 +408,120 @@ fn a_plan_that_does_not_trust_the_price_trend_sizes_on_held_prices() {
     let run = gpuplan_in(home.path(), &["report", "--plan", plan.to_str().expect("path")]);
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("commitments.price_trend_trust"), "{}", run.stderr);
+}
+
+/// The policy the backtest chose, by the rule: the lowest median regret, the simplest within
+/// the tie.
+fn expected_choice(chosen_by: &Value) -> String {
+    let order = ["on_demand", "flat", "naive_layers", "low_quantile", "layers"];
+    let candidates = chosen_by["candidates"].as_array().expect("candidates");
+    let names: Vec<&str> = candidates
+        .iter()
+        .map(|c| c["policy"].as_str().expect("policy"))
+        .collect();
+    assert_eq!(names, order, "every candidate, simplest first: {chosen_by}");
+    let best = candidates
+        .iter()
+        .map(|c| number(&c["median_regret"]))
+        .fold(f64::INFINITY, f64::min);
+    let tie = gpuplan::model::commitment_layers::TIE_REGRET;
+    candidates
+        .iter()
+        .find(|c| number(&c["median_regret"]) <= best + tie)
+        .map(|c| c["policy"].as_str().expect("policy").to_string())
+        .expect("the best")
+}
+
+#[test]
+fn each_class_buys_the_policy_its_own_backtest_chose() {
+    let report = json(gpuplan(&["report", "--logs", SAMPLE, "--format", "json"]));
+    let backtest = json(gpuplan(&[
+        "backtest",
+        SAMPLE,
+        "--holdout-days",
+        "14",
+        "--format",
+        "json",
+    ]));
+    for class in report["commitments"]["classes"].as_array().expect("classes") {
+        let chosen_by = &class["chosen_by"];
+        assert!(chosen_by["reason"].is_null(), "90 days score: {chosen_by}");
+        assert_eq!(chosen_by["origins"], 8, "{chosen_by}");
+        let policy = expected_choice(chosen_by);
+        assert_eq!(chosen_by["policy"], policy.as_str(), "{chosen_by}");
+        let median = number(&chosen_by["median_regret"]);
+        let chosen = chosen_by["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .find(|c| c["policy"] == policy.as_str())
+            .expect("the chosen among the candidates");
+        assert_eq!(number(&chosen["median_regret"]), median);
+        // The recommendation is the winner, and the backtest agrees on it.
+        assert_eq!(class["recommended"]["buy"], policy.as_str(), "{class}");
+        let scored = backtest["classes"]
+            .as_array()
+            .expect("classes")
+            .iter()
+            .find(|c| c["class"] == class["class"])
+            .expect("the class backtested");
+        assert_eq!(scored["commitment"]["chosen_by"], *chosen_by);
+        // Flat's own median regret is a candidate's, so the chosen is never a tie's width above it.
+        let flat = number(&scored["commitment"]["flat_regret"]["median"]);
+        assert!(
+            median <= flat + gpuplan::model::commitment_layers::TIE_REGRET + 1e-12,
+            "{chosen_by}"
+        );
+    }
+}
+
+#[test]
+fn a_history_too_short_to_score_falls_back_to_flat_and_says_why() {
+    let home = tempfile::tempdir().expect("home");
+    let log = home.path().join("short.csv");
+    let sample = gpuplan_in(
+        home.path(),
+        &[
+            "sample",
+            "--days",
+            "12",
+            "--jobs",
+            "3000",
+            "--output",
+            log.to_str().expect("path"),
+        ],
+    );
+    assert_eq!(sample.code, 0, "{}", sample.stderr);
+    let report = json(gpuplan_in(
+        home.path(),
+        &["report", "--logs", log.to_str().expect("path"), "--format", "json"],
+    ));
+    let classes = report["commitments"]["classes"].as_array().expect("classes");
+    assert!(!classes.is_empty(), "{report}");
+    for class in classes {
+        let chosen_by = &class["chosen_by"];
+        assert_eq!(chosen_by["policy"], "flat", "{chosen_by}");
+        assert!(chosen_by["median_regret"].is_null(), "{chosen_by}");
+        let reason = chosen_by["reason"].as_str().expect("a reason");
+        assert!(!reason.is_empty());
+        assert_eq!(class["recommended"]["buy"], "flat");
+    }
+    let text = gpuplan_in(home.path(), &["report", "--logs", log.to_str().expect("path")]);
+    assert!(text.stdout.contains("chosen by no backtest"), "{}", text.stdout);
+}
+
+#[test]
+fn a_plan_can_pin_a_policy_over_the_backtests_choice() {
+    let report = report_with("\n[commitments]\npolicy = \"on_demand\"\n");
+    for class in report["commitments"]["classes"].as_array().expect("classes") {
+        let chosen_by = &class["chosen_by"];
+        assert_eq!(chosen_by["policy"], "on_demand", "{chosen_by}");
+        assert_eq!(class["recommended"]["buy"], "on_demand");
+        // Nothing committed: no committed layer has a GPU.
+        assert_eq!(committed_gpus(class), 0.0, "{class}");
+        let backtest_choice = expected_choice(chosen_by);
+        if backtest_choice != "on_demand" {
+            assert_eq!(chosen_by["pinned_over"], backtest_choice.as_str(), "{chosen_by}");
+        }
+    }
 }

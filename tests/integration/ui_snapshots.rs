@@ -790,6 +790,9 @@ fn the_contracts_pane_names_its_units_and_the_purchase_it_recommends() {
             .expect("the class in the report");
         let named = match recommended.as_str() {
             Some("layers") => "buy the commitment layers",
+            Some("naive_layers") => "buy the layers on seasonal naive",
+            Some("low_quantile") => "buy the layers on the P10 path",
+            Some("on_demand") => "buy on-demand only",
             Some("flat") => "buy today's mix held flat",
             other => panic!("recommended.buy {other:?}"),
         };

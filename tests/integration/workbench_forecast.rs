@@ -129,6 +129,7 @@ fn a_horizon_step_asks_for_a_refit_and_a_stale_fit_is_dropped() {
         Some(Effect::FitForecast {
             generation,
             horizon_days,
+            ..
         }) => {
             assert_eq!(*horizon_days, 395, "13 months of 365/12 days");
             *generation
@@ -144,6 +145,7 @@ fn a_horizon_step_asks_for_a_refit_and_a_stale_fit_is_dropped() {
         Action::ForecastFitted {
             generation: generation - 1,
             fits: Box::new(old),
+            selection: Vec::new(),
         },
     );
     assert!(app.forecast.working, "a superseded fit must not land");

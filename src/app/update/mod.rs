@@ -130,8 +130,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.comparing.error = Some(message);
             Vec::new()
         }
-        Action::ForecastFitted { fits, .. } => {
-            app.forecast_fitted(*fits);
+        Action::ForecastFitted { fits, selection, .. } => {
+            app.forecast_fitted(*fits, selection);
             Vec::new()
         }
         Action::ForecastFailed { message, .. } => {

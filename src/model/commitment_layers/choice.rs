@@ -1,92 +1,115 @@
-//! Which purchase the plan recommends for a class, in a sentence both faces print: the layers
-//! sized on the forecast, or today's matcher's mix held flat, and the bet the choice rests on.
-//! The layers are the cheapest ladder in expectation on the forecast (docs/board.md), so they
-//! are recommended whenever they cost no more than the flat mix over the horizon they were sized
-//! for; the sentence says what they bet on and what the bet costs if prices hold.
+//! Which purchase the plan recommends for a class, in a sentence both faces print: the policy
+//! its own backtest chose (`policy`), the runner-up and the margin, what it costs against
+//! today's mix held flat over the horizon it was sized for, and the bet it rests on.
 
 use serde::Serialize;
 
 use super::SpanCost;
 use super::fleet::ClassLayers;
 use super::price_stress::{PriceStress, StressCase};
+use crate::model::forecast::{ChosenBy, Policy};
 use crate::shared::format::{usd_compact, usd_compact_signed};
 
-/// The term mix a class's purchase follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Purchase {
-    /// The commitment layers sized on the forecast.
-    Layers,
-    /// Today's matcher's mix, sized on the history and held flat.
-    Flat,
-}
-
-/// The purchase recommended for a class, and the figures that decide it.
+/// The purchase recommended for a class, and what it costs against the flat mix.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct PurchaseChoice {
-    pub buy: Purchase,
-    /// The layers' expected cost over the horizon less the flat mix's (negative: the layers
-    /// cost less).
-    pub layers_less_flat_usd: f64,
-    /// The same with prices held, when the layers were sized on a price change: what the
-    /// layers cost against flat if the price bet is lost.
-    pub layers_less_flat_if_prices_hold_usd: Option<f64>,
+    /// The policy chosen by the class's backtest.
+    pub buy: Policy,
+    /// The chosen purchase's expected cost over the horizon less the flat mix's (negative: it
+    /// costs less).
+    pub chosen_less_flat_usd: f64,
+    /// The same with prices held, when the purchase was sized on a price change: what it costs
+    /// against flat if the price bet is lost.
+    pub chosen_less_flat_if_prices_hold_usd: Option<f64>,
 }
 
-/// The layers when they cost no more than the flat mix over the horizon, in expectation.
+/// The purchase `policy` sizes, against the flat mix over the horizon, in expectation and,
+/// when it bets on a price change, with prices held.
 pub fn purchase_choice(
+    policy: Policy,
     horizon: &SpanCost,
     flat_horizon: &SpanCost,
     stress: &[PriceStress],
     change_per_year: f64,
 ) -> PurchaseChoice {
-    let layers_less_flat_usd = horizon.expected_usd - flat_horizon.expected_usd;
     let held = stress
         .iter()
         .find(|s| s.case == StressCase::Held)
-        .filter(|_| change_per_year != 0.0)
+        .filter(|_| change_per_year != 0.0 && policy != Policy::Flat)
         .map(|s| s.layers_usd - s.flat_usd);
     PurchaseChoice {
-        buy: if layers_less_flat_usd <= 0.0 {
-            Purchase::Layers
-        } else {
-            Purchase::Flat
-        },
-        layers_less_flat_usd,
-        layers_less_flat_if_prices_hold_usd: held,
+        buy: policy,
+        chosen_less_flat_usd: horizon.expected_usd - flat_horizon.expected_usd,
+        chosen_less_flat_if_prices_hold_usd: held,
     }
 }
 
+/// How the backtest chose, in words: the winner's median regret, the runner-up's and the
+/// margin; or why none chose.
+pub fn choice_text(chosen: &ChosenBy) -> String {
+    let pct = |frac: f64| format!("{:.1} %", 100.0 * frac);
+    if let Some(backtest_choice) = chosen.pinned_over {
+        let own = chosen
+            .median_regret
+            .map_or(String::new(), |m| format!(", its median demand regret {}", pct(m)));
+        return format!(
+            "pinned by the plan's [commitments] policy{own}; its own backtest chose {}{}",
+            backtest_choice.label(),
+            chosen.reason.as_ref().map_or(String::new(), |r| format!(" ({r})"))
+        );
+    }
+    if let Some(reason) = &chosen.reason {
+        return format!("chosen by no backtest ({reason}): today's mix held flat stands in");
+    }
+    let Some(median) = chosen.median_regret else {
+        return "chosen by no backtest: today's mix held flat stands in".to_string();
+    };
+    let runner = match (chosen.runner_up, chosen.margin) {
+        (Some(r), Some(margin)) if margin < 0.0 => format!(
+            "; {} came {:.2} points lower, within the {:.1}-point tie that goes to the simpler",
+            r.policy.label(),
+            -100.0 * margin,
+            100.0 * super::policy::TIE_REGRET
+        ),
+        (Some(r), Some(margin)) => format!(
+            "; runner-up {} at {} ({:.2} points more)",
+            r.policy.label(),
+            pct(r.median_regret),
+            100.0 * margin
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "chosen by its backtest: median demand regret {} over {} origins of {} held-out days{runner}",
+        pct(median),
+        chosen.origins,
+        chosen.holdout_days
+    )
+}
+
 /// The recommendation in one sentence, the same in the report and the Contracts pane: which
-/// mix to buy, what it costs against the other over `horizon_months`, and the bet it rests on.
+/// purchase to make and how its backtest chose it, what it costs against the flat mix over
+/// `horizon_months`, and the bet it rests on.
 pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
     let choice = &class.recommended;
-    let (chosen, other, chosen_cost, other_cost) = match choice.buy {
-        Purchase::Layers => (
-            "the commitment layers (▤)",
-            "today's mix held flat",
-            &class.horizon,
-            &class.flat_horizon,
-        ),
-        Purchase::Flat => (
-            "today's mix held flat",
-            "the commitment layers (▤)",
-            &class.flat_horizon,
-            &class.horizon,
-        ),
-    };
-    let (chosen_year, other_year) = match choice.buy {
-        Purchase::Layers => (&class.first_year, &class.flat_first_year),
-        Purchase::Flat => (&class.flat_first_year, &class.first_year),
-    };
-    let first_year = if chosen_year.expected_usd > other_year.expected_usd {
+    let chosen = choice.buy.label();
+    let costs = if choice.buy == Policy::Flat {
         format!(
-            ", though its first year costs more ({} against {})",
-            usd_compact(chosen_year.expected_usd),
-            usd_compact(other_year.expected_usd)
+            "{} expected over {horizon_months} months",
+            usd_compact(class.flat_horizon.expected_usd)
+        )
+    } else if choice.chosen_less_flat_usd.abs() <= 1e-3 * class.flat_horizon.expected_usd.abs() {
+        // Within a thousandth the two cost the same to the cent shown; say so rather than rank them.
+        format!(
+            "about {} expected over {horizon_months} months, as today's mix held flat",
+            usd_compact(class.horizon.expected_usd)
         )
     } else {
-        String::new()
+        format!(
+            "{} expected over {horizon_months} months against {} for today's mix held flat",
+            usd_compact(class.horizon.expected_usd),
+            usd_compact(class.flat_horizon.expected_usd)
+        )
     };
     let growth = class
         .growth_per_year
@@ -94,29 +117,17 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
             format!("demand growing ×{g:.1} a year")
         });
     let prices = class.price_bet.text();
-    let lost = match (choice.buy, choice.layers_less_flat_if_prices_hold_usd) {
-        (Purchase::Layers, Some(held)) => format!(
-            "; if prices hold instead, the layers cost {} against flat",
+    let lost = match choice.chosen_less_flat_if_prices_hold_usd {
+        Some(held) => format!(
+            "; if prices hold instead, it costs {} against flat",
             usd_compact_signed(held)
         ),
-        _ => String::new(),
-    };
-    // Within a thousandth the two cost the same to the cent shown; say so rather than rank them.
-    let costs = if choice.layers_less_flat_usd.abs() <= 1e-3 * other_cost.expected_usd.abs() {
-        format!(
-            "both about {} expected over {horizon_months} months",
-            usd_compact(chosen_cost.expected_usd)
-        )
-    } else {
-        format!(
-            "{} against {} expected over {horizon_months} months",
-            usd_compact(chosen_cost.expected_usd),
-            usd_compact(other_cost.expected_usd)
-        )
+        None => String::new(),
     };
     format!(
-        "{}: buy {chosen}, not {other}: {costs}{first_year}; it rests on {growth} and {prices}{lost}.",
+        "{}: buy {chosen}, {}; {costs}; it rests on {growth} and {prices}{lost}.",
         capitalized(class.class.label()),
+        choice_text(&class.chosen_by),
     )
 }
 
@@ -150,14 +161,17 @@ mod tests {
     }
 
     #[test]
-    fn the_layers_are_bought_when_they_cost_no_more_than_flat_over_the_horizon() {
-        let layers = purchase_choice(&span(88.0), &span(94.0), &[held(101.8, 98.0)], -0.187);
-        assert_eq!(layers.buy, Purchase::Layers);
-        assert_eq!(layers.layers_less_flat_usd, -6.0);
-        assert!((layers.layers_less_flat_if_prices_hold_usd.expect("a bet") - 3.8).abs() < 1e-9);
-        let flat = purchase_choice(&span(95.0), &span(94.0), &[held(95.0, 94.0)], 0.0);
-        assert_eq!(flat.buy, Purchase::Flat);
+    fn the_purchase_is_the_chosen_policy_priced_against_flat() {
+        let layers = purchase_choice(Policy::Layers, &span(88.0), &span(94.0), &[held(101.8, 98.0)], -0.187);
+        assert_eq!(layers.buy, Policy::Layers);
+        assert_eq!(layers.chosen_less_flat_usd, -6.0);
+        assert!((layers.chosen_less_flat_if_prices_hold_usd.expect("a bet") - 3.8).abs() < 1e-9);
+        // Chosen by the backtest even where it costs more on the forecast.
+        let naive = purchase_choice(Policy::NaiveLayers, &span(95.0), &span(94.0), &[held(95.0, 94.0)], 0.0);
+        assert_eq!(naive.buy, Policy::NaiveLayers);
         // Prices held already: no bet to lose.
-        assert_eq!(flat.layers_less_flat_if_prices_hold_usd, None);
+        assert_eq!(naive.chosen_less_flat_if_prices_hold_usd, None);
+        let flat = purchase_choice(Policy::Flat, &span(94.0), &span(94.0), &[held(94.0, 94.0)], -0.2);
+        assert_eq!(flat.chosen_less_flat_if_prices_hold_usd, None);
     }
 }

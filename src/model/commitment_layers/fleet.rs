@@ -9,14 +9,17 @@ use super::choice::{PurchaseChoice, purchase_choice};
 use super::flat::flat_ladder;
 use super::ladder::{TierMenu, TierOffer};
 use super::paths::DemandPaths;
+use super::policy::{PolicyInputs, PolicySelection, chosen_for, pinned_by_plan, policy_ladder};
 use super::price_stress::{PriceStress, break_even_change_per_year, price_stress};
 use super::risk::Layer;
-use super::{CommitmentError, FIRST_YEAR_MONTHS, PathMonths, SpanCost, horizon_cost, size_class, year_cost};
+use super::{CommitmentError, FIRST_YEAR_MONTHS, PathMonths, SpanCost, horizon_cost, risk, year_cost};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
-use crate::model::forecast::{ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points};
+use crate::model::forecast::{
+    ChosenBy, ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points,
+};
 use crate::model::plan::Plan;
 use crate::model::price_trend::PriceBet;
 use crate::model::workload::WorkloadClass;
@@ -60,6 +63,9 @@ pub struct ClassLayers {
     /// The plan's yearly growth factor, when it replaces the fitted trend.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub growth_per_year: Option<f64>,
+    /// The policy the purchase follows, chosen by the class's own backtest; `layers`,
+    /// `first_year`, `horizon` and `price_stress` are its sizing.
+    pub chosen_by: ChosenBy,
     /// Longest term first; the term billed by use last.
     pub layers: Vec<Layer>,
     pub first_year: SpanCost,
@@ -75,10 +81,10 @@ pub struct ClassLayers {
     /// The yearly change above which the longest committed term pays against the shorter
     /// ones; None when none from -90 % to +900 % tips it.
     pub break_even_change_per_year: Option<f64>,
-    /// The longest committed term offered, and the GPUs the layers put on it today.
+    /// The longest committed term the chosen purchase holds, and its GPUs today.
     pub longest_term: Option<LongestTerm>,
-    /// Which of the layers and the flat mix the plan recommends buying, and the figures that
-    /// decide it (`purchase_sentence` says it).
+    /// The purchase the plan recommends (the chosen policy) against the flat mix
+    /// (`purchase_sentence` says it).
     pub recommended: PurchaseChoice,
 }
 
@@ -285,16 +291,20 @@ pub(super) fn class_index(class: WorkloadClass) -> usize {
     WorkloadClass::ALL.iter().position(|c| *c == class).unwrap_or(0)
 }
 
-/// Layers every matched class of `contracts` on the forecast `fits` shaped by `assumptions`.
-/// None when the catalog has no contract offers.
-pub fn commitment_report(
-    fits: &FleetFits,
-    assumptions: &PlanAssumptions,
-    contracts: &ContractsReport,
-    plan: &Plan,
-    catalog: &Catalog,
-) -> Option<CommitmentReport> {
-    commitment_report_keeping(fits, assumptions, contracts, plan, catalog, &[])
+/// What a class's purchase is sized from beside the forecast: the plan, the catalog, the
+/// contract matching and each class's policy chosen by its backtest (`selection`).
+pub struct CommitmentInputs<'a> {
+    pub assumptions: &'a PlanAssumptions,
+    pub contracts: &'a ContractsReport,
+    pub plan: &'a Plan,
+    pub catalog: &'a Catalog,
+    pub selection: &'a [PolicySelection],
+}
+
+/// Sizes every matched class of `contracts` on the forecast `fits` shaped by `assumptions`,
+/// by the policy its backtest chose. None when the catalog has no contract offers.
+pub fn commitment_report(fits: &FleetFits, inputs: &CommitmentInputs<'_>) -> Option<CommitmentReport> {
+    commitment_report_keeping(fits, inputs, &[])
 }
 
 /// A class's layers, the price change they assumed and the months they run; or, for a class
@@ -306,12 +316,16 @@ type ClassLayering = Result<(ClassLayers, PriceChangeUsed, usize), (WorkloadClas
 /// layers stand). Only their price change and months are looked up again.
 pub fn commitment_report_keeping(
     fits: &FleetFits,
-    assumptions: &PlanAssumptions,
-    contracts: &ContractsReport,
-    plan: &Plan,
-    catalog: &Catalog,
+    inputs: &CommitmentInputs<'_>,
     kept: &[ClassLayers],
 ) -> Option<CommitmentReport> {
+    let CommitmentInputs {
+        assumptions,
+        contracts,
+        plan,
+        catalog,
+        selection,
+    } = *inputs;
     let offers = &catalog.contracts.as_ref()?.offers;
     let hours_per_month = contracts.hours_per_month;
     // The classes on both cores: a growth step redraws within a frame.
@@ -342,24 +356,47 @@ pub fn commitment_report_keeping(
             let flat = flat_ladder(&class.best_mix, &menu, |id| offer_months(offers, id, hours_per_month));
             let menu = holding_flat_offers(&menu, &flat.0);
             let on_paths = PathMonths::of(&paths);
-            let sized = size_class(&menu, &paths, &demands, &on_paths);
+            let chosen_by = chosen_for(selection, class.class, &class.accelerator);
+            let chosen_by = match plan.commitments.and_then(|c| c.policy) {
+                Some(pinned) => pinned_by_plan(chosen_by, pinned),
+                None => chosen_by,
+            };
+            let naive = || naive_months(fit, factor, &paths);
+            let (chosen_menu, chosen_ladder) = policy_ladder(
+                chosen_by.policy,
+                &PolicyInputs {
+                    menu: &menu,
+                    flat: &flat,
+                    forecast: &demands,
+                    low_quantile: &on_paths.p10,
+                    naive: &naive,
+                },
+            );
             let (flat_menu, flat_tops) = &flat;
-            let longest_term = menu.committed.first().map(|offer| LongestTerm {
+            let longest_term = chosen_menu.committed.first().map(|offer| LongestTerm {
                 term: offer.term,
                 offer_id: offer.offer_id.clone(),
                 months: offer.term_months,
-                gpus: (sized.ladder.top_at(&menu, 0, 0)).max(0.0),
+                gpus: (chosen_ladder.top_at(&chosen_menu, 0, 0)).max(0.0),
             });
-            let horizon = horizon_cost(&menu, &sized.ladder, &demands, &on_paths);
+            let horizon = horizon_cost(&chosen_menu, &chosen_ladder, &demands, &on_paths);
             let flat_horizon = horizon_cost(flat_menu, flat_tops, &demands, &on_paths);
-            let stress = price_stress(&menu, &sized.ladder, &flat, &demands, change.on_demand_per_year);
-            let recommended = purchase_choice(&horizon, &flat_horizon, &stress, menu.renewal_bet.change_per_year);
+            let stress = price_stress(&chosen_menu, &chosen_ladder, &flat, &demands, change.on_demand_per_year);
+            let recommended = purchase_choice(
+                chosen_by.policy,
+                &horizon,
+                &flat_horizon,
+                &stress,
+                menu.renewal_bet.change_per_year,
+            );
             let layers = ClassLayers {
                 class: class.class,
                 accelerator: class.accelerator.clone(),
                 gpus_per_fleet_gpu: factor,
                 growth_per_year: growth,
-                first_year: sized.first_year,
+                chosen_by,
+                layers: risk::todays_layers(&chosen_menu, &chosen_ladder, &paths, &demands, FIRST_YEAR_MONTHS),
+                first_year: year_cost(&chosen_menu, &chosen_ladder, &demands, &on_paths),
                 flat_first_year: year_cost(flat_menu, flat_tops, &demands, &on_paths),
                 horizon,
                 flat_horizon,
@@ -368,7 +405,6 @@ pub fn commitment_report_keeping(
                 break_even_change_per_year: break_even_change_per_year(&menu, &demands),
                 longest_term,
                 recommended,
-                layers: sized.layers,
             };
             Ok((layers, change, months))
         })
@@ -396,4 +432,18 @@ pub fn commitment_report_keeping(
         price_changes,
         not_layered,
     })
+}
+
+/// Seasonal naive's forecast over the horizon of `paths`: the fit's last season of history,
+/// in GPUs of the class's accelerator, repeated.
+fn naive_months(fit: &SeriesFit, gpus_per_fleet_gpu: f64, paths: &DemandPaths) -> Vec<super::paths::MonthDemand> {
+    let season = &fit.last_season_gpus;
+    let repeated: Vec<f64> = if season.is_empty() {
+        vec![0.0; paths.points.len()]
+    } else {
+        (0..paths.points.len())
+            .map(|i| season[i % season.len()] * gpus_per_fleet_gpu)
+            .collect()
+    };
+    DemandPaths::known(&repeated, paths.hours_per_point, paths.points_per_month).month_demands()
 }

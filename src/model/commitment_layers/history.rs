@@ -2,7 +2,8 @@
 //! backtest's rolling origins: at each cut-off, fit the forecast on the days before it, size
 //! the layers (and seasonal naive's, and today's matcher's flat mix) there, and price the
 //! held-out days as they happened (`score`). The regrets are summed up as their median and
-//! range over the origins; the price bet is scored where dated prices cover the held-out days.
+//! range over the origins, and the policy with the lowest median chosen (`policy`); the price
+//! bet is scored where dated prices cover the held-out days.
 
 use rayon::prelude::*;
 
@@ -13,13 +14,14 @@ use super::fleet::{
 };
 use super::ladder::TierMenu;
 use super::paths::DemandPaths;
+use super::policy::{candidates_of, choose_policy, flat_fallback};
 use super::score::{OriginInputs, score_origin};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, match_class};
 use crate::model::fleet::{AuditReport, iso_utc};
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport, MatchTerms, class_demand, hours_per_point};
 use crate::model::forecast::{
-    ClassAssumptions, CommitmentBacktest, CommitmentOrigin, DemandSeries, PriceBetScore, RegretSpread,
+    BacktestOrigins, ClassAssumptions, CommitmentBacktest, CommitmentOrigin, DemandSeries, PriceBetScore, RegretSpread,
     backtest_cutoffs, fit_series, naive_season,
 };
 use crate::model::plan::{HOURS_PER_YEAR, Plan};
@@ -28,16 +30,16 @@ use crate::model::workload::WorkloadClass;
 
 const MS_PER_HOUR: f64 = 3_600_000.0;
 
-/// Each matched class's commitments over the last `holdout_days` after each of up to
-/// `origins` cut-offs (the forecast backtest's); a class that cannot be scored says why.
+/// Each matched class's commitments over the `holdout_days` after each of the `origins`
+/// cut-offs (the forecast backtest's); a class that cannot be scored says why.
 pub fn backtest_commitments(
     audit: &AuditReport,
     contracts: &ContractsReport,
     plan: &Plan,
     catalog: &Catalog,
     holdout_days: u32,
-    origins: usize,
-) -> Vec<(WorkloadClass, Result<CommitmentBacktest, CommitmentError>)> {
+    origins: BacktestOrigins,
+) -> Vec<(WorkloadClass, String, Result<CommitmentBacktest, CommitmentError>)> {
     let Some(offers) = catalog.contracts.as_ref().map(|c| &c.offers) else {
         return Vec::new();
     };
@@ -54,7 +56,7 @@ pub fn backtest_commitments(
     contracts
         .classes
         .iter()
-        .map(|class| (class.class, history.class_backtest(class)))
+        .map(|class| (class.class, class.accelerator.clone(), history.class_backtest(class)))
         .collect()
 }
 
@@ -67,7 +69,7 @@ struct History<'a> {
     hours_per_month: f64,
     terms: MatchTerms,
     holdout_days: u32,
-    origins: usize,
+    origins: BacktestOrigins,
 }
 
 impl History<'_> {
@@ -110,23 +112,31 @@ impl History<'_> {
         };
         let layers_regret = spread(|o| o.layers_regret_frac)?;
         let flat_regret = spread(|o| o.flat_regret_frac)?;
+        let naive_layers_regret = spread(|o| o.naive_layers_regret_frac)?;
+        let low_quantile_regret = spread(|o| o.low_quantile_regret_frac)?;
+        let on_demand_regret = spread(|o| o.on_demand_regret_frac)?;
         let price_bet = price_bet_score(
             &scored,
             menu.renewal_bet.change_per_year,
             observed.is_empty(),
             &class.accelerator,
         );
-        Ok(CommitmentBacktest {
+        let mut backtest = CommitmentBacktest {
             accelerator: class.accelerator.clone(),
             origins: per_origin.len(),
             layers_beat_flat: layers_regret.median <= flat_regret.median + 1e-12,
             layers_regret,
             flat_regret,
-            naive_layers_regret: spread(|o| o.naive_layers_regret_frac)?,
+            naive_layers_regret,
+            low_quantile_regret,
+            on_demand_regret,
             redecided_regret: spread(|o| o.redecided_regret_frac)?,
+            chosen_by: flat_fallback(String::new(), self.holdout_days),
             price_bet,
             per_origin,
-        })
+        };
+        backtest.chosen_by = choose_policy(&candidates_of(&backtest), backtest.origins, self.holdout_days);
+        Ok(backtest)
     }
 
     /// One cut-off: the forecast, naive and flat sized on the `cut` points before it, scored

@@ -123,6 +123,13 @@ pub struct Ladder {
 }
 
 impl Ladder {
+    /// Nothing committed on any tier: every hour billed by use.
+    pub fn nothing(menu: &TierMenu) -> Ladder {
+        Ladder {
+            tops: vec![vec![0.0]; menu.committed.len()],
+        }
+    }
+
     /// The top of committed tier `tier` in month `month`. The longest term's contracts run
     /// their whole term, so its level never falls within it.
     pub fn top_at(&self, menu: &TierMenu, tier: usize, month: usize) -> f64 {

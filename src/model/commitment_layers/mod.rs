@@ -10,7 +10,9 @@
 //! - `risk`: each of today's layers, its committed dollars and idle risk;
 //! - `price_stress`: the layers and flat priced as prices move (held, the bet, twice it), and
 //!   the yearly change at which the longest term stops paying;
-//! - `choice`: which of the two a class should buy (the layers or flat), and why, in a sentence;
+//! - `policy`: which sizing a class's purchase follows, chosen by its own backtest (on-demand,
+//!   flat, the layers on seasonal naive, on the P10 path, on the whole fan);
+//! - `choice`: the chosen purchase against flat, and why, in a sentence;
 //! - `flat`: today's matcher's mix (a flat history held for the term) as a ladder, to compare;
 //! - `score`: one origin of the backtest: the decision on held-out days against hindsight,
 //!   flat and seasonal naive's layers, the demand bet and the price bet apart;
@@ -26,6 +28,7 @@ mod fleet;
 mod history;
 mod ladder;
 mod paths;
+mod policy;
 mod price_stress;
 mod risk;
 mod score;
@@ -52,15 +55,19 @@ pub enum CommitmentError {
     Match(#[from] MatchError),
 }
 
-pub use self::choice::{Purchase, PurchaseChoice, purchase_choice, purchase_sentence};
+pub use self::choice::{PurchaseChoice, choice_text, purchase_choice, purchase_sentence};
 pub use self::flat::flat_ladder;
 pub use self::fleet::{
-    ClassLayers, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report, commitment_report_keeping,
-    price_change, tier_menu,
+    ClassLayers, CommitmentInputs, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report,
+    commitment_report_keeping, price_change, tier_menu,
 };
 pub use self::history::backtest_commitments;
 pub use self::ladder::{Ladder, LadderCost, TierMenu, TierOffer, ladder_cost, size_ladder};
 pub use self::paths::{DemandPaths, MonthDemand, PATH_LEVELS, quantile};
+pub use self::policy::{
+    MIN_SELECTION_ORIGINS, PolicySelection, SELECTION_HOLDOUT_DAYS, TIE_REGRET, choose_policy, chosen_for,
+    flat_fallback, selections,
+};
 pub use self::price_stress::{PriceStress, StressCase, break_even_change_per_year, price_stress};
 pub use self::risk::{Layer, PathCost};
 pub use self::score::{OriginInputs, score_origin};
@@ -101,10 +108,7 @@ pub struct PathMonths {
 
 impl PathMonths {
     pub fn of(paths: &DemandPaths) -> PathMonths {
-        let at = |u: f64| {
-            let path: Vec<f64> = (0..paths.points.len()).map(|t| paths.at(t, u)).collect();
-            DemandPaths::known(&path, paths.hours_per_point, paths.points_per_month).month_demands()
-        };
+        let at = |u: f64| paths.level_path(u).month_demands();
         PathMonths {
             p10: at(paths::P10),
             p90: at(paths::P90),

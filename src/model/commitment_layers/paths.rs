@@ -120,6 +120,12 @@ impl DemandPaths {
         start..(start + self.points_per_month).min(self.points.len())
     }
 
+    /// The path at level `u`, taken as certain.
+    pub fn level_path(&self, u: f64) -> DemandPaths {
+        let path: Vec<f64> = (0..self.points.len()).map(|t| self.at(t, u)).collect();
+        DemandPaths::known(&path, self.hours_per_point, self.points_per_month)
+    }
+
     /// GPUs of the path at level `u` at point `t`.
     pub fn at(&self, t: usize, u: f64) -> f64 {
         quantile(&self.points[t], u)

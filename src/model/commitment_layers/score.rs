@@ -1,6 +1,6 @@
 //! The decision scored at one origin of the user's own history: the layers sized on the
-//! forecast fitted before the cut-off, on seasonal naive's forecast, and today's matcher's
-//! flat mix, each priced on the held-out days as they happened, beside the cheapest layering
+//! forecast fitted before the cut-off, on its P10 path, on seasonal naive's forecast, nothing
+//! committed, and today's matcher's flat mix, each priced on the held-out days as they happened, beside the cheapest layering
 //! knowing those days (hindsight). Regret = (cost − hindsight) / hindsight.
 //!
 //! Two bets are scored apart. The demand bet, the headline: sizing and pricing with prices
@@ -10,7 +10,7 @@
 //! the held-out days is charged for its part inside them; the rest is stated, on both sides.
 
 use super::ladder::{Ladder, TierMenu, ladder_cost, size_ladder, tier_top};
-use super::paths::{DemandPaths, MonthDemand};
+use super::paths::{DemandPaths, MonthDemand, P10};
 use crate::model::forecast::{CommitmentOrigin, TermGpus};
 use crate::model::price_trend::PriceBet;
 
@@ -47,13 +47,16 @@ pub fn score_origin(
     let forecast_months = forecast.month_demands();
     let layers_ladder = size_ladder(&held, &forecast_months);
     let naive_ladder = size_ladder(&held, &inputs.naive.month_demands());
+    let low_quantile_ladder = size_ladder(&held, &forecast.level_path(P10).month_demands());
     let (flat_menu, flat_ladder) = inputs.flat;
     let flat_held = flat_menu.with_bet(PriceBet::HELD);
     let (redecided_ladder, renewals) = redecided(&held, &layers_ladder, happened.len(), refit);
-    let [layers, flat, naive, redecided] = [
+    let [layers, flat, naive, low_quantile, on_demand, redecided] = [
         cost(&held, &layers_ladder),
         cost(&flat_held, flat_ladder),
         cost(&held, &naive_ladder),
+        cost(&held, &low_quantile_ladder),
+        cost(&held, &Ladder::nothing(&held)),
         cost(&held, &redecided_ladder),
     ];
     let regret = |usd: f64| {
@@ -80,11 +83,15 @@ pub fn score_origin(
         layers_usd: layers,
         flat_usd: flat,
         naive_layers_usd: naive,
+        low_quantile_usd: low_quantile,
+        on_demand_usd: on_demand,
         redecided_usd: redecided,
         renewals,
         layers_regret_frac: regret(layers),
         flat_regret_frac: regret(flat),
         naive_layers_regret_frac: regret(naive),
+        low_quantile_regret_frac: regret(low_quantile),
+        on_demand_regret_frac: regret(on_demand),
         redecided_regret_frac: regret(redecided),
         layers_gpus: term_gpus(&held, &layers_ladder),
         hindsight_gpus: term_gpus(&held, &hindsight_ladder),

@@ -118,6 +118,24 @@ pub enum BacktestError {
         "{holdout_days} held-out days leave {left_points} points of history to fit; hold out fewer days or give a longer log"
     )]
     TooShort { holdout_days: u32, left_points: usize },
+    #[error(
+        "origins {step_days} days apart, each followed by {holdout_days} held-out days, fit once in {history_days} days of history; step fewer days, hold out fewer or give a longer log"
+    )]
+    StepTooLong {
+        step_days: u32,
+        holdout_days: u32,
+        history_days: usize,
+    },
+}
+
+impl BacktestError {
+    /// The command-line option the error is about.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            BacktestError::TooShort { .. } => "--holdout-days",
+            BacktestError::StepTooLong { .. } => "--origin-step-days",
+        }
+    }
 }
 
 /// Whether `points` of history (`ppd` a day) leave two days to fit after `holdout_days`.
@@ -132,22 +150,63 @@ pub fn check_holdout(points: usize, ppd: usize, holdout_days: u32) -> Result<(),
     Ok(())
 }
 
+/// Whether origins stepped as asked fit twice in `points` (`ppd` a day): a step asked for that
+/// leaves one origin scores nothing a step could. Rolling origins always pass.
+pub fn check_origins(
+    points: usize,
+    ppd: usize,
+    holdout_days: u32,
+    origins: BacktestOrigins,
+) -> Result<(), BacktestError> {
+    let Some(step_days) = origins.step_days.filter(|_| origins.wanted > 1) else {
+        return Ok(());
+    };
+    if backtest_cutoffs(points, ppd, holdout_days as usize * ppd, origins).len() < 2 {
+        return Err(BacktestError::StepTooLong {
+            step_days,
+            holdout_days,
+            history_days: points / ppd.max(1),
+        });
+    }
+    Ok(())
+}
+
+/// Where a backtest cuts: up to `wanted` origins, the last leaving exactly the held-out days
+/// after it, the others `step_days` apart (None: a whole number of days, a week at most,
+/// spread over the room there is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BacktestOrigins {
+    pub wanted: usize,
+    pub step_days: Option<u32>,
+}
+
+impl BacktestOrigins {
+    /// Up to `wanted` origins stepping back up to a week each.
+    pub fn rolling(wanted: usize) -> BacktestOrigins {
+        BacktestOrigins {
+            wanted,
+            step_days: None,
+        }
+    }
+}
+
 /// The backtest's cut-offs (point indices, ascending) for `points` of history, `holdout`
 /// points held out at each: the last leaves exactly the holdout after it; the others step back
-/// a whole number of days (a week at most, spread over the room there is), each keeping two
-/// weeks to fit where the log holds them, two days at least. At most `wanted`.
-pub fn backtest_cutoffs(points: usize, ppd: usize, holdout: usize, wanted: usize) -> Vec<usize> {
+/// `origins.step_days` each, else a whole number of days (a week at most, spread over the
+/// room there is), each keeping two weeks to fit where the log holds them, two days at least.
+/// At most `origins.wanted`.
+pub fn backtest_cutoffs(points: usize, ppd: usize, holdout: usize, origins: BacktestOrigins) -> Vec<usize> {
     let day = ppd.max(1);
     let Some(last) = points.checked_sub(holdout).filter(|&l| l >= 2 * day) else {
         return Vec::new();
     };
     let min_fit = (MIN_FIT_DAYS * day).min(last).max(2 * day);
     let spare_days = (last - min_fit) / day;
-    let wanted = wanted.max(1);
-    let step_days = if wanted > 1 {
-        (spare_days / (wanted - 1)).clamp(1, MAX_STEP_DAYS)
-    } else {
-        1
+    let wanted = origins.wanted.max(1);
+    let step_days = match origins.step_days {
+        Some(days) => (days as usize).max(1),
+        None if wanted > 1 => (spare_days / (wanted - 1)).clamp(1, MAX_STEP_DAYS),
+        None => 1,
     };
     let count = wanted.min(spare_days / step_days + 1);
     let mut cutoffs: Vec<usize> = (0..count).map(|i| last - i * step_days * day).collect();
@@ -165,12 +224,12 @@ struct OriginRun {
     singles: Vec<(ForecastMethod, f64)>,
 }
 
-/// Fits `series` at up to `origins` cut-offs, each without the `holdout_days` after it, and
+/// Fits `series` at the `origins` cut-offs, each without the `holdout_days` after it, and
 /// scores the forecasts of those days.
 pub fn backtest_series(
     series: &DemandSeries,
     holdout_days: u32,
-    origins: usize,
+    origins: BacktestOrigins,
 ) -> Result<BacktestScore, BacktestError> {
     let ppd = series.points_per_day();
     let holdout = holdout_days as usize * ppd;

@@ -57,6 +57,10 @@ pub struct CommitmentOrigin {
     pub flat_usd: f64,
     /// Sized on seasonal naive's forecast (the last season repeated).
     pub naive_layers_usd: f64,
+    /// Sized on the forecast's P10 path taken as certain: a base on what is nearly sure.
+    pub low_quantile_usd: f64,
+    /// Nothing committed: every hour billed by use.
+    pub on_demand_usd: f64,
     /// As `layers_usd`, each term re-sized at its renewals inside the held-out days on the
     /// forecast refitted with the days seen since.
     pub redecided_usd: f64,
@@ -65,6 +69,8 @@ pub struct CommitmentOrigin {
     pub layers_regret_frac: f64,
     pub flat_regret_frac: f64,
     pub naive_layers_regret_frac: f64,
+    pub low_quantile_regret_frac: f64,
+    pub on_demand_regret_frac: f64,
     pub redecided_regret_frac: f64,
     /// What each committed term holds today: the layers' choice beside hindsight's.
     pub layers_gpus: Vec<TermGpus>,
@@ -104,10 +110,108 @@ pub struct CommitmentBacktest {
     pub layers_regret: RegretSpread,
     pub flat_regret: RegretSpread,
     pub naive_layers_regret: RegretSpread,
+    pub low_quantile_regret: RegretSpread,
+    pub on_demand_regret: RegretSpread,
     pub redecided_regret: RegretSpread,
     /// Whether the layers' median demand regret is at most flat's.
     pub layers_beat_flat: bool,
+    /// The policy the class's purchase follows: the candidates' median demand regrets, the
+    /// lowest winning (the simpler of near-ties).
+    pub chosen_by: ChosenBy,
     /// The price bet, scored apart.
     pub price_bet: PriceBetScore,
     pub per_origin: Vec<CommitmentOrigin>,
+}
+
+/// A way of sizing a class's commitments, each scored on the user's own history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// Nothing committed: every hour billed by use.
+    OnDemand,
+    /// Today's matcher's mix, sized on the history and held flat.
+    Flat,
+    /// The layers sized on seasonal naive's forecast (the history's last season repeated).
+    NaiveLayers,
+    /// The layers sized on the forecast's P10 path taken as certain.
+    LowQuantile,
+    /// The layers sized on the forecast's whole fan.
+    Layers,
+}
+
+impl Policy {
+    /// Simplest first: a near-tie goes to the earlier.
+    pub const SIMPLEST_FIRST: [Policy; 5] = [
+        Policy::OnDemand,
+        Policy::Flat,
+        Policy::NaiveLayers,
+        Policy::LowQuantile,
+        Policy::Layers,
+    ];
+
+    /// Its name in the JSON and in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::OnDemand => "on_demand",
+            Policy::Flat => "flat",
+            Policy::NaiveLayers => "naive_layers",
+            Policy::LowQuantile => "low_quantile",
+            Policy::Layers => "layers",
+        }
+    }
+
+    /// What a planner buys, in words.
+    pub fn label(self) -> &'static str {
+        match self {
+            Policy::OnDemand => "on-demand only",
+            Policy::Flat => "today's mix held flat",
+            Policy::NaiveLayers => "the layers on seasonal naive",
+            Policy::LowQuantile => "the layers on the P10 path",
+            Policy::Layers => "the commitment layers (▤)",
+        }
+    }
+
+    /// The regret of this policy at one origin.
+    pub fn regret_at(self, origin: &CommitmentOrigin) -> f64 {
+        match self {
+            Policy::OnDemand => origin.on_demand_regret_frac,
+            Policy::Flat => origin.flat_regret_frac,
+            Policy::NaiveLayers => origin.naive_layers_regret_frac,
+            Policy::LowQuantile => origin.low_quantile_regret_frac,
+            Policy::Layers => origin.layers_regret_frac,
+        }
+    }
+}
+
+/// One candidate's median demand regret over the origins.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CandidateRegret {
+    pub policy: Policy,
+    pub median_regret: f64,
+}
+
+/// Which policy a class's purchase follows and the backtest that chose it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChosenBy {
+    pub policy: Policy,
+    /// Rolling origins scored (0: none, the history too short).
+    pub origins: usize,
+    /// Days held out after each origin.
+    pub holdout_days: u32,
+    /// The chosen policy's median demand regret; None when nothing was scored.
+    pub median_regret: Option<f64>,
+    /// Every candidate scored, simplest first.
+    pub candidates: Vec<CandidateRegret>,
+    /// The best of the others, and its median regret less the chosen one's (negative when a
+    /// simpler policy won a near-tie).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runner_up: Option<CandidateRegret>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// Why no backtest chose it (flat stands in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The policy the backtest chose, where the plan's `[commitments] policy` pins another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned_over: Option<Policy>,
 }

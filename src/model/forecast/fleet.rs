@@ -5,11 +5,11 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::backtest::check_holdout;
+use super::backtest::{check_holdout, check_origins};
 use super::commitment_backtest::CommitmentBacktest;
 use super::{
-    BacktestError, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit, SeriesForecast,
-    backtest_series, fit_series, shape_forecast,
+    BacktestError, BacktestOrigins, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit,
+    SeriesForecast, backtest_series, fit_series, shape_forecast,
 };
 use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
@@ -320,6 +320,9 @@ pub struct BacktestReport {
     pub holdout_days: u32,
     /// Origins asked for (the default: as many as fit, at most 8); each series says how many fit.
     pub origins_asked: usize,
+    /// Days between origins where asked (`--origin-step-days`); absent: up to a week each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin_step_days: Option<u32>,
     pub history_days: f64,
     /// The fleet's classes; a class with no demand is left out (nothing to score).
     pub classes: Vec<ClassBacktest>,
@@ -328,7 +331,11 @@ pub struct BacktestReport {
 
 /// Scores the fleet's and each cluster's classes on `holdout_days` after each of up to
 /// `origins` cut-offs.
-pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32, origins: usize) -> Result<BacktestReport, BacktestError> {
+pub fn backtest_fleet(
+    audit: &AuditReport,
+    holdout_days: u32,
+    origins: BacktestOrigins,
+) -> Result<BacktestReport, BacktestError> {
     let (fleet, clusters) = series_of(audit);
     let score = |three: &[DemandSeries; 3]| -> Result<Vec<ClassBacktest>, BacktestError> {
         let scored: Vec<_> = WorkloadClass::ALL
@@ -349,6 +356,7 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32, origins: usize) ->
     // The window's length decides first: a fleet with no demand still gets the reason.
     let points = fleet.iter().map(|s| s.gpus.len()).max().unwrap_or(0);
     check_holdout(points, fleet[0].points_per_day(), holdout_days)?;
+    check_origins(points, fleet[0].points_per_day(), holdout_days, origins)?;
     let classes = score(&fleet)?;
     let clusters = clusters
         .iter()
@@ -361,7 +369,8 @@ pub fn backtest_fleet(audit: &AuditReport, holdout_days: u32, origins: usize) ->
         .collect::<Result<_, BacktestError>>()?;
     Ok(BacktestReport {
         holdout_days,
-        origins_asked: origins,
+        origins_asked: origins.wanted,
+        origin_step_days: origins.step_days,
         history_days: audit.window.days,
         classes,
         clusters,

@@ -23,10 +23,12 @@ mod tests;
 use serde::Serialize;
 
 pub use self::backtest::{
-    BacktestError, BacktestScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
-    backtest_cutoffs, backtest_series, naive_season,
+    BacktestError, BacktestOrigins, BacktestScore, Coverage, MAX_BACKTEST_ORIGINS, MethodBacktest, OriginScore, Spread,
+    backtest_cutoffs, backtest_series, check_origins, naive_season,
 };
-pub use self::commitment_backtest::{CommitmentBacktest, CommitmentOrigin, PriceBetScore, RegretSpread, TermGpus};
+pub use self::commitment_backtest::{
+    CandidateRegret, ChosenBy, CommitmentBacktest, CommitmentOrigin, Policy, PriceBetScore, RegretSpread, TermGpus,
+};
 pub use self::cross_validation::CandidateScore;
 pub use self::fit::{FittedFan, ForecastMethod, Selection, fit_fan};
 pub use self::fleet::{
@@ -145,6 +147,9 @@ pub struct SeriesFit {
     pub history_mean_gpus: f64,
     /// The history's mean GPUs day by day (the chart draws it beside the fan).
     pub history_daily_gpus: Vec<f64>,
+    /// The history's last season (a week where it holds two, else a day): what seasonal naive
+    /// repeats.
+    pub last_season_gpus: Vec<f64>,
     pub fan: Vec<FanPoint>,
 }
 
@@ -168,6 +173,7 @@ pub fn fit_series(series: &DemandSeries, horizon_days: u32) -> SeriesFit {
             .chunks(points_per_day)
             .map(|day| day.iter().sum::<f64>() / day.len() as f64)
             .collect(),
+        last_season_gpus: series.gpus[n - naive_season(n, points_per_day).min(n)..].to_vec(),
         fan: fitted.points,
     }
 }

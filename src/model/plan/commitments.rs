@@ -4,9 +4,12 @@
 //! ```toml
 //! [commitments]
 //! price_trend_trust = 0.5   # size on half of each yearly price change; 0 holds prices
+//! policy = "layers"          # buy this policy whatever the backtest chooses (default: its choice)
 //! ```
 
 use serde::{Deserialize, Serialize};
+
+use crate::model::forecast::Policy;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -16,6 +19,10 @@ pub struct CommitmentsPlan {
     /// spread around it stays as it is.
     #[serde(default = "whole_trend")]
     pub price_trend_trust: f64,
+    /// The policy every class buys, pinned over the one its backtest chooses (a planner who
+    /// knows of growth the history cannot show pins the layers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<Policy>,
 }
 
 fn whole_trend() -> f64 {
@@ -26,6 +33,7 @@ impl Default for CommitmentsPlan {
     fn default() -> CommitmentsPlan {
         CommitmentsPlan {
             price_trend_trust: whole_trend(),
+            policy: None,
         }
     }
 }

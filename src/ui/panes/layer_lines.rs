@@ -96,7 +96,10 @@ pub fn layer_lines(app: &App, class: WorkloadClass, theme: &Theme, width: u16) -
         .growth_per_year
         .map_or("fitted trend".to_string(), |g| format!("growth ×{g:.1}/yr"));
     let mut lines = flowed_fields(
-        vec![(format!(" layers on the forecast ({growth}):"), theme.muted)],
+        vec![(
+            format!(" chosen: {} ({growth}):", layers.chosen_by.policy.label()),
+            theme.muted,
+        )],
         width,
         INDENT,
     );
@@ -184,7 +187,7 @@ fn bet_fields(layers: &ClassLayers, theme: &Theme) -> Vec<(String, ratatui::styl
     if let Some(held) = layers.price_stress.iter().find(|s| s.case == StressCase::Held) {
         fields.push((
             format!(
-                " · if prices hold: layers − flat {}",
+                " · if prices hold: chosen − flat {}",
                 usd_compact_signed(held.layers_usd - held.flat_usd)
             ),
             theme.muted,

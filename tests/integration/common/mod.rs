@@ -103,7 +103,8 @@ pub fn settle(
             Effect::FitForecast {
                 generation,
                 horizon_days,
-            } => fit_forecast(pipeline, generation, horizon_days),
+                plan,
+            } => fit_forecast(pipeline, generation, horizon_days, &plan),
             Effect::Replay { generation, plan } => replay(pipeline, generation, &plan),
             Effect::Compare { generation, plans } => {
                 compare(pipeline, Some(&sources_of(&app.logs)), generation, &plans)
