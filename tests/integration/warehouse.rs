@@ -483,7 +483,10 @@ fn report_opens_the_warehouse_once() {
     let lib = engines.join("lib").display().to_string();
     let env = [
         ("GPUPLAN_ADBC_PATH", lib.as_str()),
-        ("GPUPLAN_WAREHOUSE_SESSION", "CREATE TABLE gpuplan_opened AS SELECT 1 AS opened"),
+        (
+            "GPUPLAN_WAREHOUSE_SESSION",
+            "CREATE TABLE gpuplan_opened AS SELECT 1 AS opened",
+        ),
     ];
     let flags = [
         "--warehouse-driver",

@@ -345,7 +345,10 @@ impl<'a> TotalsReader<'a> {
                     };
                     let points = match k2 {
                         Some(0) => [(Some(step), edge), (step.checked_add(1), diff(&middle, &edge))],
-                        _ => [(step.checked_sub(1), diff(&edge, &middle)), (Some(step), edge.map(|v| -v))],
+                        _ => [
+                            (step.checked_sub(1), diff(&edge, &middle)),
+                            (Some(step), edge.map(|v| -v)),
+                        ],
                     };
                     let accumulator = cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps);
                     for (at, changes) in points {

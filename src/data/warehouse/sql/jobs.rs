@@ -118,11 +118,7 @@ run_places AS (
         }
         let flags = flags.iter().map(|flag| format!("{flag}, ")).collect::<String>();
         let labels = rules.label_columns("r.label").join(",\n    ");
-        let job_rule_columns: String = rules
-            .job_columns()
-            .iter()
-            .map(|column| format!("{column}, "))
-            .collect();
+        let job_rule_columns: String = rules.job_columns().iter().map(|column| format!("{column}, ")).collect();
         let in_window = |value: &str| format!("CASE WHEN in_window = 1 THEN {value} END");
         format!(
             "WITH {checked},

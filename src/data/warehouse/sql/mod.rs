@@ -89,7 +89,6 @@ pub struct Pass {
     pub of: u32,
 }
 
-
 impl AuditSql<'_> {
     fn d(&self) -> &dyn Dialect {
         self.dialect
@@ -222,5 +221,4 @@ impl AuditSql<'_> {
     fn counts_pending(&self, at: TotalsWindow<'_>) -> bool {
         self.has_submit() && at.pass.is_none_or(Pass::counts_rows)
     }
-
 }

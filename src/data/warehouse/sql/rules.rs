@@ -169,7 +169,10 @@ impl RuleSql<'_> {
                 in_list(d, &label, &unclassed)
             )
         };
-        vec![format!("{label_code} AS label_code"), format!("{unknown} AS unknown_label")]
+        vec![
+            format!("{label_code} AS label_code"),
+            format!("{unknown} AS unknown_label"),
+        ]
     }
 
     /// The bit masks a run's rule flags are packed in, each word holding `MASK_BITS` rules:
@@ -206,7 +209,10 @@ impl RuleSql<'_> {
                 } else {
                     bits.join(" + ")
                 };
-                format!("{} AS {kind}_bits_{w}", self.dialect.cast(&sum, self.dialect.bigint_type()))
+                format!(
+                    "{} AS {kind}_bits_{w}",
+                    self.dialect.cast(&sum, self.dialect.bigint_type())
+                )
             })
             .collect()
     }
@@ -229,7 +235,10 @@ impl RuleSql<'_> {
             Flags::Columns => format!("{job}.{kind}_{i} = 1"),
             Flags::Masks => format!(
                 "{} <> 0",
-                d.bit_and(&format!("{job}.{kind}_bits_{}", i / MASK_BITS), &(1_i64 << (i % MASK_BITS)).to_string())
+                d.bit_and(
+                    &format!("{job}.{kind}_bits_{}", i / MASK_BITS),
+                    &(1_i64 << (i % MASK_BITS)).to_string()
+                )
             ),
         };
         let mut all = Vec::new();

@@ -46,7 +46,10 @@ impl AuditSql<'_> {
                     ("x0", s("SUM(gpu_hours)")),
                     ("x1", s("SUM(util_gpu_hours)")),
                     ("x2", s("SUM(util_weight)")),
-                    ("x3", format!("MAX(CASE WHEN {} THEN max_gpus END)", d.is_finite("max_gpus"))),
+                    (
+                        "x3",
+                        format!("MAX(CASE WHEN {} THEN max_gpus END)", d.is_finite("max_gpus")),
+                    ),
                 ],
                 "FROM jobs GROUP BY cluster, class",
             ),
