@@ -113,8 +113,10 @@ fn the_next_open_offers_the_kept_edit_and_recover_puts_it_on_screen() {
     edit_and_signal(&plan, home.path(), libc::SIGTERM);
 
     let mut screen = workbench(&plan, home.path());
+    // The dialog is waited for whole: a frame read while the terminal is still drawing it
+    // holds its title without its last lines.
     let offer = screen.wait_for("the recovery offer", PATIENCE, |s| {
-        s.contains("Unsaved edits were kept")
+        s.contains("Unsaved edits were kept") && ["recover them", "discard them", "diff"].iter().all(|c| s.contains(c))
     });
     for choice in ["recover them", "discard them", "diff"] {
         assert!(offer.contains(choice), "{choice} is offered:\n{offer}");
