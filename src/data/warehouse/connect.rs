@@ -219,7 +219,7 @@ impl Warehouse {
         // where the statement spends its time (docs/warehouse.md).
         if let Ok(statements) = std::env::var(SESSION_VARIABLE) {
             for statement in statements.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-                warehouse.query("session", statement)?;
+                warehouse.query("session (GPUPLAN_WAREHOUSE_SESSION)", statement)?;
             }
         }
         Ok(warehouse)
