@@ -8,7 +8,7 @@ use super::SpanCost;
 use super::fleet::ClassLayers;
 use super::price_stress::{PriceStress, StressCase};
 use crate::model::forecast::{ChosenBy, Policy};
-use crate::shared::format::{usd_compact, usd_compact_signed};
+use crate::shared::format::usd_compact;
 
 /// The purchase recommended for a class, and what it costs against the flat mix.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -118,10 +118,12 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
         });
     let prices = class.price_bet.text();
     let lost = match choice.chosen_less_flat_if_prices_hold_usd {
-        Some(held) => format!(
-            "; if prices hold instead, it costs {} against flat",
-            usd_compact_signed(held)
+        // A difference said in words, never a negative cost.
+        Some(held) if held < 0.0 => format!(
+            "; if prices hold instead, it saves {} against flat",
+            usd_compact(-held)
         ),
+        Some(held) => format!("; if prices hold instead, it costs {} more than flat", usd_compact(held)),
         None => String::new(),
     };
     format!(
