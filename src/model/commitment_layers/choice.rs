@@ -119,11 +119,11 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
     let prices = class.price_bet.text();
     let lost = match choice.chosen_less_flat_if_prices_hold_usd {
         // A difference said in words, never a negative cost.
-        Some(held) if held < 0.0 => format!(
-            "; if prices hold instead, it saves {} against flat",
-            usd_compact(-held)
+        Some(held) if held < 0.0 => format!("; if prices hold instead, it saves {} against flat", usd_compact(-held)),
+        Some(held) => format!(
+            "; if prices hold instead, it costs {} more than flat",
+            usd_compact(held)
         ),
-        Some(held) => format!("; if prices hold instead, it costs {} more than flat", usd_compact(held)),
         None => String::new(),
     };
     format!(
