@@ -508,7 +508,7 @@ impl Pipeline {
         };
         let mapping = read_mapping_of(sources)?;
         let origin = crate::data::audit::fleet_source::warehouse_origin(warehouse);
-        crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true, &mut |_| {})
+        crate::data::warehouse::audit(warehouse, mapping.as_ref(), rules, settings, true, &mut |_| {}, None)
             .map(|audited| audited.queries)
             .map_err(|e| LoadError::new(origin, crate::data::error::DataError::Warehouse(Box::new(e))).into())
     }

@@ -230,7 +230,7 @@ impl FleetSource {
                     clusters: &clusters,
                     jobs: report.jobs_total,
                 };
-                crate::data::warehouse::replay_jobs_in(source, mapping.as_ref(), rules, window, Some(session))
+                crate::data::warehouse::replay_jobs(source, mapping.as_ref(), rules, window, Some(session))
                     .map_err(|e| LoadError::new(warehouse_origin(source), DataError::Warehouse(Box::new(e))))
             }
         }
@@ -316,7 +316,7 @@ impl FleetSource {
                     LoadError::new(origin.clone(), DataError::Warehouse(Box::new(error)))
                 };
                 let mut progress = |statement: crate::data::warehouse::StatementProgress| phase(statement.to_string());
-                let audited = crate::data::warehouse::audit_in(
+                let audited = crate::data::warehouse::audit(
                     source,
                     mapping.as_ref(),
                     rules,

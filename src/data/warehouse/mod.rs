@@ -110,19 +110,19 @@ fn default_cluster(from: &str) -> String {
 pub struct WarehouseSession(Arc<Mutex<Option<Prepared>>>);
 
 impl WarehouseSession {
-    fn keep(&self, prepared: Prepared) {
-        if let Ok(mut kept) = self.0.lock() {
-            *kept = Some(prepared);
+    /// Keeps `warehouse` open for the next statement over `session`, when there is one.
+    fn keep(session: Option<&WarehouseSession>, warehouse: Warehouse, fields: SourceFields) {
+        if let Some(Ok(mut kept)) = session.map(|s| s.0.lock()) {
+            *kept = Some(Prepared {
+                warehouse,
+                fields,
+                queries: Vec::new(),
+            });
         }
     }
 
     fn take(&self) -> Option<Prepared> {
         self.0.lock().ok().and_then(|mut kept| kept.take())
-    }
-
-    /// Whether an audit's warehouse is open and kept.
-    pub fn is_open(&self) -> bool {
-        self.0.lock().is_ok_and(|kept| kept.is_some())
     }
 }
 
@@ -209,20 +209,9 @@ impl std::fmt::Display for StatementProgress {
 
 /// Runs the audit in the warehouse, telling `progress` of each statement of the sums as it
 /// is sent; with `explain`, the queries are built (the probe and span run, as the window
-/// depends on them) and the sums' statements are returned unsent.
+/// depends on them) and the sums' statements are returned unsent. With `session`, the
+/// warehouse is kept open there for the replay's jobs.
 pub fn audit(
-    source: &WarehouseSource,
-    mapping: Option<&Mapping>,
-    rules: &ClassificationRules,
-    settings: &AuditSettings,
-    explain: bool,
-    progress: &mut dyn FnMut(StatementProgress),
-) -> Result<WarehouseAudit, WarehouseError> {
-    audit_in(source, mapping, rules, settings, explain, progress, None)
-}
-
-/// `audit`, keeping the warehouse open in `session` for the replay's jobs.
-pub fn audit_in(
     source: &WarehouseSource,
     mapping: Option<&Mapping>,
     rules: &ClassificationRules,
@@ -287,13 +276,7 @@ pub fn audit_in(
         queries.push(statement);
     }
     let report = assemble(reader.finish(), rules, settings);
-    if let Some(session) = session {
-        session.keep(Prepared {
-            warehouse,
-            fields,
-            queries: Vec::new(),
-        });
-    }
+    WarehouseSession::keep(session, warehouse, fields);
     Ok(WarehouseAudit {
         report: Some(report),
         queries,
@@ -363,18 +346,9 @@ pub const MAX_REPLAY_JOBS: u64 = 10_000_000;
 /// The replay's jobs over the audit's `window`, each homed on its cluster's index in
 /// `clusters`: one row per job comes back (a replay holds every job), so a window of more
 /// than `MAX_REPLAY_JOBS` jobs is refused before the query is sent.
+/// Over the warehouse the audit left open in `session` (opened anew when none is), kept open
+/// again after.
 pub fn replay_jobs(
-    source: &WarehouseSource,
-    mapping: Option<&Mapping>,
-    rules: &ClassificationRules,
-    at: ReplayWindow<'_>,
-) -> Result<FleetJobs, WarehouseError> {
-    replay_jobs_in(source, mapping, rules, at, None)
-}
-
-/// `replay_jobs` over the warehouse the audit left open in `session` (opened anew when none
-/// is), kept open again after.
-pub fn replay_jobs_in(
     source: &WarehouseSource,
     mapping: Option<&Mapping>,
     rules: &ClassificationRules,
@@ -413,12 +387,6 @@ pub fn replay_jobs_in(
     });
     let mut reader = answers::ReplayJobsReader::new(window, clusters, MAX_REPLAY_JOBS);
     warehouse.query_each("replay jobs", &sql, |batch| reader.add(&batch))?;
-    if let Some(session) = session {
-        session.keep(Prepared {
-            warehouse,
-            fields,
-            queries: Vec::new(),
-        });
-    }
+    WarehouseSession::keep(session, warehouse, fields);
     Ok(reader.finish())
 }

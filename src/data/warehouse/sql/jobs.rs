@@ -77,7 +77,7 @@ impl AuditSql<'_> {
         }
         let name_masks = rules.name_masks().join(",\n    ");
         let names = rules.name_columns().join(",\n      ");
-        let (places, places_join) = if rules.place_flags().is_empty() {
+        let (places, places_join) = if !rules.tests_placement() {
             (String::new(), String::new())
         } else {
             let on = ["queue", "qos", "owner_kind"]
@@ -101,22 +101,14 @@ run_places AS (
                 format!("\n    LEFT JOIN run_places p ON {on}"),
             )
         };
-        let mut flags: Vec<String> = Vec::new();
-        for mask in rules.masks() {
-            let from = if mask.starts_with("name") {
-                "n"
-            } else if places.is_empty() {
-                ""
-            } else {
-                "p"
-            };
-            flags.push(if from.is_empty() {
-                format!("{} AS {mask}", self.big("0"))
-            } else {
-                format!("COALESCE({from}.{mask}, 0) AS {mask}")
-            });
-        }
-        let flags = flags.iter().map(|flag| format!("{flag}, ")).collect::<String>();
+        // Each mask from its dictionary; the placements' masks are 0 where no rule tests one.
+        let flags: String = (rules.masks().iter())
+            .map(|mask| match (mask.starts_with("name"), places.is_empty()) {
+                (true, _) => format!("COALESCE(n.{mask}, 0) AS {mask}, "),
+                (false, false) => format!("COALESCE(p.{mask}, 0) AS {mask}, "),
+                (false, true) => format!("{} AS {mask}, ", self.big("0")),
+            })
+            .collect();
         let labels = rules.label_columns("r.label").join(",\n    ");
         let job_rule_columns: String = rules.job_columns().iter().map(|column| format!("{column}, ")).collect();
         let in_window = |value: &str| format!("CASE WHEN in_window = 1 THEN {value} END");
@@ -177,7 +169,7 @@ job_facts AS{not_materialized} (
             not_materialized = d.not_materialized(),
             materialized = d.materialized(),
             span_ms = self.double("to_ms - from_ms"),
-            run_hours = d.cast("SUM(run_ms)", d.double_type()) + " / 3600000",
+            run_hours = d.cast("SUM(run_ms)", d.double_type()) + " / " + HOUR_MS,
             run_ms = self.double("run_ms"),
             zero = self.dbl(0.0),
             window_hours = in_window("gpu_hours"),

@@ -81,16 +81,9 @@ impl RuleSql<'_> {
         columns
     }
 
-    /// The `place_<i>` flags `place_columns` adds, by name.
-    pub fn place_flags(&self) -> Vec<String> {
-        self.flags(ClassRule::tests_placement, "place")
-    }
-
-    fn flags(&self, has: impl Fn(&ClassRule) -> bool, prefix: &str) -> Vec<String> {
-        (self.rules.rules.iter().enumerate())
-            .filter(|(_, rule)| has(rule))
-            .map(|(i, _)| format!("{prefix}_{i}"))
-            .collect()
+    /// Whether any rule tests a placement (else there is no placements' dictionary).
+    pub fn tests_placement(&self) -> bool {
+        self.rules.rules.iter().any(ClassRule::tests_placement)
     }
 
     /// What a placement tells, over a row with `queue`, `qos` and `owner_kind`: each rule's
