@@ -64,6 +64,8 @@ impl App {
         }
         self.comparing.generation += 1;
         self.comparing.working = true;
+        // A new comparison is under way: the last one's failure is no longer the news.
+        self.comparing.error = None;
         Some(Effect::Compare {
             generation: self.comparing.generation,
             plans: self.compared_plans(),

@@ -7,7 +7,6 @@ use super::Pipeline;
 use super::error::PipelineError;
 use super::observer::Quiet;
 use super::sources::Sources;
-use crate::model::audit_settings::{AuditSettings, WindowSpec};
 use crate::model::compare::waterfall_outputs;
 use crate::model::compare::{FleetFigures, PlanComparison, compare_plans, fleet_outputs, replay_outputs};
 use crate::model::plan::Plan;
@@ -30,11 +29,6 @@ struct Outcome {
     waterfall: Option<Waterfall>,
 }
 
-/// True when `sources` name anything to read: logs, a Slurm cluster or a warehouse.
-fn has_data(sources: &Sources) -> bool {
-    !sources.logs.is_empty() || sources.slurm.is_some() || sources.warehouse.is_some()
-}
-
 impl Pipeline {
     /// Every row of the comparison of `plans` (the first is the baseline of each delta); with
     /// `sources`, each plan's fleet, board and replay on them. A source that cannot be read at
@@ -42,7 +36,7 @@ impl Pipeline {
     pub fn compare(&mut self, plans: &[(String, Plan)], sources: Option<&Sources>) -> Result<Compared, PipelineError> {
         let mut comparison = compare_plans(plans, self.catalog());
         let mut warnings = Vec::new();
-        let Some(sources) = sources.filter(|s| has_data(s)) else {
+        let Some(sources) = sources.filter(|s| !s.is_empty()) else {
             return Ok(Compared { comparison, warnings });
         };
         let mut outcomes: Vec<Outcome> = plans.iter().map(|_| Outcome::default()).collect();
@@ -51,7 +45,7 @@ impl Pipeline {
         let order = (1..plans.len()).chain((!plans.is_empty()).then_some(0));
         for i in order {
             let (label, plan) = &plans[i];
-            let settings = AuditSettings::for_plan(self.catalog(), Some(plan), WindowSpec::default(), None);
+            let settings = super::report::report_settings(self, plan);
             let audited = self
                 .audit(sources, &settings, &mut Quiet)
                 .map(|audited| FleetFigures::of(&audited.report));

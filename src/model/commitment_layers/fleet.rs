@@ -402,7 +402,8 @@ pub fn commitment_report_keeping(
                 flat_horizon,
                 price_bet: menu.renewal_bet,
                 price_stress: stress,
-                break_even_change_per_year: break_even_change_per_year(&menu, &demands),
+                // The break-even of the term the purchase holds longest (`longest_term`), not the menu's.
+                break_even_change_per_year: break_even_change_per_year(&chosen_menu, &demands),
                 longest_term,
                 recommended,
             };

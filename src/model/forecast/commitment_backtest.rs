@@ -170,17 +170,6 @@ impl Policy {
             Policy::Layers => "the commitment layers (▤)",
         }
     }
-
-    /// The regret of this policy at one origin.
-    pub fn regret_at(self, origin: &CommitmentOrigin) -> f64 {
-        match self {
-            Policy::OnDemand => origin.on_demand_regret_frac,
-            Policy::Flat => origin.flat_regret_frac,
-            Policy::NaiveLayers => origin.naive_layers_regret_frac,
-            Policy::LowQuantile => origin.low_quantile_regret_frac,
-            Policy::Layers => origin.layers_regret_frac,
-        }
-    }
 }
 
 /// One candidate's median demand regret over the origins.
