@@ -13,16 +13,22 @@ mod save_sources;
 mod scrolling;
 
 fn app() -> App {
+    app_on(LogInputs::default(), Some("/plans/seed.toml"))
+}
+
+/// The workbench on the default plan, from the file `path` (None: a plan with no file yet),
+/// reading `logs`.
+fn app_on(logs: LogInputs, path: Option<&str>) -> App {
     let catalog = builtin().catalog;
     let plan = default_plan(&catalog).expect("default plan");
     App::new(
         catalog,
         plan,
         PlanFile {
-            path: Some(PathBuf::from("/plans/seed.toml")),
+            path: path.map(PathBuf::from),
             text: Some("original".to_string()),
         },
-        LogInputs::default(),
+        logs,
     )
 }
 

@@ -3,20 +3,6 @@
 
 use super::*;
 
-fn app_on(logs: LogInputs, path: Option<&str>) -> App {
-    let catalog = builtin().catalog;
-    let plan = default_plan(&catalog).expect("default plan");
-    App::new(
-        catalog,
-        plan,
-        PlanFile {
-            path: path.map(PathBuf::from),
-            text: Some("original".to_string()),
-        },
-        logs,
-    )
-}
-
 fn saved_plan(effects: &[Effect]) -> &Plan {
     match effects {
         [Effect::SavePlan { plan, .. }] | [Effect::SavePlanTo { plan, .. }] => plan,

@@ -13,6 +13,7 @@ use super::mapping::Mapping;
 use super::reject::Quarantine;
 use super::tabular::{Detail, Piece};
 use super::{dcgm, node_list, nvidia_smi, philly, slurm, tabular};
+use crate::data::canonical::{JobRun, PendingRun, frame_from_pending, frame_from_runs};
 use crate::data::error::DataError;
 
 /// Every format, in the order detection tries them: the first whose `recognise` answers wins,
@@ -169,6 +170,13 @@ impl RunsRead {
             mapping: None,
             pieces: Vec::new(),
         }
+    }
+
+    /// The runs and jobs never started of a log read whole (Philly's, sacct's), as frames.
+    pub fn from_runs(runs: &[JobRun], pending: &[PendingRun]) -> Result<RunsRead, DataError> {
+        let jobs = frame_from_runs(runs)?;
+        let pending = (!pending.is_empty()).then(|| frame_from_pending(pending)).transpose()?;
+        Ok(RunsRead::of(jobs, pending))
     }
 }
 

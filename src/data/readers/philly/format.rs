@@ -1,6 +1,5 @@
 //! Microsoft's Philly job list as an entry of `readers::formats`.
 
-use crate::data::canonical::{frame_from_pending, frame_from_runs};
 use crate::data::error::DataError;
 use crate::data::readers::formats::{
     FormatRead, LogFormat, LogReader, Probe, ReadInput, RunsRead, Yielded, Yields, read_text,
@@ -31,14 +30,9 @@ impl LogReader for Philly {
         check_json_depth(input.path, MAX_JSON_DEPTH)?;
         let text = read_text(input.path)?;
         let log = super::read_philly_detailed(input.path, &text, input.cluster_default)?;
-        let jobs = frame_from_runs(&log.runs)?;
-        let pending = match log.pending.is_empty() {
-            true => None,
-            false => Some(frame_from_pending(&log.pending)?),
-        };
         Ok(FormatRead {
             rows: log.runs.len(),
-            yielded: Yielded::Runs(Box::new(RunsRead::of(jobs, pending))),
+            yielded: Yielded::Runs(Box::new(RunsRead::from_runs(&log.runs, &log.pending)?)),
             quarantine: log.quarantine,
             warnings: Vec::new(),
             notes: Vec::new(),

@@ -1,6 +1,5 @@
 //! Slurm's `sacct -P` export as an entry of `readers::formats`.
 
-use crate::data::canonical::{frame_from_pending, frame_from_runs};
 use crate::data::error::DataError;
 use crate::data::readers::formats::{
     FormatRead, LogFormat, LogReader, Probe, ReadInput, RunsRead, Yielded, Yields, read_text,
@@ -37,16 +36,11 @@ impl LogReader for Sacct {
         let text = read_text(input.path)?;
         let mut log = super::read_sacct_detailed(input.path, &text, input.cluster_default)?;
         log.set_cpu_jobs_apart(input.shown);
-        let jobs = frame_from_runs(&log.runs)?;
-        let pending = match log.pending.is_empty() {
-            true => None,
-            false => Some(frame_from_pending(&log.pending)?),
-        };
         Ok(FormatRead {
             rows: log.runs.len(),
             yielded: Yielded::Runs(Box::new(RunsRead {
                 hosts: log.hosts,
-                ..RunsRead::of(jobs, pending)
+                ..RunsRead::from_runs(&log.runs, &log.pending)?
             })),
             quarantine: log.quarantine,
             warnings: log.host_problems,
