@@ -12,7 +12,9 @@ preprocessing (`preprocess-wiki-0003`), a few long training runs (`pretrain-llam
 `sft-qwen-14b`) and anonymous `job-3f2a1c` / `run-9ec0fd` rows; 0.5 to 64 GPUs; starts over 18
 months (2025-01-01 to 2026-07-01, busier towards the end); a label on about 30 % of the rows;
 about 0.4 % of the rows are a further attempt of an earlier job (same job_id, starting after the
-earlier attempt ended); jobs still running at the log's end have no end; about 0.05 % of the rows
+earlier attempt ended); job ids are one sequence over the clusters, 10⁹ plus the job's row, so the
+files are written in job-id order (as one scheduler's `sacct` dump is) and each row group's ids
+span about a million (a pass over a range of ids reads only its row groups); jobs still running at the log's end have no end; about 0.05 % of the rows
 are bad, as in the 10M log: no start, negative GPUs, NaN utilization, an end before the start.
 
 Every value is a function of the row's index and the seed (DuckDB's hash()), so a file is the same
@@ -121,7 +123,7 @@ def generate(rows, out_dir, rows_per_file, seed, threads):
       FROM base
     )
     SELECT
-      (c + 1)::BIGINT * 1000000000 + j AS job_id,
+      1000000000 + j AS job_id,
       {clusters}[c + 1] AS cluster,
       CASE k
         WHEN 0 THEN printf('sweep-lr-%d-%d', floor(u(j, 11) * 500)::INT, floor(u(j, 12) * 32)::INT)

@@ -25,6 +25,7 @@ pub struct WarehouseArgs {
     pub warehouse_from: Option<String>,
     /// Split the audit into N passes, each over a share of the jobs, so that DuckDB on one
     /// machine never holds every job at once (DuckDB and PostgreSQL; see docs/warehouse.md).
+    /// Unset, DuckDB is split as its memory limit needs; 1 never splits.
     #[arg(long, value_name = "N")]
     pub warehouse_passes: Option<u32>,
     /// Print the SQL the audit sends to the warehouse, and run only what the window needs (the

@@ -46,6 +46,7 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         "--warehouse-from",
         &from,
     ];
+    let numbered_from = format!("(SELECT * REPLACE (TRY_CAST(job_id AS BIGINT) AS job_id) FROM {from}) AS numbered");
     let file_replay = replay_json(home.path(), &[&file], &[]);
     assert!(file_replay["jobs"].as_u64().unwrap_or(0) > 500);
     let lines = duckdb_lines();
@@ -64,6 +65,14 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
         in_passes.extend_from_slice(&["--warehouse-passes", "3"]);
         let passes = audit_json_with(home.path(), &in_passes, &env);
         assert_same_audit(&in_process, &passes, &format!("{engine} in 3 passes"));
+        // Job ids stored as numbers: the passes read ranges of them (a filter the engine prunes
+        // row groups with), each counting its own rows set aside and jobs that never started,
+        // and add up to the audit unsplit (ids no number, `bad-1`, become missing in both).
+        let numbered = [&warehouse_flags[..4], &["--warehouse-from", &numbered_from]].concat();
+        let unsplit = audit_json_with(home.path(), &numbered, &env);
+        let in_ranges = [&numbered[..], &["--warehouse-passes", "3"]].concat();
+        let ranges = audit_json_with(home.path(), &in_ranges, &env);
+        assert_same_audit(&unsplit, &ranges, &format!("{engine} in 3 passes over ranges of ids"));
         assert_same_window(home.path(), &file, &warehouse_flags, &env, &engine);
         // The replay takes the warehouse's jobs, one row per job, as it takes the file's.
         let warehouse_replay = replay_json(home.path(), &warehouse_flags, &env);
@@ -91,6 +100,27 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     assert_eq!(run.stdout.matches("-- totals").count(), 2, "{}", run.stdout);
     assert!(run.stdout.contains("CREATE TEMPORARY TABLE \"gpuplan_stem_parts\""));
     assert!(run.stdout.contains("(HASH(job_id) % 2) = 1"));
+    // Over numeric ids: the range read first, then each pass's range on the column as stored.
+    let ranged = [
+        &explain[..explain.len() - 4],
+        &["--warehouse-from", &numbered_from, "--warehouse-passes", "2"],
+    ]
+    .concat();
+    let run = gpuplan_with(home.path(), &ranged, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("-- job ids\nSELECT CAST(MIN(\"job_id\") AS DOUBLE)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("(\"job_id\" < 10350 OR \"job_id\" IS NULL)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("(\"job_id\" >= 10350)"), "{}", run.stdout);
+    assert!(!run.stdout.contains("HASH(job_id)"), "{}", run.stdout);
 }
 
 /// `gpuplan replay --all-time --format json ARGS` in the environment `env`.
@@ -371,6 +401,63 @@ fn the_workbench_audits_a_plan_s_warehouse() {
     });
     screen.press(b"q");
     screen.wait_exit(Duration::from_secs(30));
+}
+
+/// Asked no passes, an engine whose memory the runs outgrow splits the audit by itself (passes
+/// only when memory asks): DuckDB capped at 68 MB, under a megabyte past what it needs whatever
+/// the runs (`ENGINE_BASE_BYTES`), takes the fixture's 1,400 runs in three passes, equal to the
+/// file's audit; uncapped, one statement.
+#[test]
+fn an_engine_with_little_memory_splits_the_audit_unasked() {
+    let Some(FixtureHome { engines, home, fixture }) = FixtureHome::with("lib/libduckdb.so") else {
+        return;
+    };
+    let file = fixture.display().to_string();
+    let in_process = audit_json(home.path(), &[&file], None);
+    let plan = home.path().join("capped.toml");
+    let spill = home.path().join("spill");
+    let tail = format!(
+        "\n[warehouse]\ndriver = \"duckdb\"\nuri = \":memory:\"\nfrom = \"read_parquet('{file}')\"\n\n[warehouse.options]\nmemory_limit = \"68MB\"\ntemp_directory = {:?}\n",
+        spill.display().to_string()
+    );
+    std::fs::write(&plan, crate::common::default_plan_text() + &tail).expect("plan");
+    let plan = plan.display().to_string();
+    let lib = engines.join("lib").display().to_string();
+    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
+    let explain = gpuplan_with(
+        home.path(),
+        &["audit", "--all-time", "--plan", &plan, "--explain-sql"],
+        &env,
+    );
+    assert_eq!(explain.code, 0, "{}", explain.stderr);
+    assert!(
+        explain
+            .stdout
+            .contains("-- memory limit\nSELECT current_setting('memory_limit')"),
+        "{}",
+        explain.stdout
+    );
+    let passes = explain.stdout.matches("-- totals").count();
+    assert_eq!(passes, 3, "passes under 68 MB: {}", explain.stdout);
+    let capped = audit_json(home.path(), &["--plan", &plan], Some(&engines.join("lib")));
+    assert_same_audit(&in_process, &capped, "DuckDB capped at 68 MB, split unasked");
+    // Uncapped (DuckDB's default, most of the machine's memory), the audit is one statement.
+    let from = format!("read_parquet('{file}')");
+    let whole = [
+        "audit",
+        "--all-time",
+        "--explain-sql",
+        "--warehouse-driver",
+        "duckdb",
+        "--warehouse-uri",
+        ":memory:",
+        "--warehouse-from",
+        &from,
+    ];
+    let run = gpuplan_with(home.path(), &whole, &env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("-- totals").count(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("-- stems"), "{}", run.stdout);
 }
 
 /// An audit in passes can run for an hour: each statement of its sums, with its pass, reaches

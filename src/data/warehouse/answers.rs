@@ -26,7 +26,7 @@ use crate::model::workload::{ClassificationRules, WorkloadClass};
 
 /// One batch's columns, read by name and row. The names are lower-cased once a batch: a
 /// totals answer runs to millions of rows, each read a score of times.
-struct Rows<'a> {
+pub(super) struct Rows<'a> {
     part: &'static str,
     batch: &'a RecordBatch,
     names: Vec<String>,
@@ -36,7 +36,7 @@ struct Rows<'a> {
 const X_COLUMNS: [&str; 7] = ["x0", "x1", "x2", "x3", "x4", "x5", "x6"];
 
 impl<'a> Rows<'a> {
-    fn new(part: &'static str, batch: &'a RecordBatch) -> Rows<'a> {
+    pub(super) fn new(part: &'static str, batch: &'a RecordBatch) -> Rows<'a> {
         let names = (batch.schema().fields().iter())
             .map(|f| f.name().to_ascii_lowercase())
             .collect();
@@ -79,7 +79,7 @@ impl<'a> Rows<'a> {
         }
     }
 
-    fn f64(&self, name: &str, row: usize) -> Result<Option<f64>, WarehouseError> {
+    pub(super) fn f64(&self, name: &str, row: usize) -> Result<Option<f64>, WarehouseError> {
         let array = self.column(name)?;
         if array.is_null(row) {
             return Ok(None);
@@ -117,7 +117,7 @@ impl<'a> Rows<'a> {
         }))
     }
 
-    fn text(&self, name: &str, row: usize) -> Result<Option<String>, WarehouseError> {
+    pub(super) fn text(&self, name: &str, row: usize) -> Result<Option<String>, WarehouseError> {
         let array = self.column(name)?;
         if array.is_null(row) {
             return Ok(None);

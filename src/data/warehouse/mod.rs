@@ -8,6 +8,7 @@ pub mod answers;
 pub mod connect;
 pub mod dialect;
 pub mod error;
+mod passes;
 pub mod sql;
 
 use std::sync::{Arc, Mutex};
@@ -250,7 +251,8 @@ pub fn audit(
         },
         settings.window,
     )?;
-    let statements = audit_statements(&query, source.pass_count(), &window, window_named(settings))?;
+    let passes = passes::plan(&mut warehouse, &query, source.passes, span.runs, &mut queries)?;
+    let statements = audit_statements(&query, &passes, &window, window_named(settings))?;
     if explain {
         queries.extend(statements.into_iter().map(|(statement, _)| statement));
         return Ok(WarehouseAudit {
@@ -288,10 +290,10 @@ const STEMS_STEP: &str = "stems";
 const TOTALS_STEP: &str = "totals";
 
 /// The statements that sum the audit over `window`, each with the pass it sums: one, or with
-/// `passes` above one, each pass's stems kept in a temporary table and then each pass's totals.
+/// `passes`, each pass's stems kept in a temporary table and then each pass's totals.
 fn audit_statements(
     query: &AuditSql<'_>,
-    passes: u32,
+    passes: &[Pass],
     window: &Window,
     filter_rows: bool,
 ) -> Result<Vec<(SentQuery, Option<Pass>)>, WarehouseError> {
@@ -300,16 +302,15 @@ fn audit_statements(
         filter_rows,
         pass,
     };
-    if passes <= 1 {
+    if passes.len() <= 1 {
         let whole = SentQuery {
             step: TOTALS_STEP,
             sql: query.totals_query(at(None)),
         };
         return Ok(vec![(whole, None)]);
     }
-    let passes: Vec<Pass> = (0..passes).map(|index| Pass { index, of: passes }).collect();
     let mut statements = Vec::with_capacity(passes.len() * 2);
-    for &pass in &passes {
+    for &pass in passes {
         let sql = query
             .stem_parts_statement(at(Some(pass)))
             .ok_or(WarehouseError::PassesUnsupported {
@@ -318,7 +319,7 @@ fn audit_statements(
             })?;
         statements.push((SentQuery { step: STEMS_STEP, sql }, Some(pass)));
     }
-    for &pass in &passes {
+    for &pass in passes {
         let totals = SentQuery {
             step: TOTALS_STEP,
             sql: query.totals_query(at(Some(pass))),

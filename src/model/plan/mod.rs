@@ -36,7 +36,7 @@ pub use moving::{
 pub use price::{NoPrice, ResolvedPrice};
 pub use slurm::{SlurmOverrides, SlurmSource};
 pub use validate::PlanProblem;
-pub use warehouse::{MissingFlag, WarehouseOverrides, WarehouseSource};
+pub use warehouse::{MAX_PASSES, MissingFlag, WarehouseOverrides, WarehouseSource};
 
 pub const PLAN_SCHEMA_VERSION: u32 = 1;
 

@@ -40,7 +40,9 @@ pub struct WarehouseSource {
     pub options_env: BTreeMap<String, String>,
     /// Split the audit into this many passes over the source, each over a share of the jobs,
     /// so that an engine with little memory (DuckDB on one machine) never holds every job at
-    /// once; 1 (the default) sends one statement. DuckDB and PostgreSQL only.
+    /// once; 1 sends one statement. Unset, an engine that reports its memory limit (DuckDB)
+    /// is split as its runs need (`data::warehouse::passes`), any other sends one. DuckDB and
+    /// PostgreSQL only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
 }

@@ -51,6 +51,10 @@ impl Dialect for DuckDb {
         Some(format!("(HASH({job_id}) % {of})"))
     }
 
+    fn memory_limit_query(&self) -> Option<&'static str> {
+        Some("SELECT current_setting('memory_limit') AS memory_limit")
+    }
+
     fn session_setup(&self) -> Vec<String> {
         vec!["SET TimeZone = 'UTC'".to_string()]
     }

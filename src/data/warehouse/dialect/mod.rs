@@ -237,6 +237,13 @@ pub trait Dialect: Sync {
         None
     }
 
+    /// A query whose one row's `memory_limit` is the engine's memory for a statement, as it
+    /// writes it (`1.8 GiB`): passes are then chosen to fit it. None where the engine has no
+    /// such bound (passes only when asked).
+    fn memory_limit_query(&self) -> Option<&'static str> {
+        None
+    }
+
     /// A statement keeping `select`'s rows in a temporary table `name` for the session.
     fn temporary_table(&self, name: &str, select: &str) -> String {
         format!("CREATE TEMPORARY TABLE {} AS\n{select}", self.quote(name))

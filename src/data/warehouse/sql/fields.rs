@@ -52,6 +52,9 @@ pub struct SourceFields {
     /// The raw start and end columns, for a filter the engine can prune partitions with.
     pub start_raw: Option<RawTime>,
     pub end_raw: Option<RawTime>,
+    /// The job id column as stored, quoted, when it holds numbers: passes then read ranges of
+    /// it, which an engine prunes with the source's statistics (`Pass`).
+    pub job_number: Option<String>,
 }
 
 /// A time column as stored, to compare with an instant without converting each row.
@@ -390,6 +393,11 @@ impl FieldBuilder<'_> {
             ],
             start_raw: self.raw_time("start", probe),
             end_raw: self.raw_time("end", probe),
+            job_number: (!self.mapping.constants.contains_key("job_id"))
+                .then(|| self.column("job_id"))
+                .flatten()
+                .filter(|column| column.stored == StoredAs::Number)
+                .map(|column| self.quoted(column)),
         })
     }
 

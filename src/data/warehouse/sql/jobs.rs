@@ -6,7 +6,7 @@
 //! `EXPLAIN ANALYZE` profiles of the statement before and after are in docs/warehouse.md.
 
 use super::rules::{Flags, RuleSql};
-use super::{AuditSql, PENDING_REASON, Pass, STEM_PARTS_TABLE, TotalsWindow};
+use super::{AuditSql, PENDING_REASON, Pass, PassShare, STEM_PARTS_TABLE, TotalsWindow};
 use crate::data::audit::classify::MAX_RULES;
 
 /// The milliseconds of an hour, as SQL.
@@ -34,6 +34,7 @@ impl AuditSql<'_> {
         let mut filter = String::new();
         if let Some((share, pass)) = at
             .pass
+            .filter(|pass| pass.share == PassShare::Hash)
             .and_then(|pass| d.job_share("job_id", pass.of).map(|share| (share, pass)))
         {
             let runs = format!("(reason IS NULL AND {share} = {})", pass.index);
@@ -164,7 +165,7 @@ job_facts AS{not_materialized} (
   FROM run_features
   GROUP BY cluster, job_id
 )",
-            checked = self.checked_ctes(at.filter_rows.then_some(at.window)),
+            checked = self.checked_ctes(at.filter_rows.then_some(at.window), at.pass),
             rows = self.rows_cte(at),
             not_materialized = d.not_materialized(),
             materialized = d.materialized(),
@@ -281,8 +282,12 @@ pending_classed AS (
 }
 
 impl Pass {
-    /// Whether this pass also counts what is not a job's (rows set aside, jobs never started).
+    /// Whether this pass also counts what is not a job's (rows set aside, jobs never started):
+    /// the first of hashed passes (each reads every row), each pass over a range of ids.
     pub(super) fn counts_rows(self) -> bool {
-        self.index == 0
+        match self.share {
+            PassShare::Hash => self.index == 0,
+            PassShare::IdRange { .. } => true,
+        }
     }
 }

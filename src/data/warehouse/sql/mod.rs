@@ -81,12 +81,60 @@ pub struct TotalsWindow<'a> {
     pub pass: Option<Pass>,
 }
 
-/// Pass `index` of `of`: the jobs whose id hashes to `index` modulo `of`. Every run of a job
-/// falls in the same pass, so each pass's jobs, hours and changes add up to the whole.
+/// Pass `index` of `of`, over one share of the jobs. Every run of a job falls in the same pass,
+/// so each pass's jobs, hours and changes add up to the whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pass {
     pub index: u32,
     pub of: u32,
+    pub share: PassShare,
+}
+
+/// Which jobs a pass reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassShare {
+    /// The jobs whose id hashes to the pass's index modulo the passes (ids of any type): every
+    /// pass reads the whole source and keeps its share. The first pass also counts the rows
+    /// set aside and the jobs that never started.
+    Hash,
+    /// The jobs whose id, a number as stored, lies in `[from, below)` (open where None; the
+    /// first pass also takes the rows with no id): a filter on the column as stored, so the
+    /// engine skips the row groups or partitions outside the range by their statistics, and
+    /// each pass counts its own rows set aside and jobs that never started.
+    IdRange { from: Option<i64>, below: Option<i64> },
+}
+
+impl Pass {
+    /// `of` passes over equal ranges of the job ids between `min` and `max` (the source's
+    /// smallest and largest), the first and last open-ended so that every row falls in one.
+    pub fn id_ranges(of: u32, min: f64, max: f64) -> Vec<Pass> {
+        let of = of.max(1);
+        // Saturating: ids past i64 (a double column) fall in the open-ended last pass.
+        let (low, high) = (min.floor() as i64, (max.floor() as i64).saturating_add(1));
+        let width = i128::from(high) - i128::from(low);
+        let bound = |k: u32| (i128::from(low) + width * i128::from(k) / i128::from(of)) as i64;
+        (0..of)
+            .map(|index| Pass {
+                index,
+                of,
+                share: PassShare::IdRange {
+                    from: (index > 0).then(|| bound(index)),
+                    below: (index + 1 < of).then(|| bound(index + 1)),
+                },
+            })
+            .collect()
+    }
+
+    /// `of` passes over the hashes of the job ids.
+    pub fn hashed(of: u32) -> Vec<Pass> {
+        (0..of)
+            .map(|index| Pass {
+                index,
+                of,
+                share: PassShare::Hash,
+            })
+            .collect()
+    }
 }
 
 impl AuditSql<'_> {
@@ -113,7 +161,7 @@ impl AuditSql<'_> {
     /// The filter on the raw start and end columns that keeps the rows touching `window` (and
     /// rows with no start: jobs that never started), written on the columns as stored so that
     /// an engine prunes the partitions outside it; "" when neither column can be compared raw.
-    fn pushdown(&self, window: &Window) -> String {
+    fn pushdown(&self, window: &Window) -> Vec<String> {
         let d = self.d();
         let mut kept = Vec::new();
         let raw = [
@@ -129,16 +177,33 @@ impl AuditSql<'_> {
                 ));
             }
         }
-        if kept.is_empty() {
-            String::new()
+        kept
+    }
+
+    /// The filter on the raw job id column that keeps a pass's range of ids (rows with no id
+    /// in the first pass); none for other passes.
+    fn pass_pushdown(&self, pass: Option<Pass>) -> Option<String> {
+        let PassShare::IdRange { from, below } = pass?.share else {
+            return None;
+        };
+        let column = self.fields.job_number.as_deref()?;
+        let range = match (from, below) {
+            (Some(from), Some(below)) => format!("{column} >= {from} AND {column} < {below}"),
+            (Some(from), None) => format!("{column} >= {from}"),
+            (None, Some(below)) => format!("{column} < {below}"),
+            (None, None) => "TRUE".to_string(),
+        };
+        Some(if from.is_none() {
+            format!("({range} OR {column} IS NULL)")
         } else {
-            format!("\n  WHERE {}", kept.join("\n    AND "))
-        }
+            format!("({range})")
+        })
     }
 
     /// `source` (the canonical fields) and `checked` (with each row's reason to be set aside);
-    /// with `window`, only the rows its pushdown keeps.
-    fn checked_ctes(&self, window: Option<&Window>) -> String {
+    /// with `window`, only the rows its pushdown keeps; with a pass over a range of ids, only
+    /// its rows.
+    fn checked_ctes(&self, window: Option<&Window>, pass: Option<Pass>) -> String {
         let f = self.fields;
         let d = self.d();
         let has_submit = f.submit_ms.is_some();
@@ -170,7 +235,13 @@ impl AuditSql<'_> {
             f.raw_values[2],
             f.raw_values[3],
             self.from,
-            window.map(|w| self.pushdown(w)).unwrap_or_default()
+            where_clause(
+                window
+                    .map(|w| self.pushdown(w))
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(self.pass_pushdown(pass))
+            )
         );
         // A submit time after the start is not believed.
         let submit_ms = "CASE WHEN start_ms IS NULL OR submit_raw_ms <= start_ms THEN submit_raw_ms END";
@@ -208,8 +279,21 @@ impl AuditSql<'_> {
     pub fn span_query(&self) -> String {
         format!(
             "WITH {}\nSELECT MIN(start_ms) AS min_start_ms, MAX(end_ms) AS max_end_ms, MAX(start_ms) AS max_start_ms, COUNT(*) AS runs\nFROM checked\nWHERE reason IS NULL",
-            self.checked_ctes(None)
+            self.checked_ctes(None, None)
         )
+    }
+
+    /// The smallest and largest job id as stored, where ids are numbers: passes split that
+    /// range. None where they are not.
+    pub fn job_range_query(&self) -> Option<String> {
+        let column = self.fields.job_number.as_deref()?;
+        let double = |expr: String| self.double(&expr);
+        Some(format!(
+            "SELECT {} AS min_job_id, {} AS max_job_id\nFROM {}",
+            double(format!("MIN({column})")),
+            double(format!("MAX({column})")),
+            self.from
+        ))
     }
 
     /// Whether the source can hold jobs that never started (it maps a submit time).
@@ -220,5 +304,15 @@ impl AuditSql<'_> {
     /// Whether the totals of `at` count the jobs that never started.
     fn counts_pending(&self, at: TotalsWindow<'_>) -> bool {
         self.has_submit() && at.pass.is_none_or(Pass::counts_rows)
+    }
+}
+
+/// `WHERE` and the conditions, each on its own line; "" for none.
+fn where_clause(conditions: impl Iterator<Item = String>) -> String {
+    let conditions: Vec<String> = conditions.collect();
+    if conditions.is_empty() {
+        String::new()
+    } else {
+        format!("\n  WHERE {}", conditions.join("\n    AND "))
     }
 }

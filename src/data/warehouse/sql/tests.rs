@@ -5,7 +5,7 @@
 //! PostgreSQL's and Spark's are checked here only.
 
 use super::fields::{FieldBuilder, Probe, SourceColumn};
-use super::{AuditSql, Pass, TotalsWindow};
+use super::{AuditSql, Pass, PassShare, TotalsWindow};
 use crate::data::readers::mapping::Mapping;
 use crate::data::warehouse::dialect::{DialectName, StoredAs};
 use crate::model::fleet::Window;
@@ -73,13 +73,23 @@ fn queries(dialect: DialectName) -> String {
         "-- session\n{setup}\n\n-- probe\n{probe}\n\n-- span\n{}\n\n-- totals\n{totals}\n",
         sql.span_query()
     );
-    // The second of three passes, where the engine can split the audit.
-    let pass = Pass { index: 1, of: 3 };
-    if let Some(stems) = sql.stem_parts_statement(at(Some(pass))) {
-        let totals = sql.totals_query(at(Some(pass)));
-        golden.push_str(&format!(
-            "\n-- stems, pass 2 of 3\n{stems}\n\n-- totals, pass 2 of 3\n{totals}\n"
-        ));
+    // The second of three passes, where the engine can split the audit: over the ids' hashes,
+    // and over a range of the ids (numbers here), read first.
+    let passes = [
+        ("hashed", Pass::hashed(3)[1]),
+        ("over ids 30000 to 50000", Pass::id_ranges(3, 10_000.0, 69_999.0)[1]),
+    ];
+    for (how, pass) in passes {
+        if let Some(stems) = sql.stem_parts_statement(at(Some(pass))) {
+            let totals = sql.totals_query(at(Some(pass)));
+            if matches!(pass.share, PassShare::IdRange { .. }) {
+                let range = sql.job_range_query().expect("numeric ids");
+                golden.push_str(&format!("\n-- job ids\n{range}\n"));
+            }
+            golden.push_str(&format!(
+                "\n-- stems, pass 2 of 3, {how}\n{stems}\n\n-- totals, pass 2 of 3, {how}\n{totals}\n"
+            ));
+        }
     }
     golden
 }
@@ -89,6 +99,43 @@ fn each_dialect_s_audit_sql_is_its_golden_file() {
     for dialect in DialectName::ALL {
         insta::assert_snapshot!(format!("audit_sql_{}", dialect.label()), queries(dialect));
     }
+}
+
+/// Ranges of ids cover every id once: the first open below (and taking the rows with no id),
+/// the last open above, each starting where the one before ends.
+#[test]
+fn passes_over_id_ranges_cover_every_id_once() {
+    let passes = Pass::id_ranges(4, 1_000.0, 1_999.0);
+    let ranges: Vec<(Option<i64>, Option<i64>)> = passes
+        .iter()
+        .map(|pass| match pass.share {
+            PassShare::IdRange { from, below } => (from, below),
+            PassShare::Hash => panic!("a hashed pass"),
+        })
+        .collect();
+    assert_eq!(
+        ranges,
+        [
+            (None, Some(1_250)),
+            (Some(1_250), Some(1_500)),
+            (Some(1_500), Some(1_750)),
+            (Some(1_750), None)
+        ]
+    );
+    assert!(passes.iter().all(|pass| pass.counts_rows()));
+    // One id, many passes: the empty ranges stay in order, and the id falls in one.
+    let crowded = Pass::id_ranges(3, 7.0, 7.0);
+    let holds = |pass: &Pass, id: i64| match pass.share {
+        PassShare::IdRange { from, below } => from.is_none_or(|f| id >= f) && below.is_none_or(|b| id < b),
+        PassShare::Hash => false,
+    };
+    assert_eq!(crowded.iter().filter(|pass| holds(pass, 7)).count(), 1);
+    // Ids past 64 bits (a column of doubles) saturate into the open last pass.
+    let huge = Pass::id_ranges(2, 0.0, 1e30);
+    assert!(holds(&huge[1], i64::MAX));
+    // Hashed passes: only the first counts the rows set aside.
+    let hashed = Pass::hashed(2);
+    assert!(hashed[0].counts_rows() && !hashed[1].counts_rows());
 }
 
 #[test]
