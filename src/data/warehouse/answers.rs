@@ -43,22 +43,25 @@ impl<'a> Rows<'a> {
         Rows { part, batch, names }
     }
 
-    fn column(&self, name: &str) -> Result<&'a dyn Array, WarehouseError> {
-        let index = self
-            .names
+    /// The index of the column `name` in the batch (names compared lower-cased).
+    fn index(&self, name: &str) -> Result<usize, WarehouseError> {
+        self.names
             .iter()
             .position(|n| n == name)
             .ok_or_else(|| WarehouseError::Answer {
                 part: self.part,
                 column: name.to_string(),
                 found: "no such column".to_string(),
-            })?;
-        Ok(self.batch.column(index).as_ref())
+            })
     }
 
-    /// A text value borrowed from the batch.
-    fn str(&self, name: &str, row: usize) -> Result<Option<&'a str>, WarehouseError> {
-        let array = self.column(name)?;
+    fn column(&self, name: &str) -> Result<&'a dyn Array, WarehouseError> {
+        Ok(self.batch.column(self.index(name)?).as_ref())
+    }
+
+    /// A text value of the column at `index`, borrowed from the batch.
+    fn str_at(&self, index: usize, row: usize) -> Result<Option<&'a str>, WarehouseError> {
+        let array = self.batch.column(index).as_ref();
         if array.is_null(row) {
             return Ok(None);
         }
@@ -67,7 +70,7 @@ impl<'a> Rows<'a> {
             DataType::LargeUtf8 => array.as_string::<i64>().value(row),
             DataType::Utf8View => array.as_string_view().value(row),
             DataType::Null => return Ok(None),
-            _ => return Err(self.wrong(name, array)),
+            _ => return Err(self.wrong(&self.names[index], array)),
         }))
     }
 
@@ -80,7 +83,11 @@ impl<'a> Rows<'a> {
     }
 
     pub(super) fn f64(&self, name: &str, row: usize) -> Result<Option<f64>, WarehouseError> {
-        let array = self.column(name)?;
+        self.f64_at(self.index(name)?, row)
+    }
+
+    fn f64_at(&self, index: usize, row: usize) -> Result<Option<f64>, WarehouseError> {
+        let array = self.batch.column(index).as_ref();
         if array.is_null(row) {
             return Ok(None);
         }
@@ -91,12 +98,16 @@ impl<'a> Rows<'a> {
                 array.as_primitive::<Decimal128Type>().value(row) as f64 / 10f64.powi(i32::from(*scale))
             }
             DataType::Null => return Ok(None),
-            _ => return self.i64(name, row).map(|v| v.map(|v| v as f64)),
+            _ => return self.i64_at(index, row).map(|v| v.map(|v| v as f64)),
         }))
     }
 
     fn i64(&self, name: &str, row: usize) -> Result<Option<i64>, WarehouseError> {
-        let array = self.column(name)?;
+        self.i64_at(self.index(name)?, row)
+    }
+
+    fn i64_at(&self, index: usize, row: usize) -> Result<Option<i64>, WarehouseError> {
+        let array = self.batch.column(index).as_ref();
         if array.is_null(row) {
             return Ok(None);
         }
@@ -113,7 +124,7 @@ impl<'a> Rows<'a> {
             }
             DataType::Float64 => array.as_primitive::<Float64Type>().value(row) as i64,
             DataType::Null => return Ok(None),
-            _ => return Err(self.wrong(name, array)),
+            _ => return Err(self.wrong(&self.names[index], array)),
         }))
     }
 
@@ -261,17 +272,25 @@ impl<'a> TotalsReader<'a> {
     /// Adds one batch of the long table.
     pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
         let rows = Rows::new("totals", batch);
+        // Each column found once a batch: the occupancy's parts run to millions of rows.
+        let [part, cluster, k1, k2, n1, n2] = ["part", "cluster", "k1", "k2", "n1", "n2"].map(|name| rows.index(name));
+        let (part, cluster, k1, k2, n1, n2) = (part?, cluster?, k1?, k2?, n1?, n2?);
+        let x_at = X_COLUMNS.map(|name| rows.index(name));
+        let mut xs = [0; X_COLUMNS.len()];
+        for (slot, found) in xs.iter_mut().zip(x_at) {
+            *slot = found?;
+        }
         for row in 0..batch.num_rows() {
-            let part = rows.str("part", row)?.unwrap_or_default();
-            let cluster = rows.str("cluster", row)?.unwrap_or_default().to_string();
-            let (k1, k2) = (rows.i64("k1", row)?, rows.i64("k2", row)?);
-            let (n1, n2) = (rows.i64("n1", row)?.unwrap_or(0).max(0), rows.i64("n2", row)?);
-            let x = |k: usize| rows.f64(X_COLUMNS[k], row);
+            let part = rows.str_at(part, row)?.unwrap_or_default();
+            let cluster = rows.str_at(cluster, row)?.unwrap_or_default();
+            let (k1, k2) = (rows.i64_at(k1, row)?, rows.i64_at(k2, row)?);
+            let (n1, n2) = (rows.i64_at(n1, row)?.unwrap_or(0).max(0), rows.i64_at(n2, row)?);
+            let x = |k: usize| rows.f64_at(xs[k], row);
             match part {
                 parts::CLASS => {
                     let class = class_of(k1) as usize;
                     let (gpu_hours, util_gpu_hours, util_weight, largest) = (x(0)?, x(1)?, x(2)?, x(3)?);
-                    let acc = cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps);
+                    let acc = cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps);
                     acc.runs += n1 as u64;
                     acc.gpu_hours[class] += gpu_hours.unwrap_or(0.0);
                     acc.util_gpu_hours[class] += util_gpu_hours.unwrap_or(0.0);
@@ -279,13 +298,13 @@ impl<'a> TotalsReader<'a> {
                     acc.largest_run_gpus[class] = acc.largest_run_gpus[class].max(largest.unwrap_or(0.0));
                 }
                 parts::CLASS_JOBS => {
-                    cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps).jobs
+                    cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps).jobs
                         [class_of(k1) as usize] += n1 as u64
                 }
                 parts::GPU_TYPE => {
                     if let Some(gpu_type) = rows.text("t0", row)? {
                         let hours = x(0)?.unwrap_or(0.0);
-                        cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps)
+                        cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps)
                             .add_type_hours(GPU_TYPES.intern(&gpu_type), hours);
                     }
                 }
@@ -309,7 +328,7 @@ impl<'a> TotalsReader<'a> {
                 parts::TOP => {
                     let (util_gpu_hours, util_weight) = (x(2)?.unwrap_or(0.0), x(3)?.unwrap_or(0.0));
                     self.top_jobs.push(JobLine {
-                        cluster: cluster.clone(),
+                        cluster: cluster.to_string(),
                         class: class_of(k1),
                         rule: rule_name(self.rules, k2.unwrap_or(0).clamp(0, u32::MAX as i64) as u32),
                         job_id: rows.text("t0", row)?,
@@ -350,7 +369,7 @@ impl<'a> TotalsReader<'a> {
                             (Some(step), edge.map(|v| -v)),
                         ],
                     };
-                    let accumulator = cluster_of(&mut self.clusters, &mut self.index_of, &cluster, self.steps);
+                    let accumulator = cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps);
                     for (at, changes) in points {
                         let at = at.unwrap_or(usize::MAX);
                         if !accumulator.occupancy.add_changes(at, changes) {
@@ -363,7 +382,11 @@ impl<'a> TotalsReader<'a> {
                     }
                 }
                 parts::PENDING => {
-                    let class = self.pending.entry(cluster).or_default().get_mut(class_of(k1));
+                    let class = self
+                        .pending
+                        .entry(cluster.to_string())
+                        .or_default()
+                        .get_mut(class_of(k1));
                     let with_limit = n2.unwrap_or(0).clamp(0, n1) as u64;
                     class.jobs += n1 as u64;
                     class.gpus += x(0)?.unwrap_or(0.0);
