@@ -165,10 +165,7 @@ impl AuditSql<'_> {
             ("n1".to_string(), "class".to_string()),
         ];
         for k in 0..3 {
-            values.push((
-                format!("x{k}"),
-                format!("CASE WHEN ended = 0 THEN head{k} ELSE tail{k} END"),
-            ));
+            values.push((format!("x{k}"), format!("edge{k}")));
             values.push((format!("x{}", k + 3), format!("middle{k}")));
         }
         let values: Vec<(&str, String)> = values.iter().map(|(c, v)| (c.as_str(), v.clone())).collect();

@@ -52,15 +52,22 @@ impl AuditSql<'_> {
             "CASE WHEN {single} THEN {zero} ELSE {} END",
             share(&format!("to_ms - (end_step - 1) * {step_ms}"), "end_step - 1"),
         );
-        // Per step where runs start, their first step's shares and their full steps; per step
-        // where runs end, their last step's shares and their full steps: one grouping of the
-        // runs of a class on both (`GROUPING SETS`), told apart by which key is grouped.
-        let sums = ["head", "tail", "middle"]
-            .iter()
-            .flat_map(|amount| WEIGHTS.iter().enumerate().map(move |(k, weight)| (amount, k, weight)))
-            .map(|(amount, k, weight)| format!("SUM({weight} * {amount}) AS {amount}{k}"))
-            .collect::<Vec<_>>()
-            .join(",\n    ");
+        // Per step where runs start, their first step's shares (`edge`) and their full steps;
+        // per step where runs end, their last step's shares and their full steps: two
+        // groupings of the runs of a class, each summing only the six it gives (one
+        // `GROUPING SETS` summed all nine on both: on 2M runs 5-8 % slower, 150-290 MB more).
+        let sums = |edge: &str| {
+            [(edge, "edge"), ("middle", "middle")]
+                .iter()
+                .flat_map(|&(amount, name)| {
+                    WEIGHTS
+                        .iter()
+                        .enumerate()
+                        .map(move |(k, weight)| format!("SUM({weight} * {amount}) AS {name}{k}"))
+                })
+                .collect::<Vec<_>>()
+                .join(",\n    ")
+        };
         // A job's floor: where the top list starts, so only the jobs above it are ranked.
         let (top_floor, floor_join) = match d.nth_largest("gpu_hours", TOP_JOBS_PER_CLASS) {
             Some(nth) => (
@@ -113,13 +120,20 @@ step_parts AS (
   WHERE first_step < {steps}
 ),
 step_sums AS (
-  SELECT cluster, class, COALESCE(first_step, end_step) AS step, GROUPING(first_step) AS ended,
-    {sums}
+  SELECT cluster, class, first_step AS step, 0 AS ended,
+    {starts}
   FROM step_parts
-  GROUP BY GROUPING SETS ((cluster, class, first_step), (cluster, class, end_step))
+  GROUP BY cluster, class, first_step
+  UNION ALL
+  SELECT cluster, class, end_step AS step, 1 AS ended,
+    {ends}
+  FROM step_parts
+  GROUP BY cluster, class, end_step
 )",
             classified = self.classified_ctes(at),
             top = TOP_JOBS_PER_CLASS,
+            starts = sums("head"),
+            ends = sums("tail"),
         );
         if self.counts_pending(at) {
             ctes.push_str(&self.pending_ctes(at));
