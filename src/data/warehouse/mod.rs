@@ -4,6 +4,7 @@
 //! report as an audit of files read into memory. DuckDB reads Parquet in place and spills past
 //! memory, so logs larger than this machine's memory are audited in bounded memory.
 
+mod answer_rows;
 pub mod answers;
 pub mod connect;
 pub mod dialect;

@@ -8,7 +8,7 @@
 use arrow_array::RecordBatch;
 
 use super::SentQuery;
-use super::answers::Rows;
+use super::answer_rows::Rows;
 use super::connect::Warehouse;
 use super::error::WarehouseError;
 use super::sql::{AuditSql, Pass};
