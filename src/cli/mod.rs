@@ -155,7 +155,7 @@ enum Command {
         #[command(flatten)]
         logs: LogFlags,
         /// Days held out after each origin.
-        #[arg(long, value_name = "N", default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=1096))]
+        #[arg(long, value_name = "N", default_value_t = crate::model::commitment_layers::SELECTION_HOLDOUT_DAYS, value_parser = clap::value_parser!(u32).range(1..=1096))]
         holdout_days: u32,
         /// Origins (cut-offs) to score at, each N held-out days long; the last holds out the
         /// window's end, the others step back up to a week each (default: as many as fit, at most 8).

@@ -458,6 +458,23 @@ fn an_engine_with_little_memory_splits_the_audit_unasked() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.matches("-- totals").count(), 1, "{}", run.stdout);
     assert!(!run.stdout.contains("-- stems"), "{}", run.stdout);
+    // A source without job ids (every row its own job, numbered in each statement afresh) is
+    // never split unasked, however little memory: a row could fall in two passes or none.
+    let idless = std::fs::read_to_string(&plan).expect("plan").replace(
+        &format!("read_parquet('{file}')"),
+        &format!("(SELECT * EXCLUDE (job_id) FROM read_parquet('{file}'))"),
+    );
+    let idless_plan = home.path().join("idless.toml");
+    std::fs::write(&idless_plan, idless).expect("plan");
+    let idless_plan = idless_plan.display().to_string();
+    let run = gpuplan_with(
+        home.path(),
+        &["audit", "--all-time", "--plan", &idless_plan, "--explain-sql"],
+        &env,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("-- totals").count(), 1, "{}", run.stdout);
+    assert!(!run.stdout.contains("-- memory limit"), "{}", run.stdout);
 }
 
 /// An audit in passes can run for an hour: each statement of its sums, with its pass, reaches

@@ -38,10 +38,6 @@ impl<'a> Rows<'a> {
             })
     }
 
-    fn column(&self, name: &str) -> Result<&'a dyn Array, WarehouseError> {
-        Ok(self.batch.column(self.index(name)?).as_ref())
-    }
-
     /// A text value of the column at `index`, borrowed from the batch.
     pub(super) fn str_at(&self, index: usize, row: usize) -> Result<Option<&'a str>, WarehouseError> {
         let array = self.batch.column(index).as_ref();
@@ -111,17 +107,8 @@ impl<'a> Rows<'a> {
         }))
     }
 
+    /// A text value, owned.
     pub(super) fn text(&self, name: &str, row: usize) -> Result<Option<String>, WarehouseError> {
-        let array = self.column(name)?;
-        if array.is_null(row) {
-            return Ok(None);
-        }
-        Ok(Some(match array.data_type() {
-            DataType::Utf8 => array.as_string::<i32>().value(row).to_string(),
-            DataType::LargeUtf8 => array.as_string::<i64>().value(row).to_string(),
-            DataType::Utf8View => array.as_string_view().value(row).to_string(),
-            DataType::Null => return Ok(None),
-            _ => return Err(self.wrong(name, array)),
-        }))
+        Ok(self.str_at(self.index(name)?, row)?.map(str::to_string))
     }
 }

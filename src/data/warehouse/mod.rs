@@ -210,8 +210,9 @@ impl std::fmt::Display for StatementProgress {
 }
 
 /// Runs the audit in the warehouse, telling `progress` of each statement of the sums as it
-/// is sent; with `explain`, the queries are built (the probe and span run, as the window
-/// depends on them) and the sums' statements are returned unsent. With `session`, the
+/// is sent; with `explain`, the queries are built (the probe, the span and, for passes, the
+/// engine's memory limit and the job ids' range run, as the window and the passes depend on
+/// them) and the sums' statements are returned unsent. With `session`, the
 /// warehouse is kept open there for the replay's jobs.
 pub fn audit(
     source: &WarehouseSource,
@@ -222,6 +223,9 @@ pub fn audit(
     progress: &mut dyn FnMut(StatementProgress),
     session: Option<&WarehouseSession>,
 ) -> Result<WarehouseAudit, WarehouseError> {
+    // A new audit (the workbench's window changed) closes the last one's connection first:
+    // two opens of one DuckDB file in a process, the first held idle, are not wanted.
+    drop(session.and_then(WarehouseSession::take));
     let Prepared {
         mut warehouse,
         fields,

@@ -33,11 +33,14 @@ pub(super) fn plan(
     runs: u64,
     queries: &mut Vec<SentQuery>,
 ) -> Result<Vec<Pass>, WarehouseError> {
+    // An engine that cannot split an audit is never asked its memory (asked for passes, it is
+    // told so by the statements), nor is a source without job ids: its rows are numbered in
+    // each statement afresh, and a row could fall in two passes or none.
+    let splits = query.dialect.job_share("job_id", 2).is_some();
     let of = match asked {
         Some(of) => of,
         None => match query.dialect.memory_limit_query() {
-            // Only an engine that can split an audit is asked its memory.
-            Some(sql) if query.dialect.job_share("job_id", 2).is_some() => {
+            Some(sql) if splits && query.fields.job_id_mapped => {
                 let limit = memory_limit(&warehouse.query("memory limit", sql)?)?;
                 queries.push(SentQuery {
                     step: "memory limit",
@@ -51,8 +54,6 @@ pub(super) fn plan(
     if of <= 1 {
         return Ok(Vec::new());
     }
-    // An engine that cannot split an audit is told so by the statements, unasked.
-    let splits = query.dialect.job_share("job_id", of).is_some();
     let Some(sql) = query.job_range_query().filter(|_| splits) else {
         return Ok(Pass::hashed(of));
     };

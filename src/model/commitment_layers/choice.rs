@@ -8,6 +8,7 @@ use super::SpanCost;
 use super::fleet::ClassLayers;
 use super::price_stress::{PriceStress, StressCase};
 use crate::model::forecast::{ChosenBy, Policy};
+use crate::shared::format::pct;
 use crate::shared::format::usd_compact;
 
 /// The purchase recommended for a class, and what it costs against the flat mix.
@@ -47,16 +48,16 @@ pub fn purchase_choice(
 /// How the backtest chose, in words: the winner's median regret, the runner-up's and the
 /// margin; or why none chose.
 pub fn choice_text(chosen: &ChosenBy) -> String {
-    let pct = |frac: f64| format!("{:.1} %", 100.0 * frac);
     if let Some(backtest_choice) = chosen.pinned_over {
         let own = chosen
             .median_regret
             .map_or(String::new(), |m| format!(", its median demand regret {}", pct(m)));
-        return format!(
-            "pinned by the plan's [commitments] policy{own}; its own backtest chose {}{}",
-            backtest_choice.label(),
-            chosen.reason.as_ref().map_or(String::new(), |r| format!(" ({r})"))
-        );
+        // Flat with a reason is no choice of the backtest's: say why none was made.
+        let backtest = match &chosen.reason {
+            Some(reason) => format!("its own backtest chose none ({reason})"),
+            None => format!("its own backtest chose {}", backtest_choice.label()),
+        };
+        return format!("pinned by the plan's [commitments] policy{own}; {backtest}");
     }
     if let Some(reason) = &chosen.reason {
         return format!("chosen by no backtest ({reason}): today's mix held flat stands in");
@@ -117,6 +118,12 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
             format!("demand growing ×{g:.1} a year")
         });
     let prices = class.price_bet.text();
+    // Only the layers sized on the forecast's fan bet on its growth; today's mix, the last
+    // season repeated and on-demand rest on the prices alone.
+    let rests_on = match choice.buy {
+        Policy::Layers | Policy::LowQuantile => format!("{growth} and {prices}"),
+        Policy::Flat | Policy::NaiveLayers | Policy::OnDemand => prices.to_string(),
+    };
     let lost = match choice.chosen_less_flat_if_prices_hold_usd {
         // A difference said in words, never a negative cost.
         Some(held) if held < 0.0 => format!("; if prices hold instead, it saves {} against flat", usd_compact(-held)),
@@ -127,7 +134,7 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
         None => String::new(),
     };
     format!(
-        "{}: buy {chosen}, {}; {costs}; it rests on {growth} and {prices}{lost}.",
+        "{}: buy {chosen}, {}; {costs}; it rests on {rests_on}{lost}.",
         capitalized(class.class.label()),
         choice_text(&class.chosen_by),
     )
@@ -175,5 +182,15 @@ mod tests {
         assert_eq!(naive.chosen_less_flat_if_prices_hold_usd, None);
         let flat = purchase_choice(Policy::Flat, &span(94.0), &span(94.0), &[held(94.0, 94.0)], -0.2);
         assert_eq!(flat.chosen_less_flat_if_prices_hold_usd, None);
+    }
+
+    /// A pin over a flat that no backtest chose says so, never "its backtest chose flat".
+    #[test]
+    fn a_pin_over_a_fallback_says_no_backtest_chose() {
+        use super::super::policy::{flat_fallback, pinned_by_plan};
+        let fallback = flat_fallback("2 origins fit, under the 3 a choice needs".to_string(), 14);
+        let text = choice_text(&pinned_by_plan(fallback, Policy::Layers));
+        assert!(text.contains("its own backtest chose none (2 origins fit"), "{text}");
+        assert!(!text.contains("chose today's mix"), "{text}");
     }
 }

@@ -69,11 +69,6 @@ impl WarehouseSource {
         }
     }
 
-    /// The passes the audit is split into (at least one).
-    pub fn pass_count(&self) -> u32 {
-        self.passes.unwrap_or(1).max(1)
-    }
-
     /// What is wrong with these settings, as (key, message).
     pub fn problems(&self) -> Vec<(String, String)> {
         let mut problems = Vec::new();

@@ -55,6 +55,9 @@ pub struct SourceFields {
     /// The job id column as stored, quoted, when it holds numbers: passes then read ranges of
     /// it, which an engine prunes with the source's statistics (`Pass`).
     pub job_number: Option<String>,
+    /// Whether a column gives the job id; without one every row is its own job, numbered in
+    /// each statement afresh, so the audit is not split unasked.
+    pub job_id_mapped: bool,
 }
 
 /// A time column as stored, to compare with an instant without converting each row.
@@ -398,6 +401,7 @@ impl FieldBuilder<'_> {
                 .flatten()
                 .filter(|column| column.stored == StoredAs::Number)
                 .map(|column| self.quoted(column)),
+            job_id_mapped: self.mapping.columns.contains_key("job_id"),
         })
     }
 

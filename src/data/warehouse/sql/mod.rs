@@ -5,8 +5,9 @@
 //! its jobs and GPU-hours; labels against rules; the largest jobs; the jobs that never started;
 //! the rows set aside by reason. The classification is generated from the rules (`rules`).
 //!
-//! Three queries: a probe for units left to the values (only when the mapping leaves one), the
-//! span of the runs (to resolve the window), and the totals (one statement whose parts are
+//! The queries: a probe for units left to the values (only when the mapping leaves one), the
+//! span of the runs (to resolve the window), with passes the job ids' range (`job_range_query`)
+//! and each pass's stems, and the totals (one statement, or one a pass, whose parts are
 //! `UNION ALL`ed in one long table, so the engine reads the source once where it can).
 
 pub mod fields;
