@@ -704,3 +704,33 @@ fn a_cpu_clusters_sacct_export_says_no_gpus_and_exits_2() {
         assert!(!run.stdout.contains("$0.00"), "{format}: {}", run.stdout);
     }
 }
+
+/// Sixteen jobs of equal GPU-hours, listed in the reverse of their ids, and one 0.002 GPU-hours
+/// larger listed last: the largest-jobs list keeps the larger one first, then the eleven least
+/// ids as text ("100000" before "99990"), whatever order the log lists them in.
+#[test]
+fn the_largest_jobs_rank_by_exact_hours_then_job_id() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let log = home.path().join("tied.csv");
+    let mut csv = String::from("job_id,cluster,name,queue,start,end,gpus,gpu_util_pct\n");
+    for tied in (0..16).rev() {
+        csv.push_str(&format!(
+            "{},c1,pretrain-tied,research,2026-01-06T00:00:00Z,2026-01-06T10:00:00Z,8,50\n",
+            99_990 + tied
+        ));
+    }
+    // 10 h 00 min 01 s: 0.0022 GPU-hours more, the same to the hundredth.
+    csv.push_str("77777,c1,pretrain-tied,research,2026-01-06T00:00:00Z,2026-01-06T10:00:01Z,8,50\n");
+    std::fs::write(&log, csv).expect("log");
+    let report = audit_json(&[log.to_str().expect("utf-8"), "--all-time"]);
+    let ids: Vec<&str> = report["top_jobs"]
+        .as_array()
+        .expect("top_jobs")
+        .iter()
+        .map(|job| job["job_id"].as_str().expect("job id"))
+        .collect();
+    let mut expected = vec!["77777".to_string()];
+    expected.extend((100_000..=100_005).map(|id| id.to_string()));
+    expected.extend((99_990..=99_994).map(|id| id.to_string()));
+    assert_eq!(ids, expected);
+}

@@ -263,7 +263,7 @@ pub fn audit_input_classified(
         rule_gpu_hours,
         unknown_label_gpu_hours,
         job_cluster,
-        job_rank_gpu_hours,
+        job_window_gpu_hours,
     } = run_totals(&runs, &jobs, rule_count, &window)?;
 
     let mut rule_jobs = vec![0u64; rule_count];
@@ -291,7 +291,7 @@ pub fn audit_input_classified(
         runs: &runs,
         jobs: &jobs,
         job_cluster: &job_cluster,
-        job_rank_gpu_hours: &job_rank_gpu_hours,
+        job_window_gpu_hours: &job_window_gpu_hours,
         cluster_names: &accumulators.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
         rules,
         window: &window,

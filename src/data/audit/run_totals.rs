@@ -23,10 +23,6 @@ const PARALLEL_MIN_RUNS: usize = 1 << 16;
 /// Marks a cluster index of the second half's own numbering in `job_cluster`.
 const SECOND_HALF: u32 = 1 << 31;
 
-/// Hundredths of a GPU-hour: each job's GPU-hours for ranking, as integers so that a job's
-/// runs in both halves add up the same in any order.
-const RANK_UNITS_PER_GPU_HOUR: f64 = 100.0;
-
 /// The occupancy of one cluster, step by step of the window's resolution, built from
 /// difference arrays: a run adds its GPUs to every step it touches, in proportion to the share
 /// of the step it covers. A step's seven changes (busy GPUs per class, utilized GPUs, each
@@ -264,8 +260,9 @@ pub struct RunTotals {
     pub unknown_label_gpu_hours: HashMap<u32, f64>,
     /// For each job: its cluster's index in `clusters` + 1, or 0 when no run touches the window.
     pub job_cluster: Vec<u32>,
-    /// For each job: its GPU-hours in the window, in hundredths (saturating), to rank jobs.
-    pub job_rank_gpu_hours: Vec<u32>,
+    /// For each job: its GPU-hours in the window, to rank jobs (a job's runs in the first half
+    /// of the rows summed in order, then those in the second: the same log, the same sums).
+    pub job_window_gpu_hours: Vec<f64>,
 }
 
 /// The run columns the pass reads, over one range of rows.
@@ -293,19 +290,18 @@ struct Shared<'a> {
 struct JobCells<'a> {
     first_job: usize,
     cluster: &'a mut [u32],
-    rank_gpu_hours: &'a mut [u32],
-    earlier: HashMap<u32, (u32, u32)>,
+    gpu_hours: &'a mut [f64],
+    earlier: HashMap<u32, (u32, f64)>,
 }
 
 impl JobCells<'_> {
-    fn record(&mut self, job: usize, cluster: u32, rank_gpu_hours: u32) {
+    fn record(&mut self, job: usize, cluster: u32, gpu_hours: f64) {
         if job >= self.first_job {
             let own = job - self.first_job;
             self.cluster[own] = cluster;
-            self.rank_gpu_hours[own] = self.rank_gpu_hours[own].saturating_add(rank_gpu_hours);
+            self.gpu_hours[own] += gpu_hours;
         } else {
-            let note = self.earlier.entry(job as u32).or_insert((cluster, 0));
-            note.1 = note.1.saturating_add(rank_gpu_hours);
+            self.earlier.entry(job as u32).or_insert((cluster, 0.0)).1 += gpu_hours;
         }
     }
 }
@@ -315,7 +311,7 @@ struct Partial {
     clusters: Vec<ClusterAccumulator>,
     rule_gpu_hours: Vec<f64>,
     unknown_label_gpu_hours: HashMap<u32, f64>,
-    earlier_jobs: HashMap<u32, (u32, u32)>,
+    earlier_jobs: HashMap<u32, (u32, f64)>,
 }
 
 /// Sums the runs of `runs` (canonical columns; jobs and classes from `classify_jobs`) that
@@ -343,21 +339,21 @@ pub fn run_totals(
     };
     let job_count = jobs.class.len();
     let mut job_cluster = vec![0u32; job_count];
-    let mut job_rank_gpu_hours = vec![0u32; job_count];
+    let mut job_window_gpu_hours = vec![0.0f64; job_count];
     let shared = Shared {
         jobs,
         window,
         steps: window_steps(window),
         rule_count,
     };
-    let cells = |first_job: usize, cluster, rank_gpu_hours| JobCells {
+    let cells = |first_job: usize, cluster, gpu_hours| JobCells {
         first_job,
         cluster,
-        rank_gpu_hours,
+        gpu_hours,
         earlier: HashMap::new(),
     };
     let (mut totals, second) = if height < PARALLEL_MIN_RUNS {
-        let mut all = cells(0, &mut job_cluster, &mut job_rank_gpu_hours);
+        let mut all = cells(0, &mut job_cluster, &mut job_window_gpu_hours);
         (accumulate(&slice(0, height)?, 0, &shared, &mut all), None)
     } else {
         let middle = height / 2;
@@ -369,7 +365,7 @@ pub fn run_totals(
             .max()
             .map_or(0, |&job| job as usize + 1);
         let (first_clusters, second_clusters) = job_cluster.split_at_mut(split);
-        let (first_hours, second_hours) = job_rank_gpu_hours.split_at_mut(split);
+        let (first_hours, second_hours) = job_window_gpu_hours.split_at_mut(split);
         let (mut first_cells, mut second_cells) = (
             cells(0, first_clusters, first_hours),
             cells(split, second_clusters, second_hours),
@@ -388,12 +384,12 @@ pub fn run_totals(
     // The second half's clusters, numbered as the first half's (new ones appended).
     let mut renumbered = Vec::new();
     if let Some(second) = second {
-        for (&job, &(cluster, rank_gpu_hours)) in &second.earlier_jobs {
+        for (&job, &(cluster, gpu_hours)) in &second.earlier_jobs {
             let job = job as usize;
             if job_cluster[job] == 0 {
                 job_cluster[job] = cluster;
             }
-            job_rank_gpu_hours[job] = job_rank_gpu_hours[job].saturating_add(rank_gpu_hours);
+            job_window_gpu_hours[job] += gpu_hours;
         }
         for (total, other) in totals.rule_gpu_hours.iter_mut().zip(&second.rule_gpu_hours) {
             *total += other;
@@ -424,7 +420,7 @@ pub fn run_totals(
         rule_gpu_hours: totals.rule_gpu_hours,
         unknown_label_gpu_hours: totals.unknown_label_gpu_hours,
         job_cluster,
-        job_rank_gpu_hours,
+        job_window_gpu_hours,
     })
 }
 
@@ -524,10 +520,7 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
             window.resolution,
             window.end_ms - window.start_ms,
         );
-        let rank_gpu_hours = (gpu_hours * RANK_UNITS_PER_GPU_HOUR)
-            .round()
-            .clamp(0.0, u32::MAX as f64) as u32;
-        job_cells.record(job, (index as u32 + 1) | tag, rank_gpu_hours);
+        job_cells.record(job, (index as u32 + 1) | tag, gpu_hours);
         partial.rule_gpu_hours[jobs.rule[job] as usize] += gpu_hours;
         // Most logs have no unknown label: no lookup per run for them.
         if !jobs.unknown_label.is_empty()

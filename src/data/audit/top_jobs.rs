@@ -1,7 +1,9 @@
 //! The largest jobs of each cluster and class by GPU-hours in the window, to drill into from
-//! the audit: one pass over the jobs keeps a dozen per group, one pass over the runs reads
-//! only theirs, and their ids, names, users, queues and states are read back from the logs
-//! for those runs alone (`job_details`), unless the frame holds them.
+//! the audit: one pass over the jobs keeps a dozen per group (and the jobs tied with the
+//! twelfth), one pass over the runs reads only theirs, and their ids, names, users, queues and
+//! states are read back from the logs for those runs alone (`job_details`), unless the frame
+//! holds them. Jobs with equal GPU-hours rank by job id, as the warehouse's statement ranks
+//! them: the same log gives the same list in memory and in an engine.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -23,8 +25,8 @@ pub struct TopJobInputs<'a> {
     pub jobs: &'a JobClasses,
     /// For each job: its cluster's index in `cluster_names` + 1, 0 when outside the window.
     pub job_cluster: &'a [u32],
-    /// For each job: its GPU-hours in the window in any fixed unit, to rank by.
-    pub job_rank_gpu_hours: &'a [u32],
+    /// For each job: its GPU-hours in the window, to rank by.
+    pub job_window_gpu_hours: &'a [f64],
     pub cluster_names: &'a [String],
     pub rules: &'a ClassificationRules,
     pub window: &'a Window,
@@ -32,18 +34,24 @@ pub struct TopJobInputs<'a> {
     pub origins: Option<&'a RunOrigins>,
 }
 
-/// A job in a group's ranking: more GPU-hours first, then the job seen first in the log, so the
-/// same log gives the same list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// At most this many jobs tied with a group's twelfth are read to break the tie by job id;
+/// past it, the first seen in the log are (a log of thousands of identical jobs).
+const TIED_JOBS_READ: usize = 4096;
+
+/// A job in a group's first ranking: more GPU-hours first, then the job seen first in the log.
+#[derive(Debug, Clone, Copy)]
 struct Ranked {
-    gpu_hours: u32,
+    gpu_hours: f64,
     job: u32,
 }
 
 impl Ord for Ranked {
     /// Greater is worse: a max-heap of a group's kept jobs has the one to drop on top.
     fn cmp(&self, other: &Ranked) -> Ordering {
-        other.gpu_hours.cmp(&self.gpu_hours).then(self.job.cmp(&other.job))
+        other
+            .gpu_hours
+            .total_cmp(&self.gpu_hours)
+            .then(self.job.cmp(&other.job))
     }
 }
 
@@ -52,6 +60,14 @@ impl PartialOrd for Ranked {
         Some(self.cmp(other))
     }
 }
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Ranked) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Ranked {}
 
 /// Keeps `candidate` among a group's `count` best.
 fn keep(group: &mut BinaryHeap<Ranked>, candidate: Ranked, count: usize) {
@@ -63,49 +79,80 @@ fn keep(group: &mut BinaryHeap<Ranked>, candidate: Ranked, count: usize) {
     }
 }
 
+/// Each group's candidates: its `TOP_JOBS_PER_CLASS` best and the jobs tied with the last of
+/// them (up to `TIED_JOBS_READ`), as (group, job) pairs.
+fn candidates(input: &TopJobInputs, classes: usize) -> Vec<(usize, u32)> {
+    let group_of = |job: usize| {
+        let cluster = input.job_cluster[job];
+        (cluster != 0).then(|| (cluster as usize - 1) * classes + input.jobs.class[job] as usize)
+    };
+    let mut groups: Vec<BinaryHeap<Ranked>> = vec![BinaryHeap::new(); input.cluster_names.len() * classes];
+    for job in 0..input.job_cluster.len() {
+        if let Some(group) = group_of(job) {
+            let gpu_hours = input.job_window_gpu_hours[job];
+            keep(
+                &mut groups[group],
+                Ranked {
+                    gpu_hours,
+                    job: job as u32,
+                },
+                TOP_JOBS_PER_CLASS,
+            );
+        }
+    }
+    // A full group's last kept GPU-hours: jobs tied with it are candidates too.
+    let last_kept: Vec<Option<f64>> = groups
+        .iter()
+        .map(|g| g.peek().map(|r| r.gpu_hours).filter(|_| g.len() == TOP_JOBS_PER_CLASS))
+        .collect();
+    let mut chosen: Vec<(usize, u32)> = Vec::new();
+    for (group, ranked) in groups.iter().enumerate() {
+        chosen.extend(ranked.iter().map(|r| (group, r.job)));
+    }
+    if last_kept.iter().any(Option::is_some) {
+        let mut tied = vec![0usize; last_kept.len()];
+        for job in 0..input.job_cluster.len() {
+            let Some(group) = group_of(job) else { continue };
+            let Some(last) = last_kept[group] else { continue };
+            let gpu_hours = input.job_window_gpu_hours[job];
+            if gpu_hours == last && tied[group] < TIED_JOBS_READ && !groups[group].iter().any(|r| r.job == job as u32) {
+                tied[group] += 1;
+                chosen.push((group, job as u32));
+            }
+        }
+    }
+    chosen
+}
+
 /// The largest jobs by GPU-hours of each cluster and class, with the line of their first run
 /// in the window; by cluster, class, then GPU-hours.
 pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
     let err = DataError::Frame;
     let classes = WorkloadClass::ALL.len();
-    let mut groups: Vec<BinaryHeap<Ranked>> = vec![BinaryHeap::new(); input.cluster_names.len() * classes];
-    for (job, &cluster) in input.job_cluster.iter().enumerate() {
-        if cluster == 0 {
-            continue;
-        }
-        let group = &mut groups[(cluster as usize - 1) * classes + input.jobs.class[job] as usize];
-        let candidate = Ranked {
-            gpu_hours: input.job_rank_gpu_hours[job],
-            job: job as u32,
-        };
-        keep(group, candidate, TOP_JOBS_PER_CLASS);
-    }
     let mut chosen: HashMap<u32, JobLine> = HashMap::new();
     let mut is_chosen = vec![0u64; input.job_cluster.len().div_ceil(64)];
-    for (group, ranked) in groups.into_iter().enumerate() {
+    for (group, job) in candidates(input, classes) {
         let cluster = &input.cluster_names[group / classes];
-        for Ranked { job, .. } in ranked {
-            is_chosen[job as usize / 64] |= 1 << (job % 64);
-            chosen.insert(
-                job,
-                JobLine {
-                    cluster: cluster.clone(),
-                    class: input.jobs.class[job as usize],
-                    rule: rule_name(input.rules, input.jobs.rule[job as usize]),
-                    job_id: None,
-                    name: None,
-                    user: None,
-                    queue: None,
-                    state: None,
-                    runs: 0,
-                    max_gpus: 0.0,
-                    gpu_hours: 0.0,
-                    mean_util_frac: None,
-                    first_start_ms: i64::MAX,
-                    source_line: None,
-                },
-            );
-        }
+        is_chosen[job as usize / 64] |= 1 << (job % 64);
+        chosen.insert(
+            job,
+            JobLine {
+                cluster: cluster.clone(),
+                class: input.jobs.class[job as usize],
+                rule: rule_name(input.rules, input.jobs.rule[job as usize]),
+                job_id: None,
+                name: None,
+                user: None,
+                queue: None,
+                state: None,
+                runs: 0,
+                max_gpus: 0.0,
+                gpu_hours: 0.0,
+                mean_util_frac: None,
+                first_start_ms: i64::MAX,
+                source_line: None,
+            },
+        );
     }
     let (start_col, end_col) = (
         c::int64_column(input.runs, c::START)?,
@@ -131,10 +178,11 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
             continue;
         }
         let gpus = gpus_col.get(row).unwrap_or(0.0);
-        let hours = (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
+        // As `run_totals` and the warehouse's statement compute a run's GPU-hours.
+        let gpu_hours = gpus * (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
         line.runs += 1;
         line.max_gpus = line.max_gpus.max(gpus);
-        line.gpu_hours += gpus * hours;
+        line.gpu_hours += gpu_hours;
         let source_line = line_col.and_then(|lines| lines.get(row));
         if start < line.first_start_ms {
             line.first_start_ms = start;
@@ -142,8 +190,8 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
         }
         if let Some(util) = util_col.and_then(|u| u.get(row)) {
             let sums = util_sums.entry(job).or_insert((0.0, 0.0));
-            sums.0 += util * gpus * hours;
-            sums.1 += gpus * hours;
+            sums.0 += util * gpu_hours;
+            sums.1 += gpu_hours;
         }
         job_runs.entry(job).or_default().push((
             start,
@@ -178,12 +226,34 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
             .and_then(|(_, run)| all_texts.get(&run.row))
             .and_then(|t| t.state.clone());
     }
-    let mut lines: Vec<JobLine> = chosen.into_values().collect();
+    let mut candidates: Vec<(u32, JobLine)> = chosen.into_iter().collect();
+    // A group's ranking: GPU-hours, then job id, then the job seen first.
+    candidates.sort_by(|(a_job, a), (b_job, b)| {
+        (a.cluster.as_str(), a.class as u8)
+            .cmp(&(b.cluster.as_str(), b.class as u8))
+            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+            .then(a.job_id.is_none().cmp(&b.job_id.is_none()))
+            .then(a.job_id.cmp(&b.job_id))
+            .then(a_job.cmp(b_job))
+    });
+    let mut lines: Vec<JobLine> = Vec::with_capacity(candidates.len());
+    let mut in_group = 0;
+    for (_, line) in candidates {
+        let same = lines
+            .last()
+            .is_some_and(|last| last.cluster == line.cluster && last.class == line.class);
+        in_group = if same { in_group + 1 } else { 1 };
+        if in_group <= TOP_JOBS_PER_CLASS {
+            lines.push(line);
+        }
+    }
+    // Shown by GPU-hours, then first start, as the warehouse's audit shows them.
     lines.sort_by(|a, b| {
         (a.cluster.as_str(), a.class as u8)
             .cmp(&(b.cluster.as_str(), b.class as u8))
             .then(b.gpu_hours.total_cmp(&a.gpu_hours))
             .then(a.first_start_ms.cmp(&b.first_start_ms))
+            .then(a.job_id.cmp(&b.job_id))
             .then(a.source_line.cmp(&b.source_line))
     });
     Ok(lines)
@@ -245,7 +315,13 @@ mod tests {
     fn a_group_keeps_its_largest_jobs_ties_to_the_first_seen() {
         let mut heap = BinaryHeap::new();
         let ranked = |gpu_hours, job| Ranked { gpu_hours, job };
-        for candidate in [ranked(5, 0), ranked(9, 1), ranked(5, 2), ranked(7, 3), ranked(1, 4)] {
+        for candidate in [
+            ranked(5.0, 0),
+            ranked(9.0, 1),
+            ranked(5.0, 2),
+            ranked(7.0, 3),
+            ranked(1.0, 4),
+        ] {
             keep(&mut heap, candidate, 3);
         }
         let kept: Vec<u32> = heap.into_sorted_vec().into_iter().map(|r| r.job).collect();

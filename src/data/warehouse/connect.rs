@@ -22,6 +22,25 @@ pub const DRIVER_PATH_VARIABLE: &str = "GPUPLAN_ADBC_PATH";
 /// Statements run on each new warehouse session, `;`-separated (a profiler's settings).
 pub const SESSION_VARIABLE: &str = "GPUPLAN_WAREHOUSE_SESSION";
 
+/// How `--explain-sql` and errors name the statements of `SESSION_VARIABLE`.
+pub const USER_SESSION_STEP: &str = "session (GPUPLAN_WAREHOUSE_SESSION)";
+
+/// Statements of the user's for the session, run before the audit's: DuckDB's profiler
+/// (`PRAGMA enable_profiling = 'json'; PRAGMA profiling_output = 'audit.json'`) shows where the
+/// statement spends its time (docs/warehouse.md).
+pub fn user_session_statements() -> Vec<String> {
+    std::env::var(SESSION_VARIABLE)
+        .map(|statements| {
+            statements
+                .split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// What gpuplan knows of a driver it names.
 struct KnownDriver {
     name: &'static str,
@@ -214,13 +233,8 @@ impl Warehouse {
         for statement in dialect.session_setup() {
             warehouse.query("session", &statement)?;
         }
-        // Statements of the user's for the session, before the audit's: DuckDB's profiler
-        // (`PRAGMA enable_profiling = 'json'; PRAGMA profiling_output = 'audit.json'`) shows
-        // where the statement spends its time (docs/warehouse.md).
-        if let Ok(statements) = std::env::var(SESSION_VARIABLE) {
-            for statement in statements.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-                warehouse.query("session (GPUPLAN_WAREHOUSE_SESSION)", statement)?;
-            }
+        for statement in user_session_statements() {
+            warehouse.query(USER_SESSION_STEP, &statement)?;
         }
         Ok(warehouse)
     }
@@ -288,8 +302,8 @@ pub fn stored_as(data_type: &DataType) -> StoredAs {
         | DataType::UInt8
         | DataType::UInt16
         | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Float16
+        | DataType::UInt64 => StoredAs::Whole,
+        DataType::Float16
         | DataType::Float32
         | DataType::Float64
         | DataType::Decimal128(_, _)

@@ -145,6 +145,10 @@ fn prepare(source: &WarehouseSource, mapping: Option<&Mapping>) -> Result<Prepar
         .session_setup()
         .into_iter()
         .map(|sql| SentQuery { step: "session", sql })
+        .chain(connect::user_session_statements().into_iter().map(|sql| SentQuery {
+            step: connect::USER_SESSION_STEP,
+            sql,
+        }))
         .collect();
     let columns = warehouse.columns(&source.from)?;
     queries.push(SentQuery {

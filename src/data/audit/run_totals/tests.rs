@@ -95,7 +95,7 @@ fn two_halves_add_up_to_every_run_and_number_jobs_clusters_alike() {
             let name = &names[cluster as usize - 1];
             assert_eq!(name, if job.is_multiple_of(3) { "b" } else { "a" }, "job {job} of {n}");
             let runs_of_job = [2 * job, 2 * job + 1].into_iter().filter(|&r| r < n).count();
-            assert_eq!(totals.job_rank_gpu_hours[job], runs_of_job as u32 * 100, "job {job}");
+            assert_eq!(totals.job_window_gpu_hours[job], runs_of_job as f64, "job {job}");
         }
     }
 }

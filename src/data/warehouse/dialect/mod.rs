@@ -85,8 +85,18 @@ pub enum StoredAs {
     },
     Date,
     Number,
+    /// A whole number (an integer type): job ids kept as stored group and join faster than
+    /// their text.
+    Whole,
     Text,
     Other,
+}
+
+impl StoredAs {
+    /// Any number, whole or not.
+    pub fn is_number(self) -> bool {
+        matches!(self, StoredAs::Number | StoredAs::Whole)
+    }
 }
 
 /// An instant as `YYYY-MM-DD HH:MM:SS.fff`, UTC.
@@ -169,6 +179,12 @@ pub trait Dialect: Sync {
             self.text(pattern),
             self.text(replacement)
         )
+    }
+
+    /// Text ordered byte by byte, as Rust orders strings (job ids breaking a tie): most engines
+    /// order text so by default.
+    fn byte_order(&self, text: &str) -> String {
+        text.to_string()
     }
 
     /// A non-negative integer divided by a positive one, rounded down.

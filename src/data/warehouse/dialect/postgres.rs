@@ -17,6 +17,12 @@ impl Dialect for Postgres {
         "DOUBLE PRECISION"
     }
 
+    /// The database's collation may order text by language ("job-10" after "job_1"): the C
+    /// collation orders bytes.
+    fn byte_order(&self, text: &str) -> String {
+        format!("{text} COLLATE \"C\"")
+    }
+
     /// PostgreSQL has no TRY_CAST: text that is a plain decimal number is cast, other text is NULL.
     fn try_double(&self, expr: &str) -> String {
         format!(

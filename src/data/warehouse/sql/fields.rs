@@ -58,6 +58,10 @@ pub struct SourceFields {
     /// Whether a column gives the job id; without one every row is its own job, numbered in
     /// each statement afresh, so the audit is not split unasked.
     pub job_id_mapped: bool,
+    /// Whether `job_id` is the column's whole number as stored (not text): the statements
+    /// write it as text where it is shown, ranked or hashed (`AuditSql::job_text`), as a file
+    /// reads it.
+    pub job_id_whole: bool,
 }
 
 /// A time column as stored, to compare with an instant without converting each row.
@@ -186,7 +190,7 @@ impl FieldBuilder<'_> {
 
     fn number_of(&self, column: &SourceColumn) -> String {
         match column.stored {
-            StoredAs::Number => self.dialect.cast(&self.quoted(column), self.dialect.double_type()),
+            StoredAs::Number | StoredAs::Whole => self.dialect.cast(&self.quoted(column), self.dialect.double_type()),
             _ => self
                 .dialect
                 .try_double(&self.dialect.cast(&self.quoted(column), self.dialect.text_type())),
@@ -253,7 +257,7 @@ impl FieldBuilder<'_> {
                     })?;
                 epoch(1e3, origin_ms)
             }
-            (StoredAs::Number, TimeFormat::Auto) => epoch(auto_millis_per_unit(column, probe), 0),
+            (StoredAs::Number | StoredAs::Whole, TimeFormat::Auto) => epoch(auto_millis_per_unit(column, probe), 0),
             (StoredAs::Text, TimeFormat::Auto) => {
                 if zone.is_some() {
                     return Err(unsupported(
@@ -291,9 +295,11 @@ impl FieldBuilder<'_> {
             {
                 Some(RawTime::Timestamp { quoted, zoned })
             }
-            (StoredAs::Number, TimeFormat::EpochS) => Some(epoch(1e3, 0)),
-            (StoredAs::Number, TimeFormat::EpochMs) => Some(epoch(1.0, 0)),
-            (StoredAs::Number, TimeFormat::Auto) => Some(epoch(auto_millis_per_unit(column, probe), 0)),
+            (StoredAs::Number | StoredAs::Whole, TimeFormat::EpochS) => Some(epoch(1e3, 0)),
+            (StoredAs::Number | StoredAs::Whole, TimeFormat::EpochMs) => Some(epoch(1.0, 0)),
+            (StoredAs::Number | StoredAs::Whole, TimeFormat::Auto) => {
+                Some(epoch(auto_millis_per_unit(column, probe), 0))
+            }
             _ => None,
         }
     }
@@ -357,7 +363,14 @@ impl FieldBuilder<'_> {
             ),
             None => self.null_double(),
         };
-        let job_id = if self.mapping.columns.contains_key("job_id") {
+        let whole_job_id = (!self.mapping.constants.contains_key("job_id"))
+            .then(|| self.column("job_id"))
+            .flatten()
+            .filter(|column| column.stored == StoredAs::Whole);
+        let job_id = if let Some(column) = whole_job_id {
+            // Kept a number: grouped and joined as one; text only where shown or ranked.
+            self.quoted(column)
+        } else if self.mapping.columns.contains_key("job_id") {
             self.text("job_id")
         } else {
             // No job id: every row is its own job.
@@ -399,9 +412,10 @@ impl FieldBuilder<'_> {
             job_number: (!self.mapping.constants.contains_key("job_id"))
                 .then(|| self.column("job_id"))
                 .flatten()
-                .filter(|column| column.stored == StoredAs::Number)
+                .filter(|column| column.stored.is_number())
                 .map(|column| self.quoted(column)),
             job_id_mapped: self.mapping.columns.contains_key("job_id"),
+            job_id_whole: whole_job_id.is_some(),
         })
     }
 
@@ -417,7 +431,7 @@ impl FieldBuilder<'_> {
         }
         if self.mapping.units.time == TimeFormat::Auto {
             for field in ["start", "end", "submit"] {
-                if let Some(column) = self.column(field).filter(|c| c.stored == StoredAs::Number) {
+                if let Some(column) = self.column(field).filter(|c| c.stored.is_number()) {
                     parts.push(format!(
                         "MAX(ABS({})) AS {}",
                         self.number_of(column),

@@ -32,11 +32,10 @@ impl AuditSql<'_> {
             )
         };
         let mut filter = String::new();
-        if let Some((share, pass)) = at
-            .pass
-            .filter(|pass| pass.share == PassShare::Hash)
-            .and_then(|pass| d.job_share("job_id", pass.of).map(|share| (share, pass)))
-        {
+        if let Some((share, pass)) = at.pass.filter(|pass| pass.share == PassShare::Hash).and_then(|pass| {
+            d.job_share(&self.job_text("job_id"), pass.of)
+                .map(|share| (share, pass))
+        }) {
             let runs = format!("(reason IS NULL AND {share} = {})", pass.index);
             filter = if pass.counts_rows() {
                 format!("\n  WHERE {runs} OR reason IS NOT NULL")
@@ -181,21 +180,25 @@ job_facts AS{not_materialized} (
         )
     }
 
-    /// Per cluster and stem: its jobs, their run hours, its first start and last end (grouped
-    /// on the stem's number, named after).
-    const STEMS_OF_JOBS: &'static str = "SELECT g.cluster, i.stem, g.jobs, g.run_hours, g.first_ms, g.last_ms\nFROM (\n  SELECT cluster, stem_id, COUNT(*) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms\n  FROM job_facts\n  WHERE stem_id IS NOT NULL\n  GROUP BY cluster, stem_id\n) g JOIN stem_ids i ON i.stem_id = g.stem_id";
+    /// Per cluster and stem number: its jobs, their run hours, its first start and last end.
+    const STEM_SUMS: &'static str = "  SELECT cluster, stem_id, COUNT(*) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms\n  FROM job_facts\n  WHERE stem_id IS NOT NULL\n  GROUP BY cluster, stem_id";
 
-    /// One pass's stems (`STEMS_OF_JOBS` over its jobs), for `STEM_PARTS_TABLE`: the jobs of a
-    /// stem fall in several passes, so a pass classifies with every pass's parts summed.
+    /// One pass's stems (`STEM_SUMS` over its jobs, named: numbers are a pass's own), for
+    /// `STEM_PARTS_TABLE`: the jobs of a stem fall in several passes, so a pass classifies
+    /// with every pass's parts summed.
     pub fn stem_parts_query(&self, at: TotalsWindow<'_>) -> String {
-        format!("{}\n{}", self.job_ctes(at), Self::STEMS_OF_JOBS)
+        format!(
+            "{}\nSELECT g.cluster, i.stem, g.jobs, g.run_hours, g.first_ms, g.last_ms\nFROM (\n{}\n) g JOIN stem_ids i ON i.stem_id = g.stem_id",
+            self.job_ctes(at),
+            Self::STEM_SUMS
+        )
     }
 
     /// The statement that keeps one pass's stems: the first creates `STEM_PARTS_TABLE`, the
     /// others add to it. None outside a pass, or where the engine has no temporary tables.
     pub fn stem_parts_statement(&self, at: TotalsWindow<'_>) -> Option<String> {
         let pass = at.pass?;
-        self.d().job_share("job_id", pass.of)?;
+        self.d().job_share(&self.job_text("job_id"), pass.of)?;
         let select = self.stem_parts_query(at);
         Some(if pass.index == 0 {
             self.d().temporary_table(STEM_PARTS_TABLE, &select)
@@ -209,13 +212,20 @@ job_facts AS{not_materialized} (
     /// utilization and first start. Every per-job figure of the totals comes from `jobs`.
     pub(super) fn classified_ctes(&self, at: TotalsWindow<'_>) -> String {
         let rules = self.rule_sql();
+        // Per cluster and stem, by number (this statement's, for the jobs) and by name (for
+        // the jobs that never started, whose names need not be any run's). A job finds its
+        // stem by number: joined through the names, a plan may build its hash table on the
+        // millions of jobs rather than the stems (2M runs: 12 % of the time, 17 % of the memory).
         let stems = if at.pass.is_some() {
             format!(
-                "stems AS (\n  SELECT cluster, stem, SUM(jobs) AS jobs, SUM(run_hours) AS run_hours, MIN(first_ms) AS first_ms, MAX(last_ms) AS last_ms\n  FROM {}\n  GROUP BY cluster, stem\n)",
+                "stems AS (\n  SELECT p.cluster, i.stem_id, p.stem, SUM(p.jobs) AS jobs, SUM(p.run_hours) AS run_hours, MIN(p.first_ms) AS first_ms, MAX(p.last_ms) AS last_ms\n  FROM {} p LEFT JOIN stem_ids i ON i.stem = p.stem\n  GROUP BY p.cluster, i.stem_id, p.stem\n)",
                 self.d().quote(STEM_PARTS_TABLE)
             )
         } else {
-            format!("stems AS (\n{}\n)", Self::STEMS_OF_JOBS)
+            format!(
+                "stems AS (\n  SELECT g.cluster, g.stem_id, i.stem, g.jobs, g.run_hours, g.first_ms, g.last_ms\n  FROM (\n{}\n  ) g JOIN stem_ids i ON i.stem_id = g.stem_id\n)",
+                Self::STEM_SUMS
+            )
         };
         format!(
             "{job_ctes},
@@ -226,8 +236,7 @@ matched AS (
     j.window_first_start_ms,
     {matched}
   FROM job_facts j
-    LEFT JOIN stem_ids i ON i.stem_id = j.stem_id
-    LEFT JOIN stems s ON s.cluster = j.cluster AND s.stem = i.stem
+    LEFT JOIN stems s ON s.cluster = j.cluster AND s.stem_id = j.stem_id
 ),
 jobs AS{materialized} (
   SELECT cluster, job_id, label_code,

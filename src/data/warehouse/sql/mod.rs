@@ -159,6 +159,22 @@ impl AuditSql<'_> {
         self.d().cast(expr, self.d().text_type())
     }
 
+    /// A job id expression as text, where ids are kept as whole numbers: to hash them as
+    /// text ids are.
+    fn job_text(&self, expr: &str) -> String {
+        if self.fields.job_id_whole {
+            self.txt(expr)
+        } else {
+            expr.to_string()
+        }
+    }
+
+    /// A job id expression to order by: its text, byte by byte, as the in-process audit
+    /// breaks ties ("10" before "9").
+    fn job_order(&self, expr: &str) -> String {
+        self.d().byte_order(&self.job_text(expr))
+    }
+
     /// The filter on the raw start and end columns that keeps the rows touching `window` (and
     /// rows with no start: jobs that never started), written on the columns as stored so that
     /// an engine prunes the partitions outside it; "" when neither column can be compared raw.
@@ -257,9 +273,13 @@ impl AuditSql<'_> {
             EmptyEnd::Reject => format!("({end_unreadable} OR (end_ms IS NULL AND NOT {never_started}))"),
         };
         let code = |r: RejectReason| r as u32;
+        let no_job_id = if f.job_id_whole {
+            "job_id IS NULL".to_string()
+        } else {
+            format!("job_id IS NULL OR {} = 0", d.char_length("job_id"))
+        };
         let reason = format!(
-            "CASE\n      WHEN job_id IS NULL OR {} = 0 THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN gpus = 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
-            d.char_length("job_id"),
+            "CASE\n      WHEN {no_job_id} THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN gpus = 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
             code(RejectReason::MissingJobId),
             code(RejectReason::UnparseableTime),
             d.is_finite("gpus"),

@@ -16,7 +16,7 @@ fn columns() -> Vec<SourceColumn> {
         stored,
     };
     vec![
-        column("job_id", StoredAs::Number),
+        column("job_id", StoredAs::Whole),
         column("cluster", StoredAs::Text),
         column("name", StoredAs::Text),
         column("queue", StoredAs::Text),

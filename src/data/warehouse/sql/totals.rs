@@ -150,7 +150,8 @@ impl AuditSql<'_> {
                     ("t4", s("raw_util")),
                 ],
                 &format!(
-                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY job_id ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM rows\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}"
+                    "FROM (\n  SELECT reason, job_id, raw_start, raw_end, raw_gpus, raw_util,\n    ROW_NUMBER() OVER (PARTITION BY reason ORDER BY {job_text} ASC NULLS FIRST, raw_start ASC NULLS FIRST) AS sample\n  FROM rows\n  WHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\n) samples\nWHERE sample <= {REJECT_SAMPLES}",
+                    job_text = self.job_order("job_id"),
                 ),
             ),
             ]);

@@ -82,7 +82,7 @@ impl AuditSql<'_> {
   SELECT * FROM (
     SELECT j.cluster, j.job_id, j.class, j.rule, j.runs, j.first_start_ms, j.gpu_hours, j.max_gpus,
       j.util_gpu_hours, j.util_weight,
-      ROW_NUMBER() OVER (PARTITION BY j.cluster, j.class ORDER BY j.gpu_hours DESC NULLS LAST, j.job_id ASC NULLS LAST) AS rank_in_class
+      ROW_NUMBER() OVER (PARTITION BY j.cluster, j.class ORDER BY j.gpu_hours DESC NULLS LAST, {job_text} ASC NULLS LAST) AS rank_in_class
     FROM jobs j{floor_join}
   ) ranked
   WHERE rank_in_class <= {top}
@@ -132,6 +132,7 @@ step_sums AS (
 )",
             classified = self.classified_ctes(at),
             top = TOP_JOBS_PER_CLASS,
+            job_text = self.job_order("j.job_id"),
             starts = sums("head"),
             ends = sums("tail"),
         );
@@ -147,9 +148,10 @@ step_sums AS (
     pub fn replay_jobs_query(&self, at: TotalsWindow<'_>) -> String {
         let d = self.d();
         format!(
-            "{ctes}\nSELECT r.cluster, r.job_id, j.class, MIN(r.from_ms) + {w0} AS first_start_ms, MIN(r.submit_ms) AS submit_ms,\n  {gpu_ms} AS gpu_ms, {max_gpus} AS max_gpus\nFROM runs r JOIN jobs j ON j.cluster = r.cluster AND j.job_id = r.job_id\nWHERE r.in_window = 1 AND r.to_ms > r.from_ms AND r.gpus > 0\nGROUP BY r.cluster, r.job_id, j.class\nORDER BY r.cluster, r.job_id",
+            "{ctes}\nSELECT r.cluster, r.job_id, j.class, MIN(r.from_ms) + {w0} AS first_start_ms, MIN(r.submit_ms) AS submit_ms,\n  {gpu_ms} AS gpu_ms, {max_gpus} AS max_gpus\nFROM runs r JOIN jobs j ON j.cluster = r.cluster AND j.job_id = r.job_id\nWHERE r.in_window = 1 AND r.to_ms > r.from_ms AND r.gpus > 0\nGROUP BY r.cluster, r.job_id, j.class\nORDER BY r.cluster, {job_text}",
             ctes = self.classified_ctes(at),
             w0 = at.window.start_ms,
+            job_text = self.job_order("r.job_id"),
             gpu_ms = d.cast(
                 &format!("SUM(r.gpus * {})", self.double("r.to_ms - r.from_ms")),
                 d.double_type()
