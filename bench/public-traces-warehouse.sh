@@ -15,8 +15,8 @@
 #             per attempt, the job's id, GPUs and submit time on each, times as published
 #
 # Prints per trace and engine the rows, the wall seconds and peak RSS of both audits, and whether
-# they agree: every figure to a billionth, the largest jobs up to ties (the file keeps the job
-# seen first, SQL the least job id: a table has no order), and how many of those ties differ.
+# they agree: every figure to a billionth, the largest jobs job by job (ties broken by job id
+# on both sides), and how many of the listed jobs share their GPU-hours with another (ties).
 #
 #   bash bench/public-traces-warehouse.sh
 #
@@ -103,7 +103,7 @@ timed() { # out env... -- args...
   awk '{printf "%6.2f s %6.0f MB", $1, $2 / 1024}' "$work/$out.time"
 }
 
-# Equal to a billionth, the largest jobs up to ties: prints "equal (N ties)" or the first difference.
+# Equal to a billionth, the largest jobs job by job: prints "equal (N tied)" or the first difference.
 compare() { # a.json b.json
   "$python" - "$1" "$2" <<'EOF'
 import json, sys
@@ -134,13 +134,9 @@ d = differs(ra, rb, "audit")
 if not d and len(ta) != len(tb):
     d = f"top_jobs: {len(ta)} against {len(tb)}"
 for i, (x, y) in enumerate(zip(ta, tb)):
-    d = d or next((e for k in ["cluster", "class", "gpu_hours"] if (e := differs(x[k], y[k], f"top_jobs[{i}].{k}"))), None)
-ids = {j["job_id"]: j for j in tb}
-for x in ta:
-    if not d and x["job_id"] in ids:
-        d = differs(x, ids[x["job_id"]], f"top_jobs[{x['job_id']}]")
-ties = sum(1 for x, y in zip(ta, tb) if x["job_id"] != y["job_id"])
-print(f"DIFFERS at {d}" if d else f"equal ({ties} of {len(ta)} largest jobs differ by a tie)")
+    d = d or differs(x, y, f"top_jobs[{i}]")
+ties = sum(1 for x in ta if any(y is not x and (y["cluster"], y["class"], y["gpu_hours"]) == (x["cluster"], x["class"], x["gpu_hours"]) for y in ta))
+print(f"DIFFERS at {d}" if d else f"equal ({ties} of {len(ta)} largest jobs tied)")
 EOF
 }
 

@@ -162,6 +162,7 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
     let line_col = input.runs.column(c::SOURCE_LINE).ok().and_then(|s| s.u64().ok());
     let util_col = input.runs.column(c::GPU_UTIL_FRAC).ok().and_then(|s| s.f64().ok());
     let key_col = input.runs.column(JOB_KEY).ok().and_then(|s| s.u64().ok());
+    let cluster_col = input.runs.column(c::CLUSTER).map_err(err)?.str().map_err(err)?;
     let (window_start, window_end) = (input.window.start_ms, input.window.end_ms);
     // Each chosen job's runs in the window, with their start, and its utilization sums.
     let mut job_runs: HashMap<u32, Vec<(i64, WantedRun)>> = HashMap::new();
@@ -170,7 +171,9 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
         if is_chosen[job as usize / 64] & (1 << (job % 64)) == 0 {
             continue;
         }
-        let (Some(line), Some(start)) = (chosen.get_mut(&job), start_col.get(row)) else {
+        let (Some(line), Some(start), Some(_)) = (chosen.get_mut(&job), start_col.get(row), cluster_col.get(row))
+        else {
+            // A run with no cluster counts nowhere, as in `run_totals`.
             continue;
         };
         let end = end_col.get(row).unwrap_or(window_end);
@@ -208,6 +211,11 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
         {
             line.mean_util_frac = Some(util_gpu_hours / weight);
         }
+    }
+    // Ranked and shown by the sum the candidates were chosen by (the class totals' own): a
+    // sum in another order could differ in its last bit and undo a tie.
+    for (&job, line) in chosen.iter_mut() {
+        line.gpu_hours = input.job_window_gpu_hours[job as usize];
     }
     let wanted: Vec<WantedRun> = job_runs.values().flatten().map(|(_, run)| *run).collect();
     let all_texts = run_texts(input, &wanted)?;

@@ -340,6 +340,7 @@ fn largest_jobs(mut jobs: Vec<JobLine>) -> Vec<JobLine> {
         (a.cluster.as_str(), a.class as u8)
             .cmp(&(b.cluster.as_str(), b.class as u8))
             .then(b.gpu_hours.total_cmp(&a.gpu_hours))
+            .then(a.job_id.is_none().cmp(&b.job_id.is_none()))
             .then(a.job_id.cmp(&b.job_id))
     });
     let mut kept: Vec<JobLine> = Vec::with_capacity(jobs.len());
