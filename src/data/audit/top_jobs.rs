@@ -337,3 +337,53 @@ mod tests {
         assert_eq!(kept, [1, 3, 0]);
     }
 }
+
+#[cfg(test)]
+mod candidate_tests {
+    use super::*;
+
+    /// One cluster's training jobs: 5,000 of 10 GPU-hours and the last of 11. The candidates
+    /// are the twelve kept and the jobs tied with the twelfth, each once, at most
+    /// `TIED_JOBS_READ` of them; a group not full reads no ties.
+    #[test]
+    fn a_group_s_candidates_are_its_best_and_its_ties_each_once() {
+        let jobs = 5_000usize;
+        let mut hours = vec![10.0; jobs];
+        hours[jobs - 1] = 11.0;
+        let classes = JobClasses {
+            job_of_run: Vec::new(),
+            class: vec![WorkloadClass::Training; jobs],
+            rule: vec![0; jobs],
+            rule_class: vec![None; jobs],
+            label_class: vec![None; jobs],
+            unknown_label: HashMap::new(),
+        };
+        let rules = crate::config::catalog::builtin()
+            .catalog
+            .classification
+            .expect("built-in rules");
+        let (runs, window, names) = (DataFrame::default(), Window::from_ms(0, 1), vec!["c".to_string()]);
+        let job_cluster = vec![1u32; jobs];
+        let input = TopJobInputs {
+            runs: &runs,
+            jobs: &classes,
+            job_cluster: &job_cluster,
+            job_window_gpu_hours: &hours,
+            cluster_names: &names,
+            rules: &rules,
+            window: &window,
+            origins: None,
+        };
+        let chosen = candidates(&input, WorkloadClass::ALL.len());
+        assert_eq!(chosen.len(), TOP_JOBS_PER_CLASS + TIED_JOBS_READ);
+        let distinct: std::collections::HashSet<u32> = chosen.iter().map(|&(_, job)| job).collect();
+        assert_eq!(distinct.len(), chosen.len());
+        assert!(distinct.contains(&(jobs as u32 - 1)));
+        // Eleven jobs: the group is not full, nothing is tied with a twelfth.
+        let few = TopJobInputs {
+            job_cluster: &job_cluster[..11],
+            ..input
+        };
+        assert_eq!(candidates(&few, WorkloadClass::ALL.len()).len(), 11);
+    }
+}
