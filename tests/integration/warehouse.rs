@@ -114,7 +114,8 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     explain.extend_from_slice(&["--warehouse-passes", "2"]);
     let run = gpuplan_with(home.path(), &explain, &env);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(run.stdout.matches("-- stems").count(), 2, "{}", run.stdout);
+    assert_eq!(run.stdout.matches("-- stems\n").count(), 2, "{}", run.stdout);
+    assert_eq!(run.stdout.matches("-- stems summed\n").count(), 1, "{}", run.stdout);
     assert_eq!(run.stdout.matches("-- totals").count(), 2, "{}", run.stdout);
     assert!(run.stdout.contains("CREATE TEMPORARY TABLE \"gpuplan_stem_parts\""));
     assert!(run.stdout.contains("(HASH(job_id) % 2) = 1"));
@@ -533,10 +534,11 @@ fn an_audit_in_passes_tells_each_statement_as_it_is_sent() {
     assert_eq!(
         heard.0,
         [
-            "the warehouse sums pass 1 of 2's stems (statement 1 of 4)",
-            "the warehouse sums pass 2 of 2's stems (statement 2 of 4)",
-            "the warehouse sums pass 1 of 2's totals (statement 3 of 4)",
-            "the warehouse sums pass 2 of 2's totals (statement 4 of 4)",
+            "the warehouse sums pass 1 of 2's stems (statement 1 of 5)",
+            "the warehouse sums pass 2 of 2's stems (statement 2 of 5)",
+            "the warehouse sums every pass's stems (statement 3 of 5)",
+            "the warehouse sums pass 1 of 2's totals (statement 4 of 5)",
+            "the warehouse sums pass 2 of 2's totals (statement 5 of 5)",
         ]
     );
 }

@@ -151,6 +151,16 @@ impl<'a> TotalsReader<'a> {
 
     /// Adds one batch of the long table.
     pub fn add(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
+        self.add_rows(batch)?;
+        // Hundreds of passes each bring their own dozen a group: kept to the dozen as they
+        // come (a job is in one pass only, so the dozen of the dozens is the whole's).
+        if self.top_jobs.len() > TOP_JOBS_KEPT_AT_MOST {
+            self.top_jobs = largest_jobs(std::mem::take(&mut self.top_jobs));
+        }
+        Ok(())
+    }
+
+    fn add_rows(&mut self, batch: &RecordBatch) -> Result<(), WarehouseError> {
         let rows = Rows::new("totals", batch);
         // Each column found once a batch: the occupancy's parts run to millions of rows.
         let [part, cluster, k1, k2, n1, n2] = ["part", "cluster", "k1", "k2", "n1", "n2"].map(|name| rows.index(name));
@@ -333,6 +343,9 @@ impl<'a> TotalsReader<'a> {
     }
 }
 
+/// How many largest jobs the reader holds before it keeps each group's dozen.
+const TOP_JOBS_KEPT_AT_MOST: usize = 4096;
+
 /// Each cluster and class's `TOP_JOBS_PER_CLASS` largest jobs, chosen as the query ranks them
 /// (GPU-hours, then job id), in the report's order (GPU-hours, then first start, then job id).
 fn largest_jobs(mut jobs: Vec<JobLine>) -> Vec<JobLine> {
@@ -491,6 +504,39 @@ mod tests {
         // Equal hours come in the report's order: the earlier first start first.
         assert!(training[0].first_start_ms <= training[1].first_start_ms);
         assert_eq!(kept.iter().filter(|j| j.cluster == "b").count(), 1);
+    }
+
+    /// Kept to a dozen a group as the passes come (`TOP_JOBS_KEPT_AT_MOST`), the lists end as
+    /// when every pass's are kept to the end: the dozen of the dozens is the whole's.
+    #[test]
+    fn cutting_the_largest_jobs_as_they_come_keeps_the_same_dozen() {
+        let mut passes: Vec<Vec<JobLine>> = Vec::new();
+        for pass in 0..40u32 {
+            let lines = (0..300u32)
+                .map(|k| {
+                    let class = [WorkloadClass::Training, WorkloadClass::Burst][(k % 2) as usize];
+                    // Hours repeat across passes: ties broken by id.
+                    let hours = f64::from((k * 7919 + pass * 104_729) % 97);
+                    job(
+                        ["a", "b"][(k % 3 == 0) as usize],
+                        class,
+                        &format!("{pass}-{k}"),
+                        hours,
+                        0,
+                    )
+                })
+                .collect();
+            passes.push(lines);
+        }
+        let whole = largest_jobs(passes.concat());
+        let mut as_they_come: Vec<JobLine> = Vec::new();
+        for lines in passes {
+            as_they_come.extend(lines);
+            as_they_come = largest_jobs(as_they_come);
+        }
+        let ids = |lines: &[JobLine]| lines.iter().map(|j| j.job_id.clone()).collect::<Vec<_>>();
+        assert_eq!(whole.len(), 4 * TOP_JOBS_PER_CLASS);
+        assert_eq!(ids(&as_they_come), ids(&whole));
     }
 
     /// Three jobs: two on cluster a, one on a cluster the audit does not list.

@@ -37,6 +37,9 @@ pub struct SentQuery {
 /// A warehouse audit: its report (None when only explained), and the queries in order.
 pub struct WarehouseAudit {
     pub report: Option<AuditReport>,
+    /// The statements sent: with `explain`, every one (the audit's unsent); else those that
+    /// decided the window and the passes (an audit in hundreds of passes would otherwise hold
+    /// the text of each: 23 kB a statement).
     pub queries: Vec<SentQuery>,
     /// The runs the warehouse counted (valid rows with a start).
     pub runs: u64,
@@ -202,6 +205,9 @@ impl std::fmt::Display for StatementProgress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let Self { step, number, of, pass } = self;
         match pass {
+            None if *step == STEMS_SUMMED_STEP => {
+                write!(f, "the warehouse sums every pass's stems (statement {number} of {of})")
+            }
             None => write!(f, "the warehouse sums the audit ({step}, statement {number} of {of})"),
             Some(pass) => write!(
                 f,
@@ -284,7 +290,6 @@ pub fn audit(
         } else {
             warehouse.query(statement.step, &statement.sql)?;
         }
-        queries.push(statement);
     }
     let report = assemble(reader.finish(), rules, settings);
     WarehouseSession::keep(session, warehouse, fields);
@@ -296,6 +301,7 @@ pub fn audit(
 }
 
 const STEMS_STEP: &str = "stems";
+const STEMS_SUMMED_STEP: &str = "stems summed";
 const TOTALS_STEP: &str = "totals";
 
 /// The statements that sum the audit over `window`, each with the pass it sums: one, or with
@@ -327,6 +333,16 @@ fn audit_statements(
                 passes: pass.of,
             })?;
         statements.push((SentQuery { step: STEMS_STEP, sql }, Some(pass)));
+    }
+    // Every pass's parts summed once, for every pass's totals to read.
+    if let Some(sql) = query.stem_sums_statement() {
+        statements.push((
+            SentQuery {
+                step: STEMS_SUMMED_STEP,
+                sql,
+            },
+            None,
+        ));
     }
     for &pass in passes {
         let totals = SentQuery {

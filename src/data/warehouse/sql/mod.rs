@@ -70,6 +70,9 @@ pub struct AuditSql<'a> {
 /// The name of the temporary table a multi-pass audit keeps its stems' parts in.
 pub const STEM_PARTS_TABLE: &str = "gpuplan_stem_parts";
 
+/// The name of the temporary table the parts are summed into, once, for every pass to read.
+pub const STEM_SUMS_TABLE: &str = "gpuplan_stems";
+
 /// The window the totals are summed over, and whether only its runs are read.
 #[derive(Debug, Clone, Copy)]
 pub struct TotalsWindow<'a> {
@@ -78,7 +81,8 @@ pub struct TotalsWindow<'a> {
     /// outside it are never scanned, and jobs' hours and stems' repeats count within it.
     pub filter_rows: bool,
     /// One pass of several (`[warehouse] passes`): only the jobs of this share are read, and
-    /// the stems come from `STEM_PARTS_TABLE`, filled by every pass's `stem_parts_query`.
+    /// the stems come from `STEM_SUMS_TABLE`: every pass's `stem_parts_query`, kept in
+    /// `STEM_PARTS_TABLE`, summed once (`stem_sums_statement`).
     pub pass: Option<Pass>,
 }
 

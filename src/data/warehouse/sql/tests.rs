@@ -85,6 +85,9 @@ fn queries_over(dialect: DialectName, job_ids: StoredAs) -> String {
         ("hashed", Pass::hashed(3)[1]),
         ("over ids 30000 to 50000", Pass::id_ranges(3, 10_000.0, 69_999.0)[1]),
     ];
+    if let Some(summed) = sql.stem_sums_statement() {
+        golden.push_str(&format!("\n-- stems summed, after every pass's\n{summed}\n"));
+    }
     for (how, pass) in passes {
         if let Some(stems) = sql.stem_parts_statement(at(Some(pass))) {
             let totals = sql.totals_query(at(Some(pass)));
