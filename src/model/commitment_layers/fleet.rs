@@ -438,13 +438,7 @@ pub fn commitment_report_keeping(
 /// Seasonal naive's forecast over the horizon of `paths`: the fit's last season of history,
 /// in GPUs of the class's accelerator, repeated.
 fn naive_months(fit: &SeriesFit, gpus_per_fleet_gpu: f64, paths: &DemandPaths) -> Vec<super::paths::MonthDemand> {
-    let season = &fit.last_season_gpus;
-    let repeated: Vec<f64> = if season.is_empty() {
-        vec![0.0; paths.points.len()]
-    } else {
-        (0..paths.points.len())
-            .map(|i| season[i % season.len()] * gpus_per_fleet_gpu)
-            .collect()
-    };
-    DemandPaths::known(&repeated, paths.hours_per_point, paths.points_per_month).month_demands()
+    paths
+        .season_repeated(&fit.last_season_gpus, gpus_per_fleet_gpu)
+        .month_demands()
 }

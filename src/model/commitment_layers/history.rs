@@ -204,14 +204,7 @@ impl History<'_> {
 /// season (a week where it holds two, else a day) repeated.
 fn naive_paths(history: &[f64], points_per_day: usize, forecast: &DemandPaths) -> DemandPaths {
     let season = naive_season(history.len(), points_per_day);
-    let last = &history[history.len().saturating_sub(season)..];
-    let points = forecast.points.len();
-    let repeated: Vec<f64> = if last.is_empty() {
-        vec![0.0; points]
-    } else {
-        (0..points).map(|i| last[i % last.len()]).collect()
-    };
-    DemandPaths::known(&repeated, forecast.hours_per_point, forecast.points_per_month)
+    forecast.season_repeated(&history[history.len().saturating_sub(season)..], 1.0)
 }
 
 /// The yearly change the dated prices show between two instants; None unless they bracket both.

@@ -111,6 +111,19 @@ impl DemandPaths {
         }
     }
 
+    /// Seasonal naive's forecast over this horizon, as known demand: `season` (the history's
+    /// last) repeated point by point, scaled by `scale`; none where there is no season.
+    pub fn season_repeated(&self, season: &[f64], scale: f64) -> DemandPaths {
+        let repeated: Vec<f64> = if season.is_empty() {
+            vec![0.0; self.points.len()]
+        } else {
+            (0..self.points.len())
+                .map(|i| season[i % season.len()] * scale)
+                .collect()
+        };
+        DemandPaths::known(&repeated, self.hours_per_point, self.points_per_month)
+    }
+
     pub fn months(&self) -> usize {
         self.points.len().div_ceil(self.points_per_month.max(1))
     }
