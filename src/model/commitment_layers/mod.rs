@@ -90,14 +90,6 @@ pub struct SpanCost {
     pub idle_committed_gpu_hours: f64,
 }
 
-/// One class's layers on one accelerator.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SizedLadder {
-    pub ladder: Ladder,
-    pub layers: Vec<Layer>,
-    pub first_year: SpanCost,
-}
-
 /// The forecast's P10 and P90 paths read as known demand, month by month, once per class: every
 /// span's path costs read them.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,19 +105,6 @@ impl PathMonths {
             p10: at(paths::P10),
             p90: at(paths::P90),
         }
-    }
-}
-
-/// Sizes the ladder on `paths` (`months`: their month-by-month demand) and reads today's
-/// layers and the first year's cost off it.
-pub fn size_class(menu: &TierMenu, paths: &DemandPaths, months: &[MonthDemand], on_paths: &PathMonths) -> SizedLadder {
-    let ladder = size_ladder(menu, months);
-    let layers = risk::todays_layers(menu, &ladder, paths, months, FIRST_YEAR_MONTHS);
-    let first_year = year_cost(menu, &ladder, months, on_paths);
-    SizedLadder {
-        ladder,
-        layers,
-        first_year,
     }
 }
 

@@ -399,8 +399,8 @@ proptest! {
         }
         .with_bet(bet);
         let on_paths = PathMonths::of(&paths);
-        let sized = size_class(&menu, &paths, &months, &on_paths);
-        let layered = horizon_cost(&menu, &sized.ladder, &months, &on_paths).expected_usd;
+        let ladder = size_ladder(&menu, &months);
+        let layered = horizon_cost(&menu, &ladder, &months, &on_paths).expected_usd;
         let cost_of = |ladder: &Ladder| horizon_cost(&menu, ladder, &months, &on_paths).expected_usd;
         let within = |other: f64| layered <= other + 1e-6 * other.max(1.0);
         // Flat: a base on one tier, a burst on a shorter (or the same) one, within their caps.
@@ -412,13 +412,13 @@ proptest! {
             .map(|t| if t < base_tier { 0.0 } else if t < burst_tier { base } else { base + burst })
             .collect();
         let flat = cost_of(&held_ladder(&levels));
-        prop_assert!(within(flat), "layers {layered} > flat {flat}: {:?} against {levels:?}", sized.ladder.tops);
+        prop_assert!(within(flat), "layers {layered} > flat {flat}: {:?} against {levels:?}", ladder.tops);
         for tier in 0..3 {
             for step in 0..=8 {
                 let level = (f64::from(step) * 5.0).min(cap(tier));
                 let levels: Vec<f64> = (0..3).map(|t| if t < tier { 0.0 } else { level }).collect();
                 let single = cost_of(&held_ladder(&levels));
-                prop_assert!(within(single), "layers {layered} > tier {tier} at {level}: {single}: {:?}", sized.ladder.tops);
+                prop_assert!(within(single), "layers {layered} > tier {tier} at {level}: {single}: {:?}", ladder.tops);
             }
         }
     }
