@@ -234,29 +234,38 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
             .and_then(|(_, run)| all_texts.get(&run.row))
             .and_then(|t| t.state.clone());
     }
+    // In the order the jobs were first seen: a full tie (no ids read) keeps the first.
     let mut candidates: Vec<(u32, JobLine)> = chosen.into_iter().collect();
-    // A group's ranking: GPU-hours, then job id, then the job seen first.
-    candidates.sort_by(|(a_job, a), (b_job, b)| {
+    candidates.sort_by_key(|(job, _)| *job);
+    Ok(largest_per_group(
+        candidates.into_iter().map(|(_, line)| line).collect(),
+    ))
+}
+
+/// Each cluster and class's `TOP_JOBS_PER_CLASS` largest of `lines`, ranked by GPU-hours,
+/// then job id as text (a job with none last), then as they came; shown by GPU-hours, then
+/// first start, then job id. One ranking for a file's audit and a warehouse's, whose passes'
+/// dozens it also cuts as they come (the dozen of the dozens is the whole's).
+pub fn largest_per_group(mut lines: Vec<JobLine>) -> Vec<JobLine> {
+    lines.sort_by(|a, b| {
         (a.cluster.as_str(), a.class as u8)
             .cmp(&(b.cluster.as_str(), b.class as u8))
             .then(b.gpu_hours.total_cmp(&a.gpu_hours))
             .then(a.job_id.is_none().cmp(&b.job_id.is_none()))
             .then(a.job_id.cmp(&b.job_id))
-            .then(a_job.cmp(b_job))
     });
-    let mut lines: Vec<JobLine> = Vec::with_capacity(candidates.len());
+    let mut kept: Vec<JobLine> = Vec::new();
     let mut in_group = 0;
-    for (_, line) in candidates {
-        let same = lines
+    for line in lines {
+        let same = kept
             .last()
             .is_some_and(|last| last.cluster == line.cluster && last.class == line.class);
         in_group = if same { in_group + 1 } else { 1 };
         if in_group <= TOP_JOBS_PER_CLASS {
-            lines.push(line);
+            kept.push(line);
         }
     }
-    // Shown by GPU-hours, then first start, as the warehouse's audit shows them.
-    lines.sort_by(|a, b| {
+    kept.sort_by(|a, b| {
         (a.cluster.as_str(), a.class as u8)
             .cmp(&(b.cluster.as_str(), b.class as u8))
             .then(b.gpu_hours.total_cmp(&a.gpu_hours))
@@ -264,7 +273,7 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
             .then(a.job_id.cmp(&b.job_id))
             .then(a.source_line.cmp(&b.source_line))
     });
-    Ok(lines)
+    kept
 }
 
 /// The log's text for the chosen runs: from the frame when it holds the text columns (a log

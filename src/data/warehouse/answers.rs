@@ -14,7 +14,7 @@ use crate::data::audit::classify::vocabulary::GPU_TYPES;
 use crate::data::audit::classify::{no_rule_index, rule_name};
 use crate::data::audit::replay_jobs::{FleetJobs, JobSums, in_submit_order, replay_job};
 use crate::data::audit::run_totals::{CHANNELS, ClusterAccumulator, FLOOR, UTILIZED};
-use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
+use crate::data::audit::top_jobs::largest_per_group;
 use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLES_PER_REASON};
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
 use crate::model::replay::ReplayJob;
@@ -155,7 +155,7 @@ impl<'a> TotalsReader<'a> {
         // Hundreds of passes each bring their own dozen a group: kept to the dozen as they
         // come (a job is in one pass only, so the dozen of the dozens is the whole's).
         if self.top_jobs.len() > TOP_JOBS_KEPT_AT_MOST {
-            self.top_jobs = largest_jobs(std::mem::take(&mut self.top_jobs));
+            self.top_jobs = largest_per_group(std::mem::take(&mut self.top_jobs));
         }
         Ok(())
     }
@@ -328,7 +328,7 @@ impl<'a> TotalsReader<'a> {
                 self.quarantine.samples.push(sample);
             }
         }
-        let top_jobs = largest_jobs(std::mem::take(&mut self.top_jobs));
+        let top_jobs = largest_per_group(std::mem::take(&mut self.top_jobs));
         AuditTotals {
             window: self.window,
             clusters: self.clusters,
@@ -345,37 +345,6 @@ impl<'a> TotalsReader<'a> {
 
 /// How many largest jobs the reader holds before it keeps each group's dozen.
 const TOP_JOBS_KEPT_AT_MOST: usize = 4096;
-
-/// Each cluster and class's `TOP_JOBS_PER_CLASS` largest jobs, chosen as the query ranks them
-/// (GPU-hours, then job id), in the report's order (GPU-hours, then first start, then job id).
-fn largest_jobs(mut jobs: Vec<JobLine>) -> Vec<JobLine> {
-    jobs.sort_by(|a, b| {
-        (a.cluster.as_str(), a.class as u8)
-            .cmp(&(b.cluster.as_str(), b.class as u8))
-            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
-            .then(a.job_id.is_none().cmp(&b.job_id.is_none()))
-            .then(a.job_id.cmp(&b.job_id))
-    });
-    let mut kept: Vec<JobLine> = Vec::with_capacity(jobs.len());
-    let mut in_class = 0;
-    for job in jobs {
-        let same = kept
-            .last()
-            .is_some_and(|last| last.cluster == job.cluster && last.class == job.class);
-        in_class = if same { in_class + 1 } else { 1 };
-        if in_class <= TOP_JOBS_PER_CLASS {
-            kept.push(job);
-        }
-    }
-    kept.sort_by(|a, b| {
-        (a.cluster.as_str(), a.class as u8)
-            .cmp(&(b.cluster.as_str(), b.class as u8))
-            .then(b.gpu_hours.total_cmp(&a.gpu_hours))
-            .then(a.first_start_ms.cmp(&b.first_start_ms))
-            .then(a.job_id.cmp(&b.job_id))
-    });
-    kept
-}
 
 /// The totals' long table (every batch of one statement) as the audit's totals over `window`.
 pub fn totals(
@@ -461,6 +430,7 @@ impl<'a> ReplayJobsReader<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
 
     fn job(cluster: &str, class: WorkloadClass, id: &str, gpu_hours: f64, first_start_ms: i64) -> JobLine {
         JobLine {
@@ -493,7 +463,7 @@ mod tests {
             }
         }
         jobs.push(job("b", WorkloadClass::Inference, "alone", 1.0, 0));
-        let kept = largest_jobs(jobs);
+        let kept = largest_per_group(jobs);
         let training: Vec<&JobLine> = kept.iter().filter(|j| j.cluster == "a").collect();
         assert_eq!(training.len(), TOP_JOBS_PER_CLASS);
         // A pass's hours: 6 and 5 once, 4 and 3 twice, 2, 1 and 0 below: the two passes' 6, 6,
@@ -528,11 +498,11 @@ mod tests {
                 .collect();
             passes.push(lines);
         }
-        let whole = largest_jobs(passes.concat());
+        let whole = largest_per_group(passes.concat());
         let mut as_they_come: Vec<JobLine> = Vec::new();
         for lines in passes {
             as_they_come.extend(lines);
-            as_they_come = largest_jobs(as_they_come);
+            as_they_come = largest_per_group(as_they_come);
         }
         let ids = |lines: &[JobLine]| lines.iter().map(|j| j.job_id.clone()).collect::<Vec<_>>();
         assert_eq!(whole.len(), 4 * TOP_JOBS_PER_CLASS);
