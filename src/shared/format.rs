@@ -50,6 +50,21 @@ pub fn truncated(text: &str, max_chars: usize) -> String {
     cut
 }
 
+/// At most `max_chars` characters: longer text keeps its start and its end, `…` between (a
+/// source's name, where the file at the end of a long path says most).
+pub fn middle_truncated(text: &str, max_chars: usize) -> String {
+    let count = text.chars().count();
+    if count <= max_chars {
+        return text.to_string();
+    }
+    let kept = max_chars.saturating_sub(1);
+    let head = kept / 2;
+    let tail = kept - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    format!("{start}…{end}")
+}
+
 /// What the log says, or `–` where it says nothing.
 pub fn or_dash(text: Option<&str>) -> String {
     text.map_or_else(|| "–".to_string(), str::to_string)
@@ -167,6 +182,16 @@ pub fn wait_text(ms: Option<f64>, compact: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_name_keeps_its_start_and_its_end() {
+        let origin = "duckdb read_parquet('/data/warehouse-2000000/*.parquet')";
+        let short = middle_truncated(origin, 30);
+        assert_eq!(short.chars().count(), 30);
+        assert_eq!(short, "duckdb read_pa…000/*.parquet')");
+        assert_eq!(middle_truncated("jobs.csv", 30), "jobs.csv");
+        assert_eq!(middle_truncated("abc", 1), "…");
+    }
+
     use super::*;
 
     #[test]

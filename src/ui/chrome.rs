@@ -9,23 +9,33 @@ use ratatui::widgets::Paragraph;
 use super::theme::Theme;
 use super::widgets::{fields_line, paired_fields_line};
 use crate::app::command::CommandId;
-use crate::app::{App, BannerLevel, FleetStatus, PaneId};
+use crate::app::{App, BannerLevel, FleetFile, FleetStatus, PaneId};
+use crate::data::audit::fleet_source::WAREHOUSE_FORMAT;
+use crate::shared::format::middle_truncated;
 
 const SPINNER: [char; 4] = ['◐', '◓', '◑', '◒'];
+
+/// The widest a warehouse's source is shown in the header (its driver and `from`), so the
+/// rows read stay beside it at 120 columns.
+const WAREHOUSE_NAME_CHARS: usize = 44;
+
+/// How the header names a source read: a file by its name, a warehouse by its driver and
+/// `from` (a table or a function of paths, not a file: its last path part alone read as
+/// `*.parquet')`), cut in the middle past `WAREHOUSE_NAME_CHARS`.
+fn source_name(file: &FleetFile) -> String {
+    if file.format == WAREHOUSE_FORMAT {
+        return middle_truncated(&file.path, WAREHOUSE_NAME_CHARS);
+    }
+    std::path::Path::new(&file.path)
+        .file_name()
+        .map_or_else(|| file.path.clone(), |n| n.to_string_lossy().to_string())
+}
 
 pub fn header(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
     let logs = match &app.fleet {
         Some(fleet) => {
             let rows: usize = fleet.files.iter().map(|f| f.rows).sum();
-            let names: Vec<String> = fleet
-                .files
-                .iter()
-                .map(|f| {
-                    std::path::Path::new(&f.path)
-                        .file_name()
-                        .map_or_else(|| f.path.clone(), |n| n.to_string_lossy().to_string())
-                })
-                .collect();
+            let names: Vec<String> = fleet.files.iter().map(source_name).collect();
             format!(
                 "{} ({} rows)",
                 names.join(", "),
@@ -188,4 +198,34 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
         ]);
     }
     frame.render_widget(Paragraph::new(paired_fields_line(fields, area.width)), area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, format: &str) -> FleetFile {
+        FleetFile {
+            path: path.to_string(),
+            format: format.to_string(),
+            rows: 1,
+            rejected: 0,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_file_is_named_by_its_name_and_a_warehouse_by_its_driver_and_table() {
+        assert_eq!(source_name(&file("/data/logs/jobs.csv", "csv")), "jobs.csv");
+        let warehouse = file(
+            "duckdb read_parquet('/data/warehouse-2000000/*.parquet')",
+            WAREHOUSE_FORMAT,
+        );
+        let shown = source_name(&warehouse);
+        assert!(shown.starts_with("duckdb read_parquet('"), "{shown}");
+        assert!(shown.ends_with("/*.parquet')"), "{shown}");
+        assert!(shown.chars().count() <= WAREHOUSE_NAME_CHARS, "{shown}");
+        let table = file("postgresql jobs", WAREHOUSE_FORMAT);
+        assert_eq!(source_name(&table), "postgresql jobs");
+    }
 }

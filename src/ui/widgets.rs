@@ -105,7 +105,13 @@ pub fn label(text: &str, width: usize) -> String {
     }
 }
 
+/// `text` right-aligned in `width` columns. Text wider than the column keeps a space before it, so
+/// a figure wider than its column (7,955,991 GPU-h in a column sized for the sample's) never
+/// runs into the one before it.
 pub fn right(text: &str, width: usize) -> String {
+    if text.chars().count() > width {
+        return format!(" {text}");
+    }
     format!("{text:>width$}")
 }
 
@@ -210,6 +216,14 @@ pub fn wrapped(text: &str, width: u16, style: Style) -> Vec<Line<'static>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_wider_than_its_column_keeps_a_space_before_it() {
+        assert_eq!(right("2,029", 8), "   2,029");
+        assert_eq!(right("7,955,991 GPU-h", 14), " 7,955,991 GPU-h");
+        assert_eq!(right("12.5 %", 6), "12.5 %");
+        assert_eq!(right("112.5 %", 6), " 112.5 %");
+    }
 
     #[test]
     fn fields_that_do_not_fit_are_left_out_whole() {
