@@ -1,6 +1,7 @@
 //! A progress line on stderr for long loads: while delimited logs are read, a bar of the bytes
 //! read with rows and rows/s; then the phase and elapsed time. Shown only when stderr is a
-//! terminal and the input is large.
+//! terminal and the input is large; elsewhere a step still running after 30 s is said on a
+//! line of its own.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -61,33 +62,21 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts a ticker when `enabled` and stderr is a terminal; otherwise a silent stand-in.
-    /// `total_bytes` sizes the bar of the read (0: no bar).
+    /// Starts, when `enabled`, a ticker where stderr is a terminal and a notice of long steps
+    /// where it is not (`still_running`); otherwise a silent stand-in. `total_bytes` sizes the
+    /// bar of the read (0: no bar).
     pub fn start(enabled: bool, phase: &str, total_bytes: u64) -> Progress {
         READ_PROGRESS.reset();
         let phase = Arc::new(Mutex::new(phase.to_string()));
         let done = Arc::new(AtomicBool::new(false));
         let started = Instant::now();
-        let ticker = (enabled && std::io::stderr().is_terminal()).then(|| {
+        let ticker = enabled.then(|| {
             let (phase, done) = (phase.clone(), done.clone());
-            std::thread::spawn(move || {
-                let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-                let mut i = 0;
-                while !done.load(Ordering::Relaxed) {
-                    let text = phase.lock().map(|p| p.clone()).unwrap_or_default();
-                    let elapsed = started.elapsed().as_secs_f64();
-                    let (bytes, rows) = READ_PROGRESS.get();
-                    if total_bytes > 0 && bytes > 0 && bytes < total_bytes {
-                        eprint!("\r\x1b[2K{}", bar_line(bytes, total_bytes, rows, elapsed));
-                    } else {
-                        eprint!("\r\x1b[2K{} {text} {elapsed:.1} s", frames[i % frames.len()]);
-                    }
-                    let _ = std::io::stderr().flush();
-                    i += 1;
-                    std::thread::sleep(Duration::from_millis(120));
-                }
-                eprint!("\r\x1b[2K");
-            })
+            if std::io::stderr().is_terminal() {
+                std::thread::spawn(move || tick(&phase, &done, started, total_bytes))
+            } else {
+                std::thread::spawn(move || still_running(&phase, &done, started))
+            }
         });
         Progress {
             phase,
@@ -112,8 +101,68 @@ impl Progress {
         self.done.store(true, Ordering::Relaxed);
         if let Some(ticker) = self.ticker.take() {
             let _ = ticker.join();
-            eprintln!("{summary}");
+            if std::io::stderr().is_terminal() {
+                eprintln!("{summary}");
+            }
         }
+    }
+}
+
+/// The progress line on a terminal, redrawn every 120 ms until `done`.
+fn tick(phase: &Mutex<String>, done: &AtomicBool, started: Instant, total_bytes: u64) {
+    let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let mut i = 0;
+    while !done.load(Ordering::Relaxed) {
+        let text = phase.lock().map(|p| p.clone()).unwrap_or_default();
+        let elapsed = started.elapsed().as_secs_f64();
+        let (bytes, rows) = READ_PROGRESS.get();
+        if total_bytes > 0 && bytes > 0 && bytes < total_bytes {
+            eprint!("\r\x1b[2K{}", bar_line(bytes, total_bytes, rows, elapsed));
+        } else {
+            eprint!("\r\x1b[2K{} {text} {elapsed:.1} s", frames[i % frames.len()]);
+        }
+        let _ = std::io::stderr().flush();
+        i += 1;
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    eprint!("\r\x1b[2K");
+}
+
+/// When stderr is no terminal (a script, a log), no line is redrawn; a long step says it is
+/// still running instead, at each of `STILL_RUNNING_AFTER_S` and every last one after it, so
+/// a source that stalls (a warehouse that stops answering, a scheduler that hangs) is never
+/// a silent wait.
+fn still_running(phase: &Mutex<String>, done: &AtomicBool, started: Instant) {
+    let mut told = 0;
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let elapsed_s = started.elapsed().as_secs();
+        if elapsed_s >= still_running_at(told) && !done.load(Ordering::Relaxed) {
+            let text = phase.lock().map(|p| p.clone()).unwrap_or_default();
+            eprintln!("gpuplan: still working after {}: {text}", duration_words(elapsed_s));
+            told += 1;
+        }
+    }
+}
+
+/// Seconds after which a step still running is said: then every last step's interval again.
+const STILL_RUNNING_AFTER_S: [u64; 3] = [30, 120, 600];
+
+/// The second at which the `told`-th notice is due.
+fn still_running_at(told: usize) -> u64 {
+    let last = STILL_RUNNING_AFTER_S[STILL_RUNNING_AFTER_S.len() - 1];
+    match STILL_RUNNING_AFTER_S.get(told) {
+        Some(&at) => at,
+        None => last * (told - STILL_RUNNING_AFTER_S.len() + 2) as u64,
+    }
+}
+
+/// `45 s`, `2 min 5 s`, `1 h 10 min`.
+fn duration_words(seconds: u64) -> String {
+    match seconds {
+        s if s < 60 => format!("{s} s"),
+        s if s < 3_600 => format!("{} min {} s", s / 60, s % 60),
+        s => format!("{} h {} min", s / 3_600, s % 3_600 / 60),
     }
 }
 
@@ -154,6 +203,15 @@ pub fn print_timings(pipeline: &crate::pipeline::Pipeline) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_step_is_said_at_30_s_2_min_10_min_then_every_10_min() {
+        let due: Vec<u64> = (0..5).map(still_running_at).collect();
+        assert_eq!(due, [30, 120, 600, 1_200, 1_800]);
+        assert_eq!(duration_words(45), "45 s");
+        assert_eq!(duration_words(125), "2 min 5 s");
+        assert_eq!(duration_words(4_200), "1 h 10 min");
+    }
 
     #[test]
     fn the_bar_shows_share_rows_and_rate() {
