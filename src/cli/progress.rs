@@ -128,10 +128,9 @@ fn tick(phase: &Mutex<String>, done: &AtomicBool, started: Instant, total_bytes:
     eprint!("\r\x1b[2K");
 }
 
-/// When stderr is no terminal (a script, a log), no line is redrawn; a long step says it is
-/// still running instead, at each of `STILL_RUNNING_AFTER_S` and every last one after it, so
-/// a source that stalls (a warehouse that stops answering, a scheduler that hangs) is never
-/// a silent wait.
+/// When stderr is no terminal (a script, a log), no line is redrawn; a long load says instead
+/// that it is still working (`still_running_at`), so a source that stalls (a warehouse that
+/// stops answering, a scheduler that hangs) is never a silent wait.
 fn still_running(phase: &Mutex<String>, done: &AtomicBool, started: Instant) {
     let mut told = 0;
     while !done.load(Ordering::Relaxed) {
@@ -145,10 +144,10 @@ fn still_running(phase: &Mutex<String>, done: &AtomicBool, started: Instant) {
     }
 }
 
-/// Seconds after which a step still running is said: then every last step's interval again.
+/// The seconds at which a load still working is said; after the last, every as many again.
 const STILL_RUNNING_AFTER_S: [u64; 3] = [30, 120, 600];
 
-/// The second at which the `told`-th notice is due.
+/// The second at which the `told`-th notice is due: 30, 120, 600, 1,200, 1,800, …
 fn still_running_at(told: usize) -> u64 {
     let last = STILL_RUNNING_AFTER_S[STILL_RUNNING_AFTER_S.len() - 1];
     match STILL_RUNNING_AFTER_S.get(told) {
