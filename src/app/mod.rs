@@ -88,6 +88,9 @@ impl PaneId {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FleetFile {
     pub path: String,
+    /// Whether `path` is a file or folder read (not a warehouse's table, a scheduler's command
+    /// or a server's address): the header names a file by its name, anything else whole.
+    pub on_disk: bool,
     pub format: String,
     pub rows: usize,
     pub rejected: u64,

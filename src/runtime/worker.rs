@@ -113,6 +113,8 @@ pub fn fleet_files(files: &[FileSummary]) -> Vec<FleetFile> {
         .iter()
         .map(|f| FleetFile {
             path: f.path.clone(),
+            // A warehouse's table, a scheduler's command or a server's address names no file.
+            on_disk: std::path::Path::new(&f.path).exists(),
             format: f.format.to_string(),
             rows: f.rows,
             rejected: f.rejected,

@@ -10,21 +10,20 @@ use super::theme::Theme;
 use super::widgets::{fields_line, paired_fields_line};
 use crate::app::command::CommandId;
 use crate::app::{App, BannerLevel, FleetFile, FleetStatus, PaneId};
-use crate::data::audit::fleet_source::WAREHOUSE_FORMAT;
 use crate::shared::format::middle_truncated;
 
 const SPINNER: [char; 4] = ['◐', '◓', '◑', '◒'];
 
-/// The widest a warehouse's source is shown in the header (its driver and `from`), so the
-/// rows read stay beside it at 120 columns.
-const WAREHOUSE_NAME_CHARS: usize = 44;
+/// The widest a source that is no file is shown in the header (a warehouse's driver and
+/// `from`, a server's address), so the rows read stay beside it at 120 columns.
+const SOURCE_NAME_CHARS: usize = 44;
 
-/// How the header names a source read: a file by its name, a warehouse by its driver and
-/// `from` (a table or a function of paths, not a file: its last path part alone read as
-/// `*.parquet')`), cut in the middle past `WAREHOUSE_NAME_CHARS`.
+/// How the header names a source read: a file by its name; a warehouse's table, a scheduler's
+/// command or a server's address whole (the last path part of `read_parquet('…/*.parquet')`
+/// alone read as `*.parquet')`), cut in the middle past `SOURCE_NAME_CHARS`.
 fn source_name(file: &FleetFile) -> String {
-    if file.format == WAREHOUSE_FORMAT {
-        return middle_truncated(&file.path, WAREHOUSE_NAME_CHARS);
+    if !file.on_disk {
+        return middle_truncated(&file.path, SOURCE_NAME_CHARS);
     }
     std::path::Path::new(&file.path)
         .file_name()
@@ -204,10 +203,11 @@ pub fn status(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
 mod tests {
     use super::*;
 
-    fn file(path: &str, format: &str) -> FleetFile {
+    fn source(path: &str, on_disk: bool) -> FleetFile {
         FleetFile {
             path: path.to_string(),
-            format: format.to_string(),
+            on_disk,
+            format: String::new(),
             rows: 1,
             rejected: 0,
             warnings: Vec::new(),
@@ -216,16 +216,15 @@ mod tests {
 
     #[test]
     fn a_file_is_named_by_its_name_and_a_warehouse_by_its_driver_and_table() {
-        assert_eq!(source_name(&file("/data/logs/jobs.csv", "csv")), "jobs.csv");
-        let warehouse = file(
-            "duckdb read_parquet('/data/warehouse-2000000/*.parquet')",
-            WAREHOUSE_FORMAT,
-        );
+        assert_eq!(source_name(&source("/data/logs/jobs.csv", true)), "jobs.csv");
+        let warehouse = source("duckdb read_parquet('/data/warehouse-2000000/*.parquet')", false);
         let shown = source_name(&warehouse);
         assert!(shown.starts_with("duckdb read_parquet('"), "{shown}");
         assert!(shown.ends_with("/*.parquet')"), "{shown}");
-        assert!(shown.chars().count() <= WAREHOUSE_NAME_CHARS, "{shown}");
-        let table = file("postgresql jobs", WAREHOUSE_FORMAT);
-        assert_eq!(source_name(&table), "postgresql jobs");
+        assert!(shown.chars().count() <= SOURCE_NAME_CHARS, "{shown}");
+        assert_eq!(source_name(&source("postgresql jobs", false)), "postgresql jobs");
+        let pods = source_name(&source("prometheus http://prom:9090 (kube-state-metrics)", false));
+        assert!(pods.starts_with("prometheus http://pro"), "{pods}");
+        assert!(pods.ends_with(" (kube-state-metrics)"), "{pods}");
     }
 }

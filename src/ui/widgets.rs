@@ -105,14 +105,15 @@ pub fn label(text: &str, width: usize) -> String {
     }
 }
 
-/// `text` right-aligned in `width` columns. Text wider than the column keeps a space before it, so
-/// a figure wider than its column (7,955,991 GPU-h in a column sized for the sample's) never
-/// runs into the one before it.
 pub fn right(text: &str, width: usize) -> String {
-    if text.chars().count() > width {
-        return format!(" {text}");
-    }
     format!("{text:>width$}")
+}
+
+/// A figure right-aligned in a column `width` wide that keeps its first character as the gap
+/// to the column before: a figure as wide as its column or wider (7,955,991 GPU-h where the
+/// sample's fit) is never run into its neighbour.
+pub fn cell(text: &str, width: usize) -> String {
+    format!(" {}", right(text, width.saturating_sub(1)))
 }
 
 /// The rectangle inside a block's borders.
@@ -218,11 +219,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_figure_wider_than_its_column_keeps_a_space_before_it() {
-        assert_eq!(right("2,029", 8), "   2,029");
-        assert_eq!(right("7,955,991 GPU-h", 14), " 7,955,991 GPU-h");
-        assert_eq!(right("12.5 %", 6), "12.5 %");
-        assert_eq!(right("112.5 %", 6), " 112.5 %");
+    fn a_figure_wider_than_its_column_keeps_its_gap() {
+        assert_eq!(cell("2,029", 8), "   2,029");
+        assert_eq!(cell("7,955,991 GPU-h", 14), " 7,955,991 GPU-h");
+        assert_eq!(right("7,955,991 GPU-h", 14), "7,955,991 GPU-h");
     }
 
     #[test]

@@ -96,9 +96,6 @@ fn recording_notes(files: &[FileSummary]) -> impl Iterator<Item = String> + '_ {
         .flat_map(|f| f.notes.iter().map(move |note| format!("{}: {note}", f.path)))
 }
 
-/// The format a warehouse's audit is summarized as (its `path` is `warehouse_origin`).
-pub const WAREHOUSE_FORMAT: &str = "warehouse";
-
 /// How a warehouse source is named in messages: its driver and table.
 pub fn warehouse_origin(source: &WarehouseSource) -> String {
     format!("{} {}", source.driver, source.from)
@@ -334,7 +331,7 @@ impl FleetSource {
                 };
                 let file = FileSummary {
                     path: origin.clone(),
-                    format: WAREHOUSE_FORMAT,
+                    format: "warehouse",
                     rows: usize::try_from(audited.runs).unwrap_or(usize::MAX),
                     rejected: report.rows_rejected_total,
                     warnings: Vec::new(),

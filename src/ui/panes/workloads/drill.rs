@@ -9,7 +9,7 @@ use crate::model::fleet::{AuditReport, ClusterAudit, JobLine};
 use crate::model::workload::WorkloadClass;
 use crate::shared::format::{gpu_count, or_dash, pct, thousands, usd_compact};
 use crate::ui::theme::Theme;
-use crate::ui::widgets::{fields_line, label, right};
+use crate::ui::widgets::{cell, fields_line, label};
 
 pub(super) fn cluster_lines(
     app: &App,
@@ -42,10 +42,10 @@ pub(super) fn cluster_lines(
         fields_line(
             vec![
                 (label("class", 10), theme.title),
-                (right("jobs", 8), theme.title),
-                (right("GPU-h", 10), theme.title),
-                (right("share", 8), theme.title),
-                (right("util", 8), theme.title),
+                (cell("jobs", 8), theme.title),
+                (cell("GPU-h", 10), theme.title),
+                (cell("share", 8), theme.title),
+                (cell("util", 8), theme.title),
             ],
             width,
         ),
@@ -65,11 +65,11 @@ pub(super) fn cluster_lines(
         lines.push(fields_line(
             vec![
                 (label(class.label(), 10), style),
-                (right(&thousands(s.jobs as f64), 8), theme.base),
-                (right(&thousands(s.gpu_hours), 10), theme.base),
-                (right(&pct(s.gpu_hours_share), 8), theme.base),
+                (cell(&thousands(s.jobs as f64), 8), theme.base),
+                (cell(&thousands(s.gpu_hours), 10), theme.base),
+                (cell(&pct(s.gpu_hours_share), 8), theme.base),
                 (
-                    right(&s.mean_util_frac.map_or_else(|| "—".to_string(), pct), 8),
+                    cell(&s.mean_util_frac.map_or_else(|| "—".to_string(), pct), 8),
                     theme.base,
                 ),
             ],
@@ -87,9 +87,9 @@ pub(super) fn cluster_lines(
         lines.push(fields_line(
             vec![
                 (label("never started", 14), theme.title),
-                (right("jobs", 8), theme.title),
-                (right("GPUs", 8), theme.title),
-                (right("GPU-h asked", 12), theme.title),
+                (cell("jobs", 8), theme.title),
+                (cell("GPUs", 8), theme.title),
+                (cell("GPU-h asked", 12), theme.title),
             ],
             width,
         ));
@@ -101,9 +101,9 @@ pub(super) fn cluster_lines(
             lines.push(fields_line(
                 vec![
                     (label(class.label(), 14), theme.class_style(class)),
-                    (right(&thousands(p.jobs as f64), 8), theme.base),
-                    (right(&thousands(p.gpus), 8), theme.base),
-                    (right(&thousands(p.gpu_hours_requested), 12), theme.base),
+                    (cell(&thousands(p.jobs as f64), 8), theme.base),
+                    (cell(&thousands(p.gpus), 8), theme.base),
+                    (cell(&thousands(p.gpu_hours_requested), 12), theme.base),
                 ],
                 width,
             ));
@@ -217,8 +217,8 @@ pub(super) fn class_lines(
         lines.push(fields_line(
             vec![
                 (label(&rule.rule, 22), theme.base),
-                (right(&thousands(rule.jobs as f64), 8), theme.muted),
-                (right(&format!("{} GPU-h", thousands(rule.gpu_hours)), 14), theme.muted),
+                (cell(&thousands(rule.jobs as f64), 8), theme.muted),
+                (cell(&format!("{} GPU-h", thousands(rule.gpu_hours)), 14), theme.muted),
             ],
             width,
         ));
@@ -227,9 +227,9 @@ pub(super) fn class_lines(
     lines.push(fields_line(
         vec![
             (label("largest jobs", 23), theme.title),
-            (right("GPUs", 6), theme.title),
-            (right("GPU-h", 9), theme.title),
-            (right("util", 8), theme.title),
+            (cell("GPUs", 6), theme.title),
+            (cell("GPU-h", 9), theme.title),
+            (cell("util", 8), theme.title),
             ("  user".to_string(), theme.title),
         ],
         width,
@@ -247,10 +247,10 @@ pub(super) fn class_lines(
         lines.push(fields_line(
             vec![
                 (label(&job_title(job), 23), style),
-                (right(&thousands(job.max_gpus), 6), theme.base),
-                (right(&thousands(job.gpu_hours), 9), theme.base),
+                (cell(&thousands(job.max_gpus), 6), theme.base),
+                (cell(&thousands(job.gpu_hours), 9), theme.base),
                 (
-                    right(&job.mean_util_frac.map_or_else(|| "–".to_string(), pct), 8),
+                    cell(&job.mean_util_frac.map_or_else(|| "–".to_string(), pct), 8),
                     theme.base,
                 ),
                 (format!("  {}", or_dash(job.user.as_deref())), theme.muted),
