@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use crate::data::readers::progress::READ_PROGRESS;
 use crate::pipeline::Audited;
 use crate::pipeline::observer::Observer;
-use crate::shared::format::thousands;
+use crate::shared::format::{thousands, wait_text};
 
 /// The pipeline followed on stderr: a progress line for long reads and pulls, notes as lines.
 #[derive(Default)]
@@ -59,6 +59,8 @@ pub struct Progress {
     done: Arc<AtomicBool>,
     started: Instant,
     ticker: Option<JoinHandle<()>>,
+    /// Whether stderr is a terminal (a progress line) or not (notices of long steps).
+    terminal: bool,
 }
 
 impl Progress {
@@ -70,9 +72,10 @@ impl Progress {
         let phase = Arc::new(Mutex::new(phase.to_string()));
         let done = Arc::new(AtomicBool::new(false));
         let started = Instant::now();
+        let terminal = std::io::stderr().is_terminal();
         let ticker = enabled.then(|| {
             let (phase, done) = (phase.clone(), done.clone());
-            if std::io::stderr().is_terminal() {
+            if terminal {
                 std::thread::spawn(move || tick(&phase, &done, started, total_bytes))
             } else {
                 std::thread::spawn(move || still_running(&phase, &done, started))
@@ -83,6 +86,7 @@ impl Progress {
             done,
             started,
             ticker,
+            terminal,
         }
     }
 
@@ -96,12 +100,19 @@ impl Progress {
         self.started.elapsed()
     }
 
+    /// Tells the thread to stop, waking it from its wait, and hands it back to be joined.
+    fn stop(&mut self) -> Option<JoinHandle<()>> {
+        self.done.store(true, Ordering::Relaxed);
+        let ticker = self.ticker.take()?;
+        ticker.thread().unpark();
+        Some(ticker)
+    }
+
     /// Stops the ticker and, when it was shown, leaves a summary line.
     pub fn finish(mut self, summary: &str) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(ticker) = self.ticker.take() {
+        if let Some(ticker) = self.stop() {
             let _ = ticker.join();
-            if std::io::stderr().is_terminal() {
+            if self.terminal {
                 eprintln!("{summary}");
             }
         }
@@ -134,12 +145,16 @@ fn tick(phase: &Mutex<String>, done: &AtomicBool, started: Instant, total_bytes:
 fn still_running(phase: &Mutex<String>, done: &AtomicBool, started: Instant) {
     let mut told = 0;
     while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(200));
+        std::thread::park_timeout(Duration::from_secs(1));
         let elapsed_s = started.elapsed().as_secs();
         if elapsed_s >= still_running_at(told) && !done.load(Ordering::Relaxed) {
             let text = phase.lock().map(|p| p.clone()).unwrap_or_default();
-            eprintln!("gpuplan: still working after {}: {text}", duration_words(elapsed_s));
-            told += 1;
+            let elapsed = wait_text(Some(elapsed_s as f64 * 1000.0), false);
+            eprintln!("gpuplan: still working after {elapsed}: {text}");
+            // Once, however late the thread woke (a machine suspended): the next one due.
+            while still_running_at(told) <= elapsed_s {
+                told += 1;
+            }
         }
     }
 }
@@ -153,15 +168,6 @@ fn still_running_at(told: usize) -> u64 {
     match STILL_RUNNING_AFTER_S.get(told) {
         Some(&at) => at,
         None => last * (told - STILL_RUNNING_AFTER_S.len() + 2) as u64,
-    }
-}
-
-/// `45 s`, `2 min 5 s`, `1 h 10 min`.
-fn duration_words(seconds: u64) -> String {
-    match seconds {
-        s if s < 60 => format!("{s} s"),
-        s if s < 3_600 => format!("{} min {} s", s / 60, s % 60),
-        s => format!("{} h {} min", s / 3_600, s % 3_600 / 60),
     }
 }
 
@@ -183,8 +189,7 @@ fn bar_line(bytes: u64, total_bytes: u64, rows: u64, elapsed_s: f64) -> String {
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        self.done.store(true, Ordering::Relaxed);
-        if let Some(ticker) = self.ticker.take() {
+        if let Some(ticker) = self.stop() {
             let _ = ticker.join();
         }
     }
@@ -207,9 +212,6 @@ mod tests {
     fn a_long_step_is_said_at_30_s_2_min_10_min_then_every_10_min() {
         let due: Vec<u64> = (0..5).map(still_running_at).collect();
         assert_eq!(due, [30, 120, 600, 1_200, 1_800]);
-        assert_eq!(duration_words(45), "45 s");
-        assert_eq!(duration_words(125), "2 min 5 s");
-        assert_eq!(duration_words(4_200), "1 h 10 min");
     }
 
     #[test]

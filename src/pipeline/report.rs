@@ -175,6 +175,9 @@ impl Pipeline {
                 }
                 let audit = audited.report.clone();
                 inputs = audited.files.iter().map(ReportInput::of).collect();
+                // The audit is done: a progress line (or a notice of a long step) names what
+                // follows, not the audit's last statement.
+                observer.phase("forecasting demand and replaying the jobs for the board".to_string());
                 let billed = if request.bill.is_empty() {
                     Vec::new()
                 } else {

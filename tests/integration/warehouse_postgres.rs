@@ -65,6 +65,8 @@ impl Drop for Postgres {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // Still up: the server itself killed, then `runuser`, which would not pass it on.
+        let _ = Command::new("kill").args(["-KILL", &server]).status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -237,7 +239,8 @@ fn a_hundred_thousand_runs_are_not_joined_row_by_row(port: u16, home: &Path, uri
         ),
     );
     // Bounded: row by row, the audit would hold the test for many minutes.
-    let mut audit = crate::common::gpuplan_command(
+    let lib = lib.display().to_string();
+    let (code, stdout, stderr, took) = crate::common::gpuplan_within(
         home,
         &[
             "audit",
@@ -251,25 +254,15 @@ fn a_hundred_thousand_runs_are_not_joined_row_by_row(port: u16, home: &Path, uri
             "--warehouse-from",
             "many",
         ],
-    )
-    .env("GPUPLAN_ADBC_PATH", lib)
-    .stdout(std::fs::File::create(home.join("many.json")).expect("many.json"))
-    .stderr(std::fs::File::create(home.join("many.err")).expect("many.err"))
-    .spawn()
-    .expect("gpuplan runs");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while audit.try_wait().expect("gpuplan waited on").is_none() {
-        if Instant::now() > deadline {
-            let _ = audit.kill();
-            let _ = audit.wait();
-            panic!("the audit of 100,000 runs in PostgreSQL ran past a minute");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let status = audit.wait().expect("gpuplan's status");
-    let read = |name: &str| std::fs::read_to_string(home.join(name)).expect("gpuplan's output");
-    assert!(status.success(), "{}", read("many.err"));
-    let many: serde_json::Value = serde_json::from_str(&read("many.json")).expect("the audit's JSON");
+        &[("GPUPLAN_ADBC_PATH", lib.as_str())],
+        Duration::from_secs(60),
+    );
+    assert!(
+        code.is_some(),
+        "the audit of 100,000 runs in PostgreSQL ran past a minute ({took:?})"
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let many: serde_json::Value = serde_json::from_str(&stdout).expect("the audit's JSON");
     assert_eq!(many["runs_total"], runs, "{many:#}");
 }
 

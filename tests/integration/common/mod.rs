@@ -4,8 +4,10 @@
 
 pub mod pty;
 
+use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub struct Run {
     pub code: i32,
@@ -44,6 +46,40 @@ pub fn gpuplan_with(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// Runs `gpuplan` as `gpuplan_with` does, killed if it outlives `limit`: the code (None when
+/// killed), stdout, stderr and how long it ran. Its output goes to files in `home`, so a long
+/// answer never blocks it on a full pipe.
+pub fn gpuplan_within(
+    home: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+    limit: Duration,
+) -> (Option<i32>, String, String, Duration) {
+    let (out_path, err_path) = (home.join("stdout.txt"), home.join("stderr.txt"));
+    let mut child = gpuplan_command(home, args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .stdout(File::create(&out_path).expect("stdout file"))
+        .stderr(File::create(&err_path).expect("stderr file"))
+        .spawn()
+        .expect("the gpuplan binary runs");
+    let started = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status.code();
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let took = started.elapsed();
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    (code, read(&out_path), read(&err_path), took)
 }
 
 /// Runs `gpuplan` in a fresh temporary home.

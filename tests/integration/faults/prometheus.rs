@@ -4,15 +4,13 @@
 //! The real binary audits a job log against each (docs/utilization.md, "Pulling from Prometheus").
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -199,33 +197,6 @@ fn matrix(clusters: &[&str], times: &[i64], value: &dyn Fn(&str, i64) -> Option<
     answer.to_string()
 }
 
-/// Runs `gpuplan` as `common::gpuplan_with` does, killed if it outlives `limit`: the code (None
-/// when killed), stdout, stderr and how long it ran.
-fn gpuplan_within(home: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String, String, Duration) {
-    let (out_path, err_path) = (home.join("stdout.txt"), home.join("stderr.txt"));
-    let mut child = crate::common::gpuplan_command(home, args)
-        .stdin(Stdio::null())
-        .stdout(File::create(&out_path).expect("stdout file"))
-        .stderr(File::create(&err_path).expect("stderr file"))
-        .spawn()
-        .expect("the gpuplan binary runs");
-    let started = Instant::now();
-    let code = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status.code();
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let took = started.elapsed();
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
-    (code, read(&out_path), read(&err_path), took)
-}
-
 /// Text with every run of whitespace made one space: notes wrap in the text document.
 fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -269,7 +240,7 @@ fn a_server_that_drips_its_answer_is_given_up_at_the_deadline() {
     }));
     let mut args = vec!["audit", &log, "--prometheus", &server.url, "--prometheus-timeout", "5"];
     args.extend(WINDOW);
-    let (code, _, stderr, took) = gpuplan_within(home.path(), &args, Duration::from_secs(60));
+    let (code, _, stderr, took) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(60));
     assert!(code.is_some(), "still running after {took:?}: killed");
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -299,7 +270,7 @@ fn a_partial_response_says_why_each_missing_cluster_falls_back_to_the_log() {
     }));
     let mut args = vec!["audit", &log, "--prometheus", &server.url, "--format", "json"];
     args.extend(WINDOW);
-    let (code, stdout, stderr, _) = gpuplan_within(home.path(), &args, Duration::from_secs(120));
+    let (code, stdout, stderr, _) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(120));
     assert_eq!(code, Some(0), "{stderr}");
     let report: Value = serde_json::from_str(&stdout).expect("JSON");
     for measured in ["eu-west", "us-east"] {
@@ -331,7 +302,7 @@ fn a_partial_response_says_why_each_missing_cluster_falls_back_to_the_log() {
 
     let mut args = vec!["audit", &log, "--prometheus", &server.url];
     args.extend(WINDOW);
-    let (code, stdout, stderr, _) = gpuplan_within(home.path(), &args, Duration::from_secs(120));
+    let (code, stdout, stderr, _) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(120));
     assert_eq!(code, Some(0), "{stderr}");
     let text = flat(&stdout);
     for missing in ["ap-south", "us-west"] {
@@ -380,7 +351,7 @@ fn a_count_missing_points_its_sum_has_does_not_double_utilization() {
         "json",
     ];
     args.extend(WINDOW);
-    let (code, stdout, stderr, _) = gpuplan_within(home.path(), &args, Duration::from_secs(120));
+    let (code, stdout, stderr, _) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(120));
     assert_eq!(code, Some(0), "{stderr}");
     let report: Value = serde_json::from_str(&stdout).expect("JSON");
     for name in CLUSTERS {
@@ -406,7 +377,7 @@ fn a_count_missing_points_its_sum_has_does_not_double_utilization() {
 
     let mut args = vec!["audit", &log, "--prometheus", &server.url, "--prometheus-step", "900"];
     args.extend(WINDOW);
-    let (code, stdout, stderr, _) = gpuplan_within(home.path(), &args, Duration::from_secs(120));
+    let (code, stdout, stderr, _) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(120));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(flat(&stdout).contains(gap), "{stdout}");
 }
