@@ -218,6 +218,14 @@ pub const MAX_JOB_GPUS: f64 = 1_000_000.0;
 /// aside (`RejectReason::UtilizationOutOfRange`).
 pub const JOB_UTIL_SLACK_FRAC: f64 = 0.05;
 
+/// The largest utilization believed, as a ratio (1.05): past it a row is set aside, by a file's
+/// reader and by the warehouse's statement alike.
+pub const JOB_UTIL_MAX_FRAC: f64 = 1.0 + JOB_UTIL_SLACK_FRAC;
+
+/// The same in a column whose unit is left to the values (`auto`), before it is settled:
+/// read as percentages (105), since any value above 1 makes them percentages.
+pub const JOB_UTIL_MAX_AUTO: f64 = 100.0 * JOB_UTIL_MAX_FRAC;
+
 /// The earliest time a log's start or end may hold: 2000-01-01T00:00:00Z. Earlier values are
 /// seconds from a trace's start read as dates, or a zero written for "unknown".
 pub const EARLIEST_TIME_MS: i64 = 946_684_800_000;

@@ -170,6 +170,82 @@ fn a_missing_driver_says_how_to_install_it() {
     );
 }
 
+/// Rows a file's reader sets aside for what they hold are set aside by the statement too: a
+/// start in 1970 (which had stretched the window over 56 years), utilization of 98,869.9 %
+/// and of -5 %; utilization of 103 % is read as 100 %. Until 2026-11-28 the statement kept
+/// them all: no row set aside, the window from 1970, the clusters' utilization near nothing.
+#[test]
+fn what_a_file_sets_aside_the_statement_sets_aside() {
+    let Some(engines) = crate::warehouse_fixture::engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let csv = home.path().join("odd.csv");
+    std::fs::write(
+        &csv,
+        "job_id,cluster,name,queue,start,end,gpus,gpu_util_pct\n\
+         1,alpha,train-a,batch,2026-06-01 00:00:00,2026-06-01 10:00:00,8,50\n\
+         2,alpha,train-b,batch,2026-06-01 01:00:00,2026-06-01 05:00:00,4,103\n\
+         3,alpha,serve-c,prod,2026-06-01 02:00:00,2026-06-01 12:00:00,2,98869.9\n\
+         4,alpha,eval-d,dev,1970-01-01 00:00:10,1970-01-01 02:00:00,1,40\n\
+         5,beta,train-e,batch,2026-06-01 00:00:00,2026-06-02 00:00:00,8,-5\n\
+         6,beta,train-f,batch,2026-06-01 03:00:00,2026-06-01 09:00:00,8,70\n",
+    )
+    .expect("csv");
+    let file = csv.display().to_string();
+    let in_process = audit_json(home.path(), &[&file], None);
+    let from = format!("read_csv('{file}')");
+    let flags = [
+        "--warehouse-driver",
+        "duckdb",
+        "--warehouse-uri",
+        ":memory:",
+        "--warehouse-from",
+        &from,
+    ];
+    let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
+    let reasons = |audit: &Value| -> Vec<String> {
+        let mut reasons: Vec<String> = (audit["rejected_samples"].as_array().into_iter().flatten())
+            .map(|r| r["reason"].as_str().unwrap_or_default().to_string())
+            .collect();
+        reasons.sort();
+        reasons
+    };
+    assert_eq!(
+        reasons(&in_process),
+        [
+            "time_out_of_range",
+            "utilization_out_of_range",
+            "utilization_out_of_range"
+        ]
+    );
+    assert_eq!(reasons(&warehouse), reasons(&in_process), "{warehouse:#}");
+    for field in ["rows_rejected_total", "jobs_total", "runs_total", "window"] {
+        assert_eq!(warehouse[field], in_process[field], "{field}");
+    }
+    let close = |a: &Value, b: &Value| (a.as_f64().unwrap_or(f64::NAN) - b.as_f64().unwrap_or(0.0)).abs() < 1e-9;
+    assert!(close(&warehouse["gpu_hours_total"], &in_process["gpu_hours_total"]));
+    for (mine, theirs) in (warehouse["clusters"].as_array().into_iter().flatten())
+        .zip(in_process["clusters"].as_array().into_iter().flatten())
+    {
+        assert_eq!(mine["name"], theirs["name"]);
+        assert!(
+            close(&mine["utilization_frac"], &theirs["utilization_frac"]),
+            "{}: {} against {}",
+            mine["name"],
+            mine["utilization_frac"],
+            theirs["utilization_frac"]
+        );
+    }
+    // Job 2's 103 % counts as its GPUs all busy: alpha's mean is 7/15 (8 GPUs at 50 % for 10 h,
+    // 4 at 100 % for 4 h: 56 of 120 GPU-hours), not more.
+    let alpha = &in_process["clusters"][0];
+    assert!(
+        close(&alpha["utilization_frac"], &serde_json::json!(56.0 / 120.0)),
+        "{alpha:#}"
+    );
+}
+
 /// The DuckDB a user points at is the one that audits: found and refused (not a library, or
 /// DuckDB 2.0's Python module without its libpython), it stops the audit and says why, and the
 /// default DuckDB in ~/.cache/gpuplan/engines/lib, which would load, does not stand in for it.

@@ -142,8 +142,8 @@ impl RowQuery {
                 // Ratios are bounded as ratios; percentages (divided already) and values whose
                 // unit is settled later (`auto`, percentages once any exceeds 1) as percentages.
                 util_max: match mapping.units.gpu_util {
-                    UtilUnit::Auto => 100.0 * (1.0 + c::JOB_UTIL_SLACK_FRAC),
-                    UtilUnit::Percent | UtilUnit::Ratio => 1.0 + c::JOB_UTIL_SLACK_FRAC,
+                    UtilUnit::Auto => c::JOB_UTIL_MAX_AUTO,
+                    UtilUnit::Percent | UtilUnit::Ratio => c::JOB_UTIL_MAX_FRAC,
                 },
                 // One clock for every piece of the file.
                 latest_ms: c::latest_time_ms(),

@@ -3,6 +3,7 @@
 //! what the engine says each column holds. Times become UTC milliseconds, GPU counts and
 //! utilization doubles in their units; a field the mapping does not name is NULL.
 
+use crate::data::canonical as c;
 use crate::data::readers::mapping::{EmptyEnd, EmptyGpus, EmptyStart, Mapping, TimeFormat, UtilUnit};
 use crate::data::warehouse::dialect::{Dialect, StoredAs};
 use crate::data::warehouse::error::WarehouseError;
@@ -62,6 +63,9 @@ pub struct SourceFields {
     /// write it as text where it is shown, ranked or hashed (`AuditSql::job_text`), as a file
     /// reads it.
     pub job_id_whole: bool,
+    /// The latest time a start or end may hold (`canonical::latest_time_ms`, a day past the
+    /// run's clock), as a file's reader bounds it: later rows are set aside.
+    pub latest_ms: i64,
 }
 
 /// A time column as stored, to compare with an instant without converting each row.
@@ -416,6 +420,7 @@ impl FieldBuilder<'_> {
                 .map(|column| self.quoted(column)),
             job_id_mapped: self.mapping.columns.contains_key("job_id"),
             job_id_whole: whole_job_id.is_some(),
+            latest_ms: c::latest_time_ms(),
         })
     }
 
@@ -427,7 +432,13 @@ impl FieldBuilder<'_> {
         if self.mapping.units.gpu_util == UtilUnit::Auto
             && let Some(column) = self.column("gpu_util")
         {
-            parts.push(format!("MAX({}) AS max_util", self.number_of(column)));
+            // As a file's reader settles the unit on the rows it keeps: a value past 105 (out
+            // of range as a percentage) is set aside, and does not make ratios percentages.
+            let value = self.number_of(column);
+            let most = d.cast(&format!("{:?}", c::JOB_UTIL_MAX_AUTO), d.double_type());
+            parts.push(format!(
+                "MAX(CASE WHEN {value} >= 0 AND {value} <= {most} THEN {value} END) AS max_util"
+            ));
         }
         if self.mapping.units.time == TimeFormat::Auto {
             for field in ["start", "end", "submit"] {

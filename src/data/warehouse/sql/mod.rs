@@ -282,8 +282,13 @@ impl AuditSql<'_> {
         } else {
             format!("job_id IS NULL OR {} = 0", d.char_length("job_id"))
         };
+        // Times before 2000 or past a day after the run's clock, and utilization below 0 or
+        // past `JOB_UTIL_MAX_FRAC`, are set aside as a file's reader sets them aside
+        // (`readers::tabular::split`), in the same order.
+        let (earliest, latest) = (c::EARLIEST_TIME_MS, f.latest_ms);
+        let outside = |time: &str| format!("({time} < {earliest} OR {time} > {latest})");
         let reason = format!(
-            "CASE\n      WHEN {no_job_id} THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN gpus = 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
+            "CASE\n      WHEN {no_job_id} THEN {}\n      WHEN (start_ms IS NULL AND NOT {never_started}) OR {end_missing} THEN {}\n      WHEN gpus IS NULL OR NOT {} OR gpus > {} OR (util_present AND (util IS NULL OR NOT {})) THEN {}\n      WHEN gpus < 0 THEN {}\n      WHEN gpus = 0 THEN {}\n      WHEN start_ms IS NOT NULL AND end_ms IS NOT NULL AND end_ms < start_ms THEN {}\n      WHEN {} OR {} THEN {}\n      WHEN util < 0 OR util > {} THEN {}\n      WHEN {never_started} THEN {PENDING_REASON}\n    END",
             code(RejectReason::MissingJobId),
             code(RejectReason::UnparseableTime),
             d.is_finite("gpus"),
@@ -293,9 +298,19 @@ impl AuditSql<'_> {
             code(RejectReason::NegativeGpus),
             code(RejectReason::CpuOnly),
             code(RejectReason::EndBeforeStart),
+            outside("start_ms"),
+            outside("end_ms"),
+            code(RejectReason::TimeOutOfRange),
+            self.dbl(c::JOB_UTIL_MAX_FRAC),
+            code(RejectReason::UtilizationOutOfRange),
+        );
+        // Utilization kept within the tolerance above 100 % is read as 100 %, as a file's is.
+        let util = format!(
+            "CASE WHEN util > {one} THEN {one} ELSE util END AS util",
+            one = self.dbl(1.0)
         );
         format!(
-            "{source},\nchecked AS{not_materialized} (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, util, time_limit_hours, raw_start, raw_end, raw_gpus, raw_util,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)",
+            "{source},\nchecked AS{not_materialized} (\n  SELECT job_id, cluster, name, user_name, queue, state, qos, owner_kind, label, gpu_type,\n    start_ms, end_ms, gpus, {util}, time_limit_hours, raw_start, raw_end, raw_gpus, raw_util,\n    {submit_ms} AS submit_ms,\n    {reason} AS reason\n  FROM source\n)",
             not_materialized = d.not_materialized(),
         )
     }
