@@ -246,6 +246,46 @@ fn what_a_file_sets_aside_the_statement_sets_aside() {
     );
 }
 
+/// A table of seconds from a trace's start (every time before 2000) is refused with why, as a
+/// file is, and audited as the file is once the trace's start is given.
+#[test]
+fn seconds_from_a_trace_s_start_are_refused_with_why_then_placed() {
+    let Some(engines) = crate::warehouse_fixture::engines_with("lib/libduckdb.so") else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("tempdir");
+    let csv = home.path().join("relative.csv");
+    std::fs::write(&csv, "job_id,cluster,start,end,gpus\n1,a,10,7200,8\n2,a,20,3600,4\n").expect("csv");
+    let file = csv.display().to_string();
+    let from = format!("read_csv('{file}')");
+    let lib = engines.join("lib").display().to_string();
+    let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
+    let flags = [
+        "--warehouse-driver",
+        "duckdb",
+        "--warehouse-uri",
+        ":memory:",
+        "--warehouse-from",
+        &from,
+    ];
+    let refused = gpuplan_with(home.path(), &[&["audit", "--all-time"][..], &flags].concat(), &env);
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("every row was set aside (time outside 2000..now+1d: 2)")
+            && refused.stderr.contains("--time-origin"),
+        "{}",
+        refused.stderr
+    );
+    let placed = [&flags[..], &["--time-origin", "2026-01-01"]].concat();
+    let warehouse = audit_json(home.path(), &placed, Some(&engines.join("lib")));
+    let in_process = audit_json(home.path(), &[&file, "--time-origin", "2026-01-01"], None);
+    for field in ["jobs_total", "runs_total", "window", "gpu_hours_total"] {
+        assert_eq!(warehouse[field], in_process[field], "{field}");
+    }
+}
+
 /// The DuckDB a user points at is the one that audits: found and refused (not a library, or
 /// DuckDB 2.0's Python module without its libpython), it stops the audit and says why, and the
 /// default DuckDB in ~/.cache/gpuplan/engines/lib, which would load, does not stand in for it.

@@ -19,6 +19,7 @@ use crate::data::readers::reject::{Quarantine, RejectReason, RejectedRow, SAMPLE
 use crate::model::fleet::{JobLine, PendingDemand, UnknownLabel, Window, merge_unknown_labels};
 use crate::model::replay::ReplayJob;
 use crate::model::workload::{ClassificationRules, WorkloadClass};
+use crate::shared::format::thousands;
 
 /// The doubles' columns of the totals, by index.
 const X_COLUMNS: [&str; 7] = ["x0", "x1", "x2", "x3", "x4", "x5", "x6"];
@@ -48,6 +49,35 @@ pub fn span(batches: &[RecordBatch]) -> Result<Span, WarehouseError> {
         max_start_ms: None,
         runs: 0,
     })
+}
+
+/// The rows set aside by reason, from `AuditSql::set_aside_query`, as the refusal of a source
+/// with no run says them: `: every row was set aside (time outside 2000..now+1d: 2)`, and for
+/// times before 2000 what they likely are. Empty when none was.
+pub fn set_aside_text(batches: &[RecordBatch]) -> Result<String, WarehouseError> {
+    let mut counts = Vec::new();
+    for batch in batches {
+        let rows = Rows::new("set aside", batch);
+        for row in 0..batch.num_rows() {
+            if let (Some(reason), Some(n)) = (rows.i64("reason", row)?.and_then(reason_of), rows.i64("n", row)?) {
+                counts.push((reason, n.max(0) as u64));
+            }
+        }
+    }
+    if counts.is_empty() {
+        return Ok(String::new());
+    }
+    counts.sort_by_key(|&(reason, n)| (std::cmp::Reverse(n), reason as u32));
+    let listed: Vec<String> = (counts.iter())
+        .map(|(reason, n)| format!("{}: {}", reason.label(), thousands(*n as f64)))
+        .collect();
+    let mut text = format!(": every row was set aside ({})", listed.join(", "));
+    if counts.iter().any(|(reason, _)| *reason == RejectReason::TimeOutOfRange) {
+        text.push_str(
+            "; times before 2000 are most often seconds from a trace's start, not dates: give the trace's start with --time-origin DATE (or as [units] time_origin with time = \"offset-s\" in a mapping)",
+        );
+    }
+    Ok(text)
 }
 
 /// The largest value of each probed column (`max_util`, `epoch_<column>`).

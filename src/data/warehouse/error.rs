@@ -72,8 +72,12 @@ pub enum WarehouseError {
         thousands(*.max as f64)
     )]
     TooManyJobsToReplay { jobs: Option<u64>, max: u64 },
-    #[error("the warehouse source {from} holds no run with a start time")]
-    NoRuns { from: String },
+    #[error("the warehouse source {from} holds no run with a start time{set_aside}")]
+    NoRuns {
+        from: String,
+        /// Why the rows went, where some were set aside (`answers::set_aside_text`).
+        set_aside: String,
+    },
     #[error("the mapping {path}: {message}")]
     Mapping { path: PathBuf, message: String },
     #[error(transparent)]

@@ -254,8 +254,10 @@ pub fn audit(
         sql: span_sql,
     });
     if span.runs == 0 {
+        let set_aside = answers::set_aside_text(&warehouse.query("set aside", &query.set_aside_query())?)?;
         return Err(WarehouseError::NoRuns {
             from: source.from.clone(),
+            set_aside,
         });
     }
     let window = window_for(

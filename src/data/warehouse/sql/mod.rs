@@ -323,6 +323,15 @@ impl AuditSql<'_> {
         )
     }
 
+    /// The rows set aside by reason (their codes), asked only when the span finds no run: the
+    /// refusal says why every row went.
+    pub fn set_aside_query(&self) -> String {
+        format!(
+            "WITH {}\nSELECT reason, COUNT(*) AS n\nFROM checked\nWHERE reason IS NOT NULL AND reason <> {PENDING_REASON}\nGROUP BY reason",
+            self.checked_ctes(None, None)
+        )
+    }
+
     /// The smallest and largest job id as stored, where ids are numbers: passes split that
     /// range. None where they are not.
     pub fn job_range_query(&self) -> Option<String> {
