@@ -43,6 +43,7 @@ mod ui_snapshots;
 mod warehouse;
 mod warehouse_fixture;
 mod warehouse_postgres;
+mod warehouse_rejects;
 mod warehouse_traces;
 mod workbench_clusters;
 mod workbench_forecast;
