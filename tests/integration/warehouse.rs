@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::common::gpuplan_with;
 use crate::warehouse_fixture::{
     DUCKDB_LINES, FixtureHome, assert_same_audit, assert_same_window, audit_json, audit_json_with, comparable, differs,
-    duckdb_lines, write_fixture,
+    duckdb_flags, duckdb_lines, write_fixture,
 };
 
 /// Every DuckDB line installed (the LTS, the newest npm and PyPI carry: `.ci/engines.sh`) audits
@@ -38,14 +38,7 @@ fn duckdb_audits_the_parquet_fixture_as_the_in_process_audit_does() {
     let file = fixture.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let from = format!("read_parquet('{file}')");
-    let warehouse_flags = [
-        "--warehouse-driver",
-        "duckdb",
-        "--warehouse-uri",
-        ":memory:",
-        "--warehouse-from",
-        &from,
-    ];
+    let warehouse_flags = duckdb_flags(&from);
     let numbered_from = format!("(SELECT * REPLACE (TRY_CAST(job_id AS BIGINT) AS job_id) FROM {from}) AS numbered");
     let file_replay = replay_json(home.path(), &[&file], &[]);
     assert!(file_replay["jobs"].as_u64().unwrap_or(0) > 500);

@@ -424,6 +424,18 @@ pub fn differs(a: &Value, b: &Value, path: &str) -> Option<String> {
 
 /// `gpuplan audit --all-time --format json ARGS`, with `lib` (a folder of driver libraries) as
 /// GPUPLAN_ADBC_PATH.
+/// The flags of an audit in an in-memory DuckDB reading `from` (`read_parquet('…')`).
+pub fn duckdb_flags(from: &str) -> [&str; 6] {
+    [
+        "--warehouse-driver",
+        "duckdb",
+        "--warehouse-uri",
+        ":memory:",
+        "--warehouse-from",
+        from,
+    ]
+}
+
 pub fn audit_json(home: &Path, args: &[&str], lib: Option<&Path>) -> Value {
     let lib = lib.map(|lib| lib.display().to_string()).unwrap_or_default();
     audit_json_with(home, args, &[("GPUPLAN_ADBC_PATH", lib)])

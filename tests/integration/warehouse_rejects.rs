@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::common::gpuplan_with;
-use crate::warehouse_fixture::{audit_json, engines_with};
+use crate::warehouse_fixture::{audit_json, duckdb_flags, engines_with};
 
 /// Rows a file's reader sets aside for what they hold are set aside by the statement too: a
 /// start in 1970 (which had stretched the window over 56 years), utilization of 98,869.9 %
@@ -33,14 +33,7 @@ fn what_a_file_sets_aside_the_statement_sets_aside() {
     let file = csv.display().to_string();
     let in_process = audit_json(home.path(), &[&file], None);
     let from = format!("read_csv('{file}')");
-    let flags = [
-        "--warehouse-driver",
-        "duckdb",
-        "--warehouse-uri",
-        ":memory:",
-        "--warehouse-from",
-        &from,
-    ];
+    let flags = duckdb_flags(&from);
     let warehouse = audit_json(home.path(), &flags, Some(&engines.join("lib")));
     let reasons = |audit: &Value| -> Vec<String> {
         let mut reasons: Vec<String> = (audit["rejected_samples"].as_array().into_iter().flatten())
@@ -98,14 +91,7 @@ fn seconds_from_a_trace_s_start_are_refused_with_why_then_placed() {
     let from = format!("read_csv('{file}')");
     let lib = engines.join("lib").display().to_string();
     let env = [("GPUPLAN_ADBC_PATH", lib.as_str())];
-    let flags = [
-        "--warehouse-driver",
-        "duckdb",
-        "--warehouse-uri",
-        ":memory:",
-        "--warehouse-from",
-        &from,
-    ];
+    let flags = duckdb_flags(&from);
     let refused = gpuplan_with(home.path(), &[&["audit", "--all-time"][..], &flags].concat(), &env);
     assert_eq!(refused.code, 2, "{}", refused.stderr);
     assert!(
