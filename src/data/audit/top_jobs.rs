@@ -147,7 +147,10 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
                 state: None,
                 runs: 0,
                 max_gpus: 0.0,
-                gpu_hours: 0.0,
+                // Ranked and shown by the sum the candidates were chosen by (the class totals'
+                // own): a sum of the runs below in another order could differ in its last bit
+                // and undo a tie.
+                gpu_hours: input.job_window_gpu_hours[job as usize],
                 mean_util_frac: None,
                 first_start_ms: i64::MAX,
                 source_line: None,
@@ -185,7 +188,6 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
         let gpu_hours = gpus * (end.min(window_end) - start.max(window_start)) as f64 / MS_PER_HOUR;
         line.runs += 1;
         line.max_gpus = line.max_gpus.max(gpus);
-        line.gpu_hours += gpu_hours;
         let source_line = line_col.and_then(|lines| lines.get(row));
         if start < line.first_start_ms {
             line.first_start_ms = start;
@@ -211,11 +213,6 @@ pub fn top_jobs(input: &TopJobInputs) -> Result<Vec<JobLine>, DataError> {
         {
             line.mean_util_frac = Some(util_gpu_hours / weight);
         }
-    }
-    // Ranked and shown by the sum the candidates were chosen by (the class totals' own): a
-    // sum in another order could differ in its last bit and undo a tie.
-    for (&job, line) in chosen.iter_mut() {
-        line.gpu_hours = input.job_window_gpu_hours[job as usize];
     }
     let wanted: Vec<WantedRun> = job_runs.values().flatten().map(|(_, run)| *run).collect();
     let all_texts = run_texts(input, &wanted)?;
@@ -345,11 +342,6 @@ mod tests {
         // Best first: 9 GPU-hours, 7, then the first of the two with 5.
         assert_eq!(kept, [1, 3, 0]);
     }
-}
-
-#[cfg(test)]
-mod candidate_tests {
-    use super::*;
 
     /// One cluster's training jobs: 5,000 of 10 GPU-hours and the last of 11. The candidates
     /// are the twelve kept and the jobs tied with the twelfth, each once, at most

@@ -367,10 +367,11 @@ impl FieldBuilder<'_> {
             ),
             None => self.null_double(),
         };
-        let whole_job_id = (!self.mapping.constants.contains_key("job_id"))
+        // The job id's column as stored, where no constant stands in for it.
+        let job_column = (!self.mapping.constants.contains_key("job_id"))
             .then(|| self.column("job_id"))
-            .flatten()
-            .filter(|column| column.stored == StoredAs::Whole);
+            .flatten();
+        let whole_job_id = job_column.filter(|column| column.stored == StoredAs::Whole);
         let job_id = if let Some(column) = whole_job_id {
             // Kept a number: grouped and joined as one; text only where shown or ranked.
             self.quoted(column)
@@ -413,9 +414,7 @@ impl FieldBuilder<'_> {
             ],
             start_raw: self.raw_time("start", probe),
             end_raw: self.raw_time("end", probe),
-            job_number: (!self.mapping.constants.contains_key("job_id"))
-                .then(|| self.column("job_id"))
-                .flatten()
+            job_number: job_column
                 .filter(|column| column.stored.is_number())
                 .map(|column| self.quoted(column)),
             job_id_mapped: self.mapping.columns.contains_key("job_id"),
