@@ -48,6 +48,48 @@ pub fn run(
     Ok(())
 }
 
+/// `gpuplan check --judgment`: the board's checks of its own conclusions on the logs (the
+/// shipped sample without any), one line each; exit 1 when any fails.
+pub fn run_judgment(
+    catalog: &Catalog,
+    plan_path: Option<&Path>,
+    logs: &[PathBuf],
+    format: Format,
+) -> Result<(), Failure> {
+    let warehouse = super::warehouse_args::WarehouseArgs::default();
+    let inputs = super::report::ReportInputs {
+        logs,
+        bill: &[],
+        warehouse: &warehouse,
+    };
+    let Some(report) = super::report::report_of(catalog, plan_path, inputs)? else {
+        return Ok(());
+    };
+    let Some(waterfall) = report.waterfall else {
+        return Err(Failure::from(crate::config::diagnostic::Diagnostic::file(
+            "check --judgment",
+            "no board to check: no cluster of the logs could be matched (gpuplan report says why)",
+        )));
+    };
+    let checks = &waterfall.checks;
+    match format {
+        Format::Json => {
+            let json = serde_json::json!({ "holds": checks.iter().all(|c| c.holds), "checks": checks });
+            println!("{}", serde_json::to_string_pretty(&json).unwrap_or_default());
+        }
+        Format::Table | Format::Markdown => {
+            for c in checks {
+                let mark = if c.holds { "ok  " } else { "FAIL" };
+                println!("{mark} {:<24} {}", c.id, c.detail);
+            }
+        }
+    }
+    if checks.iter().any(|c| !c.holds) {
+        return Err(Failure::ChecksFailed);
+    }
+    Ok(())
+}
+
 /// Gives the plan's clusters the utilization the logs show. A cluster of the logs the plan
 /// does not list is checked as a permanent (1-year) VM allocation at the audit's price: what
 /// most fleets are, and what the 40 % rule is about.

@@ -107,6 +107,11 @@ enum Command {
         /// Treat warnings as failures too.
         #[arg(long)]
         strict: bool,
+        /// Check the board's conclusions instead (docs/board.md, "Checks of judgment"): the
+        /// report's waterfall.checks on the logs (the shipped sample without any); exit 1 when
+        /// any fails.
+        #[arg(long)]
+        judgment: bool,
     },
     /// Create or inspect plan files.
     #[command(subcommand)]
@@ -435,7 +440,18 @@ fn run(cli: Cli) -> Result<(), Failure> {
             .into()),
             None => diff::run(&load_catalog(), &plans, &logs, format),
         },
-        Some(Command::Check { logs, format, strict }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
+        Some(Command::Check {
+            logs,
+            format,
+            strict,
+            judgment: false,
+        }) => check::run(&load_catalog(), plan_path, &logs, format, strict),
+        Some(Command::Check {
+            logs,
+            format,
+            judgment: true,
+            ..
+        }) => check::run_judgment(&load_catalog(), plan_path, &logs, format),
         Some(Command::Plan(PlanCommand::New {
             output,
             force,

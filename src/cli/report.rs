@@ -8,7 +8,7 @@ use super::progress::CliObserver;
 use super::warehouse_args::WarehouseArgs;
 use super::{Failure, Format, load_plan};
 use crate::model::catalog::Catalog;
-use crate::pipeline::report::ReportRequest;
+use crate::pipeline::report::{Report, ReportRequest};
 use crate::pipeline::sources::{Given, Sources};
 use crate::present::charts::mfu_rules;
 use crate::present::report::{report_markdown, report_text};
@@ -20,13 +20,13 @@ pub struct ReportInputs<'a> {
     pub warehouse: &'a WarehouseArgs,
 }
 
-pub fn run(
+/// The plan's report on its inputs (the shipped sample where none is given), with progress
+/// and warnings on stderr; None when `--explain-sql` printed the statements instead.
+pub fn report_of(
     catalog: &Catalog,
     plan_path: Option<&Path>,
     inputs: ReportInputs<'_>,
-    format: Format,
-    svg_dir: Option<&Path>,
-) -> Result<(), Failure> {
+) -> Result<Option<Report>, Failure> {
     let ReportInputs { logs, bill, warehouse } = inputs;
     let (plan, plan_file) = load_plan(catalog, plan_path)?;
     let warehouse_source = warehouse.resolve(Some(&plan), !logs.is_empty())?;
@@ -41,16 +41,20 @@ pub fn run(
         warehouse: warehouse_source,
         ..Given::default()
     };
-    let sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
+    let mut sources = Sources::resolve(given, Some(&plan)).map_err(super::pipeline_failure)?;
     // A log the plan names that is not there is said; the report goes on without it.
     for note in sources.missing_notes(&plan_file) {
         eprintln!("warning: {note}");
+    }
+    // No log at all: the shipped sample, as the workbench opens it (one front door).
+    if let Some(note) = sources.or_sample().map_err(super::pipeline_failure)? {
+        eprintln!("{note}");
     }
     let has_logs = !sources.logs.is_empty() || sources.slurm.is_some() || sources.warehouse.is_some();
     let mut pipeline = crate::cli::new_pipeline(catalog);
     let settings = crate::pipeline::report::report_settings(&pipeline, &plan);
     if super::warehouse_args::explain_if_asked(warehouse, &pipeline, &sources, &settings)? {
-        return Ok(());
+        return Ok(None);
     }
     let mut observer = CliObserver::default();
     let request = ReportRequest {
@@ -70,6 +74,19 @@ pub fn run(
     if let Some(why) = &report.replay_error {
         eprintln!("warning: no replay: {why}");
     }
+    Ok(Some(report))
+}
+
+pub fn run(
+    catalog: &Catalog,
+    plan_path: Option<&Path>,
+    inputs: ReportInputs<'_>,
+    format: Format,
+    svg_dir: Option<&Path>,
+) -> Result<(), Failure> {
+    let Some(report) = report_of(catalog, plan_path, inputs)? else {
+        return Ok(());
+    };
     if let Some(dir) = svg_dir {
         let rules = mfu_rules(&report.evaluation.thresholds);
         for path in write_svgs(

@@ -6,6 +6,7 @@ use super::board_timeline::{MovingCosts, moving_costs};
 use super::catalog::Catalog;
 use super::commitment_layers::price_change;
 use super::forecast::ForecastReport;
+use super::judgment::{DemandHistory, bands_equal_days};
 use super::monte_carlo::TriangularRange;
 use super::plan::{DEFAULT_HORIZON_MONTHS, Plan};
 use super::saving_range::{CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION};
@@ -45,6 +46,11 @@ pub struct BoardInputs {
     pub moving: MovingCosts,
     /// The plan's forecast horizon, at least a year (the first year's saving is stated).
     pub horizon_months: u32,
+    /// What the history showed of demand, for the board's check of the demand factor; None
+    /// without a forecast.
+    pub demand_history: Option<DemandHistory>,
+    /// The forecast's days whose 80 % band is as wide as its 95 %, and its days.
+    pub bands_equal_days: Option<(usize, usize)>,
 }
 
 pub fn board_inputs(
@@ -61,6 +67,8 @@ pub fn board_inputs(
             .as_ref()
             .map_or(DEFAULT_HORIZON_MONTHS, |f| f.horizon_months)
             .max(12),
+        demand_history: forecast.and_then(DemandHistory::of),
+        bands_equal_days: forecast.and_then(bands_equal_days),
     }
 }
 
@@ -78,8 +86,11 @@ pub fn saving_drivers(
             basis: format!(
                 "the forecast's mean over its {} days against the audited window's mean; low and high: its P10 and \
                  P90 paths held all the way (paths moving together, as the commitment layers read the fan: an outer \
-                 bound, since days that run low are not all in one year)",
-                forecast.map_or(0, |f| f.horizon_days)
+                 bound, since days that run low are not all in one year){}",
+                forecast.map_or(0, |f| f.horizon_days),
+                forecast
+                    .and_then(|f| f.incomplete_tail.as_ref())
+                    .map_or(String::new(), |t| format!("; {}", t.said()))
             ),
         },
         None => Driver {

@@ -18,12 +18,14 @@
 use serde::Serialize;
 
 use super::attribution::{Attribution, ClassCauses, attribute};
+use super::board_checks::{board_checks, steps_cost};
 use super::board_timeline::{
     ClusterMove, TimelineMonth, Timing, assumed_months_held, month_after, months_held, timeline,
 };
 use super::commitment_layers::{StayCluster, StayPlan};
 use super::contracts::TermKind;
 use super::fleet_contracts::{ClassContracts, ContractsReport, TodaySource};
+use super::judgment::JudgmentCheck;
 use super::saving_drivers::BoardInputs;
 use super::saving_range::{
     ClassSwitch, DEMAND, Driver, SavingRange, TornadoBar, class_cost_at_point, saving_range, switched_cost_at_point,
@@ -134,6 +136,9 @@ pub struct Waterfall {
     /// The part of step 1 priced by assumption (clusters the plan does not list) and its
     /// share of the saving: the board's lead where there is one.
     pub assumed_prices: Option<super::assumed_prices::AssumedPrices>,
+    /// The board's checks of its own conclusions (model::judgment), each holding or saying
+    /// what fails; the ones that fail are flagged beside the headline.
+    pub checks: Vec<JudgmentCheck>,
 }
 
 impl Waterfall {
@@ -510,13 +515,26 @@ pub fn waterfall(
         .map_or(1.0, |d| d.spread.mode);
     let alternatives = stay
         .map(|stay| {
-            let stay_usd = stay.usd_per_month * demand_point;
-            let kept: Vec<&str> = stay
+            // Growth multiplies demand, never the capacity paid today: a cluster right-sized on
+            // its demand is bought for the forecast's; one kept as paid stays as paid.
+            let clusters: Vec<StayCluster> = stay
                 .clusters
                 .iter()
-                .filter(|s| s.kept_as_today.is_some())
-                .map(|s| s.name.as_str())
+                .map(|cluster| StayCluster {
+                    usd_per_month: if cluster.kept_as_today.is_some() {
+                        cluster.usd_per_month
+                    } else {
+                        cluster.usd_per_month * demand_point
+                    },
+                    ..cluster.clone()
+                })
                 .collect();
+            let stay_usd: f64 = clusters.iter().map(|c| c.usd_per_month).sum();
+            let named = |keep: fn(&StayCluster) -> bool| -> Vec<&str> {
+                stay.clusters.iter().filter(|s| keep(s)).map(|s| s.name.as_str()).collect()
+            };
+            let kept = named(|s| s.kept_as_today.is_some());
+            let own = named(|s| s.on_own_terms.is_some());
             vec![
                 Alternative {
                     name: "stay",
@@ -524,29 +542,30 @@ pub fn waterfall(
                     saving_usd_per_year: (today - stay_usd) * 12.0,
                     basis: format!(
                         "every cluster with its provider, right-sized on its own hourly demand: a base on the provider's \
-                         1-year and 3-year terms, its hourly price above{}{}",
+                         1-year and 3-year terms, its hourly price above{}{}{}",
+                        if own.is_empty() {
+                            String::new()
+                        } else {
+                            format!(
+                                "; at its own price and term (the catalog prices no provider's terms for it): {}",
+                                own.join(", ")
+                            )
+                        },
                         if kept.is_empty() {
                             String::new()
                         } else {
-                            format!("; as paid today (no provider terms in the catalog): {}", kept.join(", "))
+                            format!("; as paid today (no hours of demand in the window): {}", kept.join(", "))
                         },
                         if demand_point == 1.0 {
                             String::new()
                         } else {
                             format!(
-                                "; bought for the forecast's demand like the switch: each cluster's cost × {demand_point:.3}, its terms as \
-                                 sized on the audited window"
+                                "; bought for the forecast's demand like the switch: each cluster's demand × {demand_point:.3} \
+                                 (growth multiplies demand, never the capacity paid today)"
                             )
                         }
                     ),
-                    clusters: stay
-                        .clusters
-                        .iter()
-                        .map(|cluster| StayCluster {
-                            usd_per_month: cluster.usd_per_month * demand_point,
-                            ..cluster.clone()
-                        })
-                        .collect(),
+                    clusters,
                 },
                 Alternative {
                     name: "switch",
@@ -581,6 +600,15 @@ pub fn waterfall(
         let moves = cluster_moves(c, &switched, drivers, year, month);
         timeline(&moves, &inputs.moving, year, month, inputs.horizon_months)
     });
+    let assumed = super::assumed_prices::assumed_prices(c, (today - final_usd) * 12.0);
+    let checks = board_checks(
+        c,
+        steps_cost(&steps),
+        final_usd,
+        &alternatives,
+        assumed.as_ref(),
+        inputs,
+    );
     let (range, tornado_bars) = if classes_matched {
         (
             Some(saving_range(today, &switched, drivers)),
@@ -601,7 +629,8 @@ pub fn waterfall(
         final_usd_per_month: final_usd,
         saving_usd_per_month: today - final_usd,
         saving_usd_per_year: (today - final_usd) * 12.0,
+        checks,
         alternatives,
-        assumed_prices: super::assumed_prices::assumed_prices(c, (today - final_usd) * 12.0),
+        assumed_prices: assumed,
     }
 }

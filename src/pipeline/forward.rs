@@ -21,6 +21,7 @@ pub(super) struct ForecastKey {
     audit_id: u64,
     horizon_days: u32,
     accelerators: Vec<String>,
+    keep_tail: bool,
 }
 
 impl Pipeline {
@@ -41,7 +42,13 @@ impl Pipeline {
             ForecastScope::Fleet => Vec::new(),
         };
         let days = horizon_days.unwrap_or_else(|| plan.forecast_horizon_days());
-        let fits = kept_or_fitted(&mut self.forecast, &mut self.timings, audit, days, scope, accelerators);
+        let shape = FitShape {
+            days,
+            scope,
+            accelerators,
+            keep_tail: plan.keeps_incomplete_tail(),
+        };
+        let fits = kept_or_fitted(&mut self.forecast, &mut self.timings, audit, shape);
         Ok(forecast_for_plan(fits, scope, plan, &self.catalog))
     }
 
@@ -53,16 +60,16 @@ impl Pipeline {
         days: u32,
         scope: ForecastScope,
         accelerators: Vec<String>,
+        keep_tail: bool,
     ) -> Result<&FleetFits, PipelineError> {
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
-        Ok(kept_or_fitted(
-            &mut self.forecast,
-            &mut self.timings,
-            audit,
+        let shape = FitShape {
             days,
             scope,
             accelerators,
-        ))
+            keep_tail,
+        };
+        Ok(kept_or_fitted(&mut self.forecast, &mut self.timings, audit, shape))
     }
 
     /// The last audit's fleet-wide demand per class (training, inference, burst).
@@ -138,14 +145,13 @@ impl Pipeline {
         let selection = self.policy_selection(plan, contracts)?;
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         let days = plan.forecast_horizon_days();
-        let fits = kept_or_fitted(
-            &mut self.forecast,
-            &mut self.timings,
-            audit,
+        let shape = FitShape {
             days,
-            ForecastScope::Fleet,
-            Vec::new(),
-        );
+            scope: ForecastScope::Fleet,
+            accelerators: Vec::new(),
+            keep_tail: plan.keeps_incomplete_tail(),
+        };
+        let fits = kept_or_fitted(&mut self.forecast, &mut self.timings, audit, shape);
         let catalog = &self.catalog;
         let assumptions = PlanAssumptions::of(plan, catalog, fits);
         let inputs = CommitmentInputs {
@@ -159,6 +165,15 @@ impl Pipeline {
     }
 }
 
+/// What a fit is asked for: its horizon, its scope, each cluster's accelerator (for
+/// `FleetAndClusters`) and whether an incomplete tail is kept.
+struct FitShape {
+    days: u32,
+    scope: ForecastScope,
+    accelerators: Vec<String>,
+    keep_tail: bool,
+}
+
 /// The kept forecast fits when they came from this audit and horizon and hold what `scope`
 /// asks (the clusters' accelerators too, for `FleetAndClusters`; the fleet's fits do not
 /// depend on them), else new ones, fitted, timed and kept.
@@ -166,13 +181,18 @@ fn kept_or_fitted<'a>(
     kept: &'a mut Option<(ForecastKey, FleetFits)>,
     timings: &mut StepTimings,
     audit: &AuditStep,
-    days: u32,
-    scope: ForecastScope,
-    accelerators: Vec<String>,
+    shape: FitShape,
 ) -> &'a FleetFits {
+    let FitShape {
+        days,
+        scope,
+        accelerators,
+        keep_tail,
+    } = shape;
     let serves = |(key, fits): &(ForecastKey, FleetFits)| {
         key.audit_id == audit.id
             && key.horizon_days == days
+            && key.keep_tail == keep_tail
             && fits.cover(scope)
             && (scope == ForecastScope::Fleet || key.accelerators == accelerators)
     };
@@ -180,11 +200,14 @@ fn kept_or_fitted<'a>(
         Some(entry) if serves(&entry) => entry,
         _ => {
             let report = &audit.audited.report;
-            let fits = timings.record("forecast fit", || fit_fleet(report, days, scope, &accelerators));
+            let fits = timings.record("forecast fit", || {
+                fit_fleet(report, days, scope, &accelerators, keep_tail)
+            });
             let key = ForecastKey {
                 audit_id: audit.id,
                 horizon_days: days,
                 accelerators,
+                keep_tail,
             };
             (key, fits)
         }

@@ -54,6 +54,7 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
             ),
         )]),
     ]);
+    blocks.extend(check_blocks(w));
     blocks.extend(notes);
     if let Some(range) = &w.range {
         blocks.extend(range_blocks(w, range));
@@ -180,6 +181,36 @@ fn timeline_blocks(months: &[TimelineMonth], t: &Timing) -> Vec<Block> {
     ]
 }
 
+/// The board's checks of its own conclusions, beside the headline: how many hold, and each
+/// that fails flagged with what it measured.
+fn check_blocks(w: &Waterfall) -> Vec<Block> {
+    if w.checks.is_empty() {
+        return Vec::new();
+    }
+    let failing: Vec<_> = w.checks.iter().filter(|c| !c.holds).collect();
+    let mut blocks = vec![Block::Facts(vec![(
+        "checks".into(),
+        if failing.is_empty() {
+            format!(
+                "all {} checks of judgment hold (docs/board.md, \"Checks of judgment\")",
+                w.checks.len()
+            )
+        } else {
+            format!(
+                "{} of {} checks of judgment fail (docs/board.md, \"Checks of judgment\")",
+                failing.len(),
+                w.checks.len()
+            )
+        },
+    )])];
+    blocks.extend(
+        failing
+            .into_iter()
+            .map(|c| Block::Note(format!("⚑ {}: {}.", c.id, c.detail))),
+    );
+    blocks
+}
+
 /// The saving over its causes, credited independently of the steps' order.
 fn attribution_blocks(w: &Waterfall) -> Vec<Block> {
     let mut table = Table::new(&[
@@ -254,6 +285,9 @@ fn alternatives_blocks(w: &Waterfall) -> Vec<Block> {
             }
             if let Some(why) = &c.kept_as_today {
                 terms.push(format!("as paid today: {why}"));
+            }
+            if let Some(why) = &c.on_own_terms {
+                terms.push(format!("its own price and term: {why}"));
             }
             stays.row(vec![
                 c.name.clone(),

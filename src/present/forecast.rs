@@ -93,6 +93,11 @@ pub fn forecast_sections(report: &ForecastReport, with_charts: bool) -> Vec<Sect
             ),
         ],
     }];
+    if let Some(tail) = &report.incomplete_tail {
+        sections[0]
+            .blocks
+            .push(Block::Note(format!("⚑ Incomplete tail: {}.", tail.said())));
+    }
     for class in &report.classes {
         sections.push(class_section(class, with_charts));
     }
@@ -255,6 +260,7 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
         ("first/last wk", Align::Right),
         ("in 95 %", Align::Right),
         ("first/last wk", Align::Right),
+        ("score 80 %", Align::Right),
     ]);
     // One cluster is the fleet: its rows would repeat the fleet's.
     let clusters = if report.clusters.len() > 1 {
@@ -291,6 +297,7 @@ pub fn backtest_document(report: &BacktestReport) -> Document {
                     whole(s.first_week.coverage_95),
                     whole(s.last_week.coverage_95)
                 ),
+                gpus(s.interval_score_80_gpus),
             ]);
         }
     }

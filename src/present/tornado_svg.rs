@@ -147,6 +147,7 @@ mod tests {
             timeline: Vec::new(),
             timing: None,
             assumed_prices: None,
+            checks: Vec::new(),
         };
         let svg = tornado_svg(&w);
         // Background, the P10–P90 band, two bars.

@@ -140,6 +140,7 @@ mod tests {
             timeline: Vec::new(),
             timing: None,
             assumed_prices: None,
+            checks: Vec::new(),
         };
         let svg = waterfall_svg(&w);
         assert_eq!(svg.matches("<rect ").count(), 1 + 4, "background and four bars");

@@ -446,7 +446,12 @@ pub fn compare(
 /// and each class's commitment policy chosen by its backtest under `plan`.
 pub fn fit_forecast(pipeline: &mut Pipeline, generation: u64, horizon_days: u32, plan: &Plan) -> Action {
     match pipeline
-        .forecast_fits(horizon_days, ForecastScope::Fleet, Vec::new())
+        .forecast_fits(
+            horizon_days,
+            ForecastScope::Fleet,
+            Vec::new(),
+            plan.keeps_incomplete_tail(),
+        )
         .cloned()
     {
         Ok(fits) => Action::ForecastFitted {

@@ -7,6 +7,7 @@ mod common;
 
 mod bill_alone;
 mod board_headline;
+mod board_judgment;
 mod catalog_overrides;
 mod cli_audit;
 mod cli_bill;

@@ -14,12 +14,13 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
 use crate::data::readers::load::FileSummary;
 use crate::model::catalog::Catalog;
+use crate::model::forecast::{IncompleteTail, fleet_demand, fleet_tail};
 use crate::model::plan::Plan;
 use crate::pipeline::bill::Bill;
 use crate::pipeline::report::ReportInput;
 use crate::pipeline::sources::{Given, Sources};
 use crate::pipeline::{Audited, Pipeline};
-use crate::present::document::{Document, render_markdown, render_text};
+use crate::present::document::{Block, Document, render_markdown, render_text};
 
 pub use document::{SPARKLINE_MAX_COLUMNS, days_per_column, document, points_per_column, source_tag, sparkline};
 
@@ -57,6 +58,10 @@ struct JsonAudit<'a> {
     report: Option<&'a AuditReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     bill: Option<&'a Bill>,
+    /// The log's last days that fall far below its level where it ends (an export written
+    /// while jobs still ran): null when none; absent without a log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    incomplete_tail: Option<Option<IncompleteTail>>,
 }
 
 /// `--time-origin` as RFC 3339 (a date is its midnight, UTC).
@@ -207,7 +212,8 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
     } else {
         Some(crate::pipeline::bill::bill(&args.bill, Some(&plan), Some(&report)).map_err(pipeline_failure)?)
     };
-    print_audit(args.format, Some(&report), &files, bill.as_ref());
+    let tail = fleet_tail(&fleet_demand(&report), plan.keeps_incomplete_tail());
+    print_audit(args.format, Some((&report, tail)), &files, bill.as_ref());
     Ok(())
 }
 
@@ -244,10 +250,27 @@ fn run_bill_alone(args: &AuditArgs, plan: Option<&Plan>) -> Result<(), Failure> 
 }
 
 /// Prints the audit (when a log was audited) and the bill (when given) in `format`.
-fn print_audit(format: Format, report: Option<&AuditReport>, files: &[FileSummary], bill: Option<&Bill>) {
+fn print_audit(
+    format: Format,
+    audited: Option<(&AuditReport, Option<IncompleteTail>)>,
+    files: &[FileSummary],
+    bill: Option<&Bill>,
+) {
+    let report = audited.as_ref().map(|(r, _)| *r);
+    let incomplete_tail = audited.as_ref().map(|(_, tail)| tail.clone());
     let document = || {
         let mut doc = match report {
-            Some(report) => document(report, files),
+            Some(report) => {
+                let mut doc = document(report, files);
+                if let Some(Some(tail)) = &incomplete_tail
+                    && let Some(first) = doc.sections.first_mut()
+                {
+                    first
+                        .blocks
+                        .push(Block::Note(format!("⚑ Incomplete tail: {}.", tail.said())));
+                }
+                doc
+            }
             None => Document {
                 title: "gpuplan audit".into(),
                 sections: Vec::new(),
@@ -261,7 +284,13 @@ fn print_audit(format: Format, report: Option<&AuditReport>, files: &[FileSummar
     let out = match format {
         Format::Json => {
             let inputs = files.iter().map(ReportInput::of).collect();
-            serde_json::to_string_pretty(&JsonAudit { inputs, report, bill }).unwrap_or_default() + "\n"
+            let json = JsonAudit {
+                inputs,
+                report,
+                bill,
+                incomplete_tail: incomplete_tail.clone(),
+            };
+            serde_json::to_string_pretty(&json).unwrap_or_default() + "\n"
         }
         Format::Table => render_text(&document()),
         Format::Markdown => render_markdown(&document()),

@@ -39,6 +39,10 @@ pub struct StayCluster {
     /// Why the cluster stays as it is paid today, when it does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept_as_today: Option<String>,
+    /// Why it is right-sized at its own price and on its own term (the catalog prices no
+    /// provider's terms for it), when it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_own_terms: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -122,12 +126,11 @@ fn stay_cluster(
         committed: Vec::new(),
         hourly_usd_per_gpu_hour: None,
         kept_as_today: Some(why),
+        on_own_terms: None,
     };
     let Some(provider) = provider_of(catalog, cluster) else {
-        return kept(
-            None,
-            "no catalog provider charges its price or is named by its source".to_string(),
-        );
+        let why = "no catalog provider charges its price or is named by its source".to_string();
+        return on_own_terms(cluster, None, why, demand, today, hours_per_month);
     };
     let cheapest = |term: Term| {
         rows(catalog, cluster, &provider, term)
@@ -192,6 +195,7 @@ fn stay_cluster(
             .collect(),
         hourly_usd_per_gpu_hour: Some(hourly),
         kept_as_today: None,
+        on_own_terms: None,
     }
 }
 
@@ -227,20 +231,55 @@ fn committed_to_peak(
                 committed: vec![(term, peak, offer.usd_per_gpu_hour)],
                 hourly_usd_per_gpu_hour: None,
                 kept_as_today: None,
+                on_own_terms: None,
             }
         }
-        None => StayCluster {
-            name: cluster.name.clone(),
-            provider: Some(provider.clone()),
-            today_usd_per_month: today,
-            usd_per_month: today,
-            committed: Vec::new(),
-            hourly_usd_per_gpu_hour: None,
-            kept_as_today: Some(format!(
+        None => {
+            let why = format!(
                 "the catalog has no {provider} price for {} but today's",
                 cluster.accelerator
-            )),
-        },
+            );
+            on_own_terms(cluster, Some(provider), why, demand, today, hours_per_month)
+        }
+    }
+}
+
+/// A cluster whose provider the catalog cannot price: right-sized on its own hourly demand at
+/// its own price and on its own term. Billed by use (on-demand, spot), it pays for the GPUs its
+/// jobs held on average; on a commitment, for its busiest hour in whole GPUs. Either scales with
+/// demand, so growth multiplies demand and never the capacity paid today.
+fn on_own_terms(
+    cluster: &ClusterToday,
+    provider: Option<String>,
+    why: String,
+    demand: &[f64],
+    today: f64,
+    hours_per_month: f64,
+) -> StayCluster {
+    let live = || demand.iter().copied().filter(|g| g.is_finite() && *g > 0.0);
+    let price = cluster.usd_per_gpu_hour;
+    let by_use = matches!(cluster.term, TermKind::OnDemand | TermKind::Spot);
+    let (usd_per_month, committed, hourly) = if by_use {
+        let points = demand.len().max(1) as f64;
+        let mean_gpus = live().sum::<f64>() / points;
+        (mean_gpus * price * hours_per_month, Vec::new(), Some(price))
+    } else {
+        let peak_gpus = live().fold(0.0, f64::max).ceil();
+        (
+            peak_gpus * price * hours_per_month,
+            vec![(cluster.term.catalog_term(), peak_gpus, price)],
+            None,
+        )
+    };
+    StayCluster {
+        name: cluster.name.clone(),
+        provider,
+        today_usd_per_month: today,
+        usd_per_month,
+        committed,
+        hourly_usd_per_gpu_hour: hourly,
+        kept_as_today: None,
+        on_own_terms: Some(why),
     }
 }
 
@@ -293,6 +332,7 @@ mod tests {
             term,
             deployment: Deployment::Vm,
             capacity_gpus: 64.0,
+            peak_concurrent_gpus: 40.0,
             usd_per_gpu_hour,
             price_source: "plan".into(),
             plan_price_source: Some(source.into()),
@@ -331,8 +371,24 @@ mod tests {
             Some(9.99),
             "its own hourly price: Azure's H100 on-demand row is not it"
         );
-        let unknown = cluster(9.99, TermKind::OnDemand, "a reseller's quote");
-        let kept = stay_cluster(&unknown, &[5.0; 48], 1.0, &catalog, 730.0);
-        assert!(kept.kept_as_today.is_some() && kept.usd_per_month == kept.today_usd_per_month);
+    }
+
+    #[test]
+    fn a_cluster_no_provider_prices_is_right_sized_at_its_own_price_and_term() {
+        let catalog = crate::config::catalog::builtin().catalog;
+        // 64 GPUs paid, 5 held on average: by use it pays for the 5, never for the 64.
+        let by_use = cluster(9.99, TermKind::OnDemand, "a reseller's quote");
+        let stay = stay_cluster(&by_use, &[5.0; 48], 1.0, &catalog, 730.0);
+        assert_eq!(stay.provider, None);
+        assert!(stay.kept_as_today.is_none() && stay.on_own_terms.is_some(), "{stay:?}");
+        assert!((stay.usd_per_month - 5.0 * 9.99 * 730.0).abs() < 1e-6, "{stay:?}");
+        assert!(stay.usd_per_month < stay.today_usd_per_month);
+        // On a year's commitment it holds its busiest hour, in whole GPUs.
+        let committed = cluster(9.99, TermKind::OneYear, "a reseller's quote");
+        let mut demand = vec![5.0; 48];
+        demand[7] = 11.2;
+        let stay = stay_cluster(&committed, &demand, 1.0, &catalog, 730.0);
+        assert_eq!(stay.committed, vec![(Term::OneYear, 12.0, 9.99)]);
+        assert!((stay.usd_per_month - 12.0 * 9.99 * 730.0).abs() < 1e-6, "{stay:?}");
     }
 }

@@ -22,6 +22,8 @@ pub struct ClusterToday {
     pub term: TermKind,
     pub deployment: Deployment,
     pub capacity_gpus: f64,
+    /// The most GPUs that ran on it at once, as audited.
+    pub peak_concurrent_gpus: f64,
     pub usd_per_gpu_hour: f64,
     pub price_source: String,
     /// The plan's own note of where the cluster's price comes from, when it gives one.
@@ -81,6 +83,7 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 term: planned.map_or(TermKind::OnDemand, |c| term_kind(c.term)),
                 deployment: planned.map_or(Deployment::Vm, |c| c.deployment),
                 capacity_gpus: cluster.capacity_gpus,
+                peak_concurrent_gpus: cluster.peak_concurrent_gpus,
                 usd_per_gpu_hour: cluster.usd_per_gpu_hour,
                 price_source: cluster.price_source.clone(),
                 plan_price_source: planned.and_then(|c| c.price_source.clone()),

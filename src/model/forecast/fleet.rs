@@ -8,8 +8,8 @@ use serde::Serialize;
 use super::backtest::{check_holdout, check_origins};
 use super::commitment_backtest::CommitmentBacktest;
 use super::{
-    BacktestError, BacktestOrigins, BacktestScore, ClassAssumptions, DemandSeries, PlannedRun, SeriesFit,
-    SeriesForecast, backtest_series, fit_series, shape_forecast,
+    BacktestError, BacktestOrigins, BacktestScore, ClassAssumptions, DemandSeries, IncompleteTail, PlannedRun,
+    SeriesFit, SeriesForecast, backtest_series, fit_series_without_tail, incomplete_tail, shape_forecast,
 };
 use crate::model::catalog::Catalog;
 use crate::model::fleet::{AuditReport, ClusterAudit, iso_utc};
@@ -36,6 +36,9 @@ pub struct FleetFits {
     /// Each accelerator's (its clusters summed), when the scope asked for clusters and they run
     /// more than one accelerator.
     pub accelerators: Vec<AcceleratorFits>,
+    /// The log's incomplete tail, found on the fleet's total: every series was fitted without
+    /// it unless it says it was kept.
+    pub incomplete_tail: Option<IncompleteTail>,
 }
 
 /// The fits of the clusters that run one accelerator, summed.
@@ -121,11 +124,32 @@ fn accelerator_groups(
     groups
 }
 
+/// The fleet's incomplete tail, found on its demand with every class summed.
+pub fn fleet_tail(fleet: &[DemandSeries; 3], keep: bool) -> Option<IncompleteTail> {
+    let mut total = fleet[0].clone();
+    total.add(&fleet[1]);
+    total.add(&fleet[2]);
+    incomplete_tail(&total, keep)
+}
+
 /// Fits every class of the fleet, and with `FleetAndClusters` of each cluster and of each
-/// accelerator (`accelerator_of[i]` runs cluster i), over `horizon_days` (on both cores).
-pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope, accelerator_of: &[String]) -> FleetFits {
+/// accelerator (`accelerator_of[i]` runs cluster i), over `horizon_days` (on both cores); an
+/// incomplete tail is left out of every fit unless `keep_tail`.
+pub fn fit_fleet(
+    audit: &AuditReport,
+    horizon_days: u32,
+    scope: ForecastScope,
+    accelerator_of: &[String],
+    keep_tail: bool,
+) -> FleetFits {
     let (fleet, clusters) = series_of(audit);
-    let fit_three = |three: &[DemandSeries; 3]| three.each_ref().map(|s| fit_series(s, horizon_days));
+    let tail = fleet_tail(&fleet, keep_tail);
+    let left_out = tail.as_ref().filter(|t| !t.kept).map_or(0, |t| t.points);
+    let fit_three = |three: &[DemandSeries; 3]| {
+        three
+            .each_ref()
+            .map(|s| fit_series_without_tail(s, horizon_days, left_out))
+    };
     let with_clusters = scope == ForecastScope::FleetAndClusters;
     let groups = if with_clusters {
         accelerator_groups(&clusters, accelerator_of)
@@ -163,6 +187,7 @@ pub fn fit_fleet(audit: &AuditReport, horizon_days: u32, scope: ForecastScope, a
         fleet: fleet_fits,
         clusters: cluster_fits,
         accelerators,
+        incomplete_tail: tail,
     }
 }
 
@@ -211,6 +236,8 @@ pub struct ForecastReport {
     /// scope was `FleetAndClusters`.
     pub accelerators: Vec<AcceleratorForecast>,
     pub planned: Vec<PlannedShown>,
+    /// The log's last days left out of the fit as an incomplete export (null when none).
+    pub incomplete_tail: Option<IncompleteTail>,
 }
 
 /// The fits of `scope` shaped by `plan`: its `[forecast]` growth and its planned runs (the
@@ -292,6 +319,7 @@ pub fn shape_fleet(fits: &FleetFits, scope: ForecastScope, assumptions: &PlanAss
                 end: iso_utc(run.end_ms),
             })
             .collect(),
+        incomplete_tail: fits.incomplete_tail.clone(),
     }
 }
 

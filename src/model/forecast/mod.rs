@@ -17,6 +17,7 @@ mod fleet;
 mod intervals;
 pub mod methods;
 mod planned;
+mod tail;
 #[cfg(test)]
 mod tests;
 
@@ -34,9 +35,10 @@ pub use self::fit::{FittedFan, ForecastMethod, Selection, fit_fan};
 pub use self::fleet::{
     AcceleratorFits, AcceleratorForecast, BacktestReport, ClassBacktest, ClassForecast, ClusterBacktest,
     ClusterForecast, FleetFits, ForecastReport, ForecastScope, PlanAssumptions, PlannedShown, backtest_fleet,
-    fit_fleet, fleet_demand, forecast_for_plan, shape_fleet,
+    fit_fleet, fleet_demand, fleet_tail, forecast_for_plan, shape_fleet,
 };
 pub use self::planned::{PlannedRun, planned_runs};
+pub use self::tail::{IncompleteTail, incomplete_tail};
 use crate::model::plan::day_text;
 use crate::model::workload::WorkloadClass;
 
@@ -155,10 +157,22 @@ pub struct SeriesFit {
 
 /// Fits `series` and forecasts `horizon_days` days after it.
 pub fn fit_series(series: &DemandSeries, horizon_days: u32) -> SeriesFit {
+    fit_series_without_tail(series, horizon_days, 0)
+}
+
+/// Fits `series` without its last `tail_points` (an export's incomplete tail: model::forecast::
+/// tail) and forecasts `horizon_days` days after the whole series: the fit runs over the tail
+/// too and its fan starts where the series ends. The history shown is the whole series; its
+/// mean and last season, what the forecast reads, are the complete part's.
+pub fn fit_series_without_tail(series: &DemandSeries, horizon_days: u32, tail_points: usize) -> SeriesFit {
     let points_per_day = series.points_per_day();
+    let all = series.gpus.len();
+    let tail_points = if tail_points < all { tail_points } else { 0 };
+    let complete = &series.gpus[..all - tail_points];
     let horizon = horizon_days as usize * points_per_day;
-    let fitted = fit_fan(&series.gpus, points_per_day, horizon);
-    let n = series.gpus.len();
+    let mut fitted = fit_fan(complete, points_per_day, horizon + tail_points);
+    fitted.points.drain(..tail_points.min(fitted.points.len()));
+    let n = complete.len();
     SeriesFit {
         method: fitted.method,
         note: fitted.note,
@@ -166,14 +180,14 @@ pub fn fit_series(series: &DemandSeries, horizon_days: u32) -> SeriesFit {
         horizon_start_ms: series.end_ms(),
         hours_per_point: series.hours_per_point.max(1),
         points_per_day,
-        history_points: n,
-        history_mean_gpus: series.gpus.iter().sum::<f64>() / n.max(1) as f64,
+        history_points: n.saturating_sub(tail_points),
+        history_mean_gpus: complete.iter().sum::<f64>() / n.max(1) as f64,
         history_daily_gpus: series
             .gpus
             .chunks(points_per_day)
             .map(|day| day.iter().sum::<f64>() / day.len() as f64)
             .collect(),
-        last_season_gpus: series.gpus[n - naive_season(n, points_per_day).min(n)..].to_vec(),
+        last_season_gpus: complete[n - naive_season(n, points_per_day).min(n)..].to_vec(),
         fan: fitted.points,
     }
 }

@@ -5,6 +5,7 @@
 //! [forecast]
 //! horizon_months = 12            # 1 to 36
 //! training_start = "2027-03-01"  # when the plan's [training] run starts (default: the horizon's start)
+//! keep_incomplete_tail = true     # the log's low last days are real demand, not an unfinished export
 //! [forecast.growth]
 //! inference = 3.0                # three times today's inference demand a year on
 //! [[forecast.planned]]
@@ -42,6 +43,10 @@ pub struct ForecastPlan {
     pub training_start: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub planned: Vec<PlannedDemand>,
+    /// Fit the log's incomplete tail too (model::forecast::tail): its low last days are demand
+    /// that really fell, not jobs still running when it was written.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_incomplete_tail: bool,
 }
 
 impl Default for ForecastPlan {
@@ -52,6 +57,7 @@ impl Default for ForecastPlan {
             training_run: true,
             training_start: None,
             planned: Vec::new(),
+            keep_incomplete_tail: false,
         }
     }
 }
@@ -186,5 +192,10 @@ impl super::Plan {
         self.forecast
             .as_ref()
             .map_or_else(|| ForecastPlan::default().horizon_days(), ForecastPlan::horizon_days)
+    }
+
+    /// Whether the forecast keeps the log's incomplete tail (`keep_incomplete_tail`).
+    pub fn keeps_incomplete_tail(&self) -> bool {
+        self.forecast.as_ref().is_some_and(|f| f.keep_incomplete_tail)
     }
 }

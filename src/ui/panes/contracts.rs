@@ -223,6 +223,7 @@ fn waterfall_lines(
         width,
         BOARD_INDENT,
     ));
+    lines.extend(check_lines(w, theme, width));
     if let (Some(stay), Some(adds)) = (w.alternative("stay"), w.switching_adds_usd_per_year()) {
         lines.extend(flowed_fields(
             vec![
@@ -323,4 +324,39 @@ fn spaced_right(text: &str, width: usize) -> String {
     } else {
         right(text, width)
     }
+}
+
+/// The board's checks of its own conclusions beside the headline: a count when all hold, else
+/// each that fails, flagged.
+fn check_lines(w: &crate::model::waterfall::Waterfall, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    if w.checks.is_empty() {
+        return Vec::new();
+    }
+    let failing: Vec<_> = w.checks.iter().filter(|c| !c.holds).collect();
+    let summary = if failing.is_empty() {
+        (format!("✓ all {} hold", w.checks.len()), theme.good)
+    } else {
+        (
+            format!(
+                "⚑ {} of {} fail: {}",
+                failing.len(),
+                w.checks.len(),
+                failing
+                    .iter()
+                    .map(|c| c.id.replace('_', " "))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            theme.warn,
+        )
+    };
+    let mut lines = flowed_fields(vec![(label("  checks", 21), theme.base), summary], width, BOARD_INDENT);
+    for check in failing {
+        lines.extend(wrapped(
+            &format!("⚑ {}: {}", check.id.replace('_', " "), check.detail),
+            width,
+            theme.warn,
+        ));
+    }
+    lines
 }

@@ -1,0 +1,155 @@
+//! The board checks its own conclusions (docs/board.md, "Checks of judgment"), and an export's
+//! incomplete tail is said and left out of the forecast (docs/forecast.md, "Incomplete tails").
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::common::pty::Workbench;
+use crate::common::{SAMPLE_LOG, gpuplan_in};
+
+const PATIENCE: Duration = Duration::from_secs(40);
+const DAY_MS: i64 = 86_400_000;
+
+fn json(home: &Path, args: &[&str]) -> Value {
+    let run = gpuplan_in(home, args);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).expect("JSON")
+}
+
+fn iso(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .expect("instant")
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// 70 days of one cluster: ten 8-GPU jobs a day for 58 days (80 GPUs held), then twelve days
+/// holding one 1-GPU job a day, as an export written while the long jobs still ran.
+fn export_with_an_empty_tail(dir: &Path) -> std::path::PathBuf {
+    let start = 1_767_225_600_000; // 2026-01-01
+    let mut csv = String::from("job_id,cluster,start,end,gpus,gpu_type\n");
+    let mut id = 1;
+    for day in 0..70 {
+        let at = start + day * DAY_MS;
+        let jobs = if day < 58 { 10 } else { 1 };
+        let gpus = if day < 58 { 8 } else { 1 };
+        for _ in 0..jobs {
+            csv.push_str(&format!(
+                "{id},lab,{},{},{gpus},h100-sxm\n",
+                iso(at),
+                iso(at + DAY_MS - 60_000)
+            ));
+            id += 1;
+        }
+    }
+    let path = dir.join("export.csv");
+    std::fs::write(&path, csv).expect("log");
+    path
+}
+
+#[test]
+fn the_board_checks_its_own_conclusions_on_the_sample_and_all_hold() {
+    let home = tempfile::tempdir().expect("home");
+    let report = json(home.path(), &["report", "--logs", SAMPLE_LOG, "--format", "json"]);
+    let checks = report["waterfall"]["checks"].as_array().expect("waterfall.checks");
+    let ids: Vec<&str> = checks.iter().filter_map(|c| c["id"].as_str()).collect();
+    for id in [
+        "saving_within_bill",
+        "end_states_not_negative",
+        "stay_within_bill",
+        "demand_within_history",
+        "capacity_holds_peak",
+        "bands_distinct",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    for c in checks {
+        assert_eq!(c["holds"], true, "{c}");
+        assert!(!c["detail"].as_str().unwrap_or_default().is_empty(), "{c}");
+    }
+    // Staying never costs more than today where the forecast's demand fits today's capacity.
+    let w = &report["waterfall"];
+    let stay = w["alternatives"][0]["usd_per_month"].as_f64().expect("stay");
+    assert!(stay <= w["today_usd_per_month"].as_f64().expect("today"), "{stay}");
+    let check = gpuplan_in(home.path(), &["check", "--judgment", SAMPLE_LOG]);
+    assert_eq!(check.code, 0, "{}{}", check.stdout, check.stderr);
+    assert!(check.stdout.contains("ok   saving_within_bill"), "{}", check.stdout);
+    // With no log, the report and the check read the shipped sample, as the workbench does.
+    let plain = json(home.path(), &["report", "--format", "json"]);
+    assert_eq!(plain["waterfall"]["saving_usd_per_year"], w["saving_usd_per_year"]);
+}
+
+#[test]
+fn an_export_s_empty_tail_is_said_everywhere_and_left_out_of_the_forecast() {
+    let home = tempfile::tempdir().expect("home");
+    let log = export_with_an_empty_tail(home.path());
+    let log = log.to_str().expect("path");
+    let report = json(home.path(), &["report", "--logs", log, "--format", "json"]);
+    let tail = &report["forecast"]["incomplete_tail"];
+    assert_eq!(tail["days"].as_f64(), Some(12.0), "{tail}");
+    assert_eq!(tail["from"].as_str().map(|t| &t[..10]), Some("2026-02-28"), "{tail}");
+    assert_eq!(tail["kept"], false);
+    assert!(tail["level_frac"].as_f64().expect("level") < 0.05, "{tail}");
+    // Fitted on the complete part, demand stays near its level: the factor is no collapse.
+    let demand = report["waterfall"]["drivers"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["driver"] == "demand"))
+        .expect("demand driver");
+    let factor = demand["spread"]["mode"].as_f64().expect("mode");
+    assert!(factor > 0.5, "the demand factor read the empty tail: {factor}");
+    assert!(
+        demand["basis"].as_str().unwrap_or_default().contains("last 12 days"),
+        "{demand}"
+    );
+    // The audit and the forecast say it too.
+    let audit = json(home.path(), &["audit", log, "--format", "json"]);
+    assert_eq!(
+        audit["incomplete_tail"]["days"].as_f64(),
+        Some(12.0),
+        "{}",
+        audit["incomplete_tail"]
+    );
+    let forecast = gpuplan_in(home.path(), &["forecast", log]);
+    assert!(
+        forecast.stdout.contains("⚑ Incomplete tail: the log's last 12 days"),
+        "{}",
+        forecast.stdout
+    );
+    // A plan that says demand really fell keeps the tail: the factor falls with it.
+    let plan = home.path().join("plan.toml");
+    let text = crate::common::default_plan_text() + "\n[forecast]\nkeep_incomplete_tail = true\n";
+    std::fs::write(&plan, text).expect("plan");
+    let plan = plan.to_str().expect("path");
+    let kept = json(
+        home.path(),
+        &["report", "--plan", plan, "--logs", log, "--format", "json"],
+    );
+    assert_eq!(kept["forecast"]["incomplete_tail"]["kept"], true);
+    let kept_factor = kept["waterfall"]["drivers"][0]["spread"]["mode"]
+        .as_f64()
+        .expect("mode");
+    assert!(kept_factor < factor, "{kept_factor} {factor}");
+    // A steady log has none: null, not absent.
+    let steady = json(home.path(), &["report", "--logs", SAMPLE_LOG, "--format", "json"]);
+    assert!(steady["forecast"]["incomplete_tail"].is_null());
+    assert!(steady["forecast"].get("incomplete_tail").is_some());
+}
+
+#[test]
+fn a_failing_check_is_flagged_on_the_board_pane_at_80x24_and_fails_the_check_command() {
+    let home = tempfile::tempdir().expect("home");
+    let log = export_with_an_empty_tail(home.path());
+    // No plan lists the log's cluster: all of the saving rests on an assumed price.
+    let check = gpuplan_in(home.path(), &["check", "--judgment", log.to_str().expect("path")]);
+    assert_eq!(check.code, 1, "{}{}", check.stdout, check.stderr);
+    assert!(check.stdout.contains("FAIL prices_stated"), "{}", check.stdout);
+    let mut screen = Workbench::start(&[log.as_os_str()], home.path(), 80, 24);
+    screen.wait_for("the audit", PATIENCE, |s| s.contains("stranded"));
+    screen.press(b"5");
+    let pane = screen.wait_for("the board's flags", PATIENCE, |s| {
+        s.contains("5 Contracts") && s.contains("prices stated")
+    });
+    assert!(pane.contains("checks") && pane.contains("fail:"), "{pane}");
+    screen.press(b"q");
+}
