@@ -356,10 +356,16 @@ fn demand_check(f: &JudgmentFacts) -> JudgmentCheck {
         .before_forecast_usd_per_month
         .map(|before| (before - f.switch_usd_per_month) * 12.0);
     let share = moved.filter(|_| f.saving_usd_per_year.abs() > USD_TOLERANCE).map(|m| {
+        let percent = (m / f.saving_usd_per_year * 100.0).abs();
         format!(
-            ": the forecast moves the headline by {} ({:.0} % of it)",
-            crate::shared::format::usd_compact(m),
-            m / f.saving_usd_per_year * 100.0
+            ": the forecast moves the headline by {}{} ({} of it)",
+            if m < 0.0 { "−" } else { "+" },
+            usd_compact(m.abs()),
+            if percent < 0.5 {
+                "under 1 %".to_string()
+            } else {
+                format!("{percent:.0} %")
+            }
         )
     });
     check(
