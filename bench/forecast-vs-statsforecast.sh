@@ -2,7 +2,8 @@
 # The forecast benchmark of docs/forecast.md: `gpuplan backtest` beside statsforecast (Nixtla)
 # on the same hourly series and the same origins (bench/forecast_compare.py), one row per
 # series and class: gpuplan's MAE over statsforecast's best MSTL variant's, and each one's
-# interval coverage (gpuplan's at the first week of leads and the last).
+# interval coverage (gpuplan's at the first week of leads and the last), and each one's 80 %
+# interval score (Winkler: width plus 2/α times the miss), gpuplan's over the best MSTL variant's.
 #
 # Python is optional: `pip install statsforecast` (2.x); without it the script says so and
 # stops. Series, each skipped with a message when its file is absent:
@@ -43,8 +44,8 @@ if [ -n "${OPENB_PODS:-}" ] && [ -s "$OPENB_PODS" ]; then
   series+=("openb $OPENB_PODS --all-time --holdout-days 14")
 else echo "openb: skipped, set OPENB_PODS to openb_pod_list_default.csv" >&2; fi
 
-echo "| series | class | origins | gpuplan MAE | statsforecast best MSTL MAE | ratio | seasonal naive MAE | gpuplan 80 % (first, last week) | gpuplan 95 % (first, last week) | statsforecast 80 % / 95 % |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| series | class | origins | gpuplan MAE | statsforecast best MSTL MAE | ratio | seasonal naive MAE | gpuplan 80 % (first, last week) | gpuplan 95 % (first, last week) | statsforecast 80 % / 95 % | gpuplan 80 % interval score | statsforecast's best 80 % interval score | ratio |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for row in "${series[@]}"; do
   read -r name file rest <<< "$row"
   # shellcheck disable=SC2086

@@ -48,17 +48,25 @@ def contenders(train_points, points_per_day):
     }
 
 
+def winkler(lo, hi, actual, alpha):
+    """Winkler's interval score, averaged over the points: the width, plus 2/alpha times the
+    distance outside (as gpuplan's backtest reports it)."""
+    outside = np.maximum(lo - actual, 0.0) + np.maximum(actual - hi, 0.0)
+    return float(np.mean((hi - lo) + 2.0 / alpha * outside))
+
+
 def score(forecast, actual):
     mae = float(np.mean(np.abs(forecast["mean"] - actual)))
-    cov = {}
+    cov, interval = {}, {}
     for level in (80, 95):
         lo, hi = forecast.get(f"lo-{level}"), forecast.get(f"hi-{level}")
         if lo is None:
-            cov[level] = float("nan")
+            cov[level] = interval[level] = float("nan")
         else:
             lo = np.maximum(lo, 0.0)
             cov[level] = float(np.mean((lo - 1e-9 <= actual) & (actual <= hi + 1e-9)))
-    return mae, cov[80], cov[95]
+            interval[level] = winkler(lo, hi, actual, 1.0 - level / 100.0)
+    return mae, cov[80], cov[95], interval[80], interval[95]
 
 
 def markdown_row(d):
@@ -70,6 +78,8 @@ def markdown_row(d):
         f"{d['seasonal_naive_mae']:.2f}", f"{d['gpuplan_cov80']:.2f} ({f80:.2f}, {l80:.2f})",
         f"{d['gpuplan_cov95']:.2f} ({f95:.2f}, {l95:.2f})",
         f"{d['best_mstl_cov80']:.2f} / {d['best_mstl_cov95']:.2f}",
+        f"{d['gpuplan_interval80']:.1f}", f"{d['best_interval80']:.1f} ({d['best_interval80_model']})",
+        f"{d['interval80_ratio']:.2f}",
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -99,12 +109,15 @@ def main():
                     fc = model.forecast(y=train.astype(float), h=holdout, level=[80, 95])
                     results.setdefault(label, []).append(score(fc, actual))
                 except Exception as e:  # a model that cannot fit a series counts as absent
-                    results.setdefault(label, []).append((float("nan"),) * 3)
+                    results.setdefault(label, []).append((float("nan"),) * 5)
                     print(f"{name}: {c}: {label}: {e}", file=sys.stderr)
         mean = lambda label, k: float(np.nanmean([r[k] for r in results[label]]))
         mstl = [k for k in results if k.startswith("MSTL")]
         best = min(mstl, key=lambda k: mean(k, 0))
+        # The field's sharpest 80 % interval among the MSTL variants, by interval score.
+        sharpest = min(mstl, key=lambda k: mean(k, 3) if not np.isnan(mean(k, 3)) else float("inf"))
         ours = cls["mae_gpus"]
+        ours_interval = cls.get("interval_score_80_gpus", float("nan"))
         row = {
             "series": name, "class": c, "origins": len(cuts), "holdout_days": backtest["holdout_days"],
             "gpuplan_mae": ours, "gpuplan_cov80": cls["coverage_80"], "gpuplan_cov95": cls["coverage_95"],
@@ -114,6 +127,9 @@ def main():
             "best_mstl_cov80": mean(best, 1), "best_mstl_cov95": mean(best, 2),
             "ratio": ours / mean(best, 0) if mean(best, 0) > 0 else float("nan"),
             "seasonal_naive_mae": mean("SeasonalNaive", 0),
+            "gpuplan_interval80": ours_interval, "best_interval80": mean(sharpest, 3),
+            "best_interval80_model": sharpest,
+            "interval80_ratio": ours_interval / mean(sharpest, 3) if mean(sharpest, 3) > 0 else float("nan"),
             "all": {k: round(mean(k, 0), 3) for k in results},
         }
         print(markdown_row(row) if markdown else json.dumps(row))

@@ -10,7 +10,7 @@ use super::saving_range::DEMAND;
 use super::waterfall::{Alternative, StepKind, WaterfallStep};
 
 /// Step 5's cost, the last before the forecast's demand, when it has a figure.
-pub(super) fn steps_cost(steps: &[WaterfallStep]) -> Option<f64> {
+pub(super) fn cheapest_offers_usd_per_month(steps: &[WaterfallStep]) -> Option<f64> {
     steps
         .iter()
         .find(|s| s.step == StepKind::CheapestOffers)
@@ -43,7 +43,7 @@ pub(super) fn board_checks(
         stay_usd_per_month: alternatives.iter().find(|a| a.name == "stay").map(|a| a.usd_per_month),
         before_forecast_usd_per_month,
         demand_factor: demand.map_or(1.0, |d| d.spread.mode),
-        demand_forecast: inputs.demand_history.is_some() || demand.is_some_and(|d| !d.basis.starts_with("assumed")),
+        demand_forecast: inputs.demand_from_forecast,
         history: inputs.demand_history.as_ref(),
         clusters: &peaks,
         assumed_share_frac: assumed.and_then(|a| a.share_of_saving_frac),

@@ -51,6 +51,8 @@ pub struct BoardInputs {
     pub demand_history: Option<DemandHistory>,
     /// The forecast's days whose 80 % band is as wide as its 95 %, and its days.
     pub bands_equal_days: Option<(usize, usize)>,
+    /// Whether the demand driver is the forecast's (else assumed).
+    pub demand_from_forecast: bool,
 }
 
 pub fn board_inputs(
@@ -59,8 +61,10 @@ pub fn board_inputs(
     catalog: &Catalog,
     forecast: Option<&ForecastReport>,
 ) -> BoardInputs {
+    let demand = forecast.and_then(demand_from_forecast);
     BoardInputs {
-        drivers: saving_drivers(c, plan, catalog, forecast),
+        drivers: saving_drivers(c, plan, catalog, forecast, demand),
+        demand_from_forecast: demand.is_some(),
         moving: moving_costs(plan),
         horizon_months: plan
             .forecast
@@ -72,14 +76,16 @@ pub fn board_inputs(
     }
 }
 
-/// The drivers of the matched fleet's saving and their spreads.
-pub fn saving_drivers(
+/// The drivers of the matched fleet's saving and their spreads; `demand`, the forecast's
+/// spread of demand when it gives one.
+fn saving_drivers(
     c: &ContractsReport,
     plan: &Plan,
     catalog: &Catalog,
     forecast: Option<&ForecastReport>,
+    demand: Option<TriangularRange>,
 ) -> Vec<Driver> {
-    let demand = match forecast.and_then(demand_from_forecast) {
+    let demand = match demand {
         Some(spread) => Driver {
             driver: DEMAND,
             spread,

@@ -18,7 +18,7 @@
 use serde::Serialize;
 
 use super::attribution::{Attribution, ClassCauses, attribute};
-use super::board_checks::{board_checks, steps_cost};
+use super::board_checks::{board_checks, cheapest_offers_usd_per_month};
 use super::board_timeline::{
     ClusterMove, TimelineMonth, Timing, assumed_months_held, month_after, months_held, timeline,
 };
@@ -603,7 +603,7 @@ pub fn waterfall(
     let assumed = super::assumed_prices::assumed_prices(c, (today - final_usd) * 12.0);
     let checks = board_checks(
         c,
-        steps_cost(&steps),
+        cheapest_offers_usd_per_month(&steps),
         final_usd,
         &alternatives,
         assumed.as_ref(),

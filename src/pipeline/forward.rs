@@ -10,8 +10,8 @@ use crate::model::commitment_layers::{
 };
 use crate::model::fleet_contracts::{ContractsReport, clusters_today};
 use crate::model::forecast::{
-    BacktestOrigins, BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, MAX_BACKTEST_ORIGINS,
-    PlanAssumptions, backtest_fleet, fit_fleet, fleet_demand, forecast_for_plan,
+    BacktestOrigins, BacktestReport, DemandSeries, FleetFits, ForecastReport, ForecastScope, IncompleteTail,
+    MAX_BACKTEST_ORIGINS, PlanAssumptions, backtest_fleet, fit_fleet, fleet_demand, fleet_tail, forecast_for_plan,
 };
 use crate::model::plan::Plan;
 
@@ -76,6 +76,12 @@ impl Pipeline {
     pub fn fleet_demand(&self) -> Result<[DemandSeries; 3], PipelineError> {
         let audit = self.audit.as_ref().ok_or(PipelineError::NotAudited)?;
         Ok(fleet_demand(&audit.audited.report))
+    }
+
+    /// The last audit's incomplete tail (model::forecast::tail), kept or left out as `plan` says:
+    /// what the audit says and every forecast of the audit leaves out.
+    pub fn incomplete_tail(&self, plan: &Plan) -> Result<Option<IncompleteTail>, PipelineError> {
+        Ok(fleet_tail(&self.fleet_demand()?, plan.keeps_incomplete_tail()))
     }
 
     /// The last audit's series scored on their last `holdout_days` days, and the fleet's

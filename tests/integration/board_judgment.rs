@@ -151,5 +151,10 @@ fn a_failing_check_is_flagged_on_the_board_pane_at_80x24_and_fails_the_check_com
         s.contains("5 Contracts") && s.contains("prices stated")
     });
     assert!(pane.contains("checks") && pane.contains("fail:"), "{pane}");
+    // The Forecast pane says which days its fit left out.
+    screen.press(b"6");
+    screen.wait_for("the incomplete tail on the Forecast pane", PATIENCE, |s| {
+        s.contains("6 Forecast") && s.contains("last 12 days from 2026-02-28")
+    });
     screen.press(b"q");
 }

@@ -14,7 +14,7 @@ use crate::config::diagnostic::Diagnostic;
 use crate::data::audit::{AuditReport, AuditSettings, WindowSpec};
 use crate::data::readers::load::FileSummary;
 use crate::model::catalog::Catalog;
-use crate::model::forecast::{IncompleteTail, fleet_demand, fleet_tail};
+use crate::model::forecast::IncompleteTail;
 use crate::model::plan::Plan;
 use crate::pipeline::bill::Bill;
 use crate::pipeline::report::ReportInput;
@@ -212,7 +212,7 @@ pub fn run(catalog: &Catalog, args: AuditArgs) -> Result<(), Failure> {
     } else {
         Some(crate::pipeline::bill::bill(&args.bill, Some(&plan), Some(&report)).map_err(pipeline_failure)?)
     };
-    let tail = fleet_tail(&fleet_demand(&report), plan.keeps_incomplete_tail());
+    let tail = pipeline.incomplete_tail(&plan).map_err(pipeline_failure)?;
     print_audit(args.format, Some((&report, tail)), &files, bill.as_ref());
     Ok(())
 }

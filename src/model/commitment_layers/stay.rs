@@ -210,12 +210,7 @@ fn committed_to_peak(
     today: f64,
     hours_per_month: f64,
 ) -> StayCluster {
-    let peak = demand
-        .iter()
-        .copied()
-        .filter(|g| g.is_finite())
-        .fold(0.0, f64::max)
-        .ceil();
+    let peak = busiest_hour_gpus(demand);
     let cheapest = committed
         .iter()
         .zip(terms)
@@ -244,6 +239,16 @@ fn committed_to_peak(
     }
 }
 
+/// The window's busiest hour, in whole GPUs.
+fn busiest_hour_gpus(demand: &[f64]) -> f64 {
+    demand
+        .iter()
+        .copied()
+        .filter(|g| g.is_finite())
+        .fold(0.0, f64::max)
+        .ceil()
+}
+
 /// A cluster whose provider the catalog cannot price: right-sized on its own hourly demand at
 /// its own price and on its own term. Billed by use (on-demand, spot), it pays for the GPUs its
 /// jobs held on average; on a commitment, for its busiest hour in whole GPUs. Either scales with
@@ -256,15 +261,14 @@ fn on_own_terms(
     today: f64,
     hours_per_month: f64,
 ) -> StayCluster {
-    let live = || demand.iter().copied().filter(|g| g.is_finite() && *g > 0.0);
     let price = cluster.usd_per_gpu_hour;
     let by_use = matches!(cluster.term, TermKind::OnDemand | TermKind::Spot);
     let (usd_per_month, committed, hourly) = if by_use {
-        let points = demand.len().max(1) as f64;
-        let mean_gpus = live().sum::<f64>() / points;
+        let held: f64 = demand.iter().filter(|g| g.is_finite()).sum();
+        let mean_gpus = held / demand.len().max(1) as f64;
         (mean_gpus * price * hours_per_month, Vec::new(), Some(price))
     } else {
-        let peak_gpus = live().fold(0.0, f64::max).ceil();
+        let peak_gpus = busiest_hour_gpus(demand);
         (
             peak_gpus * price * hours_per_month,
             vec![(cluster.term.catalog_term(), peak_gpus, price)],

@@ -29,6 +29,7 @@
 //! 99.4 % of the held-out hours over 8 origins, and the 80 % band 88.6 % (now 98.2 % and 85.7 %;
 //! docs/forecast.md, "Intervals").
 
+use super::fit::quantile;
 use crate::model::line_fit::LineFit;
 
 /// Quantiles of the errors (actual − forecast) at one lead: the 95 % and 80 % bounds' offsets.
@@ -269,13 +270,7 @@ fn bounds_of(mut pool: Vec<f64>, independent: usize) -> ErrorBounds {
     pool.sort_by(f64::total_cmp);
     let m = pool.len();
     let k = independent.clamp(1, m) as f64;
-    let at_share = |share: f64| {
-        let position = share.clamp(0.0, 1.0) * (m - 1) as f64;
-        let below = position.floor() as usize;
-        let above = (below + 1).min(m - 1);
-        let weight = position - below as f64;
-        pool[below] * (1.0 - weight) + pool[above] * weight
-    };
+    let at_share = |share: f64| quantile(&pool, share);
     // The two-sided level p's upper share, moved out; the lower is its mirror.
     let moved = |p: f64| (p * (k + 1.0) / k).min((1.0 + p) / 2.0);
     let upper = |p: f64| at_share(moved(p));

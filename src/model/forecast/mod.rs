@@ -144,7 +144,8 @@ pub struct SeriesFit {
     pub horizon_start_ms: i64,
     pub hours_per_point: u32,
     pub points_per_day: usize,
-    /// Points of history the fit saw: how far ahead the data reaches.
+    /// How many points past the horizon's start the data reaches: the history the fit saw,
+    /// less an incomplete tail it was fitted without (the fan runs over the tail first).
     pub history_points: usize,
     pub history_mean_gpus: f64,
     /// The history's mean GPUs day by day (the chart draws it beside the fan).

@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::DemandSeries;
+use super::fit::quantile;
 use crate::model::fleet::iso_utc;
 
 /// Days before the last week whose median is the fleet's level.
@@ -59,19 +60,6 @@ impl IncompleteTail {
     }
 }
 
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n == 0 {
-        return 0.0;
-    }
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
 /// The incomplete tail of `total` (the fleet's demand, every class summed), if it has one:
 /// a run of days below half the level reaching the file's end, whose last day is below a
 /// fifth of it and whose mean is below three tenths. The level is the median day of the four
@@ -89,7 +77,8 @@ pub fn incomplete_tail(total: &DemandSeries, keep: bool) -> Option<IncompleteTai
     }
     let before = n - RECENT_DAYS;
     let mut level_days = days[before.saturating_sub(LEVEL_DAYS)..before].to_vec();
-    let level = median(&mut level_days);
+    level_days.sort_by(f64::total_cmp);
+    let level = quantile(&level_days, 0.5);
     if !(level > 0.0 && level.is_finite()) {
         return None;
     }

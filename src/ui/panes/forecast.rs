@@ -77,6 +77,15 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
     let before_planned = lines.len();
     lines.extend(planned_lines(app, selected, theme, body.width));
     let selected_line = selected.and_then(|field| selected_line(field, before_training, before_planned));
+    // The log's last days left out of the fit (or kept, as the plan says): said where the
+    // forecast is read, as audit, forecast and report say it.
+    if let Some(tail) = shown.and_then(|r| r.incomplete_tail.as_ref()) {
+        lines.extend(crate::ui::widgets::wrapped(
+            &format!("⚑ {}", tail.said()),
+            body.width,
+            theme.warn,
+        ));
+    }
     if let Some(report) = shown.filter(|_| body.width >= 20) {
         // Every class's chart under the text, the selected one first, each with its title and
         // how its method was chosen: as many as the height holds show at once, the rest are a
