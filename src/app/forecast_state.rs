@@ -15,8 +15,9 @@ use crate::model::plan::{CommitmentsPlan, GROWTH_RANGE, PlanPriceChange};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ForecastState {
     pub generation: u64,
-    /// The horizon, in days, the latest fit request asked for; None after a new audit.
-    pub requested_days: Option<u32>,
+    /// What the latest fit request asked for: the horizon in days and whether the log's
+    /// incomplete tail is kept; None after a new audit.
+    pub requested: Option<FitRequest>,
     pub fits: Option<FleetFits>,
     /// The fits shaped by the plan on screen.
     pub shown: Option<ForecastReport>,
@@ -33,6 +34,13 @@ pub struct ForecastState {
     pub committed_for: Option<LayersKey>,
 }
 
+/// What a fit is asked for: a refit follows a change of either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FitRequest {
+    pub horizon_days: u32,
+    pub keep_incomplete_tail: bool,
+}
+
 /// What the layers read: the fits (by generation), the plan's assumptions, the contract
 /// matching and the plan's price changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,15 +53,19 @@ pub struct LayersKey {
 }
 
 impl App {
-    /// Asks the worker to fit the audit's series when there is an audit and the plan's horizon
-    /// differs from the last request's.
+    /// Asks the worker to fit the audit's series when there is an audit and the plan's horizon,
+    /// or whether it keeps the log's incomplete tail, differs from the last request's.
     pub fn request_forecast(&mut self) -> Option<Effect> {
         self.fleet.as_ref()?;
         let days = self.plan.forecast_horizon_days();
-        if self.forecast.requested_days == Some(days) {
+        let request = FitRequest {
+            horizon_days: days,
+            keep_incomplete_tail: self.plan.keeps_incomplete_tail(),
+        };
+        if self.forecast.requested == Some(request) {
             return None;
         }
-        self.forecast.requested_days = Some(days);
+        self.forecast.requested = Some(request);
         self.forecast.generation += 1;
         self.forecast.working = true;
         Some(Effect::FitForecast {

@@ -176,3 +176,23 @@ fn growth_and_horizon_are_saved_in_the_plan_file_and_read_back() {
     // An added table leaves the [training] run out, as the plan without it did.
     assert_eq!(back.forecast.as_ref().map(|f| f.training_run), Some(false));
 }
+
+#[test]
+fn keeping_the_logs_incomplete_tail_asks_for_a_refit_and_only_that_once() {
+    let mut app = loaded();
+    assert!(
+        app.request_forecast().is_none(),
+        "the horizon's fit is already asked for"
+    );
+    let mut forecast = app.plan.forecast.clone().unwrap_or_default();
+    forecast.keep_incomplete_tail = true;
+    app.plan.forecast = Some(forecast);
+    assert!(
+        matches!(
+            app.request_forecast(),
+            Some(Effect::FitForecast { horizon_days: 365, .. })
+        ),
+        "a plan that keeps the tail is fitted with it"
+    );
+    assert!(app.request_forecast().is_none(), "asked once");
+}

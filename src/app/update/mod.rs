@@ -112,7 +112,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             clamp_cursors(app);
             // A new audit: the replay runs again on its jobs, the forecast fits its series.
             app.replay.requested = None;
-            app.forecast.requested_days = None;
+            app.forecast.requested = None;
             app.request_forecast()
                 .into_iter()
                 .chain(app.request_replay())
