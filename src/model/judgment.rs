@@ -269,10 +269,10 @@ pub fn judgment_checks(f: &JudgmentFacts) -> Vec<JudgmentCheck> {
         CAPACITY_HOLDS_PEAK,
         short.is_empty(),
         if short.is_empty() {
-            format!(
-                "each of {} clusters holds the most GPUs that ran on it at once",
-                f.clusters.len()
-            )
+            match f.clusters.len() {
+                1 => "the cluster holds the most GPUs that ran on it at once".to_string(),
+                n => format!("each of {n} clusters holds the most GPUs that ran on it at once"),
+            }
         } else {
             short.join("; ")
         },
