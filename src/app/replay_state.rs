@@ -36,6 +36,21 @@ impl App {
         })
     }
 
+    /// What the board's headline still waits for while a background step runs (a re-audit,
+    /// the replay's split, the forecast's demand): its figures until then are drawn as waiting,
+    /// not current.
+    pub fn board_pending(&self) -> Option<&'static str> {
+        if self.fleet.is_some() && matches!(self.fleet_status, super::FleetStatus::Working { .. }) {
+            Some("auditing again")
+        } else if self.replay.working {
+            Some("replaying the jobs")
+        } else if self.forecast.working {
+            Some("fitting the forecast")
+        } else {
+            None
+        }
+    }
+
     /// The board's waterfall from the contract matching and, once it has landed for the plan
     /// on screen, the replay's split.
     pub fn waterfall(&self) -> Option<Waterfall> {

@@ -800,3 +800,48 @@ fn the_contracts_pane_names_its_units_and_the_purchase_it_recommends() {
         assert!(pane.contains("price bet: "), "{pane}");
     }
 }
+
+/// A headline still waiting for the replay (or the forecast) is drawn as waiting, not current:
+/// muted, with what it waits for; once the step lands it is the saving again, in colour.
+#[test]
+fn the_boards_headline_is_marked_while_a_step_it_reads_is_running() {
+    let theme = dark();
+    let saving_cell = |app: &App| {
+        let terminal = draw(app, &theme, 80, 24);
+        let shown = text(&terminal);
+        let (row, line) = shown
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains("  saving "))
+            .map(|(i, l)| (i, l.to_string()))
+            .expect("the saving line");
+        let column = line.find('$').map(|b| line[..b].chars().count()).expect("a figure") as u16;
+        (line, terminal.backend().buffer()[(column, row as u16)].fg)
+    };
+    let mut app = app();
+    update(&mut app, Action::FocusPane(PaneId::Contracts));
+    let (settled, colour) = saving_cell(&app);
+    assert!(settled.contains("growth moves it"), "{settled}");
+    assert_eq!(colour, theme.good.fg.expect("good colour"));
+    let steps = [
+        ("audit", "auditing again…"),
+        ("replay", "replaying the jobs…"),
+        ("forecast", "fitting the forecast…"),
+    ];
+    for (working, waits_for) in steps {
+        let mut waiting = app.clone();
+        match working {
+            "audit" => {
+                waiting.fleet_status = gpuplan::app::FleetStatus::Working {
+                    generation: 9,
+                    what: "auditing".into(),
+                }
+            }
+            "replay" => waiting.replay.working = true,
+            _ => waiting.forecast.working = true,
+        }
+        let (line, colour) = saving_cell(&waiting);
+        assert!(line.contains(waits_for) && line.contains("not final"), "{line}");
+        assert_eq!(colour, theme.muted.fg.expect("muted colour"), "{line}");
+    }
+}

@@ -38,7 +38,7 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
         Some(assumed) => wrapped(&format!("⚑ {}", assumed.lead()), width, theme.warn),
         None => Vec::new(),
     };
-    lines.extend(waterfall_lines(board.as_ref(), theme, width));
+    lines.extend(waterfall_lines(board.as_ref(), app.board_pending(), theme, width));
     if !report.fallback_price_clusters.is_empty() {
         lines.extend(wrapped(
             &format!(
@@ -165,8 +165,11 @@ pub fn render(app: &App, window: &mut ScrollWindow, theme: &Theme, frame: &mut F
 }
 
 /// The waterfall, one step a line: what the fleet costs after it, the change, and its cause.
+/// While `pending` names a step still running, the saving, staying and range are drawn muted
+/// and say what they wait for: they will move when it lands.
 fn waterfall_lines(
     board: Option<&crate::model::waterfall::Waterfall>,
+    pending: Option<&str>,
     theme: &Theme,
     width: u16,
 ) -> Vec<Line<'static>> {
@@ -211,14 +214,17 @@ fn waterfall_lines(
             (label("  saving", 21), theme.base),
             (
                 right(&format!("{}/yr", usd_compact(w.saving_usd_per_year)), 10),
-                if w.saving_usd_per_year >= 0.0 {
-                    theme.good
-                } else {
-                    theme.bad
+                match pending {
+                    Some(_) => theme.muted,
+                    None if w.saving_usd_per_year >= 0.0 => theme.good,
+                    None => theme.bad,
                 },
             ),
             // What moves it, and what does not: the MFU sliders price runs, not the fleet.
-            ("  growth moves it; MFU does not".to_string(), theme.muted),
+            match pending {
+                Some(step) => (format!("  ⧗ {step}…: not final"), theme.warn),
+                None => ("  growth moves it; MFU does not".to_string(), theme.muted),
+            },
         ],
         width,
         BOARD_INDENT,
@@ -230,7 +236,7 @@ fn waterfall_lines(
                 (label("  staying instead", 21), theme.base),
                 (
                     right(&format!("{}/yr", usd_compact(stay.saving_usd_per_year)), 10),
-                    theme.title,
+                    if pending.is_some() { theme.muted } else { theme.title },
                 ),
                 (
                     format!(
@@ -267,7 +273,7 @@ fn waterfall_lines(
                         &format!("{}–{}", signed(range.p10_usd_per_year), signed(range.p90_usd_per_year)),
                         10,
                     ),
-                    theme.title,
+                    if pending.is_some() { theme.muted } else { theme.title },
                 ),
                 (format!("  widest: {}", widest.join(" · ")), theme.muted),
             ],
@@ -280,7 +286,10 @@ fn waterfall_lines(
         lines.extend(flowed_fields(
             vec![
                 (label("  first year, cash", 21), theme.base),
-                (right(&first_year, 10), theme.title),
+                (
+                    right(&first_year, 10),
+                    if pending.is_some() { theme.muted } else { theme.title },
+                ),
                 (
                     format!(
                         "  moving {} · paid back {}",
