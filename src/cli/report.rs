@@ -46,9 +46,12 @@ pub fn report_of(
     for note in sources.missing_notes(&plan_file) {
         eprintln!("warning: {note}");
     }
-    // No log at all: the shipped sample, as the workbench opens it (one front door).
-    if let Some(note) = sources.or_sample().map_err(super::pipeline_failure)? {
-        eprintln!("{note}");
+    // No log at all: the shipped sample, as the workbench opens it (one front door). A sample
+    // that cannot be written out (a read-only data folder) leaves the plan's report, said.
+    match sources.or_sample() {
+        Ok(Some(note)) => eprintln!("{note}"),
+        Ok(None) => {}
+        Err(e) => eprintln!("warning: {e}; the report goes on without logs"),
     }
     let has_logs = !sources.logs.is_empty() || sources.slurm.is_some() || sources.warehouse.is_some();
     let mut pipeline = crate::cli::new_pipeline(catalog);
