@@ -32,6 +32,13 @@ def gpuplan(binary, args, out):
     return time.monotonic() - started, json.loads(pathlib.Path(out).read_text())
 
 
+def recommended(binary, log, out):
+    """The purchase gpuplan recommends on `log`: `report`'s commitments, as the board prices them."""
+    with open(out, "w") as f:
+        subprocess.run([binary, "report", "--logs", str(log), "--format", "json"], stdout=f, check=True)
+    return json.loads(pathlib.Path(out).read_text())
+
+
 def commitment(report):
     """The one class carrying the regime's demand, and its commitments' backtest."""
     scored = [c for c in report["classes"] if c.get("commitment")]
@@ -75,9 +82,9 @@ def regime_table(binary, data, regime):
         cutoff = origin["cutoff"]
         history = data / f"{regime}-to-{cutoff[:10]}.csv"
         cut_log(log, cutoff, history)
-        _, report = gpuplan(binary, [str(history), "--all-time"], data / f"{regime}-chosen-{cutoff[:10]}.json")
-        picked = next(c for c in report["classes"] if c["class"] == main and c.get("commitment"))
-        chosen[cutoff] = picked["commitment"]["chosen_by"]["policy"]
+        report = recommended(binary, history, data / f"{regime}-chosen-{cutoff[:10]}.json")
+        picked = next(c for c in report["commitments"]["classes"] if c["class"] == main)
+        chosen[cutoff] = picked["recommended"]["buy"]
     rows = []
     for policy in (*POLICIES, "chosen"):
         cells = []

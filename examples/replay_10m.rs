@@ -132,10 +132,10 @@ fn main() {
                 println!("{name}: replayed in {:.2} s", t0.elapsed().as_secs_f64());
                 for p in &outcome.pools {
                     println!(
-                        "  {:<10} util {:>6.3} wait p95 {:>9} ms  p99 {:>9} ms  overflow {:>10.0} GPU-h  preempt {:>6}  \
+                        "  {:<10} allocated {:>6.3} wait p95 {:>9} ms  p99 {:>9} ms  overflow {:>10.0} GPU-h  preempt {:>6}  \
                          L_q {:>8.2}  max queue {:>6}",
                         p.name,
-                        p.utilization_frac.unwrap_or(0.0),
+                        p.allocated_frac.unwrap_or(0.0),
                         p.wait.p95_ms.unwrap_or(0),
                         p.wait.p99_ms.unwrap_or(0),
                         p.overflow_gpu_hours,

@@ -61,8 +61,15 @@ impl App {
             (None, true) => "replaying the jobs…".to_string(),
             (None, false) => "no replay yet".to_string(),
         };
-        // The demand driver's spread: the forecast shown for this plan, else assumed (said so).
-        let inputs = board_inputs(contracts, &self.plan, &self.catalog, self.forecast.shown.as_ref());
+        // The demand driver's spread: the forecast shown for this plan, else assumed (said so);
+        // each class bought as the purchase the Contracts pane recommends.
+        let inputs = board_inputs(
+            contracts,
+            &self.plan,
+            &self.catalog,
+            self.forecast.shown.as_ref(),
+            self.forecast.commitments.as_ref(),
+        );
         Some(waterfall(
             contracts,
             replay,

@@ -3,6 +3,7 @@
 //! the assumed prices.
 
 use super::assumed_prices::AssumedPrices;
+use super::board_purchase::purchase_check;
 use super::fleet_contracts::ContractsReport;
 use super::judgment::{ClusterPeak, JudgmentCheck, JudgmentFacts, judgment_checks};
 use super::saving_drivers::BoardInputs;
@@ -36,7 +37,7 @@ pub(super) fn board_checks(
         })
         .collect();
     let today = c.consolidated_usd_per_month;
-    judgment_checks(&JudgmentFacts {
+    let mut checks = judgment_checks(&JudgmentFacts {
         today_usd_per_month: today,
         switch_usd_per_month: final_usd,
         saving_usd_per_year: (today - final_usd) * 12.0,
@@ -48,5 +49,7 @@ pub(super) fn board_checks(
         clusters: &peaks,
         assumed_share_frac: assumed.and_then(|a| a.share_of_saving_frac),
         bands_equal_days: inputs.bands_equal_days,
-    })
+    });
+    checks.extend(purchase_check(&inputs.purchases));
+    checks
 }

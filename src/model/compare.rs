@@ -282,16 +282,16 @@ pub fn replay_outputs(reports: &[Option<&ReplayReport>]) -> Vec<OutputComparison
             each(&|r| Some(r.split.totals.total_usd_per_month)),
         ),
         row(
-            "replay.split.utilization_frac".into(),
-            "replay: the split's committed GPUs utilized".into(),
+            "replay.split.allocated_frac".into(),
+            "replay: the split's committed GPUs allocated".into(),
             OutputUnit::Fraction,
-            each(&|r| r.split.totals.utilization_frac),
+            each(&|r| r.split.totals.allocated_frac),
         ),
         row(
-            "replay.split.stranded_gpu_hours".into(),
-            "replay: the split's stranded GPU-hours".into(),
+            "replay.split.never_allocated_gpu_hours".into(),
+            "replay: the split's never-allocated GPU-hours".into(),
             OutputUnit::GpuHours,
-            each(&|r| Some(r.split.totals.stranded_gpu_hours)),
+            each(&|r| Some(r.split.totals.never_allocated_gpu_hours)),
         ),
         row(
             "replay.split.overflow_gpu_hours".into(),

@@ -31,7 +31,8 @@ pub const CAPACITY_HOLDS_PEAK: &str = "capacity_holds_peak";
 pub const PRICES_STATED: &str = "prices_stated";
 /// The forecast's 80 % band is narrower than its 95 % band.
 pub const BANDS_DISTINCT: &str = "bands_distinct";
-/// The purchase recommended costs no more than its runner-up with prices held.
+/// The purchase recommended costs no more than today's mix held flat with prices held, else
+/// names the bet that pays for it.
 pub const PURCHASE_BEATS_RUNNER_UP: &str = "purchase_beats_runner_up";
 
 /// Every check's id, in the order the board lists them.
@@ -171,7 +172,7 @@ pub struct JudgmentFacts<'a> {
     pub bands_equal_days: Option<(usize, usize)>,
 }
 
-fn check(id: &'static str, holds: bool, detail: String) -> JudgmentCheck {
+pub(super) fn check(id: &'static str, holds: bool, detail: String) -> JudgmentCheck {
     JudgmentCheck { id, holds, detail }
 }
 
@@ -188,7 +189,7 @@ fn yearly(usd_per_month: f64) -> String {
 }
 
 /// Every check on the board's figures, in `ALL`'s order but the purchase's (the commitments
-/// add theirs: `purchase_check`).
+/// add theirs: `board_purchase::purchase_check`).
 pub fn judgment_checks(f: &JudgmentFacts) -> Vec<JudgmentCheck> {
     let today = f.today_usd_per_month;
     let mut checks = Vec::new();
@@ -379,35 +380,6 @@ fn demand_check(f: &JudgmentFacts) -> JudgmentCheck {
     )
 }
 
-/// The purchase recommended against its runner-up, both priced with prices held: it holds when
-/// the recommended costs no more, else it names the bet that pays for it.
-pub fn purchase_check(
-    recommended: &str,
-    recommended_usd: f64,
-    runner_up: &str,
-    runner_up_usd: f64,
-    bet: Option<&str>,
-) -> JudgmentCheck {
-    let holds = recommended_usd <= runner_up_usd + USD_TOLERANCE;
-    check(
-        PURCHASE_BEATS_RUNNER_UP,
-        holds,
-        if holds {
-            format!(
-                "{recommended} {} against the runner-up {runner_up} {} with prices held",
-                usd_compact(recommended_usd),
-                usd_compact(runner_up_usd)
-            )
-        } else {
-            format!(
-                "{recommended} costs {} more than {runner_up} with prices held{}",
-                usd_compact(recommended_usd - runner_up_usd),
-                bet.map_or(String::new(), |b| format!(": it pays only if {b}"))
-            )
-        },
-    )
-}
-
 /// Days of the forecast's classes whose 80 % band is as wide as the 95 % (the 95 % wider than
 /// nothing), and the days counted.
 pub fn bands_equal_days(forecast: &ForecastReport) -> Option<(usize, usize)> {
@@ -530,17 +502,5 @@ mod tests {
             failing(&judgment_checks(&f)),
             vec![CAPACITY_HOLDS_PEAK, PRICES_STATED, BANDS_DISTINCT]
         );
-    }
-
-    #[test]
-    fn a_dearer_purchase_names_its_bet() {
-        let check = purchase_check("layers", 13.41e6, "flat", 12.86e6, Some("demand grows as forecast"));
-        assert!(!check.holds);
-        assert!(
-            check.detail.contains("it pays only if demand grows as forecast"),
-            "{}",
-            check.detail
-        );
-        assert!(purchase_check("flat", 1.0, "layers", 2.0, None).holds);
     }
 }

@@ -6,6 +6,7 @@ pub mod audit_settings;
 pub mod bill;
 pub mod board;
 pub mod board_checks;
+pub mod board_purchase;
 pub mod board_timeline;
 pub mod catalog;
 pub mod checkpoint;

@@ -2,9 +2,10 @@
 //! forecast and the catalog where they say something, else stated assumptions, each with its
 //! basis for the output to show.
 
+use super::board_purchase::{ClassPurchase, board_purchases};
 use super::board_timeline::{MovingCosts, moving_costs};
 use super::catalog::Catalog;
-use super::commitment_layers::price_change;
+use super::commitment_layers::{CommitmentReport, price_change};
 use super::forecast::ForecastReport;
 use super::judgment::{DemandHistory, bands_equal_days};
 use super::monte_carlo::TriangularRange;
@@ -19,8 +20,15 @@ const DEMAND_ASSUMED: TriangularRange = TriangularRange {
     high: 1.25,
 };
 
-/// The forecast's next-year demand over the audited window's: the mean of each day's 80 %
-/// band and mean over the horizon, summed over the classes, over their history's mean.
+/// Days of one week: day-to-day noise within a week moves together, so a horizon's mean
+/// averages one draw of it per week.
+const DAYS_PER_INDEPENDENT_DRAW: f64 = 7.0;
+
+/// The forecast's mean demand over its horizon against the audited window's, with the interval
+/// of that mean (not of any one day): each day's 80 % half-width split into the noise the first
+/// week already shows, which averages out over the weeks, and the rest, the level's own
+/// uncertainty, which does not (its mean over the horizon is carried whole). Summed over the
+/// classes, over their history's mean.
 fn demand_from_forecast(forecast: &ForecastReport) -> Option<TriangularRange> {
     let (mut low, mut mode, mut high, mut history) = (0.0, 0.0, 0.0, 0.0);
     for class in &forecast.classes {
@@ -28,14 +36,33 @@ fn demand_from_forecast(forecast: &ForecastReport) -> Option<TriangularRange> {
         if days.is_empty() {
             continue;
         }
-        let n = days.len() as f64;
-        low += days.iter().map(|d| d.lo80).sum::<f64>() / n;
-        mode += days.iter().map(|d| d.mean_gpus).sum::<f64>() / n;
-        high += days.iter().map(|d| d.hi80).sum::<f64>() / n;
+        let mean = days.iter().map(|d| d.mean_gpus).sum::<f64>() / days.len() as f64;
+        let below: Vec<f64> = days.iter().map(|d| (d.mean_gpus - d.lo80).max(0.0)).collect();
+        let above: Vec<f64> = days.iter().map(|d| (d.hi80 - d.mean_gpus).max(0.0)).collect();
+        low += (mean - half_width_of_mean(&below)).max(0.0);
+        mode += mean;
+        high += mean + half_width_of_mean(&above);
         history += class.forecast.history_mean_gpus;
     }
     let range = TriangularRange::new(low / history, mode / history, high / history);
     (history > 0.0 && range.is_valid() && range.low >= 0.0).then_some(range)
+}
+
+/// The half-width of the horizon's mean from the days' half-widths on one side: the first
+/// week's narrowest is noise, averaged over the weeks; what each day adds above it is the
+/// level's, carried whole.
+pub(super) fn half_width_of_mean(half_widths: &[f64]) -> f64 {
+    if half_widths.is_empty() {
+        return 0.0;
+    }
+    let noise = half_widths.iter().take(7).copied().fold(f64::INFINITY, f64::min);
+    let level = half_widths
+        .iter()
+        .map(|w| (w * w - noise * noise).max(0.0).sqrt())
+        .sum::<f64>()
+        / half_widths.len() as f64;
+    let draws = (half_widths.len() as f64 / DAYS_PER_INDEPENDENT_DRAW).max(1.0);
+    (level * level + noise * noise / draws).sqrt()
 }
 
 /// What the board reads from the plan and the forecast beside the matching: the saving's
@@ -53,6 +80,9 @@ pub struct BoardInputs {
     pub bands_equal_days: Option<(usize, usize)>,
     /// Whether the demand driver is the forecast's (else assumed).
     pub demand_from_forecast: bool,
+    /// Each class's chosen purchase against the flat mix, when the commitments were sized:
+    /// the board prices the purchase the Contracts pane recommends.
+    pub purchases: Vec<ClassPurchase>,
 }
 
 pub fn board_inputs(
@@ -60,9 +90,11 @@ pub fn board_inputs(
     plan: &Plan,
     catalog: &Catalog,
     forecast: Option<&ForecastReport>,
+    commitments: Option<&CommitmentReport>,
 ) -> BoardInputs {
     let demand = forecast.and_then(demand_from_forecast);
     BoardInputs {
+        purchases: commitments.map(board_purchases).unwrap_or_default(),
         drivers: saving_drivers(c, plan, catalog, forecast, demand),
         demand_from_forecast: demand.is_some(),
         moving: moving_costs(plan),
@@ -90,9 +122,9 @@ fn saving_drivers(
             driver: DEMAND,
             spread,
             basis: format!(
-                "the forecast's mean over its {} days against the audited window's mean; low and high: its P10 and \
-                 P90 paths held all the way (paths moving together, as the commitment layers read the fan: an outer \
-                 bound, since days that run low are not all in one year){}",
+                "the forecast's mean over its {} days against the audited window's mean; low and high: the 80 % \
+                 interval of that mean, the level's own uncertainty carried whole and the day-to-day noise of the \
+                 first week averaged over the weeks{}",
                 forecast.map_or(0, |f| f.horizon_days),
                 forecast
                     .and_then(|f| f.incomplete_tail.as_ref())
@@ -189,5 +221,25 @@ fn spot_preemption(plan: &Plan) -> Driver {
             priced
         ),
         spread: TriangularRange::new(low / priced, 1.0, high / priced),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::half_width_of_mean;
+
+    #[test]
+    fn noise_averages_out_and_the_levels_uncertainty_does_not() {
+        // A band of ±70 every day is noise alone: a year's mean is known to ±70/√52.
+        let noise_only = vec![70.0; 364];
+        let w = half_width_of_mean(&noise_only);
+        assert!((w - 70.0 / 52f64.sqrt()).abs() < 1e-9, "{w}");
+        // A band widening from 70 to ±130 carries the level's √(130² − 70²) ≈ 110 whole.
+        let widening: Vec<f64> = (0..364).map(|d| if d < 7 { 70.0 } else { 130.0 }).collect();
+        let w = half_width_of_mean(&widening);
+        assert!(w > 100.0 && w < 130.0, "{w}");
+        // Never wider than the days' own band.
+        assert!(half_width_of_mean(&[5.0]) <= 5.0 + 1e-12);
+        assert_eq!(half_width_of_mean(&[]), 0.0);
     }
 }

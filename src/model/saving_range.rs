@@ -42,6 +42,9 @@ pub struct ClassSwitch {
     pub carried_over: bool,
     /// The share of its GPU-hours bought on spot.
     pub spot_share: f64,
+    /// Its chosen purchase's cost over the flat mix's (1 when flat is chosen or none was
+    /// sized): the board prices the purchase recommended.
+    pub purchase_factor: f64,
 }
 
 /// An input the saving depends on, as a multiplier and its spread: `spread.mode` is its point
@@ -126,7 +129,14 @@ fn class_cost(c: &ClassSwitch, value: &dyn Fn(&str) -> f64) -> f64 {
     } else {
         value(DELIVERED_SHARE)
     };
-    c.offers_usd * separation * value(DEMAND) * value(OFFER_PRICES) * carried * preempted * delivered
+    c.offers_usd
+        * separation
+        * value(DEMAND)
+        * value(OFFER_PRICES)
+        * carried
+        * preempted
+        * delivered
+        * c.purchase_factor
 }
 
 /// The yearly saving with each driver at `value(driver)`.
@@ -207,6 +217,7 @@ mod tests {
                 separation_factor: 1.2,
                 carried_over: true,
                 spot_share: 0.0,
+                purchase_factor: 1.0,
             },
             ClassSwitch {
                 class: WorkloadClass::Burst,
@@ -214,6 +225,7 @@ mod tests {
                 separation_factor: 1.0,
                 carried_over: false,
                 spot_share: 0.5,
+                purchase_factor: 1.0,
             },
         ]
     }

@@ -249,7 +249,7 @@ fn class_in_gpus(c: &mut ClassOutcome) {
     let k = UNITS_PER_GPU;
     c.gpu_ms_run = (c.gpu_ms_run as f64 / k).round() as u64;
     c.gpu_hours_run /= k;
-    c.busy_gpu_hours_in_window /= k;
+    c.allocated_gpu_hours_in_window /= k;
     c.overflow_gpu_ms = (c.overflow_gpu_ms as f64 / k).round() as u64;
     c.overflow_gpu_hours /= k;
     c.overflow_gpu_hours_in_window /= k;
@@ -265,9 +265,9 @@ pub fn outcome_in_gpus(mut outcome: ReplayOutcome) -> ReplayOutcome {
         pool.gpus = (f64::from(pool.gpus) / k).round() as u32;
         pool.gpu_ms_run = (pool.gpu_ms_run as f64 / k).round() as u64;
         pool.gpu_hours_run /= k;
-        pool.busy_gpu_hours_in_window /= k;
+        pool.allocated_gpu_hours_in_window /= k;
         pool.committed_gpu_hours /= k;
-        pool.stranded_gpu_hours /= k;
+        pool.never_allocated_gpu_hours /= k;
         pool.overflow_gpu_ms = (pool.overflow_gpu_ms as f64 / k).round() as u64;
         pool.overflow_gpu_hours /= k;
         pool.overflow_gpu_hours_in_window /= k;
@@ -277,9 +277,9 @@ pub fn outcome_in_gpus(mut outcome: ReplayOutcome) -> ReplayOutcome {
     t.gpus = (t.gpus as f64 / k).round() as u64;
     t.gpu_ms_run = (t.gpu_ms_run as f64 / k).round() as u64;
     t.gpu_hours_run /= k;
-    t.busy_gpu_hours_in_window /= k;
+    t.allocated_gpu_hours_in_window /= k;
     t.committed_gpu_hours /= k;
-    t.stranded_gpu_hours /= k;
+    t.never_allocated_gpu_hours /= k;
     t.overflow_gpu_ms = (t.overflow_gpu_ms as f64 / k).round() as u64;
     t.overflow_gpu_hours /= k;
     t.redone_gpu_hours /= k;
@@ -480,8 +480,8 @@ mod tests {
         assert_eq!(pool.gpus, 2);
         assert!((pool.gpu_hours_run - 1.5).abs() < 1e-12, "{}", pool.gpu_hours_run);
         assert!((pool.committed_gpu_hours - 8.0).abs() < 1e-12);
-        assert!((pool.stranded_gpu_hours - 6.5).abs() < 1e-12);
-        assert!((pool.utilization_frac.expect("util") - 1.5 / 8.0).abs() < 1e-12);
+        assert!((pool.never_allocated_gpu_hours - 6.5).abs() < 1e-12);
+        assert!((pool.allocated_frac.expect("util") - 1.5 / 8.0).abs() < 1e-12);
         // Two GPUs at $3 for a 730-hour month, whatever the unit.
         assert!((pool.committed_usd_per_month - 2.0 * 3.0 * 730.0).abs() < 1e-6);
         assert_eq!(gpu_units(0.0001), 1);

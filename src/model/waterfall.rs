@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use super::attribution::{Attribution, ClassCauses, attribute};
 use super::board_checks::{board_checks, cheapest_offers_usd_per_month};
+use super::board_purchase::{ClassPurchase, purchase_factor, purchases_text};
 use super::board_timeline::{
     ClusterMove, TimelineMonth, Timing, assumed_months_held, month_after, months_held, timeline,
 };
@@ -339,14 +340,14 @@ fn cluster_moves(
 
 /// What step 6 assumes: each driver whose point value is not 1, by what it multiplies the
 /// switched fleet and where it comes from.
-fn forecast_demand_assumption(drivers: &[Driver]) -> String {
+fn forecast_demand_assumption(drivers: &[Driver], purchases: &[ClassPurchase]) -> String {
     let moved: Vec<String> = drivers
         .iter()
         .filter(|d| d.spread.mode != 1.0)
         .map(|d| format!("{} ×{:.3} ({})", d.driver.replace('_', " "), d.spread.mode, d.basis))
         .collect();
     let demand = drivers.iter().find(|d| d.driver == DEMAND);
-    if moved.is_empty() {
+    let basis = if moved.is_empty() {
         format!(
             "the switched fleet bought for the audited window's demand: {}",
             demand.map_or("no demand driver", |d| d.basis.as_str())
@@ -357,11 +358,12 @@ fn forecast_demand_assumption(drivers: &[Driver]) -> String {
              values, the middle of the range: {}",
             moved.join("; ")
         )
-    }
+    };
+    format!("{basis}; {}", purchases_text(purchases))
 }
 
 /// Each matched class as the switched fleet buys it, for the range and the tornado.
-fn class_switches(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<ClassSwitch> {
+fn class_switches(c: &ContractsReport, replay: Option<&ReplayReport>, purchases: &[ClassPurchase]) -> Vec<ClassSwitch> {
     c.classes
         .iter()
         .map(|class| {
@@ -383,6 +385,7 @@ fn class_switches(c: &ContractsReport, replay: Option<&ReplayReport>) -> Vec<Cla
                 separation_factor,
                 carried_over: !class.today_prices.iter().any(|g| g.accelerator == class.accelerator),
                 spot_share: if spend > 0.0 { spot / spend } else { 0.0 },
+                purchase_factor: purchase_factor(purchases, class.class),
             }
         })
         .collect()
@@ -491,12 +494,12 @@ pub fn waterfall(
         ),
         why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
     });
-    let switched = class_switches(c, split.map(|(r, _)| r));
+    let switched = class_switches(c, split.map(|(r, _)| r), &inputs.purchases);
     steps.push(WaterfallStep {
         step: StepKind::ForecastDemand,
         usd_per_month: classes_matched.then(|| switched_cost_at_point(&switched, drivers)),
         change_usd_per_month: None,
-        assumption: forecast_demand_assumption(drivers),
+        assumption: forecast_demand_assumption(drivers, &inputs.purchases),
         why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
     });
     let mut last = None;

@@ -114,6 +114,9 @@ pub struct Board {
     /// Why there is no replay, when the jobs could not be replayed.
     pub replay_error: Option<String>,
     pub waterfall: Option<Waterfall>,
+    /// The commitments the waterfall's purchase was priced from (None without a forecast; an
+    /// error leaves the waterfall on the flat mix, and the report fails with it).
+    pub commitments: Result<Option<CommitmentReport>, PipelineError>,
 }
 
 impl Pipeline {
@@ -141,12 +144,24 @@ impl Pipeline {
             Err(e) => (None, Some(e.to_string())),
         };
         let stay = contracts.as_ref().and_then(|c| self.stay(c));
+        // The board prices the purchase the Contracts pane recommends: the commitments sized on
+        // the same forecast (none without one, or where they cannot be sized: flat stands in).
+        let commitments = match (forecast, contracts.as_ref()) {
+            (Some(_), Some(c)) => self.commitments(plan, c),
+            _ => Ok(None),
+        };
         let waterfall = contracts.as_ref().map(|c| {
             let why_not = match &replay_error {
                 Some(e) => format!("the logs' jobs could not be replayed: {e}"),
                 None => "no replay".to_string(),
             };
-            let inputs = board_inputs(c, plan, self.catalog(), forecast);
+            let inputs = board_inputs(
+                c,
+                plan,
+                self.catalog(),
+                forecast,
+                commitments.as_ref().ok().and_then(Option::as_ref),
+            );
             waterfall(c, replay.as_ref(), &why_not, stay.as_ref(), &inputs)
         });
         Board {
@@ -154,6 +169,7 @@ impl Pipeline {
             replay,
             replay_error,
             waterfall,
+            commitments,
         }
     }
 
@@ -193,10 +209,7 @@ impl Pipeline {
                 let forecast = self.forecast(plan, None, ForecastScope::Fleet)?;
                 let board = self.board_billed(plan, &billed, Some(&forecast));
                 let forecast = Some(forecast);
-                let commitments = match &board.contracts {
-                    Some(contracts) => self.commitments(plan, contracts)?,
-                    None => None,
-                };
+                let commitments = board.commitments?;
                 (
                     Some(audit),
                     board.contracts,

@@ -40,8 +40,8 @@ pub fn sections(r: &ReplayReport) -> Vec<Section> {
         ("fleet", Align::Left),
         ("pool", Align::Left),
         ("GPUs", Align::Right),
-        ("util", Align::Right),
-        ("stranded GPU-h", Align::Right),
+        ("allocated", Align::Right),
+        ("never allocated GPU-h", Align::Right),
         ("overflow GPU-h", Align::Right),
         ("cost/month", Align::Right),
     ]);
@@ -54,8 +54,8 @@ pub fn sections(r: &ReplayReport) -> Vec<Section> {
                     None => p.name.clone(),
                 },
                 thousands(f64::from(p.gpus)),
-                p.utilization_frac.map_or("-".to_string(), pct),
-                thousands(p.stranded_gpu_hours),
+                p.allocated_frac.map_or("-".to_string(), pct),
+                thousands(p.never_allocated_gpu_hours),
                 thousands(p.overflow_gpu_hours_in_window),
                 usd(p.total_usd_per_month),
             ]);
@@ -66,11 +66,11 @@ pub fn sections(r: &ReplayReport) -> Vec<Section> {
         totals.push((
             fleet.to_string(),
             format!(
-                "{}/month: {} GPUs {} utilized, {} GPU-h stranded, {} GPU-h on overflow",
+                "{}/month: {} GPUs {} allocated, {} GPU-h never allocated, {} GPU-h on overflow",
                 usd(o.totals.total_usd_per_month),
                 thousands(o.totals.gpus as f64),
-                o.totals.utilization_frac.map_or("-".to_string(), pct),
-                thousands(o.totals.stranded_gpu_hours),
+                o.totals.allocated_frac.map_or("-".to_string(), pct),
+                thousands(o.totals.never_allocated_gpu_hours),
                 thousands(o.totals.overflow_gpu_hours)
             ),
         ));

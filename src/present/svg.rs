@@ -335,8 +335,8 @@ pub fn utilization_svg(clusters: &[ClusterAudit]) -> String {
     let height = 80.0 + PANEL_HEIGHT * clusters.len() as f64;
     let mut out = String::new();
     open(&mut out, height, "GPUs over the audit window, per cluster");
-    legend_entry(&mut out, 420.0, 24.0, PALETTE[0], false, "busy (allocated)");
-    legend_entry(&mut out, 560.0, 24.0, PALETTE[2], false, "utilized");
+    legend_entry(&mut out, 420.0, 24.0, PALETTE[0], false, "allocated");
+    legend_entry(&mut out, 560.0, 24.0, PALETTE[2], false, "busy");
     legend_entry(&mut out, 680.0, 24.0, PALETTE[1], true, "capacity");
     for (i, cluster) in clusters.iter().enumerate() {
         panel(&mut out, cluster, 70.0 + PANEL_HEIGHT * i as f64);
@@ -367,7 +367,7 @@ fn panel(out: &mut String, cluster: &ClusterAudit, top: f64) {
     frame.panel_title(
         out,
         &format!(
-            "{}: capacity {} GPUs ({}), {} allocated, {} utilized",
+            "{}: capacity {} GPUs ({}), {} allocated, {} busy",
             cluster.name,
             gpu_count(cluster.capacity_gpus),
             cluster.capacity_source,

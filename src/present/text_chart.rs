@@ -174,7 +174,7 @@ fn pct_label(frac: f64) -> String {
     format!("{:.0} %", frac * 100.0)
 }
 
-/// A cluster's busy (b) and utilized (u) GPUs over the audit window, averaged into as many
+/// A cluster's allocated (a) and busy (b) GPUs over the audit window, averaged into as many
 /// buckets as the chart has columns, against its capacity (=).
 pub fn utilization_chart(cluster: &ClusterAudit) -> String {
     let busy = bucket_means(&cluster.hourly.busy_gpus, PLOT_COLUMNS);
@@ -191,13 +191,13 @@ pub fn utilization_chart(cluster: &ClusterAudit) -> String {
         y: Axis::covering(0.0, highest, 4),
         x_rules: Vec::new(),
         y_rules: vec![(cluster.capacity_gpus, '=')],
-        series: vec![('b', in_days(busy)), ('u', in_days(utilized))],
+        series: vec![('a', in_days(busy)), ('b', in_days(utilized))],
         mark_overlaps: false,
         x_label: |day| format!("day {day:.0}"),
         y_label: thousands,
     };
     format!(
-        "cluster {}: GPUs over {:.0} days, capacity {} ({})\n\n{}\nb  busy (allocated) GPUs   u  utilized GPUs, drawn over b   =  capacity\n",
+        "cluster {}: GPUs over {:.0} days, capacity {} ({})\n\n{}\na  allocated GPUs   b  busy GPUs (doing work), drawn over a   =  capacity\n",
         cluster.name,
         days,
         gpu_count(cluster.capacity_gpus),

@@ -202,6 +202,12 @@ fn centered(size: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
+/// One meaning per word, as every pane, the report and the JSON use it (docs/glossary.md).
+const WORDS: &str = "Words (docs/glossary.md): paid = capacity × hours; allocated = held by a job; busy = doing work \
+                     (allocated × utilization); allocated idle = allocated and not busy; never allocated = paid and held \
+                     by no job; stranded = paid and not busy (never allocated + allocated idle); utilization = busy over \
+                     paid; set aside = rows the audit kept out, each with its reason.";
+
 /// Columns of the help overlay's keys and command names, before what each command does.
 const HELP_KEYS_WIDTH: usize = 22;
 const HELP_NAME_WIDTH: usize = 24;
@@ -286,6 +292,7 @@ fn help(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) 
         values.as_str(),
         scrolling.as_str(),
         mouse,
+        WORDS,
         super::panes::layer_lines::CONTRACTS_GLOSSARY,
     ] {
         lines.extend(wrapped(note, body.width, theme.muted));

@@ -29,7 +29,7 @@ fn todays_replay_reproduces_the_audit_of_the_sample() {
         .as_array()
         .expect("pools")
         .iter()
-        .map(|p| number(&p["busy_gpu_hours_in_window"]))
+        .map(|p| number(&p["allocated_gpu_hours_in_window"]))
         .sum();
     assert!(
         (ran - audited).abs() < 1e-6 * audited,
@@ -43,7 +43,7 @@ fn todays_replay_reproduces_the_audit_of_the_sample() {
         .zip(audit["clusters"].as_array().expect("clusters"))
     {
         assert_eq!(pool["name"], cluster["name"]);
-        let util = number(&pool["utilization_frac"]);
+        let util = number(&pool["allocated_frac"]);
         assert!(
             (util - number(&cluster["allocation_frac"])).abs() < 1e-3,
             "{}: {util}",
@@ -140,7 +140,7 @@ fn the_philly_trace_replays() {
     let today = &replay["today"]["totals"];
     // The audit counts 772,361 GPU-hours (attempts summed): today's replay runs them all.
     assert!(
-        (number(&today["busy_gpu_hours_in_window"]) - 772_361.0).abs() < 1.0,
+        (number(&today["allocated_gpu_hours_in_window"]) - 772_361.0).abs() < 1.0,
         "{today}"
     );
     assert!(number(&replay["split"]["totals"]["total_usd_per_month"]) > 0.0);

@@ -433,7 +433,7 @@ fn expected_choice(chosen_by: &Value) -> String {
 }
 
 #[test]
-fn each_class_buys_the_policy_its_own_backtest_chose() {
+fn each_class_buys_its_backtests_choice_held_to_its_term() {
     let report = json(gpuplan(&["report", "--logs", SAMPLE, "--format", "json"]));
     let backtest = json(gpuplan(&[
         "backtest",
@@ -448,24 +448,35 @@ fn each_class_buys_the_policy_its_own_backtest_chose() {
         assert!(chosen_by["reason"].is_null(), "90 days score: {chosen_by}");
         assert_eq!(chosen_by["origins"], 8, "{chosen_by}");
         let policy = expected_choice(chosen_by);
-        assert_eq!(chosen_by["policy"], policy.as_str(), "{chosen_by}");
-        let median = number(&chosen_by["median_regret"]);
-        let chosen = chosen_by["candidates"]
-            .as_array()
-            .expect("candidates")
-            .iter()
-            .find(|c| c["policy"] == policy.as_str())
-            .expect("the chosen among the candidates");
-        assert_eq!(number(&chosen["median_regret"]), median);
-        // The recommendation is the winner, and the backtest agrees on it.
-        assert_eq!(class["recommended"]["buy"], policy.as_str(), "{class}");
+        // 14-day holdouts cannot speak for a 36-month term: the backtest's pick is held to the
+        // term on the forecast's own paths, and flat stands where it costs more there.
+        let term = &chosen_by["over_term"];
+        assert_eq!(term["backtest_choice"], policy.as_str(), "{chosen_by}");
+        assert_eq!(term["term_months"], 36, "{chosen_by}");
+        let expected = |p: &str| {
+            number(
+                &term["candidates"]
+                    .as_array()
+                    .expect("term candidates")
+                    .iter()
+                    .find(|c| c["policy"] == p)
+                    .expect("a candidate")["expected_usd"],
+            )
+        };
+        let dearer = expected(&policy) > expected("flat") * (1.0 + gpuplan::model::commitment_layers::TERM_TIE_FRAC);
+        assert_eq!(term["held_to_flat"], dearer, "{chosen_by}");
+        let over_term = if dearer { "flat" } else { policy.as_str() };
+        assert_eq!(chosen_by["policy"], over_term, "{chosen_by}");
+        // The recommendation is that purchase, and the backtest's own choice is the one it made.
+        assert_eq!(class["recommended"]["buy"], over_term, "{class}");
         let scored = backtest["classes"]
             .as_array()
             .expect("classes")
             .iter()
             .find(|c| c["class"] == class["class"])
             .expect("the class backtested");
-        assert_eq!(scored["commitment"]["chosen_by"], *chosen_by);
+        assert_eq!(scored["commitment"]["chosen_by"]["policy"], policy.as_str());
+        let median = number(&scored["commitment"]["chosen_by"]["median_regret"]);
         // Flat's own median regret is a candidate's, so the chosen is never a tie's width above it.
         let flat = number(&scored["commitment"]["flat_regret"]["median"]);
         assert!(

@@ -129,7 +129,7 @@ fn with_logs_the_markdown_and_the_svg_show_each_clusters_utilization() {
     let section = &md[md.find("## Chart: utilization over time").expect("utilization section")..];
     let clusters = section.matches("\n```text\ncluster ").count();
     assert_eq!(clusters, 4, "the sample's four clusters:\n{section}");
-    assert!(section.contains("b  busy (allocated) GPUs"), "{section}");
+    assert!(section.contains("a  allocated GPUs   b  busy GPUs"), "{section}");
 
     let svg = read(&dir.join("utilization.svg"));
     well_formed_elements(&svg).expect("well-formed SVG");

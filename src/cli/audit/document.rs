@@ -68,7 +68,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
         ("input", Align::Left),
         ("format", Align::Left),
         ("rows", Align::Right),
-        ("rejected", Align::Right),
+        ("set aside", Align::Right),
     ]);
     for f in files {
         inputs.row(vec![
@@ -306,7 +306,7 @@ pub fn document(r: &AuditReport, files: &[FileSummary]) -> Document {
             samples.row(vec![place, s.reason.label().into(), s.detail.clone()]);
         }
         sections.push(Section {
-            title: format!("Rejected rows ({})", thousands(r.rows_rejected_total as f64)),
+            title: format!("Rows set aside ({})", thousands(r.rows_rejected_total as f64)),
             blocks: vec![Block::Table(counts), Block::Table(samples)],
         });
     }

@@ -59,6 +59,9 @@ pub fn choice_text(chosen: &ChosenBy) -> String {
         };
         return format!("pinned by the plan's [commitments] policy{own}; {backtest}");
     }
+    if let Some(term) = &chosen.over_term {
+        return over_term_text(chosen, term);
+    }
     if let Some(reason) = &chosen.reason {
         return format!("chosen by no backtest ({reason}): today's mix held flat stands in");
     }
@@ -88,6 +91,39 @@ pub fn choice_text(chosen: &ChosenBy) -> String {
     )
 }
 
+/// A backtest's pick held to the term: kept, or flat where it costs more over the term on the
+/// forecast's own paths.
+fn over_term_text(chosen: &ChosenBy, term: &crate::model::forecast::TermChoice) -> String {
+    let backtest = match (term.backtest_choice, chosen.median_regret) {
+        (Some(p), Some(median)) => format!(
+            "its backtest chose {} (median demand regret {} over {} origins of {} held-out days)",
+            p.label(),
+            pct(median),
+            chosen.origins,
+            chosen.holdout_days
+        ),
+        (Some(p), None) => format!("its backtest chose {}", p.label()),
+        (None, _) => "no backtest chose".to_string(),
+    };
+    let against = if term.backtest_choice_less_flat_usd > 0.0 {
+        format!("{} more than", usd_compact(term.backtest_choice_less_flat_usd))
+    } else {
+        format!("{} less than", usd_compact(-term.backtest_choice_less_flat_usd))
+    };
+    if term.held_to_flat {
+        format!(
+            "{backtest}, but over its {}-month term on the forecast's own paths that costs {against} today's mix \
+             held flat, and holdouts that short cannot speak for the term: flat stands",
+            term.term_months
+        )
+    } else {
+        format!(
+            "{backtest}; over its {}-month term on the forecast's own paths it costs {against} today's mix held flat",
+            term.term_months
+        )
+    }
+}
+
 /// The recommendation in one sentence, the same in the report and the Contracts pane: which
 /// purchase to make and how its backtest chose it, what it costs against the flat mix over
 /// `horizon_months`, and the bet it rests on.
@@ -112,18 +148,7 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
             usd_compact(class.flat_horizon.expected_usd)
         )
     };
-    let growth = class
-        .growth_per_year
-        .map_or("the forecast's fitted trend".to_string(), |g| {
-            format!("demand growing ×{g:.1} a year")
-        });
-    let prices = class.price_bet.text();
-    // Only the layers sized on the forecast's fan bet on its growth; today's mix, the last
-    // season repeated and on-demand rest on the prices alone.
-    let rests_on = match choice.buy {
-        Policy::Layers | Policy::LowQuantile => format!("{growth} and {prices}"),
-        Policy::Flat | Policy::NaiveLayers | Policy::OnDemand => prices.to_string(),
-    };
+    let rests_on = rests_on(class);
     let lost = match choice.chosen_less_flat_if_prices_hold_usd {
         // A difference said in words, never a negative cost.
         Some(held) if held < 0.0 => format!("; if prices hold instead, it saves {} against flat", usd_compact(-held)),
@@ -138,6 +163,26 @@ pub fn purchase_sentence(class: &ClassLayers, horizon_months: usize) -> String {
         capitalized(class.class.label()),
         choice_text(&class.chosen_by),
     )
+}
+
+/// The bet a class's purchase rests on: the layers on the fan bet on its growth, those on the
+/// P10 path on demand near it, seasonal naive's on the last season repeating, on-demand on
+/// demand falling short of any commitment; each on the prices too.
+pub fn rests_on(class: &ClassLayers) -> String {
+    let growth = class
+        .growth_per_year
+        .map_or("the forecast's fitted trend".to_string(), |g| {
+            format!("demand growing ×{g:.1} a year")
+        });
+    let prices = class.price_bet.text();
+    match class.recommended.buy {
+        Policy::Layers => format!("{growth} and {prices}"),
+        Policy::LowQuantile => format!("demand near the forecast's P10 path and {prices}"),
+        Policy::NaiveLayers => format!("the last season repeating and {prices}"),
+        // Nothing committed sits idle: it pays where demand falls short of what a commitment holds.
+        Policy::OnDemand => format!("demand falling toward the forecast's P10 path, and {prices}"),
+        Policy::Flat => prices.to_string(),
+    }
 }
 
 fn capitalized(text: &str) -> String {

@@ -12,13 +12,14 @@ use super::paths::DemandPaths;
 use super::policy::{PolicyInputs, PolicySelection, chosen_for, pinned_by_plan, policy_ladder};
 use super::price_stress::{PriceStress, break_even_change_per_year, price_stress};
 use super::risk::Layer;
+use super::term_choice::{choose_over_term, far_longer};
 use super::{CommitmentError, FIRST_YEAR_MONTHS, PathMonths, SpanCost, horizon_cost, risk, year_cost};
 use crate::model::catalog::{Catalog, Term};
 use crate::model::contracts::{ContractOffer, PureTermCost, TermKind};
 use crate::model::fleet::iso_utc;
 use crate::model::fleet_contracts::{ClassContracts, ContractsReport};
 use crate::model::forecast::{
-    ChosenBy, ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, SeriesFit, horizon_points,
+    ChosenBy, ClassAssumptions, FanPoint, FleetFits, PlanAssumptions, Policy, SeriesFit, horizon_points,
 };
 use crate::model::plan::Plan;
 use crate::model::price_trend::PriceBet;
@@ -357,21 +358,32 @@ pub fn commitment_report_keeping(
             let menu = holding_flat_offers(&menu, &flat.0);
             let on_paths = PathMonths::of(&paths);
             let chosen_by = chosen_for(selection, class.class, &class.accelerator);
+            let naive = || naive_months(fit, factor, &paths);
+            let policy_inputs = PolicyInputs {
+                menu: &menu,
+                flat: &flat,
+                forecast: &demands,
+                low_quantile: &on_paths.p10,
+                naive: &naive,
+            };
             let chosen_by = match plan.commitments.and_then(|c| c.policy) {
                 Some(pinned) => pinned_by_plan(chosen_by, pinned),
+                // Holdouts far shorter than the term cannot speak for it: the purchase is chosen
+                // over the term on the forecast's own paths.
+                // A history too short for the backtest is too short for a 36-month fan: flat stands.
+                None if chosen_by.reason.is_none() && far_longer(months, chosen_by.holdout_days) => {
+                    let costs: Vec<(Policy, SpanCost)> = Policy::SIMPLEST_FIRST
+                        .iter()
+                        .map(|&policy| {
+                            let (m, l) = policy_ladder(policy, &policy_inputs);
+                            (policy, horizon_cost(&m, &l, &demands, &on_paths))
+                        })
+                        .collect();
+                    choose_over_term(chosen_by, &costs, months)
+                }
                 None => chosen_by,
             };
-            let naive = || naive_months(fit, factor, &paths);
-            let (chosen_menu, chosen_ladder) = policy_ladder(
-                chosen_by.policy,
-                &PolicyInputs {
-                    menu: &menu,
-                    flat: &flat,
-                    forecast: &demands,
-                    low_quantile: &on_paths.p10,
-                    naive: &naive,
-                },
-            );
+            let (chosen_menu, chosen_ladder) = policy_ladder(chosen_by.policy, &policy_inputs);
             let (flat_menu, flat_tops) = &flat;
             let longest_term = chosen_menu.committed.first().map(|offer| LongestTerm {
                 term: offer.term,

@@ -33,6 +33,7 @@ mod price_stress;
 mod risk;
 mod score;
 mod stay;
+mod term_choice;
 #[cfg(test)]
 mod tests;
 
@@ -55,7 +56,7 @@ pub enum CommitmentError {
     Match(#[from] MatchError),
 }
 
-pub use self::choice::{PurchaseChoice, choice_text, purchase_choice, purchase_sentence};
+pub use self::choice::{PurchaseChoice, choice_text, purchase_choice, purchase_sentence, rests_on};
 pub use self::flat::flat_ladder;
 pub use self::fleet::{
     ClassLayers, CommitmentInputs, CommitmentReport, LongestTerm, PriceChangeUsed, commitment_report,
@@ -72,6 +73,7 @@ pub use self::price_stress::{PriceStress, StressCase, break_even_change_per_year
 pub use self::risk::{Layer, PathCost};
 pub use self::score::{OriginInputs, score_origin};
 pub use self::stay::{StayCluster, StayPlan, stay_with_providers};
+pub use self::term_choice::{TERM_OVER_HOLDOUT, TERM_TIE_FRAC, far_longer};
 
 /// A committed layer under half a GPU is not worth showing as a purchase.
 pub const SHOWN_FROM_GPUS: f64 = 0.5;

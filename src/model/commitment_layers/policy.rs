@@ -76,6 +76,7 @@ pub fn choose_policy(candidates: &[CandidateRegret], origins: usize, holdout_day
         candidates: scored,
         reason: None,
         pinned_over: None,
+        over_term: None,
     }
 }
 
@@ -91,6 +92,7 @@ pub fn flat_fallback(reason: String, holdout_days: u32) -> ChosenBy {
         margin: None,
         reason: Some(reason),
         pinned_over: None,
+        over_term: None,
     }
 }
 

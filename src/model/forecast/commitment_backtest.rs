@@ -203,4 +203,33 @@ pub struct ChosenBy {
     /// The policy the backtest chose, where the plan's `[commitments] policy` pins another.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pinned_over: Option<Policy>,
+    /// Where the term is far longer than the holdouts: the choice made over the term on the
+    /// forecast's own paths instead (`policy` is its pick).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_term: Option<TermChoice>,
+}
+
+/// The backtest's pick held to a term far longer than its holdouts: priced over the term on
+/// the forecast's own paths against today's mix held flat, which stands where the pick costs
+/// more (docs/board.md, "One purchase").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TermChoice {
+    pub term_months: usize,
+    /// What the backtest's holdouts chose (None where none chose).
+    pub backtest_choice: Option<Policy>,
+    /// The backtest's pick less flat, expected over the term on the forecast's paths.
+    pub backtest_choice_less_flat_usd: f64,
+    /// Whether the pick cost more than flat over the term, so flat stands.
+    pub held_to_flat: bool,
+    /// Every candidate's worst regret over the term across the paths, simplest first.
+    pub candidates: Vec<PathRegret>,
+}
+
+/// One candidate over the term: its expected cost and its worst regret across the paths (what
+/// it costs above the best candidate on the path where it does worst).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PathRegret {
+    pub policy: Policy,
+    pub expected_usd: f64,
+    pub worst_regret_usd: f64,
 }

@@ -28,7 +28,8 @@ pub use self::backtest::{
     backtest_cutoffs, backtest_series, check_origins, naive_season,
 };
 pub use self::commitment_backtest::{
-    CandidateRegret, ChosenBy, CommitmentBacktest, CommitmentOrigin, Policy, PriceBetScore, RegretSpread, TermGpus,
+    CandidateRegret, ChosenBy, CommitmentBacktest, CommitmentOrigin, PathRegret, Policy, PriceBetScore, RegretSpread,
+    TermChoice, TermGpus,
 };
 pub use self::cross_validation::CandidateScore;
 pub use self::fit::{FittedFan, ForecastMethod, Selection, fit_fan};

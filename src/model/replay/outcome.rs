@@ -51,7 +51,7 @@ pub struct ClassOutcome {
     /// Exact GPU-milliseconds occupied in the pool (all time, including redone work).
     pub gpu_ms_run: u64,
     pub gpu_hours_run: f64,
-    pub busy_gpu_hours_in_window: f64,
+    pub allocated_gpu_hours_in_window: f64,
     /// Exact GPU-milliseconds run on overflow (all time).
     pub overflow_gpu_ms: u64,
     pub overflow_gpu_hours: f64,
@@ -83,13 +83,14 @@ pub struct PoolOutcome {
     pub arrivals_per_hour: f64,
     pub gpu_ms_run: u64,
     pub gpu_hours_run: f64,
-    pub busy_gpu_hours_in_window: f64,
+    pub allocated_gpu_hours_in_window: f64,
     /// gpus × window hours.
     pub committed_gpu_hours: f64,
-    /// Busy GPU-hours in the window / committed GPU-hours; None for a pool of zero GPUs.
-    pub utilization_frac: Option<f64>,
+    /// Allocated GPU-hours in the window / committed GPU-hours (jobs held them; the replay
+    /// knows no utilization); None for a pool of zero GPUs.
+    pub allocated_frac: Option<f64>,
     /// Committed GPU-hours in the window that ran nothing.
-    pub stranded_gpu_hours: f64,
+    pub never_allocated_gpu_hours: f64,
     pub overflow_gpu_ms: u64,
     pub overflow_gpu_hours: f64,
     pub overflow_gpu_hours_in_window: f64,
@@ -115,10 +116,10 @@ pub struct TopologyTotals {
     pub jobs_never_started: u64,
     pub gpu_ms_run: u64,
     pub gpu_hours_run: f64,
-    pub busy_gpu_hours_in_window: f64,
+    pub allocated_gpu_hours_in_window: f64,
     pub committed_gpu_hours: f64,
-    pub utilization_frac: Option<f64>,
-    pub stranded_gpu_hours: f64,
+    pub allocated_frac: Option<f64>,
+    pub never_allocated_gpu_hours: f64,
     pub overflow_gpu_ms: u64,
     pub overflow_gpu_hours: f64,
     pub overflow_usd: f64,

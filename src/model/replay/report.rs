@@ -47,10 +47,10 @@ pub(super) fn build(mut state: EngineState, topology: &Topology, window: ReplayW
             arrivals_per_hour: merged.arrivals_in_window as f64 / window_hours,
             gpu_ms_run: to_u64(merged.run_gpu_ms),
             gpu_hours_run: gpu_hours(merged.run_gpu_ms),
-            busy_gpu_hours_in_window: busy,
+            allocated_gpu_hours_in_window: busy,
             committed_gpu_hours,
-            utilization_frac: (pool.gpus > 0).then(|| busy / committed_gpu_hours),
-            stranded_gpu_hours: (committed_gpu_hours - busy).max(0.0),
+            allocated_frac: (pool.gpus > 0).then(|| busy / committed_gpu_hours),
+            never_allocated_gpu_hours: (committed_gpu_hours - busy).max(0.0),
             overflow_gpu_ms: to_u64(merged.overflow_gpu_ms),
             overflow_gpu_hours: gpu_hours(merged.overflow_gpu_ms),
             overflow_gpu_hours_in_window: overflow_in_window,
@@ -147,7 +147,7 @@ fn class_outcome(
         arrivals_per_hour: acc.arrivals_in_window as f64 / window_hours,
         gpu_ms_run: to_u64(acc.run_gpu_ms),
         gpu_hours_run: gpu_hours(acc.run_gpu_ms),
-        busy_gpu_hours_in_window: gpu_hours(acc.run_gpu_ms_in_window),
+        allocated_gpu_hours_in_window: gpu_hours(acc.run_gpu_ms_in_window),
         overflow_gpu_ms: to_u64(acc.overflow_gpu_ms),
         overflow_gpu_hours: gpu_hours(acc.overflow_gpu_ms),
         overflow_gpu_hours_in_window: gpu_hours(acc.overflow_gpu_ms_in_window),
@@ -167,7 +167,7 @@ fn totals(pools: &[PoolOutcome], window_hours: f64) -> TopologyTotals {
     let sum_f64 = |f: fn(&PoolOutcome) -> f64| pools.iter().map(f).sum::<f64>();
     let gpus = pools.iter().map(|p| u64::from(p.gpus)).sum::<u64>();
     let committed_gpu_hours = gpus as f64 * window_hours;
-    let busy = sum_f64(|p| p.busy_gpu_hours_in_window);
+    let busy = sum_f64(|p| p.allocated_gpu_hours_in_window);
     let gpu_ms_run = sum_u64(|p| p.gpu_ms_run);
     let overflow_gpu_ms = sum_u64(|p| p.overflow_gpu_ms);
     let committed_usd_per_month = sum_f64(|p| p.committed_usd_per_month);
@@ -180,10 +180,10 @@ fn totals(pools: &[PoolOutcome], window_hours: f64) -> TopologyTotals {
         jobs_never_started: sum_u64(|p| p.jobs_never_started),
         gpu_ms_run,
         gpu_hours_run: gpu_ms_run as f64 / super::MS_PER_HOUR,
-        busy_gpu_hours_in_window: busy,
+        allocated_gpu_hours_in_window: busy,
         committed_gpu_hours,
-        utilization_frac: (gpus > 0).then(|| busy / committed_gpu_hours),
-        stranded_gpu_hours: sum_f64(|p| p.stranded_gpu_hours),
+        allocated_frac: (gpus > 0).then(|| busy / committed_gpu_hours),
+        never_allocated_gpu_hours: sum_f64(|p| p.never_allocated_gpu_hours),
         overflow_gpu_ms,
         overflow_gpu_hours: overflow_gpu_ms as f64 / super::MS_PER_HOUR,
         overflow_usd: sum_f64(|p| p.overflow_usd),

@@ -236,7 +236,7 @@ fn ten_years_apart_keeps_the_series_bounded() {
         assert_eq!(class.queue_series.mean_waiting_jobs.len(), QUEUE_SERIES_BUCKETS);
     }
     assert_eq!(outcome.totals.gpu_ms_run, 2000);
-    assert!(outcome.pools[0].utilization_frac.is_some_and(|u| u > 0.0 && u < 1e-7));
+    assert!(outcome.pools[0].allocated_frac.is_some_and(|u| u > 0.0 && u < 1e-7));
 }
 
 #[test]
@@ -259,8 +259,8 @@ fn the_queue_series_is_a_time_weighted_mean() {
     // L_q = (1200 + 1800) / 2400 job-ms per ms.
     assert_eq!(outcome.pools[0].mean_waiting_jobs, 1.25);
     // Busy the whole window: utilization exactly 1, nothing stranded.
-    assert_eq!(outcome.pools[0].utilization_frac, Some(1.0));
-    assert_eq!(outcome.pools[0].stranded_gpu_hours, 0.0);
+    assert_eq!(outcome.pools[0].allocated_frac, Some(1.0));
+    assert_eq!(outcome.pools[0].never_allocated_gpu_hours, 0.0);
 }
 
 /// Small deterministic generator for test inputs.
@@ -346,8 +346,8 @@ fn unsorted_input_replays_like_sorted_input() {
     let unsorted = replay(&shuffled, &single(64, None), &policy, w).expect("unsorted");
     assert_eq!(sorted.pools[0].wait, unsorted.pools[0].wait);
     assert_eq!(
-        sorted.pools[0].busy_gpu_hours_in_window,
-        unsorted.pools[0].busy_gpu_hours_in_window
+        sorted.pools[0].allocated_gpu_hours_in_window,
+        unsorted.pools[0].allocated_gpu_hours_in_window
     );
 }
 
@@ -363,7 +363,7 @@ fn a_zero_gpu_pool_that_receives_jobs_is_an_error() {
         routing: Routing::Home,
     };
     let outcome = replay(&jobs, &idle, &fifo(), window(0, 10)).expect("idle empty pool");
-    assert_eq!(outcome.pools[1].utilization_frac, None);
+    assert_eq!(outcome.pools[1].allocated_frac, None);
     let outcome = replay(&jobs, &single(0, Some(4.0)), &fifo(), window(0, 10)).expect("cloud pool");
     assert_eq!(outcome.pools[0].jobs_on_overflow, 1);
 }
@@ -467,7 +467,7 @@ fn by_class_routing_splits_the_fleet() {
         },
     };
     let outcome = replay(&jobs, &split, &fifo(), window(0, 100)).expect("replay");
-    let used: Vec<Option<f64>> = outcome.pools.iter().map(|p| p.utilization_frac).collect();
+    let used: Vec<Option<f64>> = outcome.pools.iter().map(|p| p.allocated_frac).collect();
     assert_eq!(used, vec![Some(1.0), Some(1.0), Some(1.0)]);
     assert_eq!(outcome.classes[0].jobs, 1);
     assert_eq!(outcome.pools[2].classes[2].gpu_ms_run, 200);

@@ -130,8 +130,8 @@ fn totals(report: &ReplayReport, theme: &Theme, width: u16) -> Vec<Line<'static>
     type Figure = fn(&ReplayOutcome) -> String;
     let rows: [(&str, Figure); 5] = [
         ("cost/mo", |o| usd_compact(o.totals.total_usd_per_month)),
-        ("utilized", |o| o.totals.utilization_frac.map_or("-".to_string(), pct)),
-        ("stranded GPU-h", |o| thousands(o.totals.stranded_gpu_hours)),
+        ("allocated", |o| o.totals.allocated_frac.map_or("-".to_string(), pct)),
+        ("never alloc GPU-h", |o| thousands(o.totals.never_allocated_gpu_hours)),
         ("overflow GPU-h", |o| thousands(o.totals.overflow_gpu_hours)),
         ("inference SLO", |o| {
             class_of(o, WorkloadClass::Inference)

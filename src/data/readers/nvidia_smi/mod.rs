@@ -182,7 +182,7 @@ impl NodeRecording {
         let left_out = self.quarantine.total();
         if left_out > 0 {
             parts.push(format!(
-                "{} left out (see the rejected rows)",
+                "{} left out (see the rows set aside)",
                 count_of(left_out, "line or value", "lines or values")
             ));
         }

@@ -117,7 +117,7 @@ pub(super) fn cluster_lines(
                 theme.muted,
             ),
             (
-                format!("at {} utilized", pct(cluster.non_training_utilization_frac)),
+                format!("at {} busy", pct(cluster.non_training_utilization_frac)),
                 theme.muted,
             ),
         ],

@@ -339,7 +339,7 @@ fn utilization_chart(
 }
 
 /// The cluster as cells of GPUs, packed from the first: a cell is as dark as the share of
-/// hours its GPUs were busy, so the light cells are the capacity paid for and idle.
+/// hours its GPUs were allocated, so the light cells are the capacity paid for and never allocated.
 fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -> Vec<Line<'static>> {
     let busy = &cluster.hourly.busy_gpus;
     if busy.is_empty() || cluster.capacity_gpus <= 0.0 || width < 8 {
@@ -349,7 +349,7 @@ fn gpu_cells(cluster: &ClusterAudit, theme: &Theme, width: usize, rows: usize) -
     let gpus_per_cell = (cluster.capacity_gpus / slots as f64).ceil().max(1.0);
     let cells = (cluster.capacity_gpus / gpus_per_cell).ceil() as usize;
     let mut lines = vec![Line::styled(
-        format!("GPUs, 1 cell = {gpus_per_cell:.0}: █ busy ░ idle"),
+        format!("GPUs, 1 cell = {gpus_per_cell:.0}: █ allocated ░ never allocated"),
         theme.muted,
     )];
     let shades: Vec<(char, Style)> = (0..cells)
