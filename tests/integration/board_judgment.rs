@@ -221,3 +221,37 @@ fn the_board_prices_the_one_purchase_the_report_recommends() {
         "the headline moves with the purchase"
     );
 }
+
+/// Capacity where nothing states it is whole GPUs, at least the largest run; the audit and the
+/// replay count the same jobs, one deleted in the instant it was scheduled among them (DLRM 2025
+/// has 16 such instances).
+#[test]
+fn an_unsized_cluster_is_whole_gpus_and_the_replay_counts_the_audits_jobs() {
+    let home = tempfile::tempdir().expect("home");
+    let start = 1_767_225_600_000; // 2026-01-01
+    let mut csv = String::from("job_id,cluster,start,end,gpus,gpu_type\n");
+    // Shares of GPUs adding up to 2.5 at once for 20 days, a 3-GPU run of one minute inside a
+    // step, and a run of no length.
+    for day in 0..20 {
+        let at = start + day * DAY_MS;
+        for k in 0..5 {
+            csv.push_str(&format!("d{day}-{k},lab,{},{},0.5,h100-sxm\n", iso(at), iso(at + DAY_MS / 2)));
+        }
+    }
+    let noon = start + 21 * DAY_MS + 30_000;
+    csv.push_str(&format!("brief,lab,{},{},3,h100-sxm\n", iso(noon), iso(noon + 20_000)));
+    csv.push_str(&format!("instant,lab,{},{},1,h100-sxm\n", iso(noon + DAY_MS), iso(noon + DAY_MS)));
+    csv.push_str(&format!("last,lab,{},{},0.5,h100-sxm\n", iso(noon + 2 * DAY_MS), iso(noon + 3 * DAY_MS)));
+    let log = home.path().join("shares.csv");
+    std::fs::write(&log, csv).expect("log");
+    let log = log.to_str().expect("path");
+    let audit = json(home.path(), &["audit", log, "--all-time", "--format", "json"]);
+    let cluster = &audit["clusters"][0];
+    let capacity = cluster["capacity_gpus"].as_f64().expect("capacity");
+    assert_eq!(capacity, 3.0, "whole GPUs, at least the 3-GPU run: {cluster}");
+    assert_eq!(capacity.fract(), 0.0);
+    let jobs = audit["jobs_total"].as_u64().expect("jobs");
+    assert_eq!(jobs, 103, "{audit}");
+    let replay = json(home.path(), &["replay", log, "--all-time", "--format", "json"]);
+    assert_eq!(replay["jobs"].as_u64(), Some(jobs), "the replay counts the audit's jobs");
+}

@@ -190,6 +190,17 @@ fn summaries(sums: ClassSums) -> ClassBreakdown {
     }
 }
 
+/// A cluster's capacity where nothing states it: the most GPUs its steps held, never below its
+/// largest run, in whole GPUs (a fleet buys whole GPUs; a trace's shares of GPUs add up to a
+/// fraction of one). A millionth above a whole GPU is rounding, not another GPU.
+fn observed_capacity_gpus(peak_gpus: f64, breakdown: &ClassBreakdown) -> f64 {
+    let largest = [&breakdown.training, &breakdown.inference, &breakdown.burst]
+        .iter()
+        .map(|c| c.largest_run_gpus)
+        .fold(0.0, f64::max);
+    (peak_gpus.max(largest) - 1e-6).ceil().max(0.0)
+}
+
 /// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.
 fn cluster_audit(
     acc: ClusterAccumulator,
@@ -226,7 +237,9 @@ fn cluster_audit(
     let (capacity, capacity_source) = match (pricing.and_then(|p| p.capacity_gpus), &inventory) {
         (Some(capacity), _) => (capacity, "plan"),
         (None, Some(inventory)) => (inventory.capacity_gpus, "node list"),
-        (None, None) => (peak, "observed peak"),
+        // Whole GPUs, and never fewer than the largest run held at once (a step's mean can sit
+        // below an instant's peak where runs start and end inside one step).
+        (None, None) => (observed_capacity_gpus(peak, &breakdown), "observed peak"),
     };
     let gpu_type = main_gpu_type.map(|code| GPU_TYPES.name_of(code));
     let (usd_per_gpu_hour, price_source, priced_as) = match (pricing, inventory) {

@@ -129,7 +129,10 @@ pub fn fleet_jobs(
         let Some(job) = classes.job_of_run.get(row).and_then(|&j| jobs.get_mut(j as usize)) else {
             continue;
         };
-        if to <= from || count <= 0.0 {
+        // A run of no length inside the window (started and deleted in the same instant) is a
+        // job the audit counts: replayed as one that holds its GPUs for no time.
+        let instant_inside = end == Some(start) && from == start && start < window.end_ms;
+        if (to <= from && !instant_inside) || count <= 0.0 {
             continue;
         }
         if from < job.first_start_ms {
