@@ -56,6 +56,9 @@ pub enum DataError {
     /// An input glob that matches no file.
     #[error("no file matches")]
     NoFileMatches,
+    /// An input that is not a regular file and cannot be read as a stream (readers/stream_input).
+    #[error("{kind}, not a file: {detail}")]
+    NotAFile { kind: &'static str, detail: String },
     /// A problem of one file (the reader names it, and the line when there is one, before the
     /// problem).
     #[error("{file}{}: {source}", .line.map(|l| format!(":{l}")).unwrap_or_default())]

@@ -235,13 +235,25 @@ fn an_unsized_cluster_is_whole_gpus_and_the_replay_counts_the_audits_jobs() {
     for day in 0..20 {
         let at = start + day * DAY_MS;
         for k in 0..5 {
-            csv.push_str(&format!("d{day}-{k},lab,{},{},0.5,h100-sxm\n", iso(at), iso(at + DAY_MS / 2)));
+            csv.push_str(&format!(
+                "d{day}-{k},lab,{},{},0.5,h100-sxm\n",
+                iso(at),
+                iso(at + DAY_MS / 2)
+            ));
         }
     }
     let noon = start + 21 * DAY_MS + 30_000;
     csv.push_str(&format!("brief,lab,{},{},3,h100-sxm\n", iso(noon), iso(noon + 20_000)));
-    csv.push_str(&format!("instant,lab,{},{},1,h100-sxm\n", iso(noon + DAY_MS), iso(noon + DAY_MS)));
-    csv.push_str(&format!("last,lab,{},{},0.5,h100-sxm\n", iso(noon + 2 * DAY_MS), iso(noon + 3 * DAY_MS)));
+    csv.push_str(&format!(
+        "instant,lab,{},{},1,h100-sxm\n",
+        iso(noon + DAY_MS),
+        iso(noon + DAY_MS)
+    ));
+    csv.push_str(&format!(
+        "last,lab,{},{},0.5,h100-sxm\n",
+        iso(noon + 2 * DAY_MS),
+        iso(noon + 3 * DAY_MS)
+    ));
     let log = home.path().join("shares.csv");
     std::fs::write(&log, csv).expect("log");
     let log = log.to_str().expect("path");
@@ -253,5 +265,9 @@ fn an_unsized_cluster_is_whole_gpus_and_the_replay_counts_the_audits_jobs() {
     let jobs = audit["jobs_total"].as_u64().expect("jobs");
     assert_eq!(jobs, 103, "{audit}");
     let replay = json(home.path(), &["replay", log, "--all-time", "--format", "json"]);
-    assert_eq!(replay["jobs"].as_u64(), Some(jobs), "the replay counts the audit's jobs");
+    assert_eq!(
+        replay["jobs"].as_u64(),
+        Some(jobs),
+        "the replay counts the audit's jobs"
+    );
 }

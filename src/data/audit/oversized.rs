@@ -5,8 +5,9 @@
 //!
 //! The bound is the plan's capacity for the cluster; for a cluster the plan gives none, a run
 //! above both `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of that
-//! cluster's runs (a few outliers do not move a 99th percentile; a cluster of large gangs is not
-//! judged by another's small jobs). One grouping finds each cluster's largest run first, so a
+//! cluster's other runs (its largest left out, so one outlier never vouches for itself however
+//! few runs the cluster has; a cluster of large gangs is not judged by another's small jobs), and
+//! any run past `PLAUSIBLE_CLUSTER_GPUS`. One grouping finds each cluster's largest run first, so a
 //! log with nothing too large costs one pass.
 
 use polars::prelude::*;
@@ -20,8 +21,13 @@ use crate::data::readers::load::FileSummary;
 
 /// Without a capacity in the plan, a run is believed up to this many GPUs whatever the others.
 pub const UNPLANNED_MIN_GPUS: f64 = 1_024.0;
-/// Without a capacity in the plan, a run is believed up to this many times the 99th percentile.
+/// Without a capacity in the plan, a run is believed up to this many times the 99th percentile
+/// of the cluster's other runs.
 pub const UNPLANNED_P99_FACTOR: f64 = 8.0;
+/// No run is believed past this many GPUs without a plan that says its cluster holds them: the
+/// largest clusters built by 2026 hold 100,000 to 200,000 GPUs, and a run of a million is a
+/// typo, whatever else the log holds.
+pub const PLAUSIBLE_CLUSTER_GPUS: f64 = 200_000.0;
 /// Jobs named in a file's warning; their runs and the rest are counted.
 const NAMED: usize = 3;
 /// Runs whose job ids are read back from the logs to name them.
@@ -60,15 +66,21 @@ fn cluster_maxima(runs: &DataFrame) -> Result<Vec<(String, f64)>, DataError> {
         .collect())
 }
 
-/// The largest GPUs a run of `cluster`, which the plan gives no capacity, may ask: the larger of
-/// `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of the cluster's
-/// own runs (a few outliers do not move it; a fleet of large gangs sets a large one).
+/// The largest GPUs a run of `cluster`, which the plan gives no capacity, may ask: the larger
+/// of `UNPLANNED_MIN_GPUS` and `UNPLANNED_P99_FACTOR` times the 99th percentile of the
+/// cluster's other runs (its largest run left out, so one outlier never vouches for itself,
+/// however few runs there are; a fleet of large gangs sets a large bound), and never above
+/// `PLAUSIBLE_CLUSTER_GPUS`.
 fn unplanned_bound(runs: &DataFrame, cluster: &str) -> Result<f64, DataError> {
     let p99 = runs
         .clone()
         .lazy()
         .filter(col(c::CLUSTER).eq(lit(cluster.to_string())))
-        .select([col(c::GPUS).quantile(lit(0.99), QuantileMethod::Nearest)])
+        .select([col(c::GPUS)
+            .drop_nulls()
+            .sort(SortOptions::default())
+            .slice(lit(0), len() - lit(1))
+            .quantile(lit(0.99), QuantileMethod::Nearest)])
         .collect()
         .map_err(err)?
         .column(c::GPUS)
@@ -77,7 +89,8 @@ fn unplanned_bound(runs: &DataFrame, cluster: &str) -> Result<f64, DataError> {
         .map_err(err)?
         .get(0)
         .unwrap_or(0.0);
-    Ok((p99 * UNPLANNED_P99_FACTOR).max(UNPLANNED_MIN_GPUS))
+    let p99 = if p99.is_finite() { p99 } else { 0.0 };
+    Ok((p99 * UNPLANNED_P99_FACTOR).clamp(UNPLANNED_MIN_GPUS, PLAUSIBLE_CLUSTER_GPUS))
 }
 
 /// The runs whose GPUs exceed their cluster's bound, in row order.
@@ -192,7 +205,7 @@ pub fn tell_files(runs: &DataFrame, origins: &RunOrigins, oversized: &[Oversized
                 Some(capacity) => format!("cluster {}'s capacity of {capacity} GPUs in the plan", run.cluster),
                 None => format!(
                     "{} GPUs (the larger of {UNPLANNED_MIN_GPUS} and {UNPLANNED_P99_FACTOR}x the 99th percentile of the \
-                     cluster's runs; the plan gives cluster {} no capacity)",
+                     cluster's other runs, at most {PLAUSIBLE_CLUSTER_GPUS}; the plan gives cluster {} no capacity)",
                     run.bound_gpus, run.cluster
                 ),
             };

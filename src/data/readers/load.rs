@@ -98,7 +98,9 @@ pub fn expand_inputs(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             found.sort();
             out.extend(found);
         } else {
-            out.push(input.clone());
+            // A pipe is read once, to its end, here: every later step reads what it wrote.
+            let readable = super::stream_input::readable_path(input).map_err(|e| LoadError::new(text.as_ref(), e))?;
+            out.push(readable);
         }
     }
     Ok(out)

@@ -25,6 +25,7 @@ pub mod progress;
 pub mod public_traces;
 pub mod reject;
 pub mod slurm;
+pub mod stream_input;
 pub mod tabular;
 pub mod time;
 pub mod user_latency_csv;

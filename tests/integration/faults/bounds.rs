@@ -143,6 +143,43 @@ fn a_job_larger_than_its_cluster_is_kept_out_of_the_figures_and_named() {
     physically_possible(&report);
 }
 
+/// Issue 67, finding 3: on a small cluster no plan sizes, eight 4-GPU runs beside one of 999,999
+/// GPUs counted the outlier (10,000,310 GPU-h, $8.97 billion a month): a 99th percentile of nine
+/// runs is the outlier itself. The bound now reads the cluster's other runs, however few.
+#[test]
+fn a_lone_huge_run_on_a_small_unsized_cluster_is_kept_out_and_named() {
+    let mut log = String::from(HEADER);
+    for k in 0..8 {
+        log.push_str(&format!(
+            "{},lab-small,train-{k},ana,dev,COMPLETED,2025-01-0{}T00:00:00Z,2025-01-0{}T10:00:00Z,4,40\n",
+            300 + k,
+            k % 5 + 1,
+            k % 5 + 1
+        ));
+    }
+    log.push_str("huge-1,lab-small,train-huge,ana,dev,COMPLETED,2025-01-03T00:00:00Z,2025-01-03T10:00:00Z,999999,40\n");
+    let (report, text) = audit_log(&log);
+    let warnings = report["inputs"][0]["warnings"].to_string();
+    assert!(warnings.contains("job huge-1 asks 999999 GPUs"), "{warnings}");
+    let small = report["clusters"]
+        .as_array()
+        .expect("clusters")
+        .iter()
+        .find(|c| c["name"] == "lab-small")
+        .expect("lab-small");
+    // Eight runs of 4 GPUs × 10 h; the capacity is what they held.
+    let hours = small["gpu_hours"].as_f64().expect("GPU-hours");
+    assert!((hours - 8.0 * 4.0 * 10.0).abs() < 1e-6, "{hours}");
+    let capacity = small["capacity_gpus"].as_f64().expect("capacity");
+    assert!(capacity <= 8.0, "{capacity}");
+    assert!(
+        text.stdout.contains("job huge-1 asks 999999 GPUs") || text.stderr.contains("job huge-1 asks 999999 GPUs"),
+        "{}\n{}",
+        text.stdout,
+        text.stderr
+    );
+}
+
 #[test]
 fn times_outside_2000_to_a_day_from_now_are_set_aside_and_never_move_the_window() {
     let extra = "904,us-east-h100,serve-late,svc,prod,COMPLETED,2025-01-02T00:00:00Z,2100-01-01T00:00:00Z,8,40\n\

@@ -5,6 +5,7 @@
 
 mod bounds;
 mod cache;
+mod pipes;
 mod plan_file;
 mod prometheus;
 mod signals;
