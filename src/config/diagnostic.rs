@@ -112,14 +112,17 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(column) = self.column {
-                write!(f, ":{column}")?;
+        // No file named (no input was given): the message alone, never a blank name.
+        if !self.file.is_empty() {
+            write!(f, "{}", self.file)?;
+            if let Some(line) = self.line {
+                write!(f, ":{line}")?;
+                if let Some(column) = self.column {
+                    write!(f, ":{column}")?;
+                }
             }
+            write!(f, ": ")?;
         }
-        write!(f, ": ")?;
         if let Some(key) = &self.key {
             write!(f, "{key}: ")?;
         }

@@ -245,6 +245,17 @@ pub enum DataError {
     // The audit.
     #[error("no usable rows: nothing to audit")]
     NoUsableRows,
+    /// A gpuplan plan given where a job log goes.
+    #[error("a gpuplan plan (TOML), not a job log: give it with --plan FILE, and the job logs as LOGS")]
+    PlanGivenAsLog,
+    /// No job log among the inputs: only node lists (or nothing) were given.
+    #[error(
+        "no job log among the inputs: a node list sizes and prices the clusters of the job logs read beside it and holds no jobs; give the job log with it"
+    )]
+    NoJobLog,
+    /// Every row was set aside, by these reasons (with a hint where the reasons suggest one).
+    #[error("no usable rows: every row was set aside ({reasons}){hint}")]
+    EveryRowSetAside { reasons: String, hint: String },
     /// A node list that cannot be read, or one given where job runs were expected.
     #[error("node list: {detail}")]
     NodeList { detail: String },

@@ -25,7 +25,7 @@ use crate::data::readers::reject::Quarantine;
 use crate::data::readers::tabular::Detail;
 use crate::data::readers::tabular::audit_columns;
 use crate::data::warehouse::WarehouseSession;
-use crate::model::fleet::AuditReport;
+use crate::model::fleet::{AuditReport, RejectReason};
 use crate::model::plan::WarehouseSource;
 use crate::model::utilization::{ClusterMeasurement, apply_measurements};
 use crate::model::workload::ClassificationRules;
@@ -99,6 +99,38 @@ fn recording_notes(files: &[FileSummary]) -> impl Iterator<Item = String> + '_ {
 /// How a warehouse source is named in messages: its driver and table.
 pub fn warehouse_origin(source: &WarehouseSource) -> String {
     format!("{} {}", source.driver, source.from)
+}
+
+/// "No usable rows" said with its cause: no job log at all (node lists alone), or every row set
+/// aside, by reason (times set aside with `--time-origin` named as the likely cause).
+fn why_no_rows(error: DataError, files: &[FileSummary], quarantine: &Quarantine) -> DataError {
+    if !matches!(error, DataError::NoUsableRows) {
+        return error;
+    }
+    if files.is_empty() {
+        return DataError::NoJobLog;
+    }
+    if quarantine.counts.is_empty() {
+        return error;
+    }
+    let reasons: Vec<String> = quarantine
+        .counts
+        .iter()
+        .map(|(reason, n)| format!("{n} {}", reason.label()))
+        .collect();
+    let times = quarantine
+        .counts
+        .keys()
+        .any(|r| matches!(r, RejectReason::UnparseableTime | RejectReason::TimeOutOfRange));
+    DataError::EveryRowSetAside {
+        reasons: reasons.join(", "),
+        hint: if times {
+            "; a time origin (--time-origin, a mapping's time_origin) reads times as seconds from it: a log of dates needs none"
+                .to_string()
+        } else {
+            String::new()
+        },
+    }
 }
 
 fn joined(files: &[FileSummary]) -> String {
@@ -281,7 +313,8 @@ impl FleetSource {
                     pending,
                     origins: Some(origins),
                 };
-                let (mut report, classes) = audit_input_classified(input, rules, settings).map_err(fail)?;
+                let (mut report, classes) = audit_input_classified(input, rules, settings)
+                    .map_err(|e| fail(why_no_rows(e, &files, quarantine)))?;
                 if let Some(samples) = utilization {
                     let hosts = self.host_map(settings).map_err(fail)?;
                     let (samples, clock_note) = in_utc(samples, &hosts, settings).map_err(fail)?;

@@ -22,12 +22,20 @@ use crate::data::error::DataError;
 /// A log that cannot be read at all: which one, where in it when the problem is one line (a
 /// header), and why.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{path}{}: {error}", .line.map(|l| format!(":{l}")).unwrap_or_default())]
+#[error("{}{error}", where_of(path, *line))]
 pub struct LoadError {
     pub path: String,
     pub line: Option<u64>,
     #[source]
     pub error: DataError,
+}
+
+/// "path:line: " before a load error; nothing where no input is named (none was given).
+fn where_of(path: &str, line: Option<u64>) -> String {
+    if path.is_empty() {
+        return String::new();
+    }
+    format!("{path}{}: ", line.map(|l| format!(":{l}")).unwrap_or_default())
 }
 
 impl LoadError {
@@ -130,11 +138,28 @@ pub fn format_of(path: &Path, forced: Option<&str>, mapping: Option<&Mapping>) -
         return Ok(LogFormat::Parquet);
     }
     let head = sniff(path)?;
+    let toml = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    if toml || looks_like_plan(&head) {
+        return Err(DataError::PlanGivenAsLog);
+    }
     let detected = detect_format(path, &head)?;
     Ok(match (detected, delimiter) {
         (LogFormat::Csv { .. }, Some(d)) => LogFormat::Csv { delimiter: d },
         (other, _) => other,
     })
+}
+
+/// A gpuplan plan (TOML) where a log was expected (beside a `.toml` name): its first statement,
+/// past comments, is `schema_version = …`, as every plan gpuplan writes begins.
+fn looks_like_plan(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    text.lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty() && !line.starts_with('#'))
+        .is_some_and(|line| {
+            line.strip_prefix("schema_version")
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
 }
 
 /// Loads every input; the first file that cannot be read at all stops the load with one

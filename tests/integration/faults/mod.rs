@@ -5,6 +5,7 @@
 
 mod bounds;
 mod cache;
+mod messages;
 mod pipes;
 mod plan_file;
 mod prometheus;
