@@ -66,6 +66,7 @@ pub fn report_of(
         sources: has_logs.then_some(&sources),
         unsaved_edits: false,
         bill,
+        missing_logs: &sources.missing,
     };
     let report = pipeline
         .report(&request, &mut observer)

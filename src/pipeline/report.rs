@@ -43,11 +43,15 @@ pub struct Report {
     /// Each class's commitment layers sized on that forecast, with their risk; null without
     /// logs or contract offers.
     pub commitments: Option<CommitmentReport>,
-    /// The logs read, with what went wrong reading each (a log changed while read, a damaged
-    /// cached read, runs set aside or listed twice): as `gpuplan audit`'s `inputs[]`, so every
-    /// output says it. Empty, and left out, without logs.
+    /// Every log the report was given, read or not, with what went wrong reading each (a log
+    /// changed while read, a damaged cached read, runs set aside or listed twice) and each log
+    /// the plan names that is not there (`state: "missing"`): as `gpuplan audit`'s `inputs[]`,
+    /// so every output says it. Empty, and left out, without logs.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub inputs: Vec<ReportInput>,
+    /// Why the sections read from logs (contracts, replay, waterfall, forecast, commitments)
+    /// are null, when they are; null when they were computed.
+    pub not_computed: Option<String>,
     /// The cost curves the charts draw.
     #[serde(skip)]
     pub curves: Vec<CostCurve>,
@@ -64,6 +68,10 @@ pub struct Report {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReportInput {
     pub path: String,
+    /// "read", or "missing": named by the plan's `[[logs]]` and not there.
+    pub state: &'static str,
+    /// Why a log was not read; null for one read.
+    pub reason: Option<String>,
     pub format: &'static str,
     pub rows: usize,
     pub rejected: u64,
@@ -74,10 +82,27 @@ impl ReportInput {
     pub fn of(file: &FileSummary) -> ReportInput {
         ReportInput {
             path: file.path.clone(),
+            state: "read",
+            reason: None,
             format: file.format,
             rows: file.rows,
             rejected: file.rejected,
             warnings: file.warnings.clone(),
+        }
+    }
+
+    /// A log the plan's `[[logs]]` names that is not there: left out of every figure.
+    pub fn missing(path: &std::path::Path, plan_file: &str) -> ReportInput {
+        ReportInput {
+            path: path.display().to_string(),
+            state: "missing",
+            reason: Some(format!(
+                "not found (named by {plan_file} [[logs]]): left out; figures that need its jobs are not shown"
+            )),
+            format: "-",
+            rows: 0,
+            rejected: 0,
+            warnings: Vec::new(),
         }
     }
 }
@@ -92,6 +117,8 @@ pub struct ReportRequest<'a> {
     pub unsaved_edits: bool,
     /// FinOps FOCUS exports: with logs, today's cost of each cluster they charge is the bill's.
     pub bill: &'a [std::path::PathBuf],
+    /// Logs the plan names that are not there: listed in `inputs[]` as missing.
+    pub missing_logs: &'a [std::path::PathBuf],
 }
 
 impl Report {
@@ -224,6 +251,25 @@ impl Pipeline {
         if let Some(c) = &contracts {
             evaluation.board.with_audited_spend(c.consolidated_usd_per_month);
         }
+        inputs.extend(
+            request
+                .missing_logs
+                .iter()
+                .map(|p| ReportInput::missing(p, request.plan_file)),
+        );
+        let not_computed = match (&audit, request.missing_logs) {
+            (Some(_), _) => None,
+            (None, []) => Some("no logs given: a report of the plan alone".to_string()),
+            (None, missing) => Some(format!(
+                "no log was read: {} not found (named by {} [[logs]])",
+                missing
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                request.plan_file
+            )),
+        };
         Ok(Report {
             gpuplan_version: env!("CARGO_PKG_VERSION"),
             plan_file: request.plan_file.to_string(),
@@ -235,6 +281,7 @@ impl Pipeline {
             forecast,
             commitments,
             inputs,
+            not_computed,
             curves,
             audit,
             replay_error,

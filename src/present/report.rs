@@ -46,7 +46,13 @@ pub fn report_document(report: &Report, with_charts: bool) -> Document {
 fn input_warnings_section(inputs: &[ReportInput]) -> Option<Section> {
     let facts: Vec<(String, String)> = inputs
         .iter()
-        .flat_map(|input| input.warnings.iter().map(|w| (input.path.clone(), w.clone())))
+        .flat_map(|input| {
+            input
+                .reason
+                .iter()
+                .chain(&input.warnings)
+                .map(|w| (input.path.clone(), w.clone()))
+        })
         .collect();
     (!facts.is_empty()).then(|| Section {
         title: "Inputs: warnings".into(),

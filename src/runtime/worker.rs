@@ -478,6 +478,7 @@ fn export(state: &mut State, plan: &Plan, target: &ExportTarget) -> Action {
         sources: state.sources.as_ref(),
         unsaved_edits: target.unsaved_edits,
         bill: &[],
+        missing_logs: state.sources.as_ref().map_or(&[], |s| s.missing.as_slice()),
     };
     let report = match state.pipeline.report(&request, &mut Quiet) {
         Ok(report) => report,

@@ -6,6 +6,7 @@
 mod bounds;
 mod cache;
 mod messages;
+mod missing_log;
 mod pipes;
 mod plan_file;
 mod prometheus;
