@@ -218,6 +218,14 @@ pub enum DataError {
     TimeConstant { field: String, value: String },
     #[error("constants.{field} = \"{value}\" is not a number")]
     ConstantNotNumber { field: String, value: String },
+    /// A log's column whose type cannot carry its field (a BOOLEAN GPU count, a list, a struct).
+    #[error("column {column} ({field}) is of type {dtype}, which cannot carry {expected}: give the column as numbers")]
+    LogColumnType {
+        field: String,
+        column: String,
+        dtype: String,
+        expected: &'static str,
+    },
     /// A time column whose values no known layout reads; the first one.
     #[error(
         "column {column}: no known time layout reads values like \"{sample}\"; set [units] time to a strftime pattern"

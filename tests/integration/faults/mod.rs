@@ -5,6 +5,7 @@
 
 mod bounds;
 mod cache;
+mod column_types;
 mod messages;
 mod missing_log;
 mod pipes;

@@ -41,11 +41,29 @@ pub(super) fn number_field(field: &str, mapping: &Mapping, schema: &Schema) -> R
     }
     Ok(match mapping.columns.get(field) {
         Some(source) => match schema.get(source.as_str()) {
-            Some(dtype) if is_numeric(dtype) => col(source.as_str()).cast(DataType::Float64),
+            Some(dtype) if is_numeric(dtype) && *dtype != DataType::Boolean => {
+                col(source.as_str()).cast(DataType::Float64)
+            }
+            Some(dtype) if !can_hold_a_number(dtype) => {
+                return Err(DataError::LogColumnType {
+                    field: field.to_string(),
+                    column: source.clone(),
+                    dtype: dtype.to_string(),
+                    expected: "a number",
+                });
+            }
             _ => col(source.as_str()).cast(DataType::String).cast(DataType::Float64),
         },
         None => lit(NULL).cast(DataType::Float64),
     })
+}
+
+/// Whether a column of `dtype` can carry a number as text (strings, categories, an all-null
+/// column): a BOOLEAN, a list, a struct, binary or a time cannot, and read as text it gives
+/// numbers nobody wrote ("true" is no GPU count).
+fn can_hold_a_number(dtype: &DataType) -> bool {
+    matches!(dtype, DataType::String | DataType::Null)
+        || matches!(dtype, DataType::Categorical(..) | DataType::Enum(..))
 }
 
 /// GPUs per unit of the `gpus` column when the log splits them (Kubernetes: num_gpu × gpu_milli).
