@@ -112,17 +112,11 @@ impl Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // No file named (no input was given): the message alone, never a blank name.
-        if !self.file.is_empty() {
-            write!(f, "{}", self.file)?;
-            if let Some(line) = self.line {
-                write!(f, ":{line}")?;
-                if let Some(column) = self.column {
-                    write!(f, ":{column}")?;
-                }
-            }
-            write!(f, ": ")?;
-        }
+        write!(
+            f,
+            "{}",
+            crate::shared::format::file_place(&self.file, self.line.map(|l| l as u64), self.column.map(|c| c as u64))
+        )?;
         if let Some(key) = &self.key {
             write!(f, "{key}: ")?;
         }

@@ -180,6 +180,17 @@ pub fn wait_text(ms: Option<f64>, compact: bool) -> String {
     value + unit
 }
 
+/// Where a message points, as its prefix: `file:line:column: `, the line and column where
+/// known; nothing where no file is named (no input was given), never a blank name.
+pub fn file_place(file: &str, line: Option<u64>, column: Option<u64>) -> String {
+    if file.is_empty() {
+        return String::new();
+    }
+    let line_part = line.map_or(String::new(), |l| format!(":{l}"));
+    let column_part = line.and(column).map_or(String::new(), |c| format!(":{c}"));
+    format!("{file}{line_part}{column_part}: ")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -93,14 +93,11 @@ impl FocusError {
 
 impl fmt::Display for FocusError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(column) = self.column {
-                write!(f, ":{column}")?;
-            }
-        }
-        write!(f, ": ")?;
+        write!(
+            f,
+            "{}",
+            crate::shared::format::file_place(&self.file, self.line, self.column)
+        )?;
         if let Some(row) = self.row {
             write!(f, "row {row}: ")?;
         }

@@ -22,20 +22,12 @@ use crate::data::error::DataError;
 /// A log that cannot be read at all: which one, where in it when the problem is one line (a
 /// header), and why.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("{}{error}", where_of(path, *line))]
+#[error("{}{error}", crate::shared::format::file_place(path, *line, None))]
 pub struct LoadError {
     pub path: String,
     pub line: Option<u64>,
     #[source]
     pub error: DataError,
-}
-
-/// "path:line: " before a load error; nothing where no input is named (none was given).
-fn where_of(path: &str, line: Option<u64>) -> String {
-    if path.is_empty() {
-        return String::new();
-    }
-    format!("{path}{}: ", line.map(|l| format!(":{l}")).unwrap_or_default())
 }
 
 impl LoadError {

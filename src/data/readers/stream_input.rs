@@ -122,7 +122,7 @@ fn set_blocking(pipe: &File) -> std::io::Result<()> {
 
 /// This process's folder for pipes read to their end, removed when the process exits.
 fn spool_folder() -> std::io::Result<PathBuf> {
-    let folder = std::env::temp_dir().join(format!("gpuplan-pipes-{}", std::process::id()));
+    let folder = spool_folder_path();
     if !folder.exists() {
         std::fs::create_dir_all(&folder)?;
         // SAFETY: registers a plain function with no arguments to run at exit.
@@ -133,7 +133,10 @@ fn spool_folder() -> std::io::Result<PathBuf> {
     Ok(folder)
 }
 
+fn spool_folder_path() -> PathBuf {
+    std::env::temp_dir().join(format!("gpuplan-pipes-{}", std::process::id()))
+}
+
 extern "C" fn remove_spool_folder() {
-    let folder = std::env::temp_dir().join(format!("gpuplan-pipes-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(folder);
+    let _ = std::fs::remove_dir_all(spool_folder_path());
 }
