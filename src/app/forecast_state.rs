@@ -28,17 +28,24 @@ pub struct ForecastState {
     pub error: Option<String>,
     /// Each class's commitment layers on the shown forecast (the Contracts pane).
     pub commitments: Option<CommitmentReport>,
-    /// Each class's commitment policy, chosen by its backtest when the fits were made.
+    /// Each class's commitment policy, chosen by its backtest on the fits and on the contract
+    /// matching and prices of the request that brought them (`FitRequest`).
     pub selection: Vec<PolicySelection>,
     /// What `commitments` were sized from; the same inputs size nothing again.
     pub committed_for: Option<LayersKey>,
 }
 
-/// What a fit is asked for: a refit follows a change of either.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a fit is asked for: a refit follows a change of the horizon or of the tail kept; a
+/// change of what the policies' backtest prices (the contract matching, the plan's price
+/// changes and trust) chooses the policies again on the kept fits, as `report` does for the
+/// plan it is given. A growth or MFU step changes none of it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct FitRequest {
     pub horizon_days: u32,
     pub keep_incomplete_tail: bool,
+    contracts: Option<ContractsReport>,
+    price_changes: Vec<PlanPriceChange>,
+    price_trust: Option<CommitmentsPlan>,
 }
 
 /// What the layers read: the fits (by generation), the plan's assumptions, the contract
@@ -53,16 +60,19 @@ pub struct LayersKey {
 }
 
 impl App {
-    /// Asks the worker to fit the audit's series when there is an audit and the plan's horizon,
-    /// or whether it keeps the log's incomplete tail, differs from the last request's.
+    /// Asks the worker to fit the audit's series and choose the policies when there is an audit
+    /// and what they read (`FitRequest`) differs from the last request's.
     pub fn request_forecast(&mut self) -> Option<Effect> {
         self.fleet.as_ref()?;
         let days = self.plan.forecast_horizon_days();
         let request = FitRequest {
             horizon_days: days,
             keep_incomplete_tail: self.plan.keeps_incomplete_tail(),
+            contracts: self.derived.contracts.clone(),
+            price_changes: self.plan.price_changes.clone(),
+            price_trust: self.plan.commitments,
         };
-        if self.forecast.requested == Some(request) {
+        if self.forecast.requested.as_ref() == Some(&request) {
             return None;
         }
         self.forecast.requested = Some(request);

@@ -19,6 +19,14 @@ pub fn run(clear: bool) -> Result<(), Failure> {
             if entries == 1 { "" } else { "s" },
             thousands((bytes >> 20) as f64)
         );
+        let (files, fit_bytes) = crate::data::fit_store::clear(&cache.dir);
+        if files > 0 {
+            println!(
+                "removed the forecasts kept for {files} read{} ({} MiB)",
+                if files == 1 { "" } else { "s" },
+                thousands((fit_bytes >> 20) as f64)
+            );
+        }
         return Ok(());
     }
     let (entries, bytes) = cache.usage();
@@ -28,6 +36,16 @@ pub fn run(clear: bool) -> Result<(), Failure> {
         thousands((bytes >> 20) as f64),
         thousands((cache.max_bytes >> 20) as f64)
     );
+    let (files, fit_bytes) = crate::data::fit_store::usage(&cache.dir);
+    if files > 0 {
+        println!(
+            "{}: forecasts kept for {files} read{}, {} MiB of at most {} MiB",
+            crate::data::fit_store::fits_folder(&cache.dir).display(),
+            if files == 1 { "" } else { "s" },
+            thousands((fit_bytes >> 20) as f64),
+            thousands((crate::data::fit_store::MAX_FOLDER_BYTES >> 20) as f64)
+        );
+    }
     let (staging, staging_bytes) = cache.staging_usage();
     if staging > 0 {
         println!(

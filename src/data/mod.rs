@@ -15,6 +15,7 @@
 pub mod audit;
 pub mod canonical;
 pub mod error;
+pub mod fit_store;
 pub mod focus;
 pub mod places;
 pub mod prometheus;

@@ -29,6 +29,7 @@ pub mod bill;
 pub mod compare;
 pub mod error;
 mod forward;
+mod kept_fits;
 mod live_sources;
 pub mod observer;
 pub mod report;
@@ -148,6 +149,8 @@ struct ReadStep {
     id: u64,
     /// Whether the read came from the cache of reads.
     from_cache: bool,
+    /// Where the forecasts fitted on this read are kept for the next open.
+    kept_fits: Option<kept_fits::KeptFits>,
     source: FleetSource,
     /// The mapping's `[hosts]`, merged into every audit's settings.
     mapping_hosts: BTreeMap<String, Vec<String>>,
@@ -232,6 +235,14 @@ impl Pipeline {
     pub fn with_read_cache(mut self, cache: Option<ReadCache>) -> Pipeline {
         self.read_cache = cache;
         self
+    }
+
+    /// Writes the forecasts fitted since the last write beside the cached read, for the next
+    /// open (also done when the read is replaced and when the pipeline goes).
+    pub fn keep_fits(&self) {
+        if let Some(kept) = self.read.as_ref().and_then(|r| r.kept_fits.as_ref()) {
+            kept.keep();
+        }
     }
 
     /// The steps run since the pipeline was made, with their times.
@@ -328,6 +339,7 @@ impl Pipeline {
         let mapping = read_mapping_of(sources)?;
         let mapping_hosts = mapping.as_ref().map(|m| m.hosts.clone()).unwrap_or_default();
         let mut from_cache = false;
+        let mut kept_fits = None;
         let mut node_inventories = Vec::new();
         let (source, live_window) = match (&sources.prometheus, sources.logs.is_empty()) {
             (_, true) if let Some(warehouse) = &sources.warehouse => {
@@ -393,6 +405,9 @@ impl Pipeline {
                     _ => None,
                 };
                 from_cache = cached.is_some();
+                if let (Some(cache), Some(key)) = (&self.read_cache, &cache_key) {
+                    kept_fits = Some(kept_fits::KeptFits::open(cache, key));
+                }
                 let mut source = match cached {
                     Some(source) => source,
                     None => FleetSource::read(&inputs, sources.input_format.as_deref(), mapping.as_ref(), &rules)?,
@@ -428,6 +443,7 @@ impl Pipeline {
             key,
             id: self.id(),
             from_cache,
+            kept_fits,
             source,
             mapping_hosts,
             node_inventories,

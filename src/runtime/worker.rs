@@ -454,14 +454,19 @@ pub fn fit_forecast(pipeline: &mut Pipeline, generation: u64, horizon_days: u32,
         )
         .cloned()
     {
-        Ok(fits) => Action::ForecastFitted {
-            generation,
-            fits: Box::new(fits),
-            selection: match pipeline.contracts(plan) {
+        Ok(fits) => {
+            let selection = match pipeline.contracts(plan) {
                 Some(contracts) => pipeline.policy_selection(plan, &contracts).unwrap_or_default(),
                 None => Vec::new(),
-            },
-        },
+            };
+            // Kept now, not only at the end: a workbench closed by a signal still reopens fast.
+            pipeline.keep_fits();
+            Action::ForecastFitted {
+                generation,
+                fits: Box::new(fits),
+                selection,
+            }
+        }
         Err(e) => Action::ForecastFailed {
             generation,
             message: e.to_string(),

@@ -21,6 +21,7 @@ mod doc_links;
 mod doc_pictures;
 mod export_parity;
 mod faults;
+mod forecast_choices;
 mod hostile_files;
 mod kubernetes_fleets;
 mod log_readers;

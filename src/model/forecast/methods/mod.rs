@@ -3,6 +3,7 @@
 //!
 //! Every method forecasts GPUs directly (as statsforecast does), never below zero.
 
+pub mod memo;
 mod mstl;
 mod simple;
 #[cfg(test)]
@@ -202,33 +203,52 @@ impl Seasons {
 }
 
 /// Each of `methods` fitted on `history` and run `horizon` points ahead, floored at zero; the
-/// MSTL methods share one decomposition. A method that cannot run says why.
+/// MSTL methods share one decomposition, and one kept from an earlier fit of the same history
+/// (`memo`) is served instead of fitted. A method that cannot run says why.
 pub fn run(
     methods: &[ForecastMethod],
     history: &[f64],
     seasons: &Seasons,
     horizon: usize,
 ) -> Vec<(ForecastMethod, Result<Vec<f64>, MethodError>)> {
-    let needs_decomposition = methods.iter().any(|m| m.trend_model().is_some());
+    let keys: Vec<Option<memo::FitKey>> = methods
+        .iter()
+        .map(|&m| m.trend_model().map(|_| memo::fit_key(m, history, &seasons.periods)))
+        .collect();
+    let kept: Vec<Option<Vec<f64>>> = keys.iter().map(|k| k.and_then(|k| memo::kept(k, horizon))).collect();
+    let needs_decomposition = keys
+        .iter()
+        .zip(&kept)
+        .any(|(key, kept)| key.is_some() && kept.is_none());
     let decomposition = needs_decomposition.then(|| decompose(history, &seasons.periods));
     methods
         .iter()
-        .map(|&method| {
-            let points = match method {
-                ForecastMethod::NoDemand => Ok(vec![0.0; horizon]),
-                ForecastMethod::Level => Ok(simple::level(history, horizon)),
-                ForecastMethod::SeasonalNaiveDay => {
+        .zip(keys)
+        .zip(kept)
+        .map(|((&method, key), kept)| {
+            let points = match (method, kept) {
+                (_, Some(points)) => Ok(points),
+                (ForecastMethod::NoDemand, None) => Ok(vec![0.0; horizon]),
+                (ForecastMethod::Level, None) => Ok(simple::level(history, horizon)),
+                (ForecastMethod::SeasonalNaiveDay, None) => {
                     Ok(simple::seasonal_naive(history, seasons.points_per_day, horizon))
                 }
-                ForecastMethod::SeasonalNaiveWeek => match seasons.week() {
+                (ForecastMethod::SeasonalNaiveWeek, None) => match seasons.week() {
                     Some(week) => Ok(simple::seasonal_naive(history, week, horizon)),
                     None => Err(MethodError::NoWeek),
                 },
-                ForecastMethod::Drift => Ok(simple::drift(history, horizon)),
-                ForecastMethod::Combination => Err(MethodError::NotFitted),
-                trend => match (trend.trend_model(), &decomposition) {
-                    (Some(model), Some(Ok(parts))) => trend_forecast(model, &parts.deseasonalized, horizon)
-                        .map(|t| t.iter().zip(parts.seasons_ahead(horizon)).map(|(t, s)| t + s).collect()),
+                (ForecastMethod::Drift, None) => Ok(simple::drift(history, horizon)),
+                (ForecastMethod::Combination, None) => Err(MethodError::NotFitted),
+                (trend, None) => match (trend.trend_model(), &decomposition) {
+                    (Some(model), Some(Ok(parts))) => {
+                        let fitted: Result<Vec<f64>, MethodError> =
+                            trend_forecast(model, &parts.deseasonalized, horizon)
+                                .map(|t| t.iter().zip(parts.seasons_ahead(horizon)).map(|(t, s)| t + s).collect());
+                        if let (Ok(points), Some(key)) = (&fitted, key) {
+                            memo::keep(key, points);
+                        }
+                        fitted
+                    }
                     (_, Some(Err(e))) => Err(e.clone()),
                     _ => Err(MethodError::NotFitted),
                 },

@@ -71,6 +71,15 @@ pub enum TrendModel {
     ThetaOptimized,
 }
 
+/// Nelder-Mead steps an ETS fit may take (augurs', R's and statsforecast's default: 2,000).
+/// Their stopping rule asks the simplex's likelihoods to agree within 1e-4, which a trend fit
+/// on a thousand hourly points rarely meets, so it ran all 2,000 steps: three quarters of a
+/// report's time. At 500, `report`, `forecast` and every chosen method and policy were
+/// byte-for-byte the same on the sample, openb, DLRM 2025 and Philly, and backtest scores moved
+/// in the sixth significant figure (docs/performance.md, "Fewer steps per fit"); at 250 the
+/// reports moved.
+const ETS_MAX_ITERATIONS: usize = 500;
+
 /// `model` fitted on `deseasonalized`, its next `horizon` points.
 pub fn trend_forecast(model: TrendModel, deseasonalized: &[f64], horizon: usize) -> Result<Vec<f64>, MethodError> {
     // One ETS form fitted by likelihood (augurs' port of R's ets), additive errors, no season.
@@ -84,6 +93,7 @@ pub fn trend_forecast(model: TrendModel, deseasonalized: &[f64], horizon: usize)
         let fitted = Unfit::new(form)
             .damped(damped)
             .nmse(1)
+            .max_iterations(ETS_MAX_ITERATIONS)
             .fit(deseasonalized)
             .map_err(ets_error)?;
         Ok(fitted.predict(horizon, None).map_err(ets_error)?.point)

@@ -224,3 +224,51 @@ fn no_method_forecasts_below_zero() {
         assert!(points.iter().all(|p| *p >= 0.0), "{method:?}");
     }
 }
+
+/// What makes the memo exact: a method's first points ahead do not depend on how far ahead it
+/// is asked, so a kept longer forecast serves a shorter one bit for bit.
+#[test]
+fn memo_serves_a_shorter_horizon_exactly() {
+    let history = seasonal();
+    let parts = decompose(&history, &[24, 168]).expect("the series decomposes");
+    for model in [
+        TrendModel::EtsLevel,
+        TrendModel::EtsDamped,
+        TrendModel::EtsTrend,
+        TrendModel::Theta,
+        TrendModel::ThetaOptimized,
+    ] {
+        let long = trend_forecast(model, &parts.deseasonalized, 400).expect("fits");
+        let short = trend_forecast(model, &parts.deseasonalized, 37).expect("fits");
+        assert_eq!(short, long[..37], "{model:?}");
+        assert_eq!(parts.seasons_ahead(37), parts.seasons_ahead(400)[..37], "{model:?}");
+    }
+}
+
+/// A second run of the same history is served from the memo, and equals the first; a history
+/// one point different is fitted afresh.
+#[test]
+fn a_second_run_of_a_history_is_the_memos_and_the_same() {
+    let mut history = seasonal();
+    history[5] += 0.123_456_789;
+    let seasons = Seasons::for_history(history.len(), 24);
+    let methods = [
+        ForecastMethod::MstlEtsDamped,
+        ForecastMethod::MstlTheta,
+        ForecastMethod::Drift,
+    ];
+    let key = memo::fit_key(ForecastMethod::MstlEtsDamped, &history, &seasons.periods);
+    assert_eq!(memo::kept(key, 1), None, "nothing fitted yet");
+    let first = run(&methods, &history, &seasons, 48);
+    assert!(memo::kept(key, 48).is_some(), "the damped trend's forecast is kept");
+    assert!(memo::kept(key, 49).is_none(), "no longer than it was fitted");
+    let again = run(&methods, &history, &seasons, 30);
+    for ((m1, a), (m2, b)) in first.iter().zip(&again) {
+        assert_eq!(m1, m2);
+        assert_eq!(a.as_ref().unwrap()[..30], b.as_ref().unwrap()[..]);
+    }
+    history[6] += 1e-9;
+    let other = memo::fit_key(ForecastMethod::MstlEtsDamped, &history, &seasons.periods);
+    assert_ne!(key, other);
+    assert_eq!(memo::kept(other, 1), None);
+}
