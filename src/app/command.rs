@@ -40,6 +40,7 @@ pub enum CommandId {
     OpenFile,
     NextTheme,
     Reload,
+    ReadNotices,
     Compare,
     ExportReport,
 }
@@ -275,6 +276,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         title: "Read the logs again",
         help: "read the logs again from disk",
         default_keys: &[Key::char('r')],
+    },
+    CommandSpec {
+        id: CommandId::ReadNotices,
+        name: "logs.notices",
+        title: "What reading the logs said",
+        help: "each file's warnings and the rows set aside, with example rows",
+        default_keys: &[Key::char('W')],
     },
     CommandSpec {
         id: CommandId::ExportReport,

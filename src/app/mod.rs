@@ -11,6 +11,7 @@ pub mod forecast_field;
 pub mod forecast_state;
 pub mod key;
 pub mod palette;
+pub mod read_notices;
 pub mod replay_state;
 mod update;
 
@@ -249,6 +250,10 @@ pub enum RecoveryStep {
 pub enum Overlay {
     None,
     Help {
+        scroll: usize,
+    },
+    /// What reading the logs said (`read_notices`).
+    ReadNotices {
         scroll: usize,
     },
     Palette(PaletteState),

@@ -48,6 +48,12 @@ pub fn header(app: &App, theme: &Theme, frame: &mut Frame, area: Rect) {
             format!(" {} {what}…", SPINNER[(*generation as usize) % SPINNER.len()])
         }
         FleetStatus::Failed { .. } => " logs failed: see the banner".to_string(),
+        FleetStatus::Idle if app.fleet.as_ref().is_some_and(|f| f.changed_while_read()) => {
+            format!(
+                " ⚠ a log changed while read: figures may mix old and new rows ({} reads again)",
+                app.key_hint(crate::app::command::CommandId::Reload)
+            )
+        }
         FleetStatus::Idle => String::new(),
     };
     let fields = vec![

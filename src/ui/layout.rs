@@ -41,8 +41,13 @@ pub fn arrangement(size: Rect) -> Arrangement {
     }
 }
 
+/// The least height that shows the banner line.
+const BANNER_MIN_ROWS: u16 = 12;
+
 pub fn areas(size: Rect, app: &App) -> Areas {
-    let banner_rows = u16::from(app.banner.is_some());
+    // Below `BANNER_MIN_ROWS` the panes need every row: what the banner says is in them too
+    // (a failed source, what reading said) or waits for a taller screen.
+    let banner_rows = u16::from(app.banner.is_some() && size.height >= BANNER_MIN_ROWS);
     let arrangement = arrangement(size);
     // A zoomed pane takes the tab bar's row too: `z` or Esc gives it back.
     let tab_rows = u16::from(arrangement == Arrangement::Tabs && !app.zoomed);

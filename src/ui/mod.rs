@@ -6,6 +6,7 @@ mod compare;
 pub mod layout;
 mod overlays;
 pub mod panes;
+mod read_notices;
 pub mod scroll;
 pub mod theme;
 pub mod widgets;

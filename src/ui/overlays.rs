@@ -1,5 +1,5 @@
 //! Dialogs drawn over the panes: help, palette, value entry, save as, quit, conflict, recovery,
-//! compare.
+//! compare (and what reading said, in `read_notices`).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -16,6 +16,7 @@ pub fn render(app: &App, theme: &Theme, frame: &mut Frame, size: Rect) {
     match &app.overlay {
         Overlay::None => {}
         Overlay::Help { scroll } => help(app, theme, frame, size, *scroll),
+        Overlay::ReadNotices { scroll } => super::read_notices::overlay(app, theme, frame, size, *scroll),
         Overlay::Palette(state) => {
             let title = match state.mode {
                 PaletteMode::All => "Palette: commands, accelerators, clusters, plans, logs",
@@ -184,14 +185,14 @@ fn save_as_dialog(frame: &mut Frame, theme: &Theme, size: Rect, text: &str, erro
     frame.render_widget(Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }), body);
 }
 
-fn dialog(frame: &mut Frame, area: Rect, title: &str, theme: &Theme) -> Rect {
+pub(super) fn dialog(frame: &mut Frame, area: Rect, title: &str, theme: &Theme) -> Rect {
     frame.render_widget(Clear, area);
     frame.render_widget(pane_block(title, true, theme), area);
     inner(area)
 }
 
 /// A box of at most `width`×`height` in the middle of `size`.
-fn centered(size: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(size: Rect, width: u16, height: u16) -> Rect {
     let width = width.min(size.width);
     let height = height.min(size.height);
     Rect {

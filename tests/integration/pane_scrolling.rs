@@ -253,12 +253,18 @@ fn z_zooms_the_focused_pane_to_the_whole_body_and_z_or_esc_gives_the_others_back
         assert_eq!(zoomed.panes.len(), 1);
         let (pane, area) = zoomed.panes[0];
         assert_eq!(pane, PaneId::Contracts);
-        // Everything between the title line and the key hints.
-        assert_eq!(area, Rect::new(0, 1, width, height - 2), "{width}×{height}");
+        // Everything between the title line (and the banner, what reading the sample said) and
+        // the key hints.
+        let banner = u16::from(app.banner.is_some());
+        assert_eq!(
+            area,
+            Rect::new(0, 1 + banner, width, height - 2 - banner),
+            "{width}×{height}"
+        );
         assert_eq!(zoomed.tabs, None);
         let shown = shown(&app, &mut view, PaneId::Contracts, width, height);
         assert!(shown.top.contains("5 Contracts · zoomed, z back"), "{}", shown.top);
-        assert_eq!(shown.rows.len(), usize::from(height) - 4);
+        assert_eq!(shown.rows.len(), usize::from(height - banner) - 4);
         act(&mut app, &mut view, Action::Key(Key::char('z')));
         assert_eq!(areas(size, &app), before, "z again: the layout as it was");
         act(&mut app, &mut view, Action::Key(Key::char('z')));
@@ -368,6 +374,12 @@ mod in_a_terminal {
         let home = tempfile::tempdir().expect("tempdir");
         let mut screen = Workbench::start(&[], home.path(), 80, 24);
         screen.wait_for("the audited sample", PATIENCE, |s| s.contains("stranded spend"));
+        // What reading the sample said is a banner line until Esc puts it away.
+        screen.wait_for("the banner", PATIENCE, |s| s.contains("warning: reading said"));
+        screen.press(b"\x1b");
+        screen.wait_for("the banner put away", PATIENCE, |s| {
+            !s.contains("warning: reading said")
+        });
         screen.press(b"5");
         let top = screen.wait_for("the Contracts pane", PATIENCE, |s| {
             s.contains("5 Contracts") && s.contains("today as paid") && s.contains("more")

@@ -1,11 +1,11 @@
-//! Keys of the help screen.
+//! Keys of the help screen and of the reading overlay: both scroll a list.
 
 use crate::app::key::{Key, KeyCode};
 use crate::app::{App, Effect, Overlay};
 
 /// Arrows, j/k and pages scroll; any other key closes.
 pub(super) fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
-    let Overlay::Help { scroll } = &mut app.overlay else {
+    let (Overlay::Help { scroll } | Overlay::ReadNotices { scroll }) = &mut app.overlay else {
         return Vec::new();
     };
     match key.code {

@@ -98,12 +98,17 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.workloads_view = WorkloadsView::Fleet;
                 app.cursors.drill_row = 0;
             }
+            let notices = fleet.read_notices();
             if let Some(warning) = &fleet.warning {
                 banner(
                     app,
                     BannerLevel::Error,
                     format!("{warning} — the logs' own figures stand until it answers"),
                 );
+            } else if let Some(text) =
+                crate::app::read_notices::banner_text(&notices, &app.keymap.hint(CommandId::ReadNotices))
+            {
+                banner(app, BannerLevel::Warning, text);
             }
             app.fleet = Some(*fleet);
             app.fleet_status = FleetStatus::Idle;
@@ -266,7 +271,7 @@ fn key_pressed(app: &mut App, key: Key) -> Vec<Effect> {
         Overlay::Conflict(_) => conflict::key_pressed(app, key),
         Overlay::Recover => recover::key_pressed(app, key),
         Overlay::Compare { .. } => compare::key_pressed(app, key),
-        Overlay::Help { .. } => help::key_pressed(app, key),
+        Overlay::Help { .. } | Overlay::ReadNotices { .. } => help::key_pressed(app, key),
         Overlay::None => match app.command_for(key) {
             Some(id) => command(app, id),
             None => Vec::new(),
@@ -305,6 +310,18 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         }
         CommandId::Help => {
             app.overlay = Overlay::Help { scroll: 0 };
+            Vec::new()
+        }
+        CommandId::ReadNotices => {
+            if app.fleet.as_ref().is_some_and(|f| !f.read_notices().is_empty()) {
+                app.overlay = Overlay::ReadNotices { scroll: 0 };
+            } else {
+                banner(
+                    app,
+                    BannerLevel::Info,
+                    "reading the logs said nothing to heed".to_string(),
+                );
+            }
             Vec::new()
         }
         CommandId::Palette => {

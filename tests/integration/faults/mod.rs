@@ -11,5 +11,6 @@ mod missing_log;
 mod pipes;
 mod plan_file;
 mod prometheus;
+mod read_notices;
 mod signals;
 mod slurm_children;

@@ -77,6 +77,14 @@ fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'sta
 pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focused: bool) -> Listing {
     let width = body.width;
     let mut lines = summary_lines(report, theme, width);
+    if let Some(fleet) = &app.fleet {
+        lines.extend(crate::ui::read_notices::pane_lines(
+            app,
+            &fleet.read_notices(),
+            theme,
+            width,
+        ));
+    }
     let mut legend = vec![Span::styled("mix ", theme.title)];
     for class in WorkloadClass::ALL {
         legend.push(Span::styled(class_glyph(class).to_string(), theme.class_style(class)));
@@ -390,11 +398,11 @@ fn set_aside_text(report: &AuditReport) -> String {
     let cpu_only = report.rows_rejected.get(&RejectReason::CpuOnly).copied().unwrap_or(0);
     let unread = report.rows_rejected_total.saturating_sub(cpu_only);
     match (unread, cpu_only) {
-        (_, 0) => format!("{} rows set aside", thousands(unread as f64)),
-        (0, cpu) => format!("{} CPU-only rows apart", thousands(cpu as f64)),
+        (_, 0) => format!("{} set aside", count_of(unread, "row", "rows")),
+        (0, cpu) => format!("{} apart", count_of(cpu, "CPU-only row", "CPU-only rows")),
         (unread, cpu) => format!(
-            "{} rows set aside · {} CPU-only apart",
-            thousands(unread as f64),
+            "{} set aside · {} CPU-only apart",
+            count_of(unread, "row", "rows"),
             thousands(cpu as f64)
         ),
     }
