@@ -89,7 +89,21 @@ pub(super) fn read_slurm(
             "sacct returned no job of cluster {cluster} in the window: not a cluster the accounting database knows, or idle"
         ));
     }
-    let loaded = load_sacct_log(pull.log, &shown, "sacct (live)", Detail::Audit(rules))?;
+    let lingered = (pull.lingering_calls > 0).then(|| {
+        format!(
+            "{} exited while a process it started kept its output open: that process was stopped {} s later \
+             and the rows already written were read",
+            count_of(pull.lingering_calls as u64, "sacct call", "sacct calls"),
+            crate::data::slurm::run::OUTPUT_AFTER_EXIT.as_secs()
+        )
+    });
+    if let Some(text) = &lingered {
+        observer.note(text.clone());
+    }
+    let mut loaded = load_sacct_log(pull.log, &shown, "sacct (live)", Detail::Audit(rules))?;
+    if let (Some(text), Some(file)) = (lingered, loaded.files.first_mut()) {
+        file.warnings.push(text);
+    }
     Ok((FleetSource::from_loaded(loaded), fixed))
 }
 

@@ -27,6 +27,11 @@ pub const SETTLE: Duration = Duration::from_millis(200);
 /// How long a write in progress is waited for before the wait is given up (the writer's
 /// closing the file starts another).
 pub const MOST_WAIT: Duration = Duration::from_secs(10);
+/// A plan that parses but has lost a whole section its last read had (`[[clusters]]`, `[[logs]]`,
+/// `[forecast]`) is most often a file written in pieces, closed between them: it is held this
+/// long, "being written" on screen, and read if it still stands. A section deleted on purpose
+/// shows this much later.
+pub const LOST_SECTION_WAIT: Duration = Duration::from_secs(8);
 /// Where inotify reports a writer closing the file, a file written but not yet closed is
 /// still being written; elsewhere only the looks tell.
 const CLOSES_REPORTED: bool = cfg!(any(target_os = "linux", target_os = "android"));
@@ -107,6 +112,8 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
             })?;
     }
     let file = path.clone();
+    // What the plan holds now, read before anything can change it.
+    let sections = sections_of(&std::fs::read(&file));
     thread::Builder::new()
         .name("gpuplan-watch".to_string())
         .spawn(move || {
@@ -114,6 +121,7 @@ pub fn watch_plan(path: &Path, catalog: Catalog, results: Sender<Action>) -> Res
                 file,
                 events: rx,
                 writer_open: false,
+                sections,
             };
             while let Ok(seen) = settling.events.recv() {
                 settling.note(seen);
@@ -167,6 +175,15 @@ struct Settling {
     file: PathBuf,
     events: mpsc::Receiver<Seen>,
     writer_open: bool,
+    /// The top-level sections of the plan last read (or found at the start).
+    sections: Option<std::collections::BTreeSet<String>>,
+}
+
+/// The top-level sections of a plan's bytes; None when they do not parse as TOML.
+fn sections_of(bytes: &std::io::Result<Vec<u8>>) -> Option<std::collections::BTreeSet<String>> {
+    let text = std::str::from_utf8(bytes.as_ref().ok()?).ok()?;
+    let table: toml::Table = text.parse().ok()?;
+    Some(table.keys().cloned().collect())
 }
 
 impl Settling {
@@ -193,6 +210,19 @@ impl Settling {
         }
     }
 
+    /// Tells the app, once a wait, that the file is being written; false when the app is gone.
+    fn tell_being_written(&self, results: &Sender<Action>, told: &mut bool) -> bool {
+        if *told {
+            return true;
+        }
+        *told = true;
+        results
+            .send(Action::PlanBeingWritten {
+                path: self.file.clone(),
+            })
+            .is_ok()
+    }
+
     /// Waits for the file to settle and reads it whole; while it changes, the app is told
     /// once that it is being written. None when the watcher or the app is gone.
     fn settle(&mut self, results: &Sender<Action>, catalog: &Catalog) -> Option<Action> {
@@ -202,14 +232,30 @@ impl Settling {
         }
         let mut last = Snapshot::take(&self.file);
         let mut told = false;
+        // Since when a settled file that lost a section has been held.
+        let mut held_since: Option<Instant> = None;
         loop {
             if !self.take_events_until(Instant::now() + SETTLE) {
                 return None;
             }
             let now = Snapshot::take(&self.file);
             if !self.writer_open && now.look == last.look {
+                let found = sections_of(&now.bytes);
+                let lost = matches!((&self.sections, &found), (Some(had), Some(has)) if !had.is_subset(has));
+                if lost && held_since.is_none_or(|since| since.elapsed() < LOST_SECTION_WAIT) {
+                    held_since.get_or_insert_with(Instant::now);
+                    if !self.tell_being_written(results, &mut told) {
+                        return None;
+                    }
+                    last = now;
+                    continue;
+                }
+                if found.is_some() {
+                    self.sections = found;
+                }
                 return Some(plan_from_bytes(&self.file, now.bytes, catalog));
             }
+            held_since = None;
             if started.elapsed() >= MOST_WAIT {
                 // A close the watcher missed must not hold every later reload: the next change
                 // starts a wait of its own.
@@ -223,13 +269,8 @@ impl Settling {
                     ),
                 });
             }
-            if !told {
-                results
-                    .send(Action::PlanBeingWritten {
-                        path: self.file.clone(),
-                    })
-                    .ok()?;
-                told = true;
+            if !self.tell_being_written(results, &mut told) {
+                return None;
             }
             last = now;
         }
@@ -328,6 +369,70 @@ mod tests {
                 assert_eq!(plan.clusters.len(), 4);
             }
             other => panic!("expected the whole plan, got {other:?}"),
+        }
+    }
+
+    /// Issue 67, finding 9: the first half written and closed, the rest appended 4 s later (as
+    /// `head -n … > plan.toml; sleep 4; tail -n … >> plan.toml` does). The half parses but has
+    /// lost `[[clusters]]`: it is held as being written, never shown, and the whole is read.
+    #[test]
+    fn a_half_plan_closed_between_its_halves_is_held_not_shown() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("plan.toml");
+        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
+        let catalog = crate::config::catalog::builtin().catalog;
+        let (results, actions) = crossbeam_channel::unbounded();
+        let _watcher = watch_plan(&path, catalog.clone(), results).expect("watch");
+        let whole = DEFAULT_PLAN_TOML.replacen("name = \"", "name = \"rewritten ", 1);
+        let half = whole.find("[[clusters]]").expect("clusters");
+        assert!(
+            read_plan_file_text(&path, &whole[..half], &catalog).is_ok(),
+            "the half must parse for the fault to bite"
+        );
+        std::fs::write(&path, &whole[..half]).expect("first half, closed");
+        std::thread::sleep(Duration::from_secs(4));
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&whole.as_bytes()[half..]))
+            .expect("the rest");
+        let deadline = Instant::now() + Duration::from_secs(8);
+        loop {
+            match actions.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(Action::PlanBeingWritten { .. }) => {}
+                Ok(Action::PlanChangedOnDisk { text, plan, .. }) => {
+                    assert_eq!(plan.clusters.len(), 4, "a half plan was shown");
+                    assert_eq!(text, whole);
+                    break;
+                }
+                other => panic!("expected the whole plan, got {other:?}"),
+            }
+        }
+    }
+
+    /// A section deleted on purpose is read, only later.
+    #[test]
+    fn a_section_deleted_on_purpose_is_read_after_the_hold() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("plan.toml");
+        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
+        let catalog = crate::config::catalog::builtin().catalog;
+        let (results, actions) = crossbeam_channel::unbounded();
+        let _watcher = watch_plan(&path, catalog, results).expect("watch");
+        let cut = DEFAULT_PLAN_TOML[..DEFAULT_PLAN_TOML.find("[[clusters]]").expect("clusters")].to_string();
+        let started = Instant::now();
+        std::fs::write(&path, &cut).expect("clusters deleted");
+        loop {
+            match actions.recv_timeout(LOST_SECTION_WAIT + Duration::from_secs(5)) {
+                Ok(Action::PlanBeingWritten { .. }) => {}
+                Ok(Action::PlanChangedOnDisk { plan, .. }) => {
+                    assert!(plan.clusters.is_empty());
+                    assert!(started.elapsed() >= LOST_SECTION_WAIT, "{:?}", started.elapsed());
+                    break;
+                }
+                other => panic!("expected the cut plan, got {other:?}"),
+            }
         }
     }
 }

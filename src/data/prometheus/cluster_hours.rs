@@ -24,6 +24,10 @@ pub struct GroupHours {
     pub max_series: f64,
     /// Steps with a sum and no count, or a count and no sum: left out.
     pub unpaired_steps: u64,
+    /// Steps whose values were all NaN or infinite: left out.
+    pub non_finite_steps: u64,
+    /// Steps with a sum over a count of 0 (no GPU series counted): left out, never divided.
+    pub empty_count_steps: u64,
 }
 
 impl GroupHours {
@@ -33,6 +37,8 @@ impl GroupHours {
             count: vec![0.0; hours],
             max_series: 0.0,
             unpaired_steps: 0,
+            non_finite_steps: 0,
+            empty_count_steps: 0,
         }
     }
 
@@ -90,16 +96,27 @@ pub fn accumulate(
             non_finite.extend(series.non_finite_ms.iter().map(|&t| (key.clone(), t)));
         }
     }
+    for (key, t_ms) in &non_finite {
+        if grid.hour_of(*t_ms).is_some() && !steps.contains_key(&(key.clone(), *t_ms)) {
+            groups
+                .entry(key.clone())
+                .or_insert_with(|| GroupHours::new(grid.hours))
+                .non_finite_steps += 1;
+        }
+    }
     for ((key, t_ms), step) in steps {
         let Some(hour) = grid.hour_of(t_ms) else { continue };
         let group = groups.entry(key.clone()).or_insert_with(|| GroupHours::new(grid.hours));
         match (step.sum, step.count) {
+            // No GPU series counted: a sum over it is no mean (and added to the hour's other
+            // steps it would inflate theirs).
+            (Some(_), Some(count)) if count <= 0.0 => group.empty_count_steps += 1,
             (Some(sum), Some(count)) => {
                 group.sum[hour] += sum;
                 group.count[hour] += count;
                 group.max_series = group.max_series.max(count);
             }
-            _ if non_finite.contains(&(key, t_ms)) => {}
+            _ if non_finite.contains(&(key, t_ms)) => group.non_finite_steps += 1,
             _ => group.unpaired_steps += 1,
         }
     }
@@ -117,6 +134,10 @@ pub struct ClusterHours {
     /// Cluster → steps left out because the sum or the count lacked them, clusters with no
     /// paired step included.
     pub unpaired_steps: BTreeMap<String, u64>,
+    /// Cluster → steps whose values were all NaN or infinite.
+    pub non_finite_steps: BTreeMap<String, u64>,
+    /// Cluster → steps with a sum over a count of 0.
+    pub empty_count_steps: BTreeMap<String, u64>,
     /// Hosts no cluster claims.
     pub unmapped_hosts: Vec<String>,
 }
@@ -137,8 +158,14 @@ impl ClusterHours {
                     }
                 },
             };
-            if hours.unpaired_steps > 0 {
-                *self.unpaired_steps.entry(cluster.clone()).or_default() += hours.unpaired_steps;
+            for (steps, by_cluster) in [
+                (hours.unpaired_steps, &mut self.unpaired_steps),
+                (hours.non_finite_steps, &mut self.non_finite_steps),
+                (hours.empty_count_steps, &mut self.empty_count_steps),
+            ] {
+                if steps > 0 {
+                    *by_cluster.entry(cluster.clone()).or_default() += steps;
+                }
             }
             if !hours.has_points() {
                 continue;

@@ -40,6 +40,10 @@ pub struct UtilizationPull {
     pub warnings: Vec<String>,
     /// Cluster → steps left out because its sum or its count lacked them.
     pub unpaired_steps: BTreeMap<String, u64>,
+    /// Cluster → steps whose every value was NaN or infinite.
+    pub non_finite_steps: BTreeMap<String, u64>,
+    /// Cluster → steps with a sum over a count of 0 (no GPU series counted).
+    pub empty_count_steps: BTreeMap<String, u64>,
 }
 
 /// What a pass over the metrics gave: groups, and what was left out or said on the way.
@@ -196,12 +200,33 @@ pub fn pull_cluster_utilization(
             "no {} or {} samples between {} and {}",
             UTILIZATION_METRICS[0].name, UTILIZATION_METRICS[1].name, window.start, window.end
         );
-        let gaps: u64 = hours.iter().flat_map(|h| h.unpaired_steps.values()).sum();
+        let total = |kind: fn(&ClusterHours) -> &BTreeMap<String, u64>| -> u64 {
+            hours.iter().flat_map(|h| kind(h).values()).sum()
+        };
+        let mut left_out = Vec::new();
+        let gaps = total(|h| &h.unpaired_steps);
         if gaps > 0 {
-            message.push_str(&format!(
-                " with both a sum and a count ({} had one without the other)",
+            left_out.push(format!(
+                "{} had a sum without a count or the reverse",
                 count_of(gaps, "step", "steps")
             ));
+        }
+        let non_finite_steps = total(|h| &h.non_finite_steps);
+        if non_finite_steps > 0 {
+            left_out.push(format!(
+                "the server answered {}, every value NaN or infinite",
+                count_of(non_finite_steps, "step", "steps")
+            ));
+        }
+        let empty = total(|h| &h.empty_count_steps);
+        if empty > 0 {
+            left_out.push(format!(
+                "{} had a sum over a count of 0 (no GPU series counted)",
+                count_of(empty, "step", "steps")
+            ));
+        }
+        if !left_out.is_empty() {
+            message.push_str(&format!(" that could be used: {}", left_out.join("; ")));
         }
         if !warnings.is_empty() {
             message.push_str(&format!("; the server warned: {}", warned(&warnings)));
@@ -236,7 +261,16 @@ pub fn pull_cluster_utilization(
         }
     }
     measured.sort_by(|a, b| a.cluster.cmp(&b.cluster));
-    let unpaired_steps = unpaired_by_cluster(&hours, &measured);
+    let unpaired_steps = left_out_by_cluster(&hours, &measured, |h| &h.unpaired_steps);
+    let non_finite_steps = left_out_by_cluster(&hours, &measured, |h| &h.non_finite_steps);
+    let empty_count_steps = left_out_by_cluster(&hours, &measured, |h| &h.empty_count_steps);
+    for (cluster, steps) in &empty_count_steps {
+        notes.push(format!(
+            "{cluster}: {} left out where the sum had values and the count was 0 (no GPU series counted: \
+             there is no mean to take)",
+            count_of(*steps, "step", "steps")
+        ));
+    }
     for (cluster, steps) in &unpaired_steps {
         notes.push(format!(
             "{cluster}: {} left out where the server answered the sum and not the count, or the reverse \
@@ -264,15 +298,21 @@ pub fn pull_cluster_utilization(
         bytes_received: client.bytes_received(),
         warnings,
         unpaired_steps,
+        non_finite_steps,
+        empty_count_steps,
     })
 }
 
-/// Each cluster's gaps in the metric it was measured by; for a cluster measured by neither, the
-/// gaps of the first metric that had any.
-fn unpaired_by_cluster(hours: &[ClusterHours; 2], measured: &[ClusterMeasurement]) -> BTreeMap<String, u64> {
+/// Each cluster's steps left out (of one `kind`) in the metric it was measured by; for a cluster
+/// measured by neither, those of the first metric that had any.
+fn left_out_by_cluster(
+    hours: &[ClusterHours; 2],
+    measured: &[ClusterMeasurement],
+    kind: fn(&ClusterHours) -> &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
     let mut gaps = BTreeMap::new();
     for (m, metric_hours) in hours.iter().enumerate() {
-        for (cluster, &steps) in &metric_hours.unpaired_steps {
+        for (cluster, &steps) in kind(metric_hours) {
             let metric_used = measured
                 .iter()
                 .find(|c| &c.cluster == cluster)
@@ -295,11 +335,21 @@ pub fn explain_unmeasured(report: &mut AuditReport, pull: &UtilizationPull) {
     let mut notes = Vec::new();
     for cluster in report.clusters.iter_mut().filter(|c| c.measured.is_none()) {
         let gaps = pull.unpaired_steps.get(&cluster.name).copied().unwrap_or(0);
+        let non_finite = pull.non_finite_steps.get(&cluster.name).copied().unwrap_or(0);
+        let empty = pull.empty_count_steps.get(&cluster.name).copied().unwrap_or(0);
         let mut why = match pull.measurements.iter().find(|m| m.cluster == cluster.name) {
             Some(_) => "its series gave no hour with a usable mean".to_string(),
             None if gaps > 0 => format!(
                 "no step had both its sum and its count ({} had one without the other)",
                 count_of(gaps, "step", "steps")
+            ),
+            None if non_finite > 0 => format!(
+                "Prometheus returned its series, but every value was NaN or infinite ({})",
+                count_of(non_finite, "step", "steps")
+            ),
+            None if empty > 0 => format!(
+                "its sums came over a count of 0 GPU series ({}): there is no mean to take",
+                count_of(empty, "step", "steps")
             ),
             None => "Prometheus returned no series for it".to_string(),
         };

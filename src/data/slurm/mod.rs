@@ -49,6 +49,9 @@ pub struct SacctPull {
     pub first_command: String,
     /// Clusters named that no row came from (sacct does not say when a name is unknown).
     pub missing_clusters: Vec<String>,
+    /// Calls that exited while a process they started kept their output open (stopped
+    /// `run::OUTPUT_AFTER_EXIT` later; their output was read).
+    pub lingering_calls: usize,
 }
 
 /// Runs sacct over `start_ms..end_ms` in pieces and reads every piece's output into one log.
@@ -74,7 +77,7 @@ fn pull_sacct_limited(
     }
     let timeout = Duration::from_secs(u64::from(source.timeout_seconds.max(1)));
     let mut log = SacctLog::default();
-    let (mut rows, mut repeated_rows) = (0, 0);
+    let (mut rows, mut repeated_rows, mut lingering_calls) = (0, 0, 0);
     let mut first_command = String::new();
     for (index, piece) in cut.iter().enumerate() {
         let args = sacct_args(source, *piece);
@@ -92,6 +95,7 @@ fn pull_sacct_limited(
         };
         let output = run_sacct(&source.sacct, &args, timeout, max_piece_bytes, &mut tell)?;
         rows += output.rows;
+        lingering_calls += usize::from(output.lingered);
         if output.text.trim().is_empty() {
             continue;
         }
@@ -132,6 +136,7 @@ fn pull_sacct_limited(
         rows,
         repeated_rows,
         first_command,
+        lingering_calls,
     })
 }
 

@@ -18,7 +18,14 @@ use super::error::SlurmError;
 pub struct CallOutput {
     pub text: String,
     pub rows: u64,
+    /// The call exited but a process it started kept its output open: that process was
+    /// stopped `OUTPUT_AFTER_EXIT` later, and what the call had written was read.
+    pub lingered: bool,
 }
+
+/// How long a call's output may stay open after the call itself exited (a process it left
+/// behind holding the pipe) before that process is stopped and the output taken as it is.
+pub const OUTPUT_AFTER_EXIT: Duration = Duration::from_secs(2);
 
 /// The most a call's error output is kept of: sacct's own words, not a flood.
 const MAX_STDERR_BYTES: u64 = 16 * 1024;
@@ -118,6 +125,8 @@ pub fn run_sacct(
     let deadline = Instant::now() + timeout;
     let mut told = 0;
     let mut status = None;
+    let mut exited_at: Option<Instant> = None;
+    let mut lingered = false;
     loop {
         let now = rows.load(Ordering::Relaxed);
         if now != told {
@@ -142,6 +151,18 @@ pub fn run_sacct(
         }
         stdout.poll();
         stderr.poll();
+        if status.is_some() && exited_at.is_none() {
+            exited_at = Some(Instant::now());
+        }
+        // Exited, its output still open: something it started holds the pipe. What it wrote is
+        // in; the group goes, which closes the pipe.
+        if !lingered
+            && exited_at.is_some_and(|at| at.elapsed() >= OUTPUT_AFTER_EXIT)
+            && !(stdout.done() && stderr.done())
+        {
+            group.stop();
+            lingered = true;
+        }
         if let (Some(status), true, true) = (status, stdout.done(), stderr.done()) {
             break finish(
                 command,
@@ -152,7 +173,8 @@ pub fn run_sacct(
                 &too_large,
                 max_bytes,
                 on_rows,
-            );
+            )
+            .map(|output| CallOutput { lingered, ..output });
         }
         if Instant::now() >= deadline {
             // Its output may still be held open by a process it started: the group goes.
@@ -190,7 +212,11 @@ fn finish(
     }
     let rows = rows.load(Ordering::Relaxed);
     on_rows(rows);
-    Ok(CallOutput { text, rows })
+    Ok(CallOutput {
+        text,
+        rows,
+        lingered: false,
+    })
 }
 
 /// Runs `read` on its own thread; its text comes back on the channel, so the caller never

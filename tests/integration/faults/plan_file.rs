@@ -225,3 +225,38 @@ fn a_read_only_plan_is_replaced_only_on_a_second_ctrl_s_and_keeps_its_mode() {
     let status = screen.0.wait_exit(PATIENCE);
     assert!(status.success(), "{status:?}");
 }
+
+/// Issue 67, finding 9: `head -n 139 theirs.toml > plan.toml; sleep 4;
+/// tail -n +140 theirs.toml >> plan.toml`: the writer closes the file between the halves, so it settles with the half on
+/// disk (was: "reloaded" with no `[[clusters]]` for 4 s). The half parses but has lost sections
+/// the plan had: it is held as being written, never shown, and the whole is read.
+#[test]
+fn a_half_plan_closed_between_its_halves_is_never_shown() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let plan_path = home.path().join("plan.toml");
+    std::fs::write(&plan_path, DEFAULT_PLAN_TOML).expect("write plan");
+    let mut screen = start(home.path(), &plan_path);
+    let (whole, half) = their_plan();
+    std::fs::write(&plan_path, &whole[..half]).expect("the first half, closed");
+    let pause = Instant::now();
+    let mut saw_waiting = false;
+    while pause.elapsed() < Duration::from_secs(4) {
+        let text = screen.0.text();
+        assert!(!text.contains(THEIR_NAME), "the half file was shown:\n{text}");
+        saw_waiting |= text.contains(WAITING);
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert!(saw_waiting, "the status never said it waits:\n{}", screen.0.text());
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&plan_path)
+        .and_then(|mut f| f.write_all(&whole.as_bytes()[half..]))
+        .expect("the rest, appended");
+    screen.0.wait_for("the whole file", PATIENCE, |s| {
+        s.contains(&format!("{THEIR_NAME} (plan.toml)")) && s.contains("reloaded: the plan file changed on disk")
+    });
+    screen.0.press(b"q");
+    let status = screen.0.wait_exit(PATIENCE);
+    assert!(status.success(), "{status:?}");
+    assert_eq!(clusters_in(&std::fs::read_to_string(&plan_path).expect("plan")), 4);
+}

@@ -381,3 +381,55 @@ fn a_count_missing_points_its_sum_has_does_not_double_utilization() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(flat(&stdout).contains(gap), "{stdout}");
 }
+
+/// Issue 67, finding 10: ap-south's series answer NaN at every step (was "Prometheus returned no
+/// series for it"), and us-west's sums come over a count of 0 (was "no samples", and such a sum
+/// added to an hour's other steps would have inflated their mean). Each is said for what it is.
+#[test]
+fn all_nan_series_and_sums_over_a_count_of_zero_are_said_for_what_they_are() {
+    let home = tempfile::tempdir().expect("home");
+    let log = job_log(home.path());
+    let server = FakePrometheus::start(Box::new(|request, stream, _| {
+        let body = if request.path == "/api/v1/query_range" && asks_engine_active(request) {
+            let sum = is_sum(request);
+            let value = move |cluster: &str, _: i64| match (cluster, sum) {
+                ("ap-south", _) => Some(f64::NAN),
+                ("us-west", true) => Some(GPUS_PER_CLUSTER * 0.4),
+                ("us-west", false) => Some(0.0),
+                (_, true) => Some(GPUS_PER_CLUSTER * 0.4),
+                (_, false) => Some(GPUS_PER_CLUSTER),
+            };
+            matrix(&CLUSTERS, &instants(request), &value, &[])
+        } else {
+            matrix(&[], &[], &|_, _| None, &[])
+        };
+        respond_json(stream, &body);
+    }));
+    let mut args = vec!["audit", &log, "--prometheus", &server.url, "--format", "json"];
+    args.extend(WINDOW);
+    let (code, stdout, stderr, _) = crate::common::gpuplan_within(home.path(), &args, &[], Duration::from_secs(120));
+    assert_eq!(code, Some(0), "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).expect("JSON");
+    for measured in ["eu-west", "us-east"] {
+        let c = cluster(&report, measured);
+        assert_eq!(c["utilization_source"], "measured", "{c}");
+    }
+    let nan = cluster(&report, "ap-south");
+    assert_eq!(nan["utilization_source"], "job_log", "{nan}");
+    let why = nan["unmeasured"].as_str().expect("a reason");
+    assert!(
+        why.starts_with("Prometheus returned its series, but every value was NaN or infinite"),
+        "{why}"
+    );
+    let empty = cluster(&report, "us-west");
+    assert_eq!(empty["utilization_source"], "job_log", "{empty}");
+    let why = empty["unmeasured"].as_str().expect("a reason");
+    assert!(why.contains("over a count of 0 GPU series"), "{why}");
+    assert!(
+        notes(&report)
+            .iter()
+            .any(|n| n.starts_with("us-west: ") && n.contains("the count was 0")),
+        "{:?}",
+        notes(&report)
+    );
+}

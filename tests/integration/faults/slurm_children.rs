@@ -131,3 +131,66 @@ fn a_hanging_wrapper_and_its_grandchild_are_stopped_at_the_timeout() {
 fn a_wrapper_gone_while_its_grandchild_holds_the_output_does_not_hold_gpuplan() {
     audit_is_stopped_with_its_group("exit 0");
 }
+
+/// Issue 67, finding 10: a wrapper that printed its whole output and exited 0 while a process
+/// it started keeps the pipe (was: held to the 300 s default deadline). The call's output is
+/// read 2 s after it exited, the lingering process is stopped, and that is said in the input's
+/// warnings and on standard error.
+#[test]
+fn a_wrapper_done_while_its_grandchild_holds_the_pipe_is_read_at_once_and_said() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = tempfile::tempdir().expect("tempdir");
+    let live = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/slurm/live-22.05.txt");
+    let grandchild = home.path().join("grandchild.pid");
+    let script = home.path().join("sacct");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat '{live}'\nsleep 300 &\necho $! > '{}'\nexit 0\n",
+            grandchild.display()
+        ),
+    )
+    .expect("script");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("executable");
+    let sacct = script.display().to_string();
+    let started = Instant::now();
+    let run = common::gpuplan_in(
+        home.path(),
+        &[
+            "audit",
+            "--slurm",
+            "--slurm-sacct",
+            &sacct,
+            "--slurm-clusters",
+            "gpt",
+            "--since",
+            "2026-11-20",
+            "--until",
+            "2026-11-26",
+            "--format",
+            "json",
+        ],
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(30), "took {took:?}: {}", run.stderr);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let said = "exited while a process it started kept its output open";
+    assert!(run.stderr.contains(said), "{}", run.stderr);
+    let audit: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(audit["jobs_total"], 8, "every row it wrote was read");
+    assert!(
+        audit.to_string().contains(said),
+        "the input's warnings say it: {}",
+        run.stdout
+    );
+    let pid: libc::pid_t = std::fs::read_to_string(&grandchild)
+        .expect("the grandchild's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let patience = Instant::now() + Duration::from_secs(5);
+    while alive(pid) && Instant::now() < patience {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(pid), "the lingering process {pid} is still running");
+}
