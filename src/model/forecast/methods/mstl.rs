@@ -76,8 +76,8 @@ pub enum TrendModel {
 /// on a thousand hourly points rarely meets, so it ran all 2,000 steps: three quarters of a
 /// report's time. At 500, `report`, `forecast` and every chosen method and policy were
 /// byte-for-byte the same on the sample, openb, DLRM 2025 and Philly, and backtest scores moved
-/// in the sixth significant figure (docs/performance.md, "Fewer steps per fit"); at 250 the
-/// reports moved.
+/// in the seventh significant figure (docs/performance.md, "Where the forward half's time
+/// went"); at 250 the reports moved.
 const ETS_MAX_ITERATIONS: usize = 500;
 
 /// `model` fitted on `deseasonalized`, its next `horizon` points.
