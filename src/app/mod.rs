@@ -674,10 +674,6 @@ impl App {
         format!("{}{} ({file})", self.plan.name, if self.modified { " *" } else { "" })
     }
 
-    pub fn theme_name(&self) -> &str {
-        self.theme_names.get(self.theme).map_or("dark", String::as_str)
-    }
-
     /// The editable cells of the risk table, in cursor order.
     pub fn risk_fields(&self) -> Vec<Field> {
         (0..self.plan.risks.len())

@@ -20,10 +20,6 @@ impl WorkloadClass {
             WorkloadClass::Burst => "burst",
         }
     }
-
-    pub fn from_label(label: &str) -> Option<WorkloadClass> {
-        WorkloadClass::ALL.into_iter().find(|c| c.label() == label)
-    }
 }
 
 /// Label values in logs that mean each class (compared lowercase).

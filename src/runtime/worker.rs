@@ -10,7 +10,6 @@ use std::thread;
 
 use crossbeam_channel::Sender;
 
-use super::error::RuntimeError;
 use crate::app::{Action, Fleet, FleetFile, LogInputs};
 use crate::data::readers::load::FileSummary;
 use crate::data::readers::progress::READ_PROGRESS;
@@ -515,12 +514,4 @@ fn export(state: &mut State, plan: &Plan, target: &ExportTarget) -> Action {
         json: target.json.clone(),
         markdown: target.markdown.clone(),
     }
-}
-
-/// Reads and audits logs in one go, on the calling thread: for tests, benchmarks and tools
-/// that have no event loop.
-pub fn load_fleet(catalog: &Catalog, logs: &LogInputs, settings: &AuditSettings) -> Result<Fleet, RuntimeError> {
-    let mut pipeline = Pipeline::new(catalog.clone());
-    let audited = pipeline.audit(&sources_of(logs), settings, &mut Quiet)?;
-    Ok(fleet_of(audited))
 }

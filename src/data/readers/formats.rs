@@ -353,7 +353,24 @@ mod tests {
             LogFormat::DcgmWide,
             LogFormat::NvidiaSmi,
             LogFormat::Dmon,
+            LogFormat::NodeList,
         ];
+        // A new layout does not compile here until it is listed above too.
+        for layout in layouts {
+            match layout {
+                LogFormat::Csv { .. }
+                | LogFormat::Parquet
+                | LogFormat::Ndjson
+                | LogFormat::JsonArray
+                | LogFormat::Sacct
+                | LogFormat::Philly
+                | LogFormat::DcgmLong
+                | LogFormat::DcgmWide
+                | LogFormat::NvidiaSmi
+                | LogFormat::Dmon
+                | LogFormat::NodeList => {}
+            }
+        }
         for layout in layouts {
             let owners = FORMATS.iter().filter(|reader| reader.reads(layout)).count();
             assert_eq!(owners, 1, "{layout:?}");

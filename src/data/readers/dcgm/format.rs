@@ -25,10 +25,7 @@ impl LogReader for DcgmLong {
         format == LogFormat::DcgmLong
     }
     fn recognise(&self, probe: &Probe<'_>) -> Result<Option<LogFormat>, DataError> {
-        let header = &probe.text()?.header;
-        let has = |names: &[&str]| header.iter().any(|h| names.contains(&h.to_ascii_lowercase().as_str()));
-        let is_long = has(&["metric", "metric_name", "field"]) && has(&["value"]) && has(&["time", "timestamp"]);
-        Ok(is_long.then_some(LogFormat::DcgmLong))
+        Ok(super::is_long_header(&probe.text()?.header).then_some(LogFormat::DcgmLong))
     }
     fn read(&self, input: &ReadInput<'_>) -> Result<FormatRead, DataError> {
         let text = read_text(input.path)?;
@@ -52,10 +49,7 @@ impl LogReader for DcgmWide {
     }
     fn recognise(&self, probe: &Probe<'_>) -> Result<Option<LogFormat>, DataError> {
         let text = probe.text()?;
-        let first = text.header.first().map(|h| h.to_ascii_lowercase()).unwrap_or_default();
-        let is_wide =
-            (first == "time" || first == "timestamp") && text.file_name.to_ascii_uppercase().contains("DCGM_FI_");
-        Ok(is_wide.then_some(LogFormat::DcgmWide))
+        Ok(super::is_wide_header(&text.header, &text.file_name).then_some(LogFormat::DcgmWide))
     }
     fn read(&self, input: &ReadInput<'_>) -> Result<FormatRead, DataError> {
         let text = read_text(input.path)?;

@@ -53,7 +53,7 @@ use polars::prelude::*;
 use self::long::LongColumns;
 pub use self::long::{read_dcgm_long, read_dcgm_long_detailed};
 pub(crate) use self::text::RANGE_SLACK_FRAC;
-use self::text::{TIME_NAMES, header_names};
+use self::text::TIME_NAMES;
 use self::wide::metric_in_file_name;
 pub use self::wide::{read_dcgm_wide, read_dcgm_wide_detailed};
 use super::reject::Quarantine;
@@ -157,20 +157,21 @@ impl DcgmSamples {
     }
 }
 
-/// True for a long-layout header: time, host, metric and value columns (gpu optional).
-pub fn looks_like_dcgm_long(header: &str) -> bool {
-    let names = header_names(header);
-    LongColumns::find(&names).is_ok()
+/// True for a long-layout header: time, host, metric and value columns (gpu optional), by the
+/// names the long reader itself finds (Prometheus' `__name__` export among them): the rule
+/// detection uses (`format::DcgmLong`).
+pub fn is_long_header(names: &[String]) -> bool {
+    LongColumns::find(names).is_ok()
 }
 
-/// True for a wide-layout header (`Time,<series>,...`) in a file named after a DCGM field.
-pub fn looks_like_dcgm_wide(header: &str, file_name: &str) -> bool {
-    let names = header_names(header);
+/// True for a wide-layout header (`Time,<series>,...`) in a file named after a DCGM field: the
+/// rule detection uses (`format::DcgmWide`).
+pub fn is_wide_header(names: &[String], file_name: &str) -> bool {
     names.len() >= 2
         && names
             .first()
             .is_some_and(|first| TIME_NAMES.contains(&first.to_ascii_lowercase().as_str()))
-        && LongColumns::find(&names).is_err()
+        && LongColumns::find(names).is_err()
         && metric_in_file_name(file_name).is_some()
 }
 

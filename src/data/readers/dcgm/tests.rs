@@ -126,9 +126,20 @@ fn long_header_aliases_any_order_and_no_gpu_column() {
         times(&out.frame),
         [utc_ms("2024-03-01T10:00:00"), utc_ms("2024-03-01T10:01:00") + 500]
     );
-    assert!(looks_like_dcgm_long("Value,Hostname,TIMESTAMP,__name__"));
-    assert!(looks_like_dcgm_long("time,host,gpu,metric,value,"));
-    assert!(!looks_like_dcgm_long("Time,node01,node02"));
+    // Detection reads the header with the long reader's own rule: Prometheus' `__name__` export
+    // is a long layout, not a job log.
+    assert_eq!(
+        detected("d.csv", "Value,Hostname,TIMESTAMP,__name__"),
+        Some(crate::data::readers::formats::LogFormat::DcgmLong)
+    );
+    assert_eq!(
+        detected("d.csv", "time,host,gpu,metric,value,"),
+        Some(crate::data::readers::formats::LogFormat::DcgmLong)
+    );
+    assert_ne!(
+        detected("d.csv", "Time,node01,node02"),
+        Some(crate::data::readers::formats::LogFormat::DcgmLong)
+    );
 }
 
 #[test]
@@ -246,16 +257,22 @@ fn wide_metric_from_the_caller_and_other_metrics_ignored() {
 
 #[test]
 fn wide_detection_and_names() {
-    assert!(looks_like_dcgm_wide("Time,node01,node02", "DCGM_FI_DEV_GPU_UTIL.csv"));
-    assert!(looks_like_dcgm_wide(
-        "\"Time\",\"node01\"",
-        "dcgm_fi_prof_sm_active-2024-03.csv"
-    ));
-    assert!(!looks_like_dcgm_wide("Time,node01,node02", "util.csv"));
-    assert!(!looks_like_dcgm_wide(
-        "time,host,gpu,metric,value",
-        "DCGM_FI_DEV_GPU_UTIL.csv"
-    ));
+    assert_eq!(
+        detected("DCGM_FI_DEV_GPU_UTIL.csv", "Time,node01,node02"),
+        Some(crate::data::readers::formats::LogFormat::DcgmWide)
+    );
+    assert_eq!(
+        detected("dcgm_fi_prof_sm_active-2024-03.csv", "\"Time\",\"node01\""),
+        Some(crate::data::readers::formats::LogFormat::DcgmWide)
+    );
+    assert_ne!(
+        detected("util.csv", "Time,node01,node02"),
+        Some(crate::data::readers::formats::LogFormat::DcgmWide)
+    );
+    assert_eq!(
+        detected("DCGM_FI_DEV_GPU_UTIL.csv", "time,host,gpu,metric,value"),
+        Some(crate::data::readers::formats::LogFormat::DcgmLong)
+    );
     assert_eq!(
         metric_in_file_name("DCGM_FI_DEV_GPU_UTIL_2024_03.csv").as_deref(),
         Some("DCGM_FI_DEV_GPU_UTIL")
@@ -304,4 +321,11 @@ fn a_header_error_names_the_header_line_past_blank_lines() {
         wide.starts_with("DCGM_FI_DEV_GPU_UTIL.csv:2: not a DCGM wide export"),
         "{wide}"
     );
+}
+
+/// What production detection makes of a file named `name` whose first line is `header` (with a
+/// row under it).
+fn detected(name: &str, header: &str) -> Option<crate::data::readers::formats::LogFormat> {
+    let text = format!("{header}\n2024-03-01T10:00:00Z,h,0,DCGM_FI_DEV_GPU_UTIL,1\n");
+    crate::data::readers::detect::detect_format(Path::new(name), text.as_bytes()).ok()
 }

@@ -57,15 +57,6 @@ impl PhillyLog {
     }
 }
 
-/// True when the file's first bytes look like a Philly job list: JSON (an array or an object)
-/// naming `attempts` and `num_gpus` or `start_time`.
-pub fn looks_like_philly(prefix: &str) -> bool {
-    let trimmed = prefix.trim_start_matches('\u{feff}').trim_start();
-    (trimmed.starts_with('[') || trimmed.starts_with('{'))
-        && trimmed.contains("\"attempts\"")
-        && (trimmed.contains("\"num_gpus\"") || trimmed.contains("\"start_time\""))
-}
-
 /// Reads a Philly job list into runs (one per attempt) and a quarantine.
 pub fn read_philly(path: &Path, text: &str, cluster_default: &str) -> Result<(Vec<JobRun>, Quarantine), DataError> {
     read_philly_detailed(path, text, cluster_default).map(PhillyLog::into_parts)

@@ -182,7 +182,13 @@ fn unreadable_files_give_one_clear_error() {
 #[test]
 fn detects_philly_prefixes() {
     let shared = "[\n    {\n        \"id\": \"application_1\",\n        \"num_gpus\": 8,\n        \"attempts\": [";
-    assert!(looks_like_philly(shared));
-    assert!(!looks_like_philly("[{\"id\": 1, \"gpus\": 2}]"));
-    assert!(!looks_like_philly("JobID|attempts"));
+    let detected =
+        |name: &str, text: &str| crate::data::readers::detect::detect_format(Path::new(name), text.as_bytes()).ok();
+    use crate::data::readers::formats::LogFormat;
+    assert_eq!(detected("trace.json", shared), Some(LogFormat::Philly));
+    assert_eq!(
+        detected("trace.json", "[{\"id\": 1, \"gpus\": 2}]"),
+        Some(LogFormat::JsonArray)
+    );
+    assert_ne!(detected("trace.json", "JobID|attempts\n"), Some(LogFormat::Philly));
 }

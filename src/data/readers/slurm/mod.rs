@@ -53,7 +53,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use self::budget::ExpansionBudget;
-use self::columns::{Columns, Field, field_of, split_row};
+use self::columns::{Columns, split_row};
 use self::rows::{ParsedRow, Row, array_tasks, parse_row};
 pub(crate) use self::values::parse_elapsed_ms;
 use super::hostlist::{HostlistError, expand_hostlist};
@@ -86,24 +86,6 @@ impl SacctLog {
     pub fn into_parts(self) -> (Vec<JobRun>, Quarantine) {
         (self.runs, self.quarantine)
     }
-}
-
-/// True when the first line is a `sacct -P`/`-p` header: pipe-separated with a `JobID` column
-/// and at least one of sacct's time or state columns.
-pub fn looks_like_sacct(first_line: &str) -> bool {
-    let line = first_line.trim_start_matches('\u{feff}').trim();
-    if !line.contains('|') {
-        return false;
-    }
-    let fields: Vec<Option<Field>> = line.split('|').map(field_of).collect();
-    let has_id = fields.iter().any(|f| matches!(f, Some(Field::JobId | Field::JobIdRaw)));
-    let has_slurm_column = fields.iter().any(|f| {
-        matches!(
-            f,
-            Some(Field::State | Field::Start | Field::End | Field::Elapsed | Field::ElapsedRaw)
-        )
-    });
-    has_id && has_slurm_column
 }
 
 /// Reads a sacct export into runs and a quarantine. See the module notes for the readings.

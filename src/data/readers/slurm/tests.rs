@@ -398,12 +398,18 @@ fn unreadable_files_give_one_clear_error() {
 
 #[test]
 fn detects_sacct_headers() {
-    assert!(looks_like_sacct(
-        "JobID|JobName|User|Partition|QOS|State|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList"
-    ));
-    assert!(looks_like_sacct("\u{feff}jobid|state|"));
-    assert!(!looks_like_sacct("job_id,start,end"));
-    assert!(!looks_like_sacct("JobID|Comment"));
+    use crate::data::readers::formats::LogFormat;
+    let detected = |text: &str| {
+        crate::data::readers::detect::detect_format(Path::new("jobs.txt"), format!("{text}\n").as_bytes()).ok()
+    };
+    assert_eq!(
+        detected("JobID|JobName|User|Partition|QOS|State|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList"),
+        Some(LogFormat::Sacct)
+    );
+    assert_eq!(detected("\u{feff}jobid|state|"), Some(LogFormat::Sacct));
+    assert_eq!(detected("job_id,start,end"), Some(LogFormat::Csv { delimiter: b',' }));
+    // Pipes and a job id are sacct's: the reader then names the columns it lacks.
+    assert_eq!(detected("JobID|Comment"), Some(LogFormat::Sacct));
 }
 
 /// A small file of huge lists: 715 rows, each naming 99,999 hosts (found by fuzzing: it took
