@@ -14,6 +14,9 @@ use crate::app::read_notices::ReadNotice;
 
 /// Notices the Workloads pane lists before pointing at the overlay.
 const PANE_NOTICES: usize = 4;
+/// Narrower than this (a pane of the grid), the pane gives the count and the key alone: the
+/// banner names the first, the overlay lists them all.
+const LIST_MIN_WIDTH: u16 = 60;
 
 /// The overlay: each notice, its file, and its example rows; scrolled by `scroll` lines.
 pub fn overlay(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: usize) {
@@ -40,22 +43,27 @@ pub fn overlay(app: &App, theme: &Theme, frame: &mut Frame, size: Rect, scroll: 
     frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), body);
 }
 
-/// The Workloads pane's lines: the count and the key that lists them all, then the first
-/// notices, each whole.
+/// The Workloads pane's lines: the count and the key that lists them all, then, where the pane
+/// is wide enough, the first notices, each whole.
 pub fn pane_lines(app: &App, notices: &[ReadNotice], theme: &Theme, width: u16) -> Vec<Line<'static>> {
     if notices.is_empty() {
         return Vec::new();
     }
+    let listed = width >= LIST_MIN_WIDTH;
     let mut lines = wrapped(
         &format!(
-            "⚠ reading said {} thing{} ({} lists them with their rows):",
+            "⚠ reading said {} thing{} ({} lists them with their rows){}",
             notices.len(),
             if notices.len() == 1 { "" } else { "s" },
-            app.key_hint(CommandId::ReadNotices)
+            app.key_hint(CommandId::ReadNotices),
+            if listed { ":" } else { "" }
         ),
         width,
         theme.warn,
     );
+    if !listed {
+        return lines;
+    }
     let shown = if notices.len() == PANE_NOTICES + 1 {
         PANE_NOTICES + 1
     } else {

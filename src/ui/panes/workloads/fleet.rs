@@ -77,14 +77,6 @@ fn mix_bar(cluster: &ClusterAudit, width: usize, theme: &Theme) -> Vec<Span<'sta
 pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: Rect, focused: bool) -> Listing {
     let width = body.width;
     let mut lines = summary_lines(report, theme, width);
-    if let Some(fleet) = &app.fleet {
-        lines.extend(crate::ui::read_notices::pane_lines(
-            app,
-            &fleet.read_notices(),
-            theme,
-            width,
-        ));
-    }
     let mut legend = vec![Span::styled("mix ", theme.title)];
     for class in WorkloadClass::ALL {
         legend.push(Span::styled(class_glyph(class).to_string(), theme.class_style(class)));
@@ -156,6 +148,15 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         ));
     }
     lines.push(fields_line(fields, width));
+    // What reading said, under the fleet's figures and above the selected cluster's detail.
+    if let Some(fleet) = &app.fleet {
+        lines.extend(crate::ui::read_notices::pane_lines(
+            app,
+            &fleet.read_notices(),
+            theme,
+            width,
+        ));
+    }
     if let Some(cluster) = report.clusters.get(app.cursors.cluster) {
         lines.push(Line::raw(""));
         lines.push(Line::styled(cluster.name.clone(), theme.title));
