@@ -307,8 +307,20 @@ pub fn stored_as(data_type: &DataType) -> StoredAs {
         | DataType::Float32
         | DataType::Float64
         | DataType::Decimal128(_, _)
-        | DataType::Decimal256(_, _)
-        | DataType::Boolean => StoredAs::Number,
+        | DataType::Decimal256(_, _) => StoredAs::Number,
+        DataType::Boolean => StoredAs::Boolean,
+        DataType::List(_)
+        | DataType::LargeList(_)
+        | DataType::FixedSizeList(_, _)
+        | DataType::ListView(_)
+        | DataType::LargeListView(_)
+        | DataType::Struct(_)
+        | DataType::Map(_, _)
+        | DataType::Union(_, _)
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::BinaryView
+        | DataType::FixedSizeBinary(_) => StoredAs::Nested,
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => StoredAs::Text,
         DataType::Dictionary(_, value) => stored_as(value),
         _ => StoredAs::Other,

@@ -41,3 +41,39 @@ fn a_boolean_gpu_column_is_refused_naming_its_type() {
         run.stderr
     );
 }
+
+/// The same through a warehouse (issue 67, finding 4): DuckDB reads the fixture with its GPU
+/// count made BOOLEAN (was: cast, every `true` one GPU: 86,325 GPU-h where the truth was
+/// 696,486). The audit is refused naming the column and its type, on every DuckDB line
+/// installed. Without the engines (`.ci/engines.sh`) it says so and passes, except under CI.
+#[test]
+fn a_boolean_gpu_column_in_a_warehouse_is_refused_naming_its_type() {
+    use crate::warehouse_fixture::{FixtureHome, duckdb_flags, duckdb_lines};
+    let Some(FixtureHome { home, fixture, .. }) = FixtureHome::with("lib/libduckdb.so") else {
+        eprintln!("no DuckDB engine in ~/.cache/gpuplan/engines: run .ci/engines.sh");
+        assert!(std::env::var_os("CI").is_none(), "CI must have the engines");
+        return;
+    };
+    let from = format!(
+        "(SELECT * REPLACE (gpus > 0 AS gpus) FROM read_parquet('{}'))",
+        fixture.display()
+    );
+    let lines = duckdb_lines();
+    assert!(!lines.is_empty(), "a DuckDB line");
+    for duckdb in &lines {
+        let env = duckdb.env(home.path());
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut args = vec!["audit", "--all-time", "--format", "json"];
+        args.extend_from_slice(&duckdb_flags(&from));
+        let run = crate::common::gpuplan_with(home.path(), &args, &env);
+        assert_eq!(run.code, 2, "{}: {}", duckdb.name(), run.stdout);
+        assert!(
+            run.stderr.contains("column `gpus` (gpus)")
+                && run.stderr.contains("BOOLEAN")
+                && run.stderr.contains("cannot carry a number"),
+            "{}: {}",
+            duckdb.name(),
+            run.stderr
+        );
+    }
+}

@@ -89,10 +89,28 @@ pub enum StoredAs {
     /// their text.
     Whole,
     Text,
+    /// BOOLEAN: no count, time or share ("true" is no GPU count).
+    Boolean,
+    /// A list, a struct, a map or bytes: no single number or time.
+    Nested,
     Other,
 }
 
 impl StoredAs {
+    /// The kind a message names.
+    pub fn label(self) -> &'static str {
+        match self {
+            StoredAs::Timestamp { .. } => "a timestamp",
+            StoredAs::Date => "a date",
+            StoredAs::Number => "a number",
+            StoredAs::Whole => "a whole number",
+            StoredAs::Text => "text",
+            StoredAs::Boolean => "BOOLEAN",
+            StoredAs::Nested => "a list, struct, map or bytes",
+            StoredAs::Other => "a type gpuplan does not read",
+        }
+    }
+
     /// Any number, whole or not.
     pub fn is_number(self) -> bool {
         matches!(self, StoredAs::Number | StoredAs::Whole)

@@ -186,13 +186,34 @@ impl FieldBuilder<'_> {
             })?;
             return Ok(self.dialect.cast(&format!("{number:?}"), self.dialect.double_type()));
         }
-        Ok(match self.column(field) {
-            Some(column) => self.number_of(column),
-            None => self.null_double(),
-        })
+        match self.column(field) {
+            Some(column) => self.number_of(field, column),
+            None => Ok(self.null_double()),
+        }
     }
 
-    fn number_of(&self, column: &SourceColumn) -> String {
+    /// A column as a number: numbers cast, text parsed; a BOOLEAN, a list or struct, a time
+    /// cannot carry one (cast, `true` would count as 1 GPU) and is refused, naming its type, as
+    /// a file's reader refuses it.
+    fn number_of(&self, field: &str, column: &SourceColumn) -> Result<String, WarehouseError> {
+        match column.stored {
+            StoredAs::Number | StoredAs::Whole | StoredAs::Text | StoredAs::Other => Ok(self.cast_number(column)),
+            StoredAs::Boolean | StoredAs::Nested | StoredAs::Timestamp { .. } | StoredAs::Date => {
+                Err(WarehouseError::Unsupported {
+                    column: column.name.clone(),
+                    field: field.to_string(),
+                    what: format!(
+                        "a column of type {}, which cannot carry a number,",
+                        column.stored.label()
+                    ),
+                    instead: "give the column as numbers".to_string(),
+                })
+            }
+        }
+    }
+
+    /// A column cast to a number: numbers as they are, anything else through its text.
+    fn cast_number(&self, column: &SourceColumn) -> String {
         match column.stored {
             StoredAs::Number | StoredAs::Whole => self.dialect.cast(&self.quoted(column), self.dialect.double_type()),
             _ => self
@@ -235,7 +256,7 @@ impl FieldBuilder<'_> {
         };
         let zone = units.time_zone.as_deref().filter(|z| !z.eq_ignore_ascii_case("utc"));
         let epoch = |millis_per_unit: f64, origin_ms: i64| {
-            let number = self.number_of(column);
+            let number = self.cast_number(column);
             d.truncate_to_bigint(&format!(
                 "({number} * {} + {})",
                 d.cast(&format!("{millis_per_unit:?}"), d.double_type()),
@@ -277,8 +298,11 @@ impl FieldBuilder<'_> {
                     "store the times as timestamps or ISO 8601 text, or leave `time` as auto",
                 ));
             }
-            (StoredAs::Other, _) => {
-                return Err(unsupported("a column of this type", "cast it in the `from` expression"));
+            (StoredAs::Other | StoredAs::Boolean | StoredAs::Nested, _) => {
+                return Err(unsupported(
+                    &format!("a column of type {}", column.stored.label()),
+                    "cast it in the `from` expression",
+                ));
             }
         })
     }
@@ -320,7 +344,7 @@ impl FieldBuilder<'_> {
         };
         let multiplier = match &self.mapping.gpu_multiplier {
             Some(source) => match self.columns.iter().find(|c| &c.name == source) {
-                Some(column) => self.number_of(column),
+                Some(column) => self.number_of("gpu_multiplier", column)?,
                 None => d.cast("1.0", d.double_type()),
             },
             None => d.cast("1.0", d.double_type()),
@@ -362,7 +386,7 @@ impl FieldBuilder<'_> {
         let time_limit_hours = match self.column("time_limit") {
             Some(column) => format!(
                 "({} * {})",
-                self.number_of(column),
+                self.number_of("time_limit", column)?,
                 d.cast(&format!("{:?}", units.time_limit.hours_per_unit()), d.double_type())
             ),
             None => self.null_double(),
@@ -433,7 +457,7 @@ impl FieldBuilder<'_> {
         {
             // As a file's reader settles the unit on the rows it keeps: a value past 105 (out
             // of range as a percentage) is set aside, and does not make ratios percentages.
-            let value = self.number_of(column);
+            let value = self.cast_number(column);
             let most = d.cast(&format!("{:?}", c::JOB_UTIL_MAX_AUTO), d.double_type());
             parts.push(format!(
                 "MAX(CASE WHEN {value} >= 0 AND {value} <= {most} THEN {value} END) AS max_util"
@@ -444,7 +468,7 @@ impl FieldBuilder<'_> {
                 if let Some(column) = self.column(field).filter(|c| c.stored.is_number()) {
                     parts.push(format!(
                         "MAX(ABS({})) AS {}",
-                        self.number_of(column),
+                        self.cast_number(column),
                         d.quote(&format!("epoch_{}", column.name))
                     ));
                 }

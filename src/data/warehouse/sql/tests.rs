@@ -203,3 +203,41 @@ fn quotes_and_escapes_follow_each_engine() {
     assert_eq!(DialectName::Sail.dialect().quote("end"), "`end`");
     assert_eq!(DialectName::Bigquery.dialect().quote("a`b"), "`a\\`b`");
 }
+
+/// Issue 67, finding 4 through the warehouse: a GPU count stored as BOOLEAN (or a list, a
+/// time) is refused naming the column and its type, as a file's reader refuses it; cast, every
+/// `true` would have counted as one GPU.
+#[test]
+fn a_number_field_stored_as_boolean_or_a_list_is_refused_naming_its_type() {
+    for (stored, named) in [
+        (StoredAs::Boolean, "BOOLEAN"),
+        (StoredAs::Nested, "a list, struct, map or bytes"),
+        (StoredAs::Date, "a date"),
+    ] {
+        let mut columns = columns(StoredAs::Whole);
+        if let Some(gpus) = columns.iter_mut().find(|c| c.name == "gpus") {
+            gpus.stored = stored;
+        }
+        let mut mapping = Mapping::default();
+        mapping.complete_from_header(&columns.iter().map(|c| c.name.clone()).collect::<Vec<_>>());
+        let builder = FieldBuilder {
+            dialect: DialectName::Duckdb.dialect(),
+            mapping: &mapping,
+            columns: &columns,
+        };
+        let refused = builder
+            .fields(&Probe {
+                max_util: Some(97.0),
+                max_epoch: Vec::new(),
+            })
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(
+            refused.contains("column `gpus` (gpus)")
+                && refused.contains(named)
+                && refused.contains("cannot carry a number"),
+            "{stored:?}: {refused}"
+        );
+    }
+}
