@@ -97,10 +97,8 @@ pub(super) fn read_slurm(
             crate::data::slurm::run::OUTPUT_AFTER_EXIT.as_secs()
         )
     });
-    if let Some(text) = &lingered {
-        observer.note(text.clone());
-    }
     let mut loaded = load_sacct_log(pull.log, &shown, "sacct (live)", Detail::Audit(rules))?;
+    // An input's warning: said once on standard error, in `inputs[]` and in the workbench.
     if let (Some(text), Some(file)) = (lingered, loaded.files.first_mut()) {
         file.warnings.push(text);
     }

@@ -316,6 +316,14 @@ mod tests {
     use super::*;
     use crate::config::plan_file::DEFAULT_PLAN_TOML;
 
+    /// The shipped plan in a folder of its own, and the built-in catalog.
+    fn shipped_plan() -> (tempfile::TempDir, PathBuf, Catalog) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("plan.toml");
+        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
+        (dir, path, crate::config::catalog::builtin().catalog)
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_plan_kept_as_a_link_is_watched_where_it_lives() {
@@ -342,10 +350,7 @@ mod tests {
     #[test]
     fn a_plan_written_in_place_in_two_halves_is_read_once_whole() {
         use std::io::Write;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("plan.toml");
-        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
-        let catalog = crate::config::catalog::builtin().catalog;
+        let (_dir, path, catalog) = shipped_plan();
         let (results, actions) = crossbeam_channel::unbounded();
         let _watcher = watch_plan(&path, catalog, results).expect("watch");
         let whole = DEFAULT_PLAN_TOML.replacen("name = \"", "name = \"rewritten ", 1);
@@ -378,10 +383,7 @@ mod tests {
     #[test]
     fn a_half_plan_closed_between_its_halves_is_held_not_shown() {
         use std::io::Write;
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("plan.toml");
-        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
-        let catalog = crate::config::catalog::builtin().catalog;
+        let (_dir, path, catalog) = shipped_plan();
         let (results, actions) = crossbeam_channel::unbounded();
         let _watcher = watch_plan(&path, catalog.clone(), results).expect("watch");
         let whole = DEFAULT_PLAN_TOML.replacen("name = \"", "name = \"rewritten ", 1);
@@ -414,10 +416,7 @@ mod tests {
     /// A section deleted on purpose is read, only later.
     #[test]
     fn a_section_deleted_on_purpose_is_read_after_the_hold() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("plan.toml");
-        std::fs::write(&path, DEFAULT_PLAN_TOML).expect("plan");
-        let catalog = crate::config::catalog::builtin().catalog;
+        let (_dir, path, catalog) = shipped_plan();
         let (results, actions) = crossbeam_channel::unbounded();
         let _watcher = watch_plan(&path, catalog, results).expect("watch");
         let cut = DEFAULT_PLAN_TOML[..DEFAULT_PLAN_TOML.find("[[clusters]]").expect("clusters")].to_string();
