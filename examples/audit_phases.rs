@@ -77,6 +77,7 @@ fn main() {
         host_utc_offsets_min: Default::default(),
         input_utc_offset_min: None,
         node_inventories: Vec::new(),
+        model_prices: Default::default(),
     };
     let t = Instant::now();
     match audit_loaded(&logs, &rules, &settings) {

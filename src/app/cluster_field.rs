@@ -94,9 +94,9 @@ impl ClusterField {
         let choice = |count: usize| (value.round().max(0.0) as usize).min(count - 1);
         match self {
             // Steps land on round numbers: $4.55, not $4.5500000001.
-            ClusterField::UsdPerGpuHour(_) => cluster.usd_per_gpu_hour = (value * 1e9).round() / 1e9,
+            ClusterField::UsdPerGpuHour(_) => cluster.set_usd_per_gpu_hour((value * 1e9).round() / 1e9),
             // A count as typed, fractions kept (shared GPUs), without float noise.
-            ClusterField::Gpus(_) => cluster.gpus = (value * 1e6).round() / 1e6,
+            ClusterField::Gpus(_) => cluster.set_gpus((value * 1e6).round() / 1e6),
             ClusterField::Term(_) => cluster.term = Term::ALL[choice(Term::ALL.len())],
             ClusterField::Deployment(_) => cluster.deployment = Deployment::ALL[choice(Deployment::ALL.len())],
         }

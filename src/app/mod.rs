@@ -718,6 +718,15 @@ impl App {
             .map_or_else(Vec::new, |i| ClusterField::all(i).map(Field::Cluster).to_vec())
     }
 
+    /// Rows after a cluster drill's classes: the plan's values of the cluster, or for one the
+    /// plan does not list the one row that adds it to the plan.
+    pub fn cluster_value_rows(&self, audited: usize) -> usize {
+        match self.plan_cluster(audited) {
+            Some(_) => self.cluster_fields(audited).len(),
+            None => usize::from(self.fleet.as_ref().is_some_and(|f| audited < f.report.clusters.len())),
+        }
+    }
+
     /// A field's value: the plan's, or where the plan leaves it out, what stands in for it (a
     /// pool's size in the last replay; the fit's growth, the horizon's start).
     pub fn field_value(&self, field: Field) -> Option<f64> {

@@ -108,6 +108,7 @@ fn apply_audited_utilization(plan: &mut Plan, audit: &AuditReport) {
                 price_source: Some(audited.price_source.clone()),
                 price_as_of: None,
                 commitment_ends: None,
+                models: Vec::new(),
             }),
         }
     }

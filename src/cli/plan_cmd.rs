@@ -7,7 +7,7 @@ use super::audit::{AuditArgs, audit_logs};
 use crate::config::atomic::write_atomically;
 use crate::config::diagnostic::Diagnostic;
 use crate::config::plan_file::{DEFAULT_PLAN_TOML, default_plan, read_plan, read_plan_text};
-use crate::config::plan_from_logs::{ObservedCluster, plan_from_logs};
+use crate::config::plan_from_logs::{ObservedCluster, ObservedModel, plan_from_logs};
 use crate::model::catalog::Catalog;
 
 pub fn new(output: Option<&Path>, force: bool) -> Result<(), Failure> {
@@ -60,22 +60,41 @@ pub fn new_from_logs(
         .iter()
         .map(|c| ObservedCluster {
             name: c.name.clone(),
-            peak_gpus: c.peak_concurrent_gpus,
+            capacity_gpus: c.capacity_gpus,
             accelerator: c.priced_as.clone(),
             gpu_type: c.gpu_type.clone(),
             usd_per_gpu_hour: c.usd_per_gpu_hour,
             price_source: c.price_source.clone(),
+            models: c
+                .models
+                .iter()
+                .map(|m| ObservedModel {
+                    model: m.model.clone(),
+                    gpus: m.gpus,
+                    usd_per_gpu_hour: m.usd_per_gpu_hour,
+                    at_fallback_rate: m.at_fallback_rate,
+                    price_source: m.price_source.clone(),
+                })
+                .collect(),
         })
         .collect();
-    // Paths as the plan will read them whatever the folder it is used from.
-    let absolute = |p: &Path| {
-        std::path::absolute(p)
-            .unwrap_or_else(|_| p.to_path_buf())
-            .display()
-            .to_string()
+    // Paths as Ctrl-S writes them: relative to the plan's folder where the data sits below it,
+    // absolute otherwise (the plan read from any folder finds them). Node lists are not logs:
+    // what they said is in the clusters' models.
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let plan_folder = output
+        .filter(|p| p.as_os_str() != "-")
+        .map(|p| absolute(p).parent().map(Path::to_path_buf).unwrap_or_default());
+    let shown = |p: &Path| match &plan_folder {
+        Some(folder) => crate::config::plan_sources::written_path(&absolute(p), folder),
+        None => absolute(p).display().to_string(),
     };
-    let mapping = mapping.as_deref().map(absolute);
-    let log_paths: Vec<(String, Option<String>)> = logs.iter().map(|p| (absolute(p), mapping.clone())).collect();
+    let mapping = mapping.as_deref().map(shown);
+    let log_paths: Vec<(String, Option<String>)> = logs
+        .iter()
+        .filter(|p| !crate::data::readers::node_list::is_node_list(p))
+        .map(|p| (shown(p), mapping.clone()))
+        .collect();
     let text = plan_from_logs(DEFAULT_PLAN_TOML, &clusters, &log_paths)
         .map_err(|e| Diagnostic::file("(built-in plan)", e.to_string()))?;
     // What is written must read back as a plan: a check, not a hope.
@@ -83,7 +102,7 @@ pub fn new_from_logs(
     let assumed = clusters.iter().filter(|c| c.accelerator.is_none()).count();
     if let Some(shown) = write_plan(output, force, &text)? {
         eprintln!(
-            "wrote {shown}: {} from the logs, each with its observed peak and a catalog list price to confirm{}; then run `gpuplan report --plan {shown}`",
+            "wrote {shown}: {} from the logs, each sized as the audit sized it (node list, else observed peak) at a catalog list price to confirm{}; then run `gpuplan report --plan {shown}`",
             match clusters.len() {
                 1 => "1 cluster".to_string(),
                 n => format!("{n} clusters"),

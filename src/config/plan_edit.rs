@@ -194,11 +194,17 @@ fn fresh_item(new: &Item, level: Level) -> Option<Item> {
     }
 }
 
-/// A standard table holding `source`'s entries, nested tables written inline.
+/// A standard table holding `source`'s entries, nested tables written inline but for arrays
+/// of tables (a cluster's `[[clusters.models]]`), kept as tables a person reads line by line.
 fn owned_table(source: &dyn TableLike) -> Table {
     let mut table = Table::new();
     for (key, item) in source.iter() {
-        if let Some(value) = value_of(item) {
+        if let Item::ArrayOfTables(tables) = item {
+            table.insert(
+                key,
+                Item::ArrayOfTables(tables.iter().map(|t| owned_table(t)).collect()),
+            );
+        } else if let Some(value) = value_of(item) {
             table.insert(key, Item::Value(value));
         }
     }

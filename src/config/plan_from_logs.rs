@@ -13,8 +13,9 @@ use crate::model::catalog::Term;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObservedCluster {
     pub name: String,
-    /// The most GPUs its jobs held at once.
-    pub peak_gpus: f64,
+    /// The GPUs the audit sized it at: its node list's, else the most its jobs held at once
+    /// (whole GPUs).
+    pub capacity_gpus: f64,
     /// The catalog's id of the accelerator its log names; None when the log names none the
     /// catalog knows.
     pub accelerator: Option<String>,
@@ -22,6 +23,19 @@ pub struct ObservedCluster {
     pub gpu_type: Option<String>,
     pub usd_per_gpu_hour: f64,
     /// Where that price comes from (a catalog offer, or the fallback rate).
+    pub price_source: String,
+    /// Its models, when it holds more than one: written as `[[clusters.models]]`.
+    pub models: Vec<ObservedModel>,
+}
+
+/// One model of a mixed cluster as the audit sized and priced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObservedModel {
+    pub model: String,
+    pub gpus: f64,
+    pub usd_per_gpu_hour: f64,
+    /// Priced at the fallback rate: neither the catalog nor the plan prices it.
+    pub at_fallback_rate: bool,
     pub price_source: String,
 }
 
@@ -57,14 +71,35 @@ pub fn plan_from_logs(
         let accelerator = c.accelerator.as_deref().unwrap_or(ASSUMED_ACCELERATOR);
         t.insert("accelerator", value(accelerator));
         let accelerator_note = match (&c.accelerator, &c.gpu_type) {
+            (Some(_), _) if c.models.len() > 1 => {
+                "the catalog accelerator of most of its GPUs; each model's own below".to_string()
+            }
             (Some(_), Some(gpu_type)) => format!("the log's GPU type: {gpu_type}"),
             (None, Some(gpu_type)) => format!("ASSUMED: the log's GPU type {gpu_type} is not in the catalog"),
             (_, None) => "ASSUMED: the log names no GPU type".to_string(),
         };
         set_comment(&mut t, "accelerator", &accelerator_note);
-        t.insert("gpus", gpus_value(c.peak_gpus));
-        set_comment(&mut t, "gpus", "ASSUMED: the observed peak; the cluster may own more");
-        t.insert("usd_per_gpu_hour", value(round_cents_tenths(c.usd_per_gpu_hour)));
+        // A mixed cluster's GPUs and price are its models' (rounded as each is written), so
+        // the two add up exactly as the plan's check asks.
+        let models: Vec<(&ObservedModel, f64)> = c
+            .models
+            .iter()
+            .map(|m| (m, round_cents_tenths(m.usd_per_gpu_hour)))
+            .collect();
+        let (gpus, usd) = if models.len() > 1 {
+            let gpus: f64 = models.iter().map(|(m, _)| m.gpus).sum();
+            let cost: f64 = models.iter().map(|(m, usd)| m.gpus * usd).sum();
+            (gpus, cost / gpus)
+        } else {
+            (c.capacity_gpus, c.usd_per_gpu_hour)
+        };
+        t.insert("gpus", gpus_value(gpus));
+        set_comment(
+            &mut t,
+            "gpus",
+            "ASSUMED: as the audit sized it (node list, else the observed peak)",
+        );
+        t.insert("usd_per_gpu_hour", value(round_cents_tenths(usd)));
         set_comment(&mut t, "usd_per_gpu_hour", "ASSUMED: a list price, not your contract's");
         t.insert("term", value(Term::OnDemand.label()));
         set_comment(&mut t, "term", "ASSUMED");
@@ -72,6 +107,28 @@ pub fn plan_from_logs(
         set_comment(&mut t, "deployment", "ASSUMED");
         let source = c.price_source.strip_prefix("assumed: ").unwrap_or(&c.price_source);
         t.insert("price_source", value(format!("ASSUMED, to confirm: {source}")));
+        if models.len() > 1 {
+            let mut lines = ArrayOfTables::new();
+            for (model, usd) in &models {
+                let mut m = Table::new();
+                m.insert("model", value(model.model.as_str()));
+                m.insert("gpus", gpus_value(model.gpus));
+                m.insert("usd_per_gpu_hour", value(*usd));
+                let note = if model.at_fallback_rate {
+                    "ASSUMED: the catalog cannot price it; the fallback rate: give its price"
+                } else {
+                    "ASSUMED: a list price, not your contract's"
+                };
+                set_comment(&mut m, "usd_per_gpu_hour", note);
+                let source = model
+                    .price_source
+                    .strip_prefix("assumed: ")
+                    .unwrap_or(&model.price_source);
+                m.insert("price_source", value(format!("ASSUMED, to confirm: {source}")));
+                lines.push(m);
+            }
+            t.insert("models", Item::ArrayOfTables(lines));
+        }
         tables.push(t);
     }
     if !tables.is_empty() {
@@ -129,19 +186,21 @@ mod tests {
         let clusters = [
             ObservedCluster {
                 name: "gpu-a100".into(),
-                peak_gpus: 47.5,
+                capacity_gpus: 47.5,
                 accelerator: Some("a100-80gb".into()),
                 gpu_type: Some("a100".into()),
                 usd_per_gpu_hour: 3.4315,
                 price_source: "AWS list price".into(),
+                models: Vec::new(),
             },
             ObservedCluster {
                 name: "old-v100".into(),
-                peak_gpus: 8.0,
+                capacity_gpus: 8.0,
                 accelerator: None,
                 gpu_type: Some("V100".into()),
                 usd_per_gpu_hour: 12.29,
                 price_source: "seed 001 fallback".into(),
+                models: Vec::new(),
             },
         ];
         let text = plan_from_logs(DEFAULT_PLAN_TOML, &clusters, &[("/data/jobs.csv".into(), None)]).expect("plan");

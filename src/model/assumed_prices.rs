@@ -10,7 +10,8 @@ use super::fleet_contracts::{ContractsReport, TodaySource};
 /// Today's cost of the clusters priced by assumption, and its share of the saving.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AssumedPrices {
-    /// The clusters not in the plan and not on a bill, in the audit's order.
+    /// The clusters not in the plan (or in it at a price marked "ASSUMED") and not on a bill,
+    /// in the audit's order.
     pub clusters: Vec<String>,
     /// Their cost today (part of step 1), a year.
     pub today_usd_per_year: f64,
@@ -25,7 +26,7 @@ pub fn assumed_prices(c: &ContractsReport, saving_usd_per_year: f64) -> Option<A
     let assumed: Vec<_> = c
         .fleet
         .iter()
-        .filter(|k| !k.in_plan && k.today_source == TodaySource::CapacityTimesPrice)
+        .filter(|k| k.price_assumed() && k.today_source == TodaySource::CapacityTimesPrice)
         .collect();
     if assumed.is_empty() {
         return None;

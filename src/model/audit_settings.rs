@@ -4,7 +4,9 @@
 //! question of the same value).
 
 use crate::model::catalog::{Accelerator, Catalog, SEED_H100_USD_PER_GPU_HOUR, Term, accelerator_for_gpu_type};
+use crate::model::plan::model_prices::{ModelPrice, price_of};
 use crate::model::plan::{Plan, host_patterns, host_utc_offsets_min};
+use crate::shared::format::usd as usd_text;
 
 /// Which span of the log the audit looks at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,6 +37,18 @@ pub struct ClusterPricing {
     pub source: String,
     /// The plan's term for the cluster: a commitment, or on-demand and spot (nothing to shorten).
     pub term: Term,
+    /// The plan's `[[clusters.models]]`; empty for a cluster of one model.
+    pub models: Vec<PlannedModel>,
+}
+
+/// One model of a plan's cluster: its GPUs and price, and whether the plan marks the price as
+/// an assumption to confirm (`price_source` "ASSUMED…", as `plan new --logs` writes it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedModel {
+    pub model: String,
+    pub gpus: f64,
+    pub usd_per_gpu_hour: f64,
+    pub assumed: bool,
 }
 
 /// A catalog accelerator's on-demand list price, for a cluster the plan does not list whose
@@ -54,6 +68,8 @@ pub struct UnlistedPrice {
     pub source: String,
     /// The catalog's accelerator the price is for, when the log's GPU type names one.
     pub accelerator: Option<String>,
+    /// At the fallback rate: neither the catalog nor the plan's `[prices]` prices the model.
+    pub fallback: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +95,8 @@ pub struct AuditSettings {
     /// Node lists read beside the logs: each cluster the plan does not list is priced by
     /// what its nodes run on (`model::node_inventory`).
     pub node_inventories: Vec<super::node_inventory::NodeInventory>,
+    /// The plan's `[prices]`: a model's price, or the catalog accelerator it is.
+    pub model_prices: std::collections::BTreeMap<String, ModelPrice>,
 }
 
 /// Every catalog accelerator with an on-demand market price, at its list price.
@@ -97,6 +115,12 @@ fn list_prices(catalog: &Catalog) -> Vec<ListPrice> {
         .collect()
 }
 
+/// Whether a plan's `price_source` marks the price as an assumption to confirm (`plan new
+/// --logs` writes "ASSUMED, to confirm: …"; the workbench drops the mark once the price is set).
+pub fn is_assumed_price(source: &str) -> bool {
+    source.trim_start().starts_with("ASSUMED")
+}
+
 impl AuditSettings {
     /// The price of a cluster the plan does not list, whose log's GPU type is `gpu_type`: the
     /// catalog's list price for the accelerator it names, flagged as an assumption; else the
@@ -106,10 +130,34 @@ impl AuditSettings {
             usd_per_gpu_hour: self.default_usd_per_gpu_hour,
             source: format!("{}{why}", self.default_price_source),
             accelerator: None,
+            fallback: true,
         };
         let Some(gpu_type) = gpu_type else {
             return fallback(String::new());
         };
+        // The plan's word first: a price, or the catalog accelerator the name stands for.
+        let named = match price_of(&self.model_prices, gpu_type) {
+            Some((entry, ModelPrice::UsdPerGpuHour(usd))) => {
+                return UnlistedPrice {
+                    usd_per_gpu_hour: *usd,
+                    source: format!("the plan's [prices] {entry} = {}", usd_text(*usd)),
+                    accelerator: None,
+                    fallback: false,
+                };
+            }
+            Some((entry, ModelPrice::Accelerator(accelerator))) => Some((entry, accelerator.as_str())),
+            None => None,
+        };
+        if let Some((entry, accelerator)) = named
+            && let Some((price, _)) = accelerator_for_gpu_type(&self.list_prices, accelerator, |p| &p.accelerator)
+        {
+            return UnlistedPrice {
+                usd_per_gpu_hour: price.usd_per_gpu_hour,
+                source: format!("the plan's [prices] {entry} = \"{accelerator}\": the {}", price.source),
+                accelerator: Some(price.accelerator.id.clone()),
+                fallback: false,
+            };
+        }
         match accelerator_for_gpu_type(&self.list_prices, gpu_type, |p| &p.accelerator) {
             Some((price, exact)) => UnlistedPrice {
                 usd_per_gpu_hour: price.usd_per_gpu_hour,
@@ -123,6 +171,7 @@ impl AuditSettings {
                     price.source
                 ),
                 accelerator: Some(price.accelerator.id.clone()),
+                fallback: false,
             },
             None if self.list_prices.is_empty() => fallback(String::new()),
             None => fallback(format!("; the log's GPU type {gpu_type} is not in the catalog")),
@@ -148,6 +197,17 @@ impl AuditSettings {
                         usd_per_gpu_hour: cost_override.unwrap_or(c.usd_per_gpu_hour),
                         source: "plan".to_string(),
                         term: c.term,
+                        models: c
+                            .models
+                            .iter()
+                            .map(|m| PlannedModel {
+                                model: m.model.clone(),
+                                gpus: m.gpus,
+                                usd_per_gpu_hour: cost_override.unwrap_or(m.usd_per_gpu_hour),
+                                assumed: cost_override.is_none()
+                                    && m.price_source.as_deref().is_some_and(is_assumed_price),
+                            })
+                            .collect(),
                     })
                     .collect()
             })
@@ -180,6 +240,7 @@ impl AuditSettings {
             host_utc_offsets_min: plan.map(|p| host_utc_offsets_min(&p.hosts)).unwrap_or_default(),
             input_utc_offset_min: None,
             node_inventories: Vec::new(),
+            model_prices: plan.map(|p| p.prices.clone()).unwrap_or_default(),
         }
     }
 }

@@ -203,6 +203,12 @@ pub struct ClusterAudit {
     pub priced_as: Option<String>,
     /// The plan's term for the cluster; None when the plan does not list it.
     pub term: Option<Term>,
+    /// The GPU models it holds, each with its own capacity, price, GPU-hours and peak; their
+    /// capacities add up to `capacity_gpus` and their costs to `monthly_cost_usd`.
+    pub models: Vec<super::cluster_models::ModelLine>,
+    /// Runs naming no model spread over several models: what was spread and how.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub models_spread: Option<String>,
     pub monthly_cost_usd: f64,
     /// Seed 001's reading of idle spend, under its own name (it is not the stranded spend of
     /// `spend_parts`): monthly cost × non-training time share × (1 − mean utilization in

@@ -11,6 +11,7 @@ pub mod board_timeline;
 pub mod catalog;
 pub mod checkpoint;
 pub mod checks;
+pub mod cluster_models;
 pub mod commitment_layers;
 pub mod compare;
 pub mod contracts;

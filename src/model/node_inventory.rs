@@ -1,9 +1,9 @@
-//! A cluster priced by what it runs on: a node list's GPUs by model give the cluster its
-//! capacity and a price per GPU-hour weighted over its accelerators, each model at the
-//! catalog's list price (or, where the catalog cannot price it, the stated fallback, named).
+//! A cluster as its node list gives it: GPUs by model, which `model::cluster_models` sizes
+//! and prices model by model.
 
-use super::audit_settings::AuditSettings;
-use crate::shared::format::{gpu_count, thousands, usd};
+use super::cluster_models::BEYOND_NODE_LIST;
+use super::fleet::ClusterAudit;
+use crate::shared::format::{thousands, usd};
 
 /// A cluster's machines as a node list gives them.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,76 +14,15 @@ pub struct NodeInventory {
     pub source: String,
     /// GPUs by model as the list writes them, most GPUs first.
     pub gpus_by_model: Vec<(String, f64)>,
+    /// Distinct nodes (a node listed twice counts once).
     pub nodes: u64,
-}
-
-/// How an inventory prices its cluster.
-#[derive(Debug, Clone, PartialEq)]
-pub struct InventoryPrice {
-    pub capacity_gpus: f64,
-    /// GPU-weighted over the models.
-    pub usd_per_gpu_hour: f64,
-    /// Each model's GPUs and price, and which the catalog could not price.
-    pub source: String,
-    /// The catalog accelerator of the most GPUs the catalog prices, if any.
-    pub priced_as: Option<String>,
-    /// The share of its GPUs priced at the fallback rate (models the catalog does not know).
-    pub fallback_frac: f64,
+    /// Nodes listed more than once, each repeat named (its GPUs counted once).
+    pub duplicate_nodes: Vec<String>,
 }
 
 impl NodeInventory {
     pub fn gpus(&self) -> f64 {
         self.gpus_by_model.iter().map(|(_, g)| g).sum()
-    }
-
-    /// Each model at its list price, or at the fallback rate where the catalog has none.
-    pub fn price(&self, settings: &AuditSettings) -> InventoryPrice {
-        let capacity_gpus = self.gpus();
-        let mut cost = 0.0;
-        let mut fallback_gpus = 0.0;
-        let mut priced_as: Option<(String, f64)> = None;
-        let mut parts = Vec::new();
-        for (model, gpus) in &self.gpus_by_model {
-            let price = settings.unlisted_price(Some(model));
-            cost += gpus * price.usd_per_gpu_hour;
-            match &price.accelerator {
-                Some(accelerator) => {
-                    if priced_as.as_ref().is_none_or(|(_, most)| gpus > most) {
-                        priced_as = Some((accelerator.clone(), *gpus));
-                    }
-                    parts.push(format!(
-                        "{} {model} at {}",
-                        gpu_count(*gpus),
-                        usd(price.usd_per_gpu_hour)
-                    ));
-                }
-                None => {
-                    fallback_gpus += gpus;
-                    parts.push(format!(
-                        "{} {model} at the fallback {} (not in the catalog)",
-                        gpu_count(*gpus),
-                        usd(price.usd_per_gpu_hour)
-                    ));
-                }
-            }
-        }
-        let usd_per_gpu_hour = if capacity_gpus > 0.0 { cost / capacity_gpus } else { 0.0 };
-        InventoryPrice {
-            capacity_gpus,
-            usd_per_gpu_hour,
-            source: format!(
-                "node list {} ({} nodes): {}; list prices, assumed",
-                self.source,
-                thousands(self.nodes as f64),
-                parts.join(", ")
-            ),
-            priced_as: priced_as.map(|(a, _)| a),
-            fallback_frac: if capacity_gpus > 0.0 {
-                fallback_gpus / capacity_gpus
-            } else {
-                0.0
-            },
-        }
     }
 }
 
@@ -104,29 +43,103 @@ pub fn inventory_for<'a>(
         })
 }
 
+/// What the node lists say against the audit they were read beside, per list file: a node
+/// listed twice, a cluster no log holds or the plan already sizes, a list naming no cluster
+/// beside several unlisted ones, a list holding fewer GPUs than ran at once. Never silent: each
+/// is a warning of the list's entry in `inputs[]` and on the workbench's banner.
+pub fn node_list_warnings(
+    inventories: &[NodeInventory],
+    clusters: &[ClusterAudit],
+    planned: &dyn Fn(&str) -> bool,
+) -> Vec<(String, Vec<String>)> {
+    let mut by_file: Vec<(String, Vec<String>)> = Vec::new();
+    let unlisted: Vec<&str> = clusters
+        .iter()
+        .map(|c| c.name.as_str())
+        .filter(|name| !planned(name))
+        .collect();
+    for inventory in inventories {
+        let mut warnings = Vec::new();
+        if let Some(first) = inventory.duplicate_nodes.first() {
+            let more = inventory.duplicate_nodes.len() - 1;
+            warnings.push(format!(
+                "lists node {first}{} more than once: each node's GPUs are counted once",
+                if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        let served = match inventory.cluster.as_deref() {
+            Some(cluster) if !clusters.iter().any(|c| c.name == cluster) => {
+                warnings.push(format!(
+                    "names cluster {cluster}, which no log holds: its {} GPUs size and price nothing",
+                    thousands(inventory.gpus())
+                ));
+                None
+            }
+            Some(cluster) if planned(cluster) => {
+                warnings.push(format!(
+                    "names cluster {cluster}, which the plan sizes and prices: the plan's figures stand, not the list's"
+                ));
+                None
+            }
+            Some(cluster) => Some(cluster),
+            None => match unlisted.as_slice() {
+                [one] => Some(*one),
+                [] => {
+                    warnings.push(
+                        "names no cluster and the plan lists every cluster of the logs: it sizes and prices nothing"
+                            .to_string(),
+                    );
+                    None
+                }
+                several => {
+                    warnings.push(format!(
+                        "names no cluster (no cluster column) beside {} clusters the plan does not list ({}):                          it sizes and prices none of them; give it a cluster column",
+                        several.len(),
+                        several.join(", ")
+                    ));
+                    None
+                }
+            },
+        };
+        let short = served
+            .and_then(|name| clusters.iter().find(|c| c.name == name))
+            .and_then(|c| Some((c, c.models.iter().find(|m| m.model == BEYOND_NODE_LIST)?)));
+        if let Some((cluster, beyond)) = short {
+            warnings.push(format!(
+                "holds {} GPUs, fewer than the {} that ran at once on {}: the {} past it are counted as \"{BEYOND_NODE_LIST}\" at {}/GPU-h",
+                thousands(inventory.gpus()),
+                thousands(cluster.capacity_gpus),
+                cluster.name,
+                thousands(beyond.gpus),
+                usd(beyond.usd_per_gpu_hour)
+            ));
+        }
+        match by_file.iter_mut().find(|(file, _)| *file == inventory.source) {
+            Some((_, all)) => all.extend(warnings),
+            None => by_file.push((inventory.source.clone(), warnings)),
+        }
+    }
+    by_file
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::audit_settings::WindowSpec;
 
     #[test]
-    fn a_mix_is_priced_gpu_weighted_and_what_the_catalog_cannot_price_is_named() {
-        let catalog = crate::config::catalog::builtin().catalog;
-        let settings = AuditSettings::for_plan(&catalog, None, WindowSpec::default(), None);
+    fn a_list_naming_no_cluster_serves_the_logs_one_unlisted_cluster() {
         let inventory = NodeInventory {
             cluster: None,
             source: "nodes.csv".into(),
             gpus_by_model: vec![("T4".into(), 8.0), ("G2".into(), 2.0)],
             nodes: 3,
+            duplicate_nodes: Vec::new(),
         };
-        let price = inventory.price(&settings);
-        let t4 = settings.unlisted_price(Some("T4")).usd_per_gpu_hour;
-        let fallback = settings.default_usd_per_gpu_hour;
-        assert!((price.usd_per_gpu_hour - (8.0 * t4 + 2.0 * fallback) / 10.0).abs() < 1e-12);
-        assert_eq!(price.capacity_gpus, 10.0);
-        assert_eq!(price.priced_as.as_deref(), Some("t4"));
-        assert!((price.fallback_frac - 0.2).abs() < 1e-12);
-        assert!(price.source.contains("2 G2 at the fallback"), "{}", price.source);
+        assert_eq!(inventory.gpus(), 10.0);
         assert!(inventory_for(std::slice::from_ref(&inventory), "any", true).is_some());
         assert!(inventory_for(std::slice::from_ref(&inventory), "any", false).is_none());
     }

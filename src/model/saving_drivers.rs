@@ -10,7 +10,9 @@ use super::forecast::ForecastReport;
 use super::judgment::{DemandHistory, bands_equal_days};
 use super::monte_carlo::TriangularRange;
 use super::plan::{DEFAULT_HORIZON_MONTHS, Plan};
-use super::saving_range::{CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION};
+use super::saving_range::{
+    CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION, UNSTATED_PRICES,
+};
 use crate::model::fleet_contracts::ContractsReport;
 
 /// Demand without a forecast: a fifth less to a quarter more than the audited window.
@@ -156,7 +158,7 @@ fn saving_drivers(
             format!("{accelerator} {sign}{:.1} %", rate.abs() * 100.0)
         })
         .collect();
-    vec![
+    let mut drivers = vec![
         demand,
         Driver {
             driver: OFFER_PRICES,
@@ -187,7 +189,53 @@ fn saving_drivers(
                     the hypervisor's cost is close to nil"
                 .to_string(),
         },
-    ]
+    ];
+    drivers.extend(unstated_prices(c, catalog));
+    drivers
+}
+
+/// The price of the models nobody priced (the catalog cannot, the plan does not list their
+/// cluster): charged today at the fallback rate, and really anywhere from the catalog's
+/// cheapest list price to its dearest. None when every model has a stated or list price.
+fn unstated_prices(c: &ContractsReport, catalog: &Catalog) -> Option<Driver> {
+    let unstated: Vec<(&str, f64, f64)> = c
+        .fleet
+        .iter()
+        .filter(|k| k.unstated_usd_per_month(c.hours_per_month) > 0.0)
+        .flat_map(|k| k.unstated_models.iter().map(|(m, g, u)| (m.as_str(), *g, *u)))
+        .collect();
+    let gpus: f64 = unstated.iter().map(|(_, g, _)| g).sum();
+    if gpus <= 0.0 {
+        return None;
+    }
+    let charged = unstated.iter().map(|(_, g, u)| g * u).sum::<f64>() / gpus;
+    let list: Vec<(&str, f64)> = catalog
+        .accelerators
+        .iter()
+        .filter_map(|a| Some((a.id.as_str(), catalog.list_price(&a.id)?.usd_per_chip_hour())))
+        .filter(|(_, usd)| usd.is_finite() && *usd > 0.0)
+        .collect();
+    let cheapest = list.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let dearest = list.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
+    let mut models: Vec<&str> = unstated.iter().map(|(m, _, _)| *m).collect();
+    models.sort_unstable();
+    models.dedup();
+    let spread = TriangularRange::new((cheapest.1 / charged).min(1.0), 1.0, (dearest.1 / charged).max(1.0));
+    Some(Driver {
+        driver: UNSTATED_PRICES,
+        spread,
+        basis: format!(
+            "the price of {} GPUs no catalog or plan prices ({}), charged today at {}/GPU-h: anywhere from the \
+             catalog's cheapest list price ({} {}) to its dearest ({} {}); give them in [prices] or [[clusters]]",
+            crate::shared::format::thousands(gpus),
+            models.join(", "),
+            crate::shared::format::usd(charged),
+            cheapest.0,
+            crate::shared::format::usd(cheapest.1),
+            dearest.0,
+            crate::shared::format::usd(dearest.1),
+        ),
+    })
 }
 
 /// Spot hours bought to deliver an hour of work, against the figure the matcher priced spot

@@ -18,7 +18,11 @@
 //! - spot preemption: burst work on spot redoes what a preemption loses since its checkpoint
 //!   (priced into spot at the plan's MTBI; the driver swings it between twice and half that);
 //! - delivered share: the share of a VM's GPU a job gets against bare metal (training and
-//!   burst; for inference the hypervisor's cost is close to nil and it does not move).
+//!   burst; for inference the hypervisor's cost is close to nil and it does not move);
+//! - unstated prices: the one driver on today's side. GPU models the catalog cannot price and
+//!   no plan prices are charged today at the fallback rate; what they really cost is anywhere
+//!   between the catalog's cheapest and dearest list price, and that part of today's cost (and
+//!   so of the saving) moves with it.
 
 use serde::Serialize;
 
@@ -88,6 +92,31 @@ pub const CARRY_OVER: &str = "carry_over";
 pub const SEPARATION: &str = "separation";
 pub const SPOT_PREEMPTION: &str = "spot_preemption";
 pub const DELIVERED_SHARE: &str = "delivered_share";
+pub const UNSTATED_PRICES: &str = "unstated_prices";
+
+/// What the fleet costs today, a month, and the part of it charged at a price nobody stated
+/// (models the catalog cannot price, at the fallback rate): the `UNSTATED_PRICES` driver
+/// multiplies that part.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TodayCost {
+    pub usd_per_month: f64,
+    pub unstated_usd_per_month: f64,
+}
+
+impl From<f64> for TodayCost {
+    fn from(usd_per_month: f64) -> TodayCost {
+        TodayCost {
+            usd_per_month,
+            unstated_usd_per_month: 0.0,
+        }
+    }
+}
+
+impl TodayCost {
+    fn with(&self, value: &dyn Fn(&str) -> f64) -> f64 {
+        self.usd_per_month + self.unstated_usd_per_month * (value(UNSTATED_PRICES) - 1.0)
+    }
+}
 
 /// The switched fleet's monthly cost with each driver at `value(driver)`.
 fn switched_cost(classes: &[ClassSwitch], value: &dyn Fn(&str) -> f64) -> f64 {
@@ -114,8 +143,8 @@ pub fn switched_cost_at_point(classes: &[ClassSwitch], drivers: &[Driver]) -> f6
 }
 
 /// The headline: the yearly saving with every driver at its point value.
-pub fn saving_at_point(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Driver]) -> f64 {
-    saving(today_usd_per_month, classes, &|name: &str| point_value(drivers, name))
+pub fn saving_at_point(today: impl Into<TodayCost>, classes: &[ClassSwitch], drivers: &[Driver]) -> f64 {
+    saving(today.into(), classes, &|name: &str| point_value(drivers, name))
 }
 
 /// One class's switched monthly cost with each driver at `value(driver)`.
@@ -140,8 +169,8 @@ fn class_cost(c: &ClassSwitch, value: &dyn Fn(&str) -> f64) -> f64 {
 }
 
 /// The yearly saving with each driver at `value(driver)`.
-fn saving(today_usd_per_month: f64, classes: &[ClassSwitch], value: &dyn Fn(&str) -> f64) -> f64 {
-    (today_usd_per_month - switched_cost(classes, value)) * 12.0
+fn saving(today: impl Into<TodayCost>, classes: &[ClassSwitch], value: &dyn Fn(&str) -> f64) -> f64 {
+    (today.into().with(value) - switched_cost(classes, value)) * 12.0
 }
 
 /// The value of `driver` among `drivers` set to `at`, every other at its most likely value.
@@ -152,12 +181,13 @@ fn alone<'a>(drivers: &'a [Driver], driver: &'a str, at: f64) -> impl Fn(&str) -
 }
 
 /// Each driver swung alone between its low and its high, the widest swing first.
-pub fn tornado(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Driver]) -> Vec<TornadoBar> {
+pub fn tornado(today: impl Into<TodayCost>, classes: &[ClassSwitch], drivers: &[Driver]) -> Vec<TornadoBar> {
+    let today = today.into();
     let mut bars: Vec<TornadoBar> = drivers
         .iter()
         .map(|d| {
-            let at_low = saving(today_usd_per_month, classes, &alone(drivers, d.driver, d.spread.low));
-            let at_high = saving(today_usd_per_month, classes, &alone(drivers, d.driver, d.spread.high));
+            let at_low = saving(today, classes, &alone(drivers, d.driver, d.spread.low));
+            let at_high = saving(today, classes, &alone(drivers, d.driver, d.spread.high));
             TornadoBar {
                 driver: d.driver,
                 low_usd_per_year: at_low,
@@ -175,7 +205,8 @@ pub fn tornado(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Dri
 /// (`TriangularRange::sample_around_mode`): a triangle skewed one way would put the middle of
 /// the draws away from the point and, with a few drivers skewed alike, the headline outside
 /// its own range.
-pub fn saving_range(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: &[Driver]) -> SavingRange {
+pub fn saving_range(today: impl Into<TodayCost>, classes: &[ClassSwitch], drivers: &[Driver]) -> SavingRange {
+    let today = today.into();
     let mut random = Xoshiro256StarStar::seed_from_u64(RANGE_SEED);
     let mut savings: Vec<f64> = (0..RANGE_DRAWS)
         .map(|_| {
@@ -184,7 +215,7 @@ pub fn saving_range(today_usd_per_month: f64, classes: &[ClassSwitch], drivers: 
                 .map(|d| (d.driver, d.spread.sample_around_mode(random.next_f64())))
                 .collect();
             let value = |name: &str| drawn.iter().find(|(n, _)| *n == name).map_or(1.0, |(_, v)| *v);
-            saving(today_usd_per_month, classes, &value)
+            saving(today, classes, &value)
         })
         .collect();
     savings.sort_by(f64::total_cmp);
@@ -312,5 +343,25 @@ mod tests {
         // The timeline and the waterfall price each class at the same point.
         let by_class: f64 = classes().iter().map(|c| class_cost_at_point(c, &drivers)).sum();
         assert!((by_class - switched_cost_at_point(&classes(), &drivers)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn unstated_prices_move_todays_side_alone() {
+        let drivers = [driver(UNSTATED_PRICES, 0.1, 1.2)];
+        let today = TodayCost {
+            usd_per_month: 100.0,
+            unstated_usd_per_month: 40.0,
+        };
+        // At its point the saving is the waterfall's: 100 − 70 = 30 a month.
+        assert!((saving_at_point(today, &classes(), &drivers) - 360.0).abs() < 1e-9);
+        let bars = tornado(today, &classes(), &drivers);
+        // Low: 40 at a tenth of its price, today 64 and the saving −6 a month; high: 108 − 70.
+        assert!((bars[0].low_usd_per_year - -72.0).abs() < 1e-9, "{bars:?}");
+        assert!((bars[0].high_usd_per_year - 456.0).abs() < 1e-9, "{bars:?}");
+        let range = saving_range(today, &classes(), &drivers);
+        assert!(
+            range.p10_usd_per_year < 360.0 && 360.0 < range.p90_usd_per_year,
+            "{range:?}"
+        );
     }
 }

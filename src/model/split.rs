@@ -80,6 +80,20 @@ fn pool_terms(groups: &[TodayPriceGroup]) -> PoolTerms {
     let mut overflow_label = None;
     for group in groups {
         let share = group.delivered_frac.max(f64::MIN_POSITIVE);
+        // No offer prices the group's accelerator: the term-mix step keeps its peak at today's
+        // price on today's term, and so does its pool (never a pool of nothing).
+        if group.best_mix.is_empty() {
+            let raw_gpus = group.peak_gpus / share;
+            gpus += raw_gpus;
+            committed_usd_per_hour += raw_gpus * group.today_effective_usd_per_gpu_hour * share;
+            source.get_or_insert_with(|| {
+                format!(
+                    "its peak kept at today's price on today's term ({})",
+                    group.note.as_deref().unwrap_or("no offer matched")
+                )
+            });
+            continue;
+        }
         for row in &group.best_mix {
             let raw_gpus = row.gpus / share;
             let usd_per_raw_gpu_hour = row.effective_usd_per_gpu_hour * share;

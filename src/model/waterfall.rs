@@ -29,8 +29,8 @@ use super::fleet_contracts::{ClassContracts, ContractsReport, TodaySource};
 use super::judgment::JudgmentCheck;
 use super::saving_drivers::BoardInputs;
 use super::saving_range::{
-    ClassSwitch, DEMAND, Driver, SavingRange, TornadoBar, class_cost_at_point, saving_range, switched_cost_at_point,
-    tornado,
+    ClassSwitch, DEMAND, Driver, SavingRange, TodayCost, TornadoBar, class_cost_at_point, saving_range,
+    switched_cost_at_point, tornado,
 };
 use super::split::ReplayReport;
 use super::workload::WorkloadClass;
@@ -218,6 +218,35 @@ fn today_assumption(c: &ContractsReport) -> String {
         ));
     }
     text
+}
+
+/// Why the term-mix step costs more than the right-sized clusters, when it does: demand of an
+/// accelerator no catalog offer prices cannot be re-termed, so each class keeps its own peak
+/// on it (classes peaking apart add up to more than the clusters' p95).
+fn term_mix_above_right_sized(c: &ContractsReport) -> Option<String> {
+    if c.term_mix_usd_per_month <= c.right_sized_usd_per_month * (1.0 + 1e-9) {
+        return None;
+    }
+    let mut unpriced: Vec<&str> = c
+        .classes
+        .iter()
+        .flat_map(|class| class.today_prices.iter())
+        .filter(|group| group.price_factor.is_none())
+        .map(|group| group.accelerator.as_str())
+        .collect();
+    unpriced.sort_unstable();
+    unpriced.dedup();
+    Some(if unpriced.is_empty() {
+        "it costs more than step 2: each class bought apart on its own best terms holds more than the clusters' \
+         shared 95th percentile"
+            .to_string()
+    } else {
+        format!(
+            "it costs more than step 2: no catalog offer prices {}, so each class keeps its own peak on it at today's \
+             price and term, and classes peaking apart hold more than the clusters' shared 95th percentile",
+            unpriced.join(", ")
+        )
+    })
 }
 
 fn term_mix_assumption(c: &ContractsReport) -> String {
@@ -425,7 +454,11 @@ pub fn waterfall(
         usd_per_month: classes_matched.then_some(c.term_mix_usd_per_month),
         change_usd_per_month: None,
         assumption: term_mix_assumption(c),
-        why_not: (!classes_matched).then(|| "no class could be matched to the catalog's offers".to_string()),
+        why_not: if classes_matched {
+            term_mix_above_right_sized(c)
+        } else {
+            Some("no class could be matched to the catalog's offers".to_string())
+        },
     });
     let split = replay.filter(|_| classes_matched).map(|r| {
         let total: f64 = c
@@ -612,10 +645,18 @@ pub fn waterfall(
         assumed.as_ref(),
         inputs,
     );
+    let today_cost = TodayCost {
+        usd_per_month: today,
+        unstated_usd_per_month: c
+            .fleet
+            .iter()
+            .map(|k| k.unstated_usd_per_month(c.hours_per_month))
+            .sum(),
+    };
     let (range, tornado_bars) = if classes_matched {
         (
-            Some(saving_range(today, &switched, drivers)),
-            tornado(today, &switched, drivers),
+            Some(saving_range(today_cost, &switched, drivers)),
+            tornado(today_cost, &switched, drivers),
         )
     } else {
         (None, Vec::new())

@@ -460,7 +460,9 @@ impl Pipeline {
         let Some(read) = self.read.as_ref() else {
             return Err(PipelineError::NotAudited);
         };
-        let (mut report, files, classes) = read.source.audit(&rules, settings, &mut |what| observer.phase(what))?;
+        let (mut report, mut files, classes) = read.source.audit(&rules, settings, &mut |what| observer.phase(what))?;
+        // Each node list is an input too, with what it says against the logs.
+        files.extend(node_list_inputs(&read.node_inventories, &report, settings));
         let read_id = read.id;
         let mut measure_failure = None;
         // Logs or pods alike: each cluster's DCGM series measure its utilization.
@@ -603,4 +605,29 @@ fn pull_utilization(
         ))
     };
     pull_cluster_utilization(&client, prometheus, window, hosts, &mut tick)
+}
+
+/// The node lists read beside the logs as entries of `inputs[]`: their nodes, and their
+/// warnings against the audit (`model::node_inventory::node_list_warnings`).
+fn node_list_inputs(
+    inventories: &[crate::model::node_inventory::NodeInventory],
+    report: &AuditReport,
+    settings: &AuditSettings,
+) -> Vec<FileSummary> {
+    let planned = |name: &str| settings.clusters.iter().any(|c| c.name == name);
+    crate::model::node_inventory::node_list_warnings(inventories, &report.clusters, &planned)
+        .into_iter()
+        .map(|(path, warnings)| FileSummary {
+            rows: inventories
+                .iter()
+                .filter(|i| i.source == path)
+                .map(|i| (i.nodes + i.duplicate_nodes.len() as u64) as usize)
+                .sum(),
+            path,
+            format: "node-list",
+            rejected: 0,
+            warnings,
+            notes: Vec::new(),
+        })
+        .collect()
 }

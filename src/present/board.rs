@@ -32,9 +32,10 @@ pub fn waterfall_section(w: &Waterfall) -> Section {
             step.usd_per_month.map_or("not computed".to_string(), usd),
             step.change_usd_per_month.map_or(String::new(), signed_usd),
         ]);
-        let text = match &step.why_not {
-            Some(why) => format!("{}. {}: not computed: {why}.", i + 1, step.step.label()),
-            None => format!("{}. {}: {}.", i + 1, step.step.label(), step.assumption),
+        let text = match (&step.why_not, step.usd_per_month) {
+            (Some(why), None) => format!("{}. {}: not computed: {why}.", i + 1, step.step.label()),
+            (Some(why), Some(_)) => format!("{}. {}: {}; {why}.", i + 1, step.step.label(), step.assumption),
+            (None, _) => format!("{}. {}: {}.", i + 1, step.step.label(), step.assumption),
         };
         notes.push(Block::Note(text));
     }
@@ -109,11 +110,19 @@ fn range_blocks(w: &Waterfall, range: &SavingRange) -> Vec<Block> {
             usd(bar.swing_usd_per_year()),
         ]);
     }
-    blocks.push(Block::Note(
+    let today_side = w
+        .drivers
+        .iter()
+        .any(|d| d.driver == crate::model::saving_range::UNSTATED_PRICES);
+    blocks.push(Block::Note(format!(
         "Tornado: each driver alone at its low and its high, the others at their point values, the widest \
-         swing first. Each driver multiplies what the switched fleet costs (today's cost is what is paid):"
-            .to_string(),
-    ));
+         swing first. Each driver multiplies what the switched fleet costs (today's cost is what is paid){}:",
+        if today_side {
+            "; unstated prices multiplies the part of today's cost charged at a price nobody stated"
+        } else {
+            ""
+        }
+    )));
     blocks.push(Block::Table(table));
     for driver in &w.drivers {
         blocks.push(Block::Note(format!(

@@ -41,6 +41,7 @@ fn settings() -> AuditSettings {
         host_utc_offsets_min: Default::default(),
         input_utc_offset_min: None,
         node_inventories: Vec::new(),
+        model_prices: Default::default(),
     }
 }
 

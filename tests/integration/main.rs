@@ -25,6 +25,7 @@ mod forecast_choices;
 mod hostile_files;
 mod kubernetes_fleets;
 mod log_readers;
+mod mixed_fleets;
 mod model_properties;
 mod node_recordings;
 mod pane_scrolling;

@@ -611,6 +611,24 @@ fn a_node_list_beside_the_pods_prices_the_cluster_by_its_accelerators() {
         source.contains("8 G2 at the fallback $12.29 (not in the catalog)"),
         "{source}"
     );
+    // A line per model, the pods (naming none) spread over them by their GPUs.
+    let models = cluster["models"].as_array().expect("models");
+    let lines: Vec<(&str, f64)> = models
+        .iter()
+        .map(|m| (m["model"].as_str().unwrap_or(""), m["gpus"].as_f64().unwrap_or(0.0)))
+        .collect();
+    assert_eq!(lines, [("T4", 16.0), ("G2", 8.0)], "{cluster}");
+    let hours: f64 = models.iter().map(|m| m["gpu_hours"].as_f64().unwrap_or(0.0)).sum();
+    assert!(
+        (hours - cluster["gpu_hours"].as_f64().unwrap_or(0.0)).abs() < 1e-6,
+        "{cluster}"
+    );
+    assert!(
+        cluster["models_spread"]
+            .as_str()
+            .is_some_and(|s| s.contains("by their GPUs")),
+        "{cluster}"
+    );
     // The jobs are the pods' alone: the node list adds none.
     assert_eq!(with_nodes["jobs_total"], alone["jobs_total"]);
     assert_eq!(with_nodes["gpu_hours_total"], alone["gpu_hours_total"]);

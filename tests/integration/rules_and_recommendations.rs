@@ -127,6 +127,7 @@ fn bare_metal_rules() {
                 price_source: None,
                 price_as_of: None,
                 commitment_ends: None,
+                models: Vec::new(),
             }]
         }
     };

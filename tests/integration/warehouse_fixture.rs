@@ -183,6 +183,8 @@ struct FixtureRow {
     gpus: Option<f64>,
     util_pct: Option<f64>,
     time_limit: Option<i64>,
+    /// Alpha's runs name two models (and some none), so each model's lines are summed too.
+    gpu_type: Option<&'static str>,
 }
 
 /// Writes the fixture: two clusters' jobs over six weeks with every feature the audit reads
@@ -261,6 +263,7 @@ fn fixture_frame(timestamps: bool) -> DataFrame {
                 gpus: Some(gpus),
                 util_pct: None,
                 time_limit: limit,
+                gpu_type: None,
             });
             continue;
         }
@@ -284,6 +287,11 @@ fn fixture_frame(timestamps: bool) -> DataFrame {
                 gpus: Some(gpus),
                 util_pct: util,
                 time_limit: None,
+                gpu_type: match (cluster, job % 4) {
+                    ("alpha", 1) => Some("a100-80gb"),
+                    ("alpha", 2 | 3) => Some("h100-sxm"),
+                    _ => None,
+                },
             });
             start = end.unwrap_or(start + length) + (dice.below(600) as i64) * 60_000;
         }
@@ -307,6 +315,7 @@ fn fixture_frame(timestamps: bool) -> DataFrame {
             gpus: Some(64.0),
             util_pct: Some(50.0),
             time_limit: None,
+            gpu_type: None,
         });
     }
     // Rows to set aside: a negative GPU count, an end before the start, no job id.
@@ -330,6 +339,7 @@ fn fixture_frame(timestamps: bool) -> DataFrame {
             gpus: Some(gpus),
             util_pct: None,
             time_limit: None,
+            gpu_type: None,
         });
     }
     let utc = || DataType::Datetime(TimeUnit::Milliseconds, Some(polars::prelude::TimeZone::UTC));
@@ -373,6 +383,7 @@ fn fixture_frame(timestamps: bool) -> DataFrame {
                 rows.iter().map(|r| r.time_limit).collect::<Vec<_>>(),
             )
             .into(),
+            Series::new("gpu_type".into(), rows.iter().map(|r| r.gpu_type).collect::<Vec<_>>()).into(),
         ],
     )
     .expect("fixture frame")

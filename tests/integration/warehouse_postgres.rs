@@ -160,12 +160,12 @@ fn load_fixture(port: u16, csv: &Path) {
     let statements = [
         "CREATE TABLE staging (job_id text, cluster text, name text, queue text, qos text, owner_kind text, \
          label text, submit_ms bigint, start_ms bigint, end_ms bigint, gpus double precision, \
-         gpu_util_pct double precision, time_limit bigint)"
+         gpu_util_pct double precision, time_limit bigint, gpu_type text)"
             .to_string(),
         format!("\\copy staging FROM '{}' CSV HEADER", csv.display()),
         "CREATE TABLE jobs AS SELECT job_id, cluster, name, queue, qos, owner_kind, label, \
          to_timestamp(submit_ms / 1000.0) AS submit, to_timestamp(start_ms / 1000.0) AS start, \
-         to_timestamp(end_ms / 1000.0) AS \"end\", gpus, gpu_util_pct, time_limit FROM staging"
+         to_timestamp(end_ms / 1000.0) AS \"end\", gpus, gpu_util_pct, time_limit, gpu_type FROM staging"
             .to_string(),
     ];
     for statement in statements {

@@ -17,7 +17,7 @@ use super::field::{Field, INFERENCE_FIELDS};
 use super::key::{Key, KeyCode};
 use super::palette::{PaletteMode, PaletteState};
 use super::{Action, App, Banner, BannerLevel, Effect, FleetStatus, Overlay, PaneId, ScrollBy, WorkloadsView};
-use crate::model::plan::Plan;
+use crate::model::plan::{ClusterCost, Plan};
 use crate::model::workload::WorkloadClass;
 
 const UNDO_DEPTH: usize = 500;
@@ -364,10 +364,9 @@ fn command(app: &mut App, id: CommandId) -> Vec<Effect> {
         }
         CommandId::Drill => {
             if app.focus == PaneId::Workloads {
-                drill(app);
-            } else {
-                begin_entry(app);
+                return drill(app);
             }
+            begin_entry(app);
             Vec::new()
         }
         CommandId::Back => {
@@ -477,7 +476,7 @@ fn select(app: &mut App, by: isize) {
         PaneId::Workloads => match app.workloads_view {
             WorkloadsView::Fleet => app.cursors.cluster = moved(app.cursors.cluster, cluster_count(app)),
             WorkloadsView::Cluster { cluster } => {
-                let count = cluster_classes(app, cluster).len() + app.cluster_fields(cluster).len();
+                let count = cluster_classes(app, cluster).len() + app.cluster_value_rows(cluster);
                 app.cursors.drill_row = moved(app.cursors.drill_row, count);
             }
             WorkloadsView::Class { cluster, class } => {
@@ -497,7 +496,14 @@ fn select(app: &mut App, by: isize) {
     }
 }
 
-fn drill(app: &mut App) {
+fn drill(app: &mut App) -> Vec<Effect> {
+    // A cluster the plan does not list: Enter on its one row adds it, as audited, to edit.
+    if let WorkloadsView::Cluster { cluster } = app.workloads_view
+        && app.cursors.drill_row >= cluster_classes(app, cluster).len()
+        && app.plan_cluster(cluster).is_none()
+    {
+        return add_cluster_to_plan(app, cluster);
+    }
     app.workloads_view = match app.workloads_view {
         WorkloadsView::Fleet if app.cursors.cluster < cluster_count(app) => {
             app.cursors.drill_row = 0;
@@ -525,6 +531,31 @@ fn drill(app: &mut App) {
         }
         other => other,
     };
+    Vec::new()
+}
+
+/// Adds an audited cluster the plan does not list to the plan's `[[clusters]]` as the audit
+/// sized and priced it (its price marked as assumed, to confirm), one undo step, and opens its
+/// price for typing: the planner prices the cluster where the board says its price is assumed.
+fn add_cluster_to_plan(app: &mut App, cluster: usize) -> Vec<Effect> {
+    let Some(added) = app
+        .fleet
+        .as_ref()
+        .and_then(|f| f.report.clusters.get(cluster))
+        .map(ClusterCost::as_audited)
+    else {
+        return Vec::new();
+    };
+    let before = app.plan.clone();
+    app.plan.clusters.push(added);
+    push_undo(app, before);
+    app.history.last_field = None;
+    app.modified = app.plan != app.saved;
+    let effects = recompute(app);
+    // The cursor on its price, the first of its values.
+    app.cursors.drill_row = cluster_classes(app, cluster).len();
+    begin_entry(app);
+    effects
 }
 
 fn back(app: &mut App) {
@@ -702,7 +733,7 @@ fn clamp_cursors(app: &mut App) {
     }
     // A plan reloaded without the cluster takes its values' rows away.
     if let WorkloadsView::Cluster { cluster } = app.workloads_view {
-        let rows = cluster_classes(app, cluster).len() + app.cluster_fields(cluster).len();
+        let rows = cluster_classes(app, cluster).len() + app.cluster_value_rows(cluster);
         app.cursors.drill_row = app.cursors.drill_row.min(rows.saturating_sub(1));
     }
 }

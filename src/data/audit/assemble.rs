@@ -15,6 +15,9 @@ use super::{
 };
 use crate::data::canonical::MS_PER_HOUR;
 use crate::data::readers::reject::Quarantine;
+use crate::model::cluster_models::{
+    ClusterModels, ClusterRuns, ModelLine, TypedRuns, UNNAMED_MODEL, cluster_models, planned_models,
+};
 use crate::model::fleet::UnknownLabel;
 use crate::model::node_inventory::inventory_for;
 use crate::model::utilization::{FlagInputs, UtilizationSource, cluster_flags};
@@ -211,6 +214,16 @@ fn cluster_audit(
     (settings, only_unlisted): (&AuditSettings, bool),
 ) -> ClusterAudit {
     let main_gpu_type = acc.main_gpu_type();
+    let typed: Vec<TypedRuns> = acc
+        .types
+        .iter()
+        .map(|t| TypedRuns {
+            model: GPU_TYPES.name_of(t.code),
+            gpu_hours: t.gpu_hours,
+            largest_run_gpus: t.largest_run_gpus,
+            busy: t.busy_steps(),
+        })
+        .collect();
     let ClusterAccumulator {
         name,
         occupancy,
@@ -227,27 +240,67 @@ fn cluster_audit(
         .map(|m| occ.busy_by_class.iter().map(|s| s[m]).sum())
         .collect();
     let peak = busy.iter().copied().fold(0.0, f64::max);
-    let pricing = settings.clusters.iter().find(|p| p.name == name);
-    // Not in the plan, but a node list says what it runs on: priced by its accelerator mix.
-    let inventory = pricing
-        .is_none()
-        .then(|| inventory_for(&settings.node_inventories, &name, only_unlisted))
-        .flatten()
-        .map(|i| i.price(settings));
-    let (capacity, capacity_source) = match (pricing.and_then(|p| p.capacity_gpus), &inventory) {
-        (Some(capacity), _) => (capacity, "plan"),
-        (None, Some(inventory)) => (inventory.capacity_gpus, "node list"),
-        // Whole GPUs, and never fewer than the largest run held at once (a step's mean can sit
-        // below an instant's peak where runs start and end inside one step).
-        (None, None) => (observed_capacity_gpus(peak, &breakdown), "observed peak"),
-    };
     let gpu_type = main_gpu_type.map(|code| GPU_TYPES.name_of(code));
-    let (usd_per_gpu_hour, price_source, priced_as) = match (pricing, inventory) {
-        (Some(p), _) => (p.usd_per_gpu_hour, p.source.clone(), None),
-        (None, Some(inventory)) => (inventory.usd_per_gpu_hour, inventory.source, inventory.priced_as),
-        (None, None) => {
-            let unlisted = settings.unlisted_price(gpu_type.as_deref());
-            (unlisted.usd_per_gpu_hour, unlisted.source, unlisted.accelerator)
+    let pricing = settings.clusters.iter().find(|p| p.name == name);
+    let largest_run = [&breakdown.training, &breakdown.inference, &breakdown.burst]
+        .iter()
+        .map(|c| c.largest_run_gpus)
+        .fold(0.0, f64::max);
+    let runs = ClusterRuns {
+        busy: &busy,
+        gpu_hours: gpu_hours.iter().sum(),
+        largest_run_gpus: largest_run,
+        typed: &typed,
+    };
+    let (models, capacity, capacity_source, usd_per_gpu_hour, price_source, priced_as) = match pricing {
+        // The plan sizes and prices it model by model.
+        Some(p) if !p.models.is_empty() => {
+            let models = planned_models(&runs, &p.models, settings);
+            let (capacity, price) = (models.capacity_gpus(), models.usd_per_gpu_hour());
+            (models, capacity, "plan", price, p.source.clone(), None)
+        }
+        // The plan sizes and prices it: one line, the plan's.
+        Some(p) => {
+            let capacity = p
+                .capacity_gpus
+                .unwrap_or_else(|| observed_capacity_gpus(peak, &breakdown));
+            let line = ModelLine {
+                model: gpu_type.clone().unwrap_or_else(|| UNNAMED_MODEL.to_string()),
+                priced_as: None,
+                at_fallback_rate: false,
+                gpus: capacity,
+                usd_per_gpu_hour: p.usd_per_gpu_hour,
+                price_source: p.source.clone(),
+                gpu_hours: runs.gpu_hours,
+                peak_gpus: peak,
+            };
+            let source = if p.capacity_gpus.is_some() {
+                "plan"
+            } else {
+                "observed peak"
+            };
+            let models = ClusterModels {
+                lines: vec![line],
+                spread: None,
+            };
+            (models, capacity, source, p.usd_per_gpu_hour, p.source.clone(), None)
+        }
+        // Not in the plan: model by model, from its node list where one names it.
+        None => {
+            let node_list = inventory_for(&settings.node_inventories, &name, only_unlisted);
+            let models = cluster_models(&runs, node_list, settings);
+            let source = if node_list.is_some() {
+                "node list"
+            } else {
+                "observed peak"
+            };
+            let (capacity, price, price_source, priced_as) = (
+                models.capacity_gpus(),
+                models.usd_per_gpu_hour(),
+                models.price_source(node_list),
+                models.priced_as(),
+            );
+            (models, capacity, source, price, price_source, priced_as)
         }
     };
     let gpu_hours: f64 = gpu_hours.iter().sum();
@@ -319,6 +372,8 @@ fn cluster_audit(
         gpu_type,
         priced_as,
         term,
+        models: models.lines,
+        models_spread: models.spread,
         monthly_cost_usd,
         non_training_idle_usd_per_month: non_training_idle,
         spend_parts,

@@ -249,6 +249,7 @@ mod tests {
             usd_per_gpu_hour: 2.0,
             source: "test".into(),
             term: Term::OneYear,
+            models: Vec::new(),
         }];
         settings
     }

@@ -12,6 +12,7 @@ use polars::prelude::*;
 
 use super::classify::JobClasses;
 use super::classify::features::{GPU_TYPE_CODE, gpu_type_code_expr};
+use super::classify::vocabulary::GPU_TYPES;
 use crate::data::canonical::{self as c, MS_PER_HOUR};
 use crate::data::error::DataError;
 use crate::model::fleet::Window;
@@ -64,6 +65,40 @@ pub fn step_length_ms(step: usize, steps: usize, step_ms: i64, window_ms: i64) -
     }
 }
 
+/// The steps a run over the window's milliseconds `from_ms..to_ms` covers, as up to three
+/// ranges `first..end` with the share of each step the run holds: its first step's share, the
+/// whole steps after it, its last step's share. The window's last step may be cut short by the
+/// window's end (`window_ms`); its share is of what is left of it, so a window shorter than one
+/// step is measured exactly and no step holds more GPUs than ran at once.
+fn span_parts(
+    from_ms: i64,
+    to_ms: i64,
+    steps: usize,
+    resolution: Resolution,
+    window_ms: i64,
+) -> [Option<(usize, usize, f64)>; 3] {
+    let step_ms = resolution.step_ms();
+    let first = ((from_ms / step_ms) as usize).min(steps);
+    let end = (((to_ms + step_ms - 1) / step_ms) as usize).min(steps);
+    if first >= steps || to_ms <= from_ms {
+        return [None; 3];
+    }
+    let length_of = |step: usize| step_length_ms(step, steps, step_ms, window_ms) as f64;
+    let share = |step: usize, from: i64, to: i64| ((to - from).max(0) as f64 / length_of(step)).min(1.0);
+    if end <= first + 1 {
+        return [Some((first, first + 1, share(first, from_ms, to_ms))), None, None];
+    }
+    let first_step_end = (first as i64 + 1) * step_ms;
+    let last_step_start = (end as i64 - 1) * step_ms;
+    let head = share(first, from_ms, first_step_end);
+    let tail = share(end - 1, last_step_start, to_ms);
+    [
+        Some((first, first + 1, head)),
+        (end - 1 > first + 1).then_some((first + 1, end - 1, 1.0)),
+        Some((end - 1, end, tail)),
+    ]
+}
+
 /// Mean GPUs in each step of the window.
 pub struct StepSeries {
     /// Busy GPUs of each class (`WorkloadClass as usize`).
@@ -82,11 +117,7 @@ impl Occupancy {
     }
 
     /// Adds a run covering the window's milliseconds `from_ms..to_ms` (relative to its start).
-    /// Each step holds the mean GPUs over its length inside the window: a run adds its GPUs to
-    /// the whole steps it spans and, to the steps at its edges, the share of the step it covers.
-    /// The window's last step may be cut short by the window's end (`window_ms`); its share is
-    /// of what is left of it, so a window shorter than one step is measured exactly and no step
-    /// holds more GPUs than ran at once.
+    /// Each step holds the mean GPUs over its length inside the window (`span_parts`).
     fn add_span(&mut self, span: RunSpan, resolution: Resolution, window_ms: i64) {
         let RunSpan {
             from_ms,
@@ -97,28 +128,12 @@ impl Occupancy {
             gpu_floor,
         } = span;
         let steps = self.changes.len() - 1;
-        let step_ms = resolution.step_ms();
-        let first = ((from_ms / step_ms) as usize).min(steps);
-        let end = (((to_ms + step_ms - 1) / step_ms) as usize).min(steps);
-        if first >= steps || to_ms <= from_ms {
-            return;
+        for (first, end, part) in span_parts(from_ms, to_ms, steps, resolution, window_ms)
+            .into_iter()
+            .flatten()
+        {
+            self.add(first, end, class, [gpus * part, utilized_gpus * part, gpu_floor * part]);
         }
-        let length_of = |step: usize| step_length_ms(step, steps, step_ms, window_ms) as f64;
-        let share = |step: usize, from: i64, to: i64| ((to - from).max(0) as f64 / length_of(step)).min(1.0);
-        let amounts = |part: f64| [gpus * part, utilized_gpus * part, gpu_floor * part];
-        if end <= first + 1 {
-            self.add(first, first + 1, class, amounts(share(first, from_ms, to_ms)));
-            return;
-        }
-        let first_step_end = (first as i64 + 1) * step_ms;
-        let last_step_start = (end as i64 - 1) * step_ms;
-        let head = share(first, from_ms, first_step_end);
-        let tail = share(end - 1, last_step_start, to_ms);
-        self.add(first, first + 1, class, amounts(head));
-        if end - 1 > first + 1 {
-            self.add(first + 1, end - 1, class, amounts(1.0));
-        }
-        self.add(end - 1, end, class, amounts(tail));
     }
 
     /// Adds `[busy, utilized, floor]` GPUs of `class` over the steps `first_step..end_step`.
@@ -199,8 +214,77 @@ pub struct ClusterAccumulator {
     /// The most GPUs one run held, per class: the largest gang the class must run.
     pub largest_run_gpus: [f64; 3],
     pub runs: u64,
-    /// GPU-hours by the GPU type's number (`vocabulary::GPU_TYPES`), for logs naming types.
-    pub gpu_hours_by_type: Vec<(u32, f64)>,
+    /// The runs of each GPU type the rows name (`vocabulary::GPU_TYPES`), for logs naming types.
+    pub types: Vec<TypeTotals>,
+}
+
+/// GPU types one cluster's step arrays are kept for; past it the rest share `OTHER_TYPES`.
+pub const MAX_TYPES_PER_CLUSTER: usize = 8;
+/// The name the types past `MAX_TYPES_PER_CLUSTER` on one cluster share.
+pub const OTHER_TYPES: &str = "(GPU types past the first 8 of one cluster)";
+
+/// One GPU type's runs on a cluster: their GPU-hours, the largest, and their busy GPUs step by
+/// step (a difference array, as `Occupancy`'s), so each model's own peak is known.
+pub struct TypeTotals {
+    /// The type's number in `vocabulary::GPU_TYPES`.
+    pub code: u32,
+    pub gpu_hours: f64,
+    pub largest_run_gpus: f64,
+    busy_changes: Vec<f64>,
+}
+
+impl TypeTotals {
+    fn new(code: u32, steps: usize) -> TypeTotals {
+        TypeTotals {
+            code,
+            gpu_hours: 0.0,
+            largest_run_gpus: 0.0,
+            busy_changes: vec![0.0; steps + 1],
+        }
+    }
+
+    /// Adds `gpus` over the steps `first..end` (a step past the window is refused: false).
+    pub fn add_busy(&mut self, first: usize, end: usize, gpus: f64) -> bool {
+        if first > end || end >= self.busy_changes.len() {
+            return false;
+        }
+        self.busy_changes[first] += gpus;
+        self.busy_changes[end] -= gpus;
+        true
+    }
+
+    /// Adds a change summed elsewhere (a warehouse's) at `step`; one past the window is refused.
+    pub fn add_busy_change(&mut self, step: usize, change: f64) -> bool {
+        let Some(slot) = self.busy_changes.get_mut(step) else {
+            return false;
+        };
+        *slot += change;
+        true
+    }
+
+    /// The type's busy GPUs in each step, rounded as `Occupancy::integrate` rounds.
+    pub fn busy_steps(&self) -> Vec<f64> {
+        let steps = self.busy_changes.len() - 1;
+        let mut level = 0.0;
+        self.busy_changes[..steps]
+            .iter()
+            .map(|change| {
+                level += change;
+                if level < RESIDUE_GPUS {
+                    level = 0.0;
+                }
+                (level * 1e9).round() / 1e9
+            })
+            .collect()
+    }
+
+    fn merge(&mut self, other: &TypeTotals) {
+        self.gpu_hours += other.gpu_hours;
+        self.largest_run_gpus = self.largest_run_gpus.max(other.largest_run_gpus);
+        for (mine, theirs) in self.busy_changes.iter_mut().zip(&other.busy_changes) {
+            *mine += theirs;
+        }
+    }
 }
 
 impl ClusterAccumulator {
@@ -214,7 +298,7 @@ impl ClusterAccumulator {
             jobs: [0; 3],
             largest_run_gpus: [0.0; 3],
             runs: 0,
-            gpu_hours_by_type: Vec::new(),
+            types: Vec::new(),
         }
     }
 
@@ -228,25 +312,37 @@ impl ClusterAccumulator {
             self.largest_run_gpus[k] = self.largest_run_gpus[k].max(other.largest_run_gpus[k]);
         }
         self.runs += other.runs;
-        for &(code, hours) in &other.gpu_hours_by_type {
-            self.add_type_hours(code, hours);
+        for theirs in &other.types {
+            self.type_totals(theirs.code).merge(theirs);
         }
     }
 
-    /// Adds GPU-hours on one GPU type (a cluster has a handful: a linear search).
-    pub fn add_type_hours(&mut self, code: u32, gpu_hours: f64) {
-        match self.gpu_hours_by_type.iter_mut().find(|(c, _)| *c == code) {
-            Some((_, hours)) => *hours += gpu_hours,
-            None => self.gpu_hours_by_type.push((code, gpu_hours)),
-        }
+    /// The runs of one GPU type (a cluster has a handful: a linear search). Past
+    /// `MAX_TYPES_PER_CLUSTER` types on one cluster the rest share one entry, named as such, so a
+    /// log naming thousands of types holds a bounded number of step arrays.
+    pub fn type_totals(&mut self, code: u32) -> &mut TypeTotals {
+        let code = if self.types.len() >= MAX_TYPES_PER_CLUSTER && !self.types.iter().any(|t| t.code == code) {
+            GPU_TYPES.intern(OTHER_TYPES)
+        } else {
+            code
+        };
+        let index = match self.types.iter().position(|t| t.code == code) {
+            Some(index) => index,
+            None => {
+                let steps = self.occupancy.changes.len() - 1;
+                self.types.push(TypeTotals::new(code, steps));
+                self.types.len() - 1
+            }
+        };
+        &mut self.types[index]
     }
 
     /// The GPU type holding most of the cluster's GPU-hours, by its number.
     pub fn main_gpu_type(&self) -> Option<u32> {
-        self.gpu_hours_by_type
+        self.types
             .iter()
-            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
-            .map(|&(code, _)| code)
+            .max_by(|a, b| a.gpu_hours.total_cmp(&b.gpu_hours).then(b.code.cmp(&a.code)))
+            .map(|t| t.code)
     }
 }
 
@@ -498,7 +594,22 @@ fn accumulate(runs: &RunSlice, tag: u32, shared: &Shared, job_cells: &mut JobCel
         let acc = &mut partial.clusters[index];
         acc.runs += 1;
         if let Some(code) = runs.gpu_type.as_ref().and_then(|codes| codes.get(offset)) {
-            acc.add_type_hours(code, gpu_hours);
+            let (from_ms, to_ms) = (s - window.start_ms, e - window.start_ms);
+            let spans = span_parts(
+                from_ms,
+                to_ms,
+                steps,
+                window.resolution,
+                window.end_ms - window.start_ms,
+            );
+            let of_type = acc.type_totals(code);
+            of_type.gpu_hours += gpu_hours;
+            if gpus.is_finite() {
+                of_type.largest_run_gpus = of_type.largest_run_gpus.max(gpus);
+            }
+            for (first, end, part) in spans.into_iter().flatten() {
+                of_type.add_busy(first, end, gpus * part);
+            }
         }
         acc.gpu_hours[class] += gpu_hours;
         if gpus.is_finite() {

@@ -223,9 +223,11 @@ impl<'a> TotalsReader<'a> {
                 }
                 parts::GPU_TYPE => {
                     if let Some(gpu_type) = rows.text("t0", row)? {
-                        let hours = x(0)?.unwrap_or(0.0);
-                        cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps)
-                            .add_type_hours(GPU_TYPES.intern(&gpu_type), hours);
+                        let (hours, largest) = (x(0)?.unwrap_or(0.0), x(1)?.unwrap_or(0.0));
+                        let of_type = cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps)
+                            .type_totals(GPU_TYPES.intern(&gpu_type));
+                        of_type.gpu_hours += hours;
+                        of_type.largest_run_gpus = of_type.largest_run_gpus.max(largest);
                     }
                 }
                 parts::RULE => {
@@ -290,9 +292,12 @@ impl<'a> TotalsReader<'a> {
                         ],
                     };
                     let accumulator = cluster_of(&mut self.clusters, &mut self.index_of, cluster, self.steps);
+                    let gpu_type = rows.text("t0", row)?.map(|t| GPU_TYPES.intern(&t));
                     for (at, changes) in points {
                         let at = at.unwrap_or(usize::MAX);
-                        if !accumulator.occupancy.add_changes(at, changes) {
+                        let typed_ok = gpu_type
+                            .is_none_or(|code| accumulator.type_totals(code).add_busy_change(at, changes[class]));
+                        if !typed_ok || !accumulator.occupancy.add_changes(at, changes) {
                             return Err(WarehouseError::Answer {
                                 part: "totals",
                                 column: "k1".to_string(),

@@ -346,6 +346,8 @@ mod tests {
             today_by_class_usd_per_month: [0.0; 3],
             right_sized_usd_per_month: 0.0,
             today_source: crate::model::fleet_contracts::TodaySource::CapacityTimesPrice,
+            models: Vec::new(),
+            unstated_models: Vec::new(),
         }
     }
 

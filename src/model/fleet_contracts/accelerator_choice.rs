@@ -141,7 +141,10 @@ pub fn accelerator_options(
                 .zip(&carries)
                 .filter(|(c, _)| audit_has_class(audit, &c.name, class))
                 .map(|(c, carry)| Normalization {
-                    from: c.accelerator.clone(),
+                    from: match c.models.len() {
+                        0 | 1 => c.accelerator.clone(),
+                        models => format!("{}'s {models} models", c.name),
+                    },
                     factor: carry.factor,
                     known: carry.known,
                     basis: carry.basis,
@@ -313,6 +316,25 @@ fn carry(catalog: &Catalog, class: WorkloadClass, measured_tps: &BTreeMap<String
     }
 }
 
+/// A cluster's carry: its models' carries weighed by their shares of its GPU-hours (its own
+/// accelerator's where it holds one model); known only where every model's figure is.
+fn cluster_carry(cluster: &ClusterToday, carry_from: impl Fn(&str) -> Carry) -> Carry {
+    if cluster.models.len() < 2 {
+        return carry_from(&cluster.accelerator);
+    }
+    let mut blended = Carry {
+        factor: 0.0,
+        known: true,
+        basis: carry_from(&cluster.accelerator).basis,
+    };
+    for model in &cluster.models {
+        let one = carry_from(&model.accelerator);
+        blended.factor += model.gpu_hours_frac * one.factor;
+        blended.known &= one.known && model.known;
+    }
+    blended
+}
+
 /// Today's clusters carried into `to`: each cluster's carry, the class's largest gang in `to`'s
 /// GPUs (shrunk by the largest factor of the clusters it may have run on) and its demand.
 struct Carried {
@@ -332,7 +354,7 @@ fn carried_into(class: WorkloadClass, to: &str, context: &MatchContext<'_>) -> C
     } = *context;
     let carries: Vec<Carry> = fleet
         .iter()
-        .map(|c| carry(catalog, class, measured_tokens_per_second, &c.accelerator, to))
+        .map(|c| cluster_carry(c, |from| carry(catalog, class, measured_tokens_per_second, from, to)))
         .collect();
     let gang_factor = fleet
         .iter()

@@ -41,9 +41,85 @@ pub struct ClusterToday {
     pub right_sized_usd_per_month: f64,
     /// Where today's cost comes from: capacity × price, or the bill's effective cost.
     pub today_source: TodaySource,
+    /// The models its runs ran on, each as the catalog accelerator that stands for it (an
+    /// H100, as it is priced, for one the catalog does not know) with its share of the
+    /// cluster's GPU-hours: demand is carried to another accelerator model by model.
+    #[serde(skip)]
+    pub models: Vec<ModelShare>,
+    /// Its models priced at the fallback rate because the catalog cannot price them and the
+    /// plan does not list the cluster: (model, GPUs, price per GPU-hour). Their cost is a driver
+    /// of the board's range (`saving_range::UNSTATED_PRICES`).
+    #[serde(skip)]
+    pub unstated_models: Vec<(String, f64, f64)>,
+}
+
+/// One model's share of a cluster's runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelShare {
+    /// The catalog accelerator standing for the model.
+    pub accelerator: String,
+    /// False when the catalog does not know the model and `accelerator` is the stand-in.
+    pub known: bool,
+    pub gpu_hours_frac: f64,
+}
+
+/// A cluster's models as shares of its GPU-hours (of its GPUs when it ran nothing); one model,
+/// the cluster's own accelerator, where the plan lists it or it holds one.
+fn model_shares(cluster: &ClusterAudit, accelerator: &str) -> Vec<ModelShare> {
+    let whole = || {
+        vec![ModelShare {
+            accelerator: accelerator.to_string(),
+            known: true,
+            gpu_hours_frac: 1.0,
+        }]
+    };
+    // A plan's cluster of one model is its accelerator; one listing its models is carried by them.
+    if cluster.models.len() < 2 {
+        return whole();
+    }
+    let hours: f64 = cluster.models.iter().map(|m| m.gpu_hours).sum();
+    let gpus: f64 = cluster.models.iter().map(|m| m.gpus).sum();
+    if hours <= 0.0 && gpus <= 0.0 {
+        return whole();
+    }
+    cluster
+        .models
+        .iter()
+        .map(|m| ModelShare {
+            accelerator: m.priced_as.clone().unwrap_or_else(|| UNLISTED_ACCELERATOR.to_string()),
+            known: m.priced_as.is_some(),
+            gpu_hours_frac: if hours > 0.0 {
+                m.gpu_hours / hours
+            } else {
+                m.gpus / gpus
+            },
+        })
+        .collect()
 }
 
 impl ClusterToday {
+    /// Its price is an assumption: the plan does not list it, or lists it with a price marked
+    /// "ASSUMED" (as `plan new --logs` writes it, to confirm).
+    pub fn price_assumed(&self) -> bool {
+        !self.in_plan
+            || self
+                .plan_price_source
+                .as_deref()
+                .is_some_and(crate::model::audit_settings::is_assumed_price)
+    }
+
+    /// What its models at the fallback rate cost a month (none once a bill gives its cost).
+    pub fn unstated_usd_per_month(&self, hours_per_month: f64) -> f64 {
+        if !self.price_assumed() || self.today_source != TodaySource::CapacityTimesPrice {
+            return 0.0;
+        }
+        self.unstated_models
+            .iter()
+            .map(|(_, gpus, usd)| gpus * usd)
+            .sum::<f64>()
+            * hours_per_month
+    }
+
     /// The list price over the share of the hardware its deployment delivers.
     pub fn effective_usd_per_gpu_hour(&self) -> f64 {
         self.usd_per_gpu_hour / self.deployment.delivered_capability_frac()
@@ -93,6 +169,13 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 today_by_class_usd_per_month: shares.map(|share| cluster.monthly_cost_usd * share),
                 right_sized_usd_per_month: right_sized_cluster_usd_per_month(cluster),
                 today_source: TodaySource::CapacityTimesPrice,
+                models: model_shares(cluster, accelerator),
+                unstated_models: cluster
+                    .models
+                    .iter()
+                    .filter(|m| m.at_fallback_rate)
+                    .map(|m| (m.model.clone(), m.gpus, m.usd_per_gpu_hour))
+                    .collect(),
             }
         })
         .collect()

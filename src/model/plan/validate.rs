@@ -372,6 +372,9 @@ impl Plan {
                 check(is_frac(util), format!("clusters[{i}].utilization_frac"), fraction);
             }
         }
+        for (i, cluster) in self.clusters.iter().enumerate() {
+            problems.extend(cluster_model_problems(cluster, i));
+        }
         if let Some(replay) = &self.replay {
             for (key, value) in [
                 ("training_gpus", replay.training_gpus),
@@ -447,6 +450,14 @@ impl Plan {
                 });
             }
         }
+        for (model, price) in &self.prices {
+            if let Some(message) = price.problem(catalog) {
+                problems.push(PlanProblem {
+                    key_path: format!("prices.{model}"),
+                    message,
+                });
+            }
+        }
         if let Some(bill) = &self.bill {
             for (key, message) in bill.problems() {
                 problems.push(PlanProblem {
@@ -500,4 +511,59 @@ fn plan_floats(plan: &Plan) -> Vec<(String, Option<f64>)> {
         walk(&value, "", &mut out);
     }
     out
+}
+
+/// A cluster's `[[clusters.models]]`: each a model name, at least one GPU and a price above
+/// 0; together adding up to the cluster's GPUs and cost (a hand edit of one without the other
+/// is named, never priced).
+fn cluster_model_problems(cluster: &super::ClusterCost, i: usize) -> Vec<PlanProblem> {
+    let mut problems = Vec::new();
+    if cluster.models.is_empty() {
+        return problems;
+    }
+    for (k, model) in cluster.models.iter().enumerate() {
+        let at = |field: &str| format!("clusters[{i}].models[{k}].{field}");
+        if model.model.trim().is_empty() {
+            problems.push(PlanProblem {
+                key_path: at("model"),
+                message: "expected the model's name, as the logs or node list write it".to_string(),
+            });
+        }
+        if !(model.gpus.is_finite() && (1.0..=super::MAX_PLANNED_GPUS).contains(&model.gpus)) {
+            problems.push(PlanProblem {
+                key_path: at("gpus"),
+                message: "expected between 1 and 10,000,000 GPUs".to_string(),
+            });
+        }
+        if !(model.usd_per_gpu_hour.is_finite() && model.usd_per_gpu_hour > 0.0) {
+            problems.push(PlanProblem {
+                key_path: at("usd_per_gpu_hour"),
+                message: "expected a price above 0".to_string(),
+            });
+        }
+    }
+    if !problems.is_empty() {
+        return problems;
+    }
+    let gpus: f64 = cluster.models.iter().map(|m| m.gpus).sum();
+    let cost: f64 = cluster.models.iter().map(|m| m.gpus * m.usd_per_gpu_hour).sum();
+    if (gpus - cluster.gpus).abs() > 0.01 {
+        problems.push(PlanProblem {
+            key_path: format!("clusters[{i}].gpus"),
+            message: format!(
+                "{} GPUs, but its models hold {}: make them add up (or remove [[clusters.models]])",
+                cluster.gpus, gpus
+            ),
+        });
+    } else if (cost - cluster.gpus * cluster.usd_per_gpu_hour).abs() > 0.005 * cost.max(1e-9) {
+        problems.push(PlanProblem {
+            key_path: format!("clusters[{i}].usd_per_gpu_hour"),
+            message: format!(
+                "{} a GPU-hour, but its models cost {:.4} a GPU-hour over their GPUs: make them agree",
+                cluster.usd_per_gpu_hour,
+                cost / gpus
+            ),
+        });
+    }
+    problems
 }

@@ -191,9 +191,10 @@ fn waterfall_lines(
                 Some(c) if c > 0.0 => theme.bad,
                 _ => theme.muted,
             };
-            let basis = match &step.why_not {
-                Some(why) => why.clone(),
-                None => step.step.basis().to_string(),
+            let basis = match (&step.why_not, step.usd_per_month) {
+                (Some(why), None) => why.clone(),
+                (Some(why), Some(_)) => format!("{}; {why}", step.step.basis()),
+                (None, _) => step.step.basis().to_string(),
             };
             flowed_fields(
                 vec![

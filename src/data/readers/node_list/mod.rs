@@ -166,6 +166,15 @@ pub fn inventories(
     ))
 }
 
+/// One cluster's nodes as a list gives them.
+#[derive(Default)]
+struct Listed {
+    models: std::collections::BTreeMap<String, f64>,
+    nodes: u64,
+    names: std::collections::HashSet<String>,
+    duplicates: Vec<String>,
+}
+
 fn inventories_once(
     paths: &[std::path::PathBuf],
 ) -> Result<Vec<crate::model::node_inventory::NodeInventory>, super::load::LoadError> {
@@ -178,20 +187,26 @@ fn inventories_once(
         let text = std::fs::read_to_string(path).map_err(|e| fail(DataError::cannot_read(path, e)))?;
         let delimiter = super::detect::sniff_delimiter(text.lines().next().unwrap_or(""));
         let nodes = read_node_list(path, &text, delimiter).map_err(fail)?;
-        let mut by_cluster: BTreeMap<Option<String>, (BTreeMap<String, f64>, u64)> = BTreeMap::new();
+        let mut by_cluster: BTreeMap<Option<String>, Listed> = BTreeMap::new();
         for node in nodes {
             let entry = by_cluster.entry(node.cluster).or_default();
-            *entry.0.entry(node.model).or_default() += node.gpus;
-            entry.1 += 1;
+            // A node listed twice is one machine: its GPUs are counted once, and it is named.
+            if !entry.names.insert(node.name.clone()) {
+                entry.duplicates.push(node.name);
+                continue;
+            }
+            *entry.models.entry(node.model).or_default() += node.gpus;
+            entry.nodes += 1;
         }
-        for (cluster, (models, nodes)) in by_cluster {
-            let mut gpus_by_model: Vec<(String, f64)> = models.into_iter().collect();
+        for (cluster, listed) in by_cluster {
+            let mut gpus_by_model: Vec<(String, f64)> = listed.models.into_iter().collect();
             gpus_by_model.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
             out.push(NodeInventory {
                 cluster,
                 source: shown.clone(),
                 gpus_by_model,
-                nodes,
+                nodes: listed.nodes,
+                duplicate_nodes: listed.duplicates,
             });
         }
     }

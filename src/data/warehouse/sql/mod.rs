@@ -45,7 +45,7 @@ pub mod parts {
     /// The occupancy's events summed per step and class (`n1`): `k2` 0 for the runs' first
     /// steps (`x0..x2` their first step's shares of busy, utilized and floor GPUs, `x3..x5`
     /// the full steps after), 1 for their last steps (`x0..x2` the last step's shares,
-    /// `x3..x5` the full steps before).
+    /// `x3..x5` the full steps before), `t0` the runs' GPU type (null where they name none).
     pub const STEP_SUMS: &str = "step_sums";
     pub const PENDING: &str = "pending";
     pub const REJECT: &str = "reject";

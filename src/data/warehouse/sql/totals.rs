@@ -64,6 +64,7 @@ impl AuditSql<'_> {
                     ("cluster", s("cluster")),
                     ("t0", s("gpu_type")),
                     ("x0", s("SUM(gpu_hours)")),
+                    ("x1", format!("MAX(CASE WHEN {} THEN gpus END)", d.is_finite("gpus"))),
                 ],
                 "FROM runs WHERE in_window = 1 AND gpu_type IS NOT NULL AND TRIM(gpu_type) <> '' GROUP BY cluster, gpu_type",
             ),
@@ -164,6 +165,7 @@ impl AuditSql<'_> {
             ("k1".to_string(), "step".to_string()),
             ("k2".to_string(), "ended".to_string()),
             ("n1".to_string(), "class".to_string()),
+            ("t0".to_string(), "gpu_type".to_string()),
         ];
         for k in 0..3 {
             values.push((format!("x{k}"), format!("edge{k}")));

@@ -3,7 +3,9 @@
 //! start and end events, summed per step where they fall (two groupings of the runs, one on
 //! their first step and one on their last), then the four points a run changes (its first
 //! step's share, the full steps after it, its last step's share, the step after) summed per
-//! step. The running sum is `data::audit::run_totals`', as for the in-process audit.
+//! step. The running sum is `data::audit::run_totals`', as for the in-process audit. The sums
+//! are kept per GPU type as well (null where a run names none), so each model's busy GPUs are
+//! known step by step.
 
 use super::{AuditSql, TotalsWindow};
 use crate::data::audit::top_jobs::TOP_JOBS_PER_CLASS;
@@ -104,7 +106,8 @@ top_text AS (
   GROUP BY cluster, job_id
 ),
 step_spans AS (
-  SELECT r.cluster, j.class, r.gpus, COALESCE(r.util, {one}) AS util_or_one,
+  SELECT r.cluster, j.class, CASE WHEN TRIM(r.gpu_type) <> '' THEN r.gpu_type END AS gpu_type,
+    r.gpus, COALESCE(r.util, {one}) AS util_or_one,
     LEAST(GREATEST(r.gpus, {zero}), {one}) AS floor_gpus, r.from_ms, r.to_ms,
     {first_step} AS first_step,
     {end_step} AS end_step
@@ -112,7 +115,7 @@ step_spans AS (
   WHERE r.in_window = 1 AND r.to_ms > r.from_ms
 ),
 step_parts AS (
-  SELECT cluster, class, gpus, util_or_one, floor_gpus, first_step, end_step,
+  SELECT cluster, class, gpu_type, gpus, util_or_one, floor_gpus, first_step, end_step,
     {head} AS head,
     {middle} AS middle,
     {tail} AS tail
@@ -120,15 +123,15 @@ step_parts AS (
   WHERE first_step < {steps}
 ),
 step_sums AS (
-  SELECT cluster, class, first_step AS step, 0 AS ended,
+  SELECT cluster, class, gpu_type, first_step AS step, 0 AS ended,
     {starts}
   FROM step_parts
-  GROUP BY cluster, class, first_step
+  GROUP BY cluster, class, gpu_type, first_step
   UNION ALL
-  SELECT cluster, class, end_step AS step, 1 AS ended,
+  SELECT cluster, class, gpu_type, end_step AS step, 1 AS ended,
     {ends}
   FROM step_parts
-  GROUP BY cluster, class, end_step
+  GROUP BY cluster, class, gpu_type, end_step
 )",
             classified = self.classified_ctes(at),
             top = TOP_JOBS_PER_CLASS,

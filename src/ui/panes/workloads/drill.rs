@@ -145,14 +145,32 @@ pub(super) fn cluster_lines(
 fn plan_lines(app: &App, cluster: &ClusterAudit, index: usize, theme: &Theme, width: u16, focused: bool) -> Listing {
     let fields = app.cluster_fields(index);
     let Some(planned) = app.plan_cluster(index).and_then(|i| app.plan.clusters.get(i)) else {
+        // One row: Enter adds it to the plan as audited and opens its price.
+        let selected = app.cursors.drill_row == cluster_classes(app, index).len();
+        let at_fallback = cluster.models.iter().filter(|m| m.at_fallback_rate).count();
+        let rate = match at_fallback {
+            0 => "a list price",
+            n if n == cluster.models.len() => "the fallback rate",
+            _ => "partly at the fallback rate",
+        };
+        let price = format!("{}/GPU-h, {rate}", usd_compact(cluster.usd_per_gpu_hour));
         let text = format!(
-            "not in the plan's [[clusters]]: audited as {} GPUs ({}) at the fallback {}/h; add it there to edit its \
-             price, capacity, term and deployment",
+            "not in the plan's [[clusters]]: audited as {} GPUs ({}) at {price} (assumed); {} adds it to the plan \
+             to set its price, capacity, term and deployment",
             gpu_count(cluster.capacity_gpus),
             cluster.capacity_source,
-            usd_compact(cluster.usd_per_gpu_hour),
+            app.key_hint(crate::app::command::CommandId::Drill),
         );
-        return Listing::unselected(wrapped(&text, width, theme.muted));
+        let style = if focused && selected {
+            theme.selected
+        } else {
+            theme.warn
+        };
+        let lines = wrapped(&text, width, style);
+        return Listing {
+            selected: selected.then_some(0),
+            lines,
+        };
     };
     let first_row = cluster_classes(app, index).len();
     let mut listing = Listing::unselected(vec![Line::styled("as the plan buys it", theme.title)]);

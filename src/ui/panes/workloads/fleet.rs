@@ -244,6 +244,7 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
             };
             lines.extend(wrapped(&text, width, theme.warn));
         }
+        lines.extend(model_lines(cluster, theme, width));
         if let Some(line) = pending_line(cluster, theme, width) {
             lines.push(line);
         }
@@ -271,6 +272,39 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
         lines,
         selected: selected_line,
     }
+}
+
+/// Each GPU model of a cluster holding several: its GPUs, price, GPU-hours and peak (a
+/// cluster of one model says it in its price line).
+fn model_lines(cluster: &ClusterAudit, theme: &Theme, width: u16) -> Vec<Line<'static>> {
+    if cluster.models.len() < 2 {
+        return Vec::new();
+    }
+    let mut lines: Vec<Line<'static>> = cluster
+        .models
+        .iter()
+        .map(|m| {
+            let price = match m.at_fallback_rate {
+                false => format!("{}/GPU-h", usd_compact(m.usd_per_gpu_hour)),
+                true => format!("{}/GPU-h fallback", usd_compact(m.usd_per_gpu_hour)),
+            };
+            fields_line(
+                vec![
+                    (format!("  {} ", m.model), theme.title),
+                    (format!("{} GPUs × {price} ", thousands(m.gpus)), theme.base),
+                    (
+                        format!("· {} GPU-h · peak {}", thousands(m.gpu_hours), thousands(m.peak_gpus)),
+                        theme.muted,
+                    ),
+                ],
+                width,
+            )
+        })
+        .collect();
+    if let Some(spread) = &cluster.models_spread {
+        lines.extend(wrapped(&format!("  {spread}"), width, theme.muted));
+    }
+    lines
 }
 
 /// The cluster's jobs that never started, when it has any: demand it did not meet.
