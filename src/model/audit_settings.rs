@@ -70,6 +70,8 @@ pub struct UnlistedPrice {
     pub accelerator: Option<String>,
     /// At the fallback rate: neither the catalog nor the plan's `[prices]` prices the model.
     pub fallback: bool,
+    /// The plan's `[prices]` range for it (low, high), when it gives one.
+    pub range: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +133,7 @@ impl AuditSettings {
             source: format!("{}{why}", self.default_price_source),
             accelerator: None,
             fallback: true,
+            range: None,
         };
         let Some(gpu_type) = gpu_type else {
             return fallback(String::new());
@@ -143,6 +146,21 @@ impl AuditSettings {
                     source: format!("the plan's [prices] {entry} = {}", usd_text(*usd)),
                     accelerator: None,
                     fallback: false,
+                    range: None,
+                };
+            }
+            Some((entry, ModelPrice::Range([low, likely, high]))) => {
+                return UnlistedPrice {
+                    usd_per_gpu_hour: *likely,
+                    source: format!(
+                        "the plan's [prices] {entry}: {} likely, {} to {}",
+                        usd_text(*likely),
+                        usd_text(*low),
+                        usd_text(*high)
+                    ),
+                    accelerator: None,
+                    fallback: false,
+                    range: Some((*low, *high)),
                 };
             }
             Some((entry, ModelPrice::Accelerator(accelerator))) => Some((entry, accelerator.as_str())),
@@ -156,6 +174,7 @@ impl AuditSettings {
                 source: format!("the plan's [prices] {entry} = \"{accelerator}\": the {}", price.source),
                 accelerator: Some(price.accelerator.id.clone()),
                 fallback: false,
+                range: None,
             };
         }
         match accelerator_for_gpu_type(&self.list_prices, gpu_type, |p| &p.accelerator) {
@@ -172,6 +191,7 @@ impl AuditSettings {
                 ),
                 accelerator: Some(price.accelerator.id.clone()),
                 fallback: false,
+                range: None,
             },
             None if self.list_prices.is_empty() => fallback(String::new()),
             None => fallback(format!("; the log's GPU type {gpu_type} is not in the catalog")),

@@ -28,6 +28,9 @@ pub struct ModelLine {
     pub priced_as: Option<String>,
     /// Priced at the fallback rate: neither the catalog nor the plan prices it.
     pub at_fallback_rate: bool,
+    /// The plan's `[prices]` range of its price (low, high), when it gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usd_per_gpu_hour_range: Option<[f64; 2]>,
     /// Its capacity in GPUs.
     pub gpus: f64,
     pub usd_per_gpu_hour: f64,
@@ -139,6 +142,7 @@ pub fn planned_models(runs: &ClusterRuns<'_>, models: &[PlannedModel], settings:
                 // The plan keeps the fallback rate `plan new` wrote, marked as an assumption:
                 // still a price nobody stated.
                 fallback: m.assumed && catalog.fallback,
+                range: None,
             };
             (m.model.clone(), m.gpus, price)
         })
@@ -208,6 +212,7 @@ fn sized_models(
             ModelLine {
                 priced_as: price.accelerator,
                 at_fallback_rate: price.fallback,
+                usd_per_gpu_hour_range: price.range.map(|(low, high)| [low, high]),
                 usd_per_gpu_hour: price.usd_per_gpu_hour,
                 price_source: price.source,
                 gpus,
@@ -267,6 +272,7 @@ pub fn cluster_models(
         model: model.to_string(),
         priced_as: price.accelerator,
         at_fallback_rate: price.fallback,
+        usd_per_gpu_hour_range: price.range.map(|(low, high)| [low, high]),
         gpus,
         usd_per_gpu_hour: price.usd_per_gpu_hour,
         price_source: price.source,

@@ -13,7 +13,8 @@ use super::plan::{DEFAULT_HORIZON_MONTHS, Plan};
 use super::saving_range::{
     CARRY_OVER, DELIVERED_SHARE, DEMAND, Driver, OFFER_PRICES, SEPARATION, SPOT_PREEMPTION, UNSTATED_PRICES,
 };
-use crate::model::fleet_contracts::ContractsReport;
+use crate::model::fleet_contracts::{ContractsReport, UnstatedModel};
+use crate::shared::format::{thousands, usd};
 
 /// Demand without a forecast: a fifth less to a quarter more than the audited window.
 const DEMAND_ASSUMED: TriangularRange = TriangularRange {
@@ -194,46 +195,85 @@ fn saving_drivers(
     drivers
 }
 
-/// The price of the models nobody priced (the catalog cannot, the plan does not list their
-/// cluster): charged today at the fallback rate, and really anywhere from the catalog's
-/// cheapest list price to its dearest. None when every model has a stated or list price.
+/// The price of the models nobody priced as one figure: at the fallback rate (the catalog
+/// cannot price them, the plan does not list their cluster), really anywhere from the catalog's
+/// cheapest list price to its dearest; or at the likely price of a range the plan's `[prices]`
+/// gives, anywhere in it. One factor on their cost today, its low and high the cost-weighted
+/// ends of each model's span. None when every model has a price stated as one figure.
 fn unstated_prices(c: &ContractsReport, catalog: &Catalog) -> Option<Driver> {
-    let unstated: Vec<(&str, f64, f64)> = c
+    let unstated: Vec<&UnstatedModel> = c
         .fleet
         .iter()
         .filter(|k| k.unstated_usd_per_month(c.hours_per_month) > 0.0)
-        .flat_map(|k| k.unstated_models.iter().map(|(m, g, u)| (m.as_str(), *g, *u)))
+        .flat_map(|k| k.unstated_models.iter())
         .collect();
-    let gpus: f64 = unstated.iter().map(|(_, g, _)| g).sum();
-    if gpus <= 0.0 {
+    let cost: f64 = unstated.iter().map(|m| m.gpus * m.usd_per_gpu_hour).sum();
+    if cost <= 0.0 {
         return None;
     }
-    let charged = unstated.iter().map(|(_, g, u)| g * u).sum::<f64>() / gpus;
     let list: Vec<(&str, f64)> = catalog
         .accelerators
         .iter()
         .filter_map(|a| Some((a.id.as_str(), catalog.list_price(&a.id)?.usd_per_chip_hour())))
         .filter(|(_, usd)| usd.is_finite() && *usd > 0.0)
         .collect();
-    let cheapest = list.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1))?;
-    let dearest = list.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1))?;
-    let mut models: Vec<&str> = unstated.iter().map(|(m, _, _)| *m).collect();
-    models.sort_unstable();
-    models.dedup();
-    let spread = TriangularRange::new((cheapest.1 / charged).min(1.0), 1.0, (dearest.1 / charged).max(1.0));
+    let cheapest = list.iter().copied().min_by(|a, b| a.1.total_cmp(&b.1));
+    let dearest = list.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1));
+    let (mut low, mut high) = (0.0, 0.0);
+    for m in &unstated {
+        let (from, to) = match (m.range, cheapest, dearest) {
+            (Some(range), _, _) => range,
+            (None, Some(cheapest), Some(dearest)) => (cheapest.1, dearest.1),
+            (None, _, _) => (m.usd_per_gpu_hour, m.usd_per_gpu_hour),
+        };
+        let weight = m.gpus * m.usd_per_gpu_hour / cost;
+        low += weight * (from / m.usd_per_gpu_hour).min(1.0);
+        high += weight * (to / m.usd_per_gpu_hour).max(1.0);
+    }
+    let named = |ranged: bool| -> (f64, Vec<&str>) {
+        let mut models: Vec<&str> = unstated
+            .iter()
+            .filter(|m| m.range.is_some() == ranged)
+            .map(|m| m.model.as_str())
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        let gpus = unstated
+            .iter()
+            .filter(|m| m.range.is_some() == ranged)
+            .map(|m| m.gpus)
+            .sum();
+        (gpus, models)
+    };
+    let mut parts = Vec::new();
+    let (fallback_gpus, fallback_models) = named(false);
+    if let (false, Some(cheapest), Some(dearest)) = (fallback_models.is_empty(), cheapest, dearest) {
+        parts.push(format!(
+            "{} GPUs no catalog or plan prices ({}), charged at the fallback rate: anywhere from the catalog's \
+             cheapest list price ({} {}) to its dearest ({} {})",
+            thousands(fallback_gpus),
+            fallback_models.join(", "),
+            cheapest.0,
+            usd(cheapest.1),
+            dearest.0,
+            usd(dearest.1),
+        ));
+    }
+    let (ranged_gpus, ranged_models) = named(true);
+    if !ranged_models.is_empty() {
+        parts.push(format!(
+            "{} GPUs the plan's [prices] gives as a range ({}), charged at its likely price: anywhere in it",
+            thousands(ranged_gpus),
+            ranged_models.join(", "),
+        ));
+    }
     Some(Driver {
         driver: UNSTATED_PRICES,
-        spread,
+        spread: TriangularRange::new(low, 1.0, high),
         basis: format!(
-            "the price of {} GPUs no catalog or plan prices ({}), charged today at {}/GPU-h: anywhere from the \
-             catalog's cheapest list price ({} {}) to its dearest ({} {}); give them in [prices] or [[clusters]]",
-            crate::shared::format::thousands(gpus),
-            models.join(", "),
-            crate::shared::format::usd(charged),
-            cheapest.0,
-            crate::shared::format::usd(cheapest.1),
-            dearest.0,
-            crate::shared::format::usd(dearest.1),
+            "the price of {}, {}/month today; give them in [prices] or [[clusters]]",
+            parts.join("; and of "),
+            usd(cost * c.hours_per_month),
         ),
     })
 }

@@ -308,9 +308,26 @@ fn prices_in_the_plan_price_unknown_models_and_what_nobody_states_widens_the_ran
         wide > 2.0 * narrow,
         "the range widens with what nobody stated: {wide} against {narrow}"
     );
+    let (ranged, between) = drivers("\n[prices]\nG2 = [1.0, 1.25, 1.75]\n");
+    assert!(
+        ranged.iter().any(|d| d == "unstated_prices"),
+        "a stated range is a driver: {ranged:?}"
+    );
+    assert!(
+        narrow < between && between < wide,
+        "a stated range sits between: {narrow} < {between} < {wide}"
+    );
+    let in_range = run_with("\n[prices]\nG2 = [1.0, 1.25, 1.75]\n", "audit");
+    let in_range: Value = serde_json::from_str(&in_range.stdout).expect("JSON");
+    assert_eq!(number(&model(&in_range, "G2")["usd_per_gpu_hour"]), 1.25);
+    assert_eq!(
+        model(&in_range, "G2")["usd_per_gpu_hour_range"],
+        serde_json::json!([1.0, 1.75])
+    );
     for (tail, key) in [
         ("\n[prices]\nG2 = \"no-such-gpu\"\n", "prices.G2"),
         ("\n[prices]\nG2 = -3\n", "prices.G2"),
+        ("\n[prices]\nG2 = [2.0, 1.0, 3.0]\n", "prices.G2"),
     ] {
         let refused = run_with(tail, "audit");
         assert_ne!(refused.code, 0, "{tail}");

@@ -651,4 +651,25 @@ fn a_node_list_beside_the_pods_prices_the_cluster_by_its_accelerators() {
         report["waterfall"]["assumed_prices"]["clusters"],
         serde_json::json!(["openb_pod_list_default"])
     );
+    // The node list is an input; the replay runs on the fleet it gives (a pool of an
+    // accelerator no offer prices is its peak at today's price, never a pool of nothing); the
+    // G2 GPUs at the fallback rate are a driver of the range, on today's side.
+    let inputs = report["inputs"].as_array().expect("inputs");
+    assert!(inputs.iter().any(|i| i["format"] == "node-list"), "{inputs:?}");
+    let steps = report["waterfall"]["steps"].as_array().expect("steps");
+    assert!(
+        steps[3]["usd_per_month"].as_f64().is_some(),
+        "the replay ran: {}",
+        steps[3]
+    );
+    let drivers = report["waterfall"]["drivers"].as_array().expect("drivers");
+    let unstated = drivers
+        .iter()
+        .find(|d| d["driver"] == "unstated_prices")
+        .expect("the unstated prices' driver");
+    assert!(
+        unstated["basis"].as_str().is_some_and(|b| b.contains("G2")),
+        "{unstated}"
+    );
+    assert!(unstated["spread"]["low"].as_f64().unwrap_or(1.0) < 0.5, "{unstated}");
 }

@@ -268,6 +268,7 @@ fn cluster_audit(
                 model: gpu_type.clone().unwrap_or_else(|| UNNAMED_MODEL.to_string()),
                 priced_as: None,
                 at_fallback_rate: false,
+                usd_per_gpu_hour_range: None,
                 gpus: capacity,
                 usd_per_gpu_hour: p.usd_per_gpu_hour,
                 price_source: p.source.clone(),

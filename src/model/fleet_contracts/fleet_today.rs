@@ -46,11 +46,22 @@ pub struct ClusterToday {
     /// cluster's GPU-hours: demand is carried to another accelerator model by model.
     #[serde(skip)]
     pub models: Vec<ModelShare>,
-    /// Its models priced at the fallback rate because the catalog cannot price them and the
-    /// plan does not list the cluster: (model, GPUs, price per GPU-hour). Their cost is a driver
-    /// of the board's range (`saving_range::UNSTATED_PRICES`).
+    /// Its models whose price nobody stated: at the fallback rate (the catalog cannot price
+    /// them), or at the likely price of a range the plan's `[prices]` gives. Their cost is a
+    /// driver of the board's range (`saving_range::UNSTATED_PRICES`).
     #[serde(skip)]
-    pub unstated_models: Vec<(String, f64, f64)>,
+    pub unstated_models: Vec<UnstatedModel>,
+}
+
+/// A model whose price nobody stated as one figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnstatedModel {
+    pub model: String,
+    pub gpus: f64,
+    /// What it is charged today per GPU-hour.
+    pub usd_per_gpu_hour: f64,
+    /// The plan's range (low, high); None at the fallback rate (then the catalog's span).
+    pub range: Option<(f64, f64)>,
 }
 
 /// One model's share of a cluster's runs.
@@ -108,14 +119,14 @@ impl ClusterToday {
                 .is_some_and(crate::model::audit_settings::is_assumed_price)
     }
 
-    /// What its models at the fallback rate cost a month (none once a bill gives its cost).
+    /// What its models priced by nobody as one figure cost a month (none once a bill gives its cost).
     pub fn unstated_usd_per_month(&self, hours_per_month: f64) -> f64 {
         if !self.price_assumed() || self.today_source != TodaySource::CapacityTimesPrice {
             return 0.0;
         }
         self.unstated_models
             .iter()
-            .map(|(_, gpus, usd)| gpus * usd)
+            .map(|m| m.gpus * m.usd_per_gpu_hour)
             .sum::<f64>()
             * hours_per_month
     }
@@ -173,8 +184,13 @@ pub fn clusters_today(plan: &Plan, catalog: &Catalog, audit: &AuditReport) -> Ve
                 unstated_models: cluster
                     .models
                     .iter()
-                    .filter(|m| m.at_fallback_rate)
-                    .map(|m| (m.model.clone(), m.gpus, m.usd_per_gpu_hour))
+                    .filter(|m| m.at_fallback_rate || m.usd_per_gpu_hour_range.is_some())
+                    .map(|m| UnstatedModel {
+                        model: m.model.clone(),
+                        gpus: m.gpus,
+                        usd_per_gpu_hour: m.usd_per_gpu_hour,
+                        range: m.usd_per_gpu_hour_range.map(|[low, high]| (low, high)),
+                    })
                     .collect(),
             }
         })

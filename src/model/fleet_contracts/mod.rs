@@ -16,8 +16,8 @@ pub use accelerator_choice::{
 };
 pub use billed_today::with_billed_today;
 pub use fleet_today::{
-    ClusterToday, FleetTotals, TodaySource, UNLISTED_ACCELERATOR, cluster_class_series, clusters_today, fleet_totals,
-    hours_per_point,
+    ClusterToday, FleetTotals, TodaySource, UNLISTED_ACCELERATOR, UnstatedModel, cluster_class_series, clusters_today,
+    fleet_totals, hours_per_point,
 };
 pub use match_terms::MatchTerms;
 pub use today_prices::TodayPriceGroup;

@@ -4,8 +4,9 @@
 //!
 //! ```toml
 //! [prices]
-//! G2 = 1.10            # USD per GPU-hour
-//! G3 = "v100-32gb"     # the catalog accelerator it is
+//! G2 = 1.10              # USD per GPU-hour
+//! G3 = "v100-32gb"       # the catalog accelerator it is
+//! P100 = [0.6, 0.9, 1.5] # low, likely, high: priced at the likely, ranged on the board
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -21,6 +22,9 @@ const MAX_USD_PER_GPU_HOUR: f64 = 1_000.0;
 pub enum ModelPrice {
     UsdPerGpuHour(f64),
     Accelerator(String),
+    /// Low, likely and high USD per GPU-hour: the likely prices today's cost, the low and high
+    /// are the board's range for it (`saving_range::UNSTATED_PRICES`).
+    Range([f64; 3]),
 }
 
 impl ModelPrice {
@@ -35,6 +39,16 @@ impl ModelPrice {
                 "'{name}' is not an accelerator of the catalog (`gpuplan catalog` lists them): give its id, or a price per GPU-hour"
             )),
             ModelPrice::Accelerator(_) => None,
+            ModelPrice::Range([low, likely, high]) => {
+                let priced = |usd: f64| usd.is_finite() && usd > 0.0 && usd <= MAX_USD_PER_GPU_HOUR;
+                let ordered = low <= likely && likely <= high;
+                (!(priced(*low) && priced(*likely) && priced(*high) && ordered)).then(|| {
+                    format!(
+                        "[{low}, {likely}, {high}] is not a range of prices per GPU-hour: expected [low, likely, high], \
+                         each more than 0 and at most {MAX_USD_PER_GPU_HOUR}, low ≤ likely ≤ high"
+                    )
+                })
+            }
         }
     }
 }
