@@ -237,6 +237,12 @@ pub(super) fn fleet_lines(app: &App, report: &AuditReport, theme: &Theme, body: 
                 (_, "node list") => format!(
                     "⚑ not in the plan: {price}/GPU-h over the node list's accelerators, at list prices (assumed)"
                 ),
+                // Each model sized to its own peak and priced at its own rate: the lines below.
+                _ if cluster.models.len() > 1 => format!(
+                    "⚑ not in the plan: {price}/GPU-h over its {} models, each sized to its own peak and priced \
+                     at its list price or the fallback (assumed)",
+                    cluster.models.len()
+                ),
                 (Some(accelerator), _) => {
                     format!("⚑ not in the plan: {accelerator} list price, {price}/GPU-h (assumed)")
                 }
