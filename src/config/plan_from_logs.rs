@@ -7,6 +7,7 @@
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
 use super::error::ConfigError;
+use crate::model::audit_settings::assumed_price_source;
 use crate::model::catalog::Term;
 
 /// One cluster as an audit saw it.
@@ -105,8 +106,7 @@ pub fn plan_from_logs(
         set_comment(&mut t, "term", "ASSUMED");
         t.insert("deployment", value("vm"));
         set_comment(&mut t, "deployment", "ASSUMED");
-        let source = c.price_source.strip_prefix("assumed: ").unwrap_or(&c.price_source);
-        t.insert("price_source", value(format!("ASSUMED, to confirm: {source}")));
+        t.insert("price_source", value(assumed_price_source(&c.price_source)));
         if models.len() > 1 {
             let mut lines = ArrayOfTables::new();
             for (model, usd) in &models {
@@ -120,11 +120,7 @@ pub fn plan_from_logs(
                     "ASSUMED: a list price, not your contract's"
                 };
                 set_comment(&mut m, "usd_per_gpu_hour", note);
-                let source = model
-                    .price_source
-                    .strip_prefix("assumed: ")
-                    .unwrap_or(&model.price_source);
-                m.insert("price_source", value(format!("ASSUMED, to confirm: {source}")));
+                m.insert("price_source", value(assumed_price_source(&model.price_source)));
                 lines.push(m);
             }
             t.insert("models", Item::ArrayOfTables(lines));

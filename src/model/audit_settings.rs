@@ -123,6 +123,13 @@ pub fn is_assumed_price(source: &str) -> bool {
     source.trim_start().starts_with("ASSUMED")
 }
 
+/// An audit's price source as a plan writes it, marked as an assumption to confirm (what
+/// `is_assumed_price` reads back).
+pub fn assumed_price_source(source: &str) -> String {
+    let source = source.strip_prefix("assumed: ").unwrap_or(source);
+    format!("ASSUMED, to confirm: {source}")
+}
+
 impl AuditSettings {
     /// The price of a cluster the plan does not list, whose log's GPU type is `gpu_type`: the
     /// catalog's list price for the accelerator it names, flagged as an assumption; else the

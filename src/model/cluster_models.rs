@@ -236,6 +236,13 @@ fn sized_models(
     ClusterModels { lines, spread }
 }
 
+/// Capacity where nothing states it: the most GPUs held at once, never below the largest run,
+/// in whole GPUs (a fleet buys whole GPUs; shares of GPUs add up to a fraction of one). A
+/// millionth above a whole GPU is rounding, not another GPU.
+pub fn whole_gpus(peak_gpus: f64, largest_run_gpus: f64) -> f64 {
+    (peak_gpus.max(largest_run_gpus) - 1e-6).ceil().max(0.0)
+}
+
 /// The node list's model a log's GPU type names: the same text, or the same catalog accelerator.
 fn same_model(settings: &AuditSettings, a: &str, b: &str) -> bool {
     a.trim().eq_ignore_ascii_case(b.trim()) || {
@@ -280,7 +287,7 @@ pub fn cluster_models(
         peak_gpus: (0..steps).map(busy).fold(0.0, f64::max),
     };
     let typed_busy = |t: &TypedRuns, m: usize| t.busy.get(m).copied().unwrap_or(0.0);
-    let whole = |peak: f64, largest: f64| (peak.max(largest) - 1e-6).ceil().max(0.0);
+    let whole = whole_gpus;
     if let Some(list) = node_list {
         // What ran at once beyond what the list holds is capacity too, said and priced as
         // the model the runs name most (else the fallback): never a cluster smaller than its peak.

@@ -16,7 +16,7 @@ use super::{
 use crate::data::canonical::MS_PER_HOUR;
 use crate::data::readers::reject::Quarantine;
 use crate::model::cluster_models::{
-    ClusterModels, ClusterRuns, ModelLine, TypedRuns, UNNAMED_MODEL, cluster_models, planned_models,
+    ClusterModels, ClusterRuns, ModelLine, TypedRuns, UNNAMED_MODEL, cluster_models, planned_models, whole_gpus,
 };
 use crate::model::fleet::UnknownLabel;
 use crate::model::node_inventory::inventory_for;
@@ -193,17 +193,6 @@ fn summaries(sums: ClassSums) -> ClassBreakdown {
     }
 }
 
-/// A cluster's capacity where nothing states it: the most GPUs its steps held, never below its
-/// largest run, in whole GPUs (a fleet buys whole GPUs; a trace's shares of GPUs add up to a
-/// fraction of one). A millionth above a whole GPU is rounding, not another GPU.
-fn observed_capacity_gpus(peak_gpus: f64, breakdown: &ClassBreakdown) -> f64 {
-    let largest = [&breakdown.training, &breakdown.inference, &breakdown.burst]
-        .iter()
-        .map(|c| c.largest_run_gpus)
-        .fold(0.0, f64::max);
-    (peak_gpus.max(largest) - 1e-6).ceil().max(0.0)
-}
-
 /// One cluster's line of the audit: capacity, utilization, concurrency, stranded spend, flags.
 fn cluster_audit(
     acc: ClusterAccumulator,
@@ -261,9 +250,7 @@ fn cluster_audit(
         }
         // The plan sizes and prices it: one line, the plan's.
         Some(p) => {
-            let capacity = p
-                .capacity_gpus
-                .unwrap_or_else(|| observed_capacity_gpus(peak, &breakdown));
+            let capacity = p.capacity_gpus.unwrap_or_else(|| whole_gpus(peak, largest_run));
             let line = ModelLine {
                 model: gpu_type.clone().unwrap_or_else(|| UNNAMED_MODEL.to_string()),
                 priced_as: None,

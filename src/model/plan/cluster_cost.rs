@@ -54,10 +54,7 @@ impl ClusterCost {
     /// accelerator the catalog's of most of its GPUs, else an H100, as it was priced), bought
     /// on demand on VMs; every price marked as assumed, to confirm.
     pub fn as_audited(cluster: &crate::model::fleet::ClusterAudit) -> ClusterCost {
-        let assumed = |source: &str| {
-            let source = source.strip_prefix("assumed: ").unwrap_or(source);
-            format!("ASSUMED, to confirm: {source}")
-        };
+        let assumed = crate::model::audit_settings::assumed_price_source;
         let models = if cluster.models.len() > 1 {
             cluster
                 .models
